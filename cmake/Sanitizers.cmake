@@ -1,0 +1,7 @@
+# SS_SANITIZE="address;undefined" instruments every target of the build.
+if(SS_SANITIZE)
+  list(JOIN SS_SANITIZE "," _ss_sanitizers)
+  add_compile_options(-fsanitize=${_ss_sanitizers} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_ss_sanitizers})
+  message(STATUS "shapescript: sanitizers ${_ss_sanitizers}")
+endif()
