@@ -1,0 +1,119 @@
+// The Engine: everything the library does hangs off one. It owns the logger,
+// the device it runs on and the optional back ends (the LLVM JIT module, the
+// CUDA driver, NVRTC, cuBLAS, NCCL), each found at run time so that a machine
+// without LLVM or a GPU still loads and runs the library.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shapescript/diagnostic.hpp"
+#include "shapescript/export.hpp"
+
+namespace ss {
+
+// A device a program runs on: the CPU, or one local CUDA device by index.
+struct SS_API Device {
+  enum class Kind { cpu, cuda };
+  Kind kind = Kind::cpu;
+  int index = 0;
+
+  static Device cpu() { return {}; }
+  static Device cuda(int index) { return {Kind::cuda, index}; }
+
+  // "cpu" or "cuda:N".
+  std::string name() const;
+  // Accepts "cpu", "cuda" (meaning cuda:0) and "cuda:N"; nullopt otherwise.
+  static std::optional<Device> parse(std::string_view text);
+
+  friend bool operator==(const Device&, const Device&) = default;
+};
+
+enum class LogLevel { trace, debug, info, warn, error, off };
+
+// Accepts trace, debug, info, warn (or warning), error, off, in any case.
+SS_API std::optional<LogLevel> parse_log_level(std::string_view text);
+
+// Receives every log message at or above the engine's level. Called from the
+// thread that logged; it must not call back into the engine.
+using LogCallback = std::function<void(LogLevel level, std::string_view message)>;
+
+struct EngineOptions {
+  // The device asked for. A CUDA device that can't be used leaves the engine
+  // not ok() with an E19xx diagnostic; the engine never aborts the host.
+  Device device = Device::cpu();
+  // Unset: the SHAPESCRIPT_LOG environment variable, else off (the library is
+  // quiet unless asked).
+  std::optional<LogLevel> log_level;
+  // Unset: messages go to standard error (only when the level lets any through).
+  LogCallback log_callback;
+  // Paths of the optional libraries. Empty: the environment variable named
+  // here, else the library's default search.
+  std::string jit_library;          // SHAPESCRIPT_JIT; default: beside libshapescript
+  std::string cuda_driver_library;  // SHAPESCRIPT_CUDA_DRIVER; default: libcuda.so.1
+  std::string nvrtc_library;        // SHAPESCRIPT_NVRTC; default: libnvrtc.so.13, .12, ...
+};
+
+// What a run-time search found for one optional library.
+struct LibraryStatus {
+  bool found = false;
+  std::string path;     // the file that was loaded, when found
+  std::string version;  // as the library reports it, when found
+  std::string detail;   // why it wasn't found, or what it offers
+};
+
+struct CudaDeviceInfo {
+  int index = 0;
+  std::string name;
+  std::size_t memory_bytes = 0;
+  int compute_major = 0;
+  int compute_minor = 0;
+};
+
+struct BackendReport {
+  LibraryStatus jit;  // libshapescript_jit, the LLVM ORC module
+  LibraryStatus cuda_driver;
+  LibraryStatus nvrtc;
+  LibraryStatus cublas;
+  LibraryStatus nccl;
+  std::vector<CudaDeviceInfo> cuda_devices;
+};
+
+class SS_API Engine {
+ public:
+  explicit Engine(EngineOptions options = {});
+  ~Engine();
+  Engine(Engine&&) noexcept;
+  Engine& operator=(Engine&&) noexcept;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // False when the device asked for can't be used; diagnostics() says why.
+  bool ok() const;
+  const std::vector<Diagnostic>& diagnostics() const;
+  const Device& device() const;
+
+  // Looks for every optional back end and lists the CUDA devices. Each call
+  // searches afresh; nothing here changes the engine.
+  BackendReport backends() const;
+
+  // Checks a program. Returns its diagnostics; has_errors() tells whether it
+  // was rejected. A missing or unreadable file is E0101, text that isn't
+  // UTF-8 is E0102, a file over the size limit is E0103.
+  std::vector<Diagnostic> check_file(const std::string& path) const;
+  std::vector<Diagnostic> check_source(std::string_view text, std::string_view name) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The version of the library this program runs with, "MAJOR.MINOR.PATCH".
+SS_API const char* version();
+
+}  // namespace ss

@@ -1,0 +1,65 @@
+// The few CUDA Driver API and NVRTC declarations the library calls, written
+// out here so the core builds without the CUDA toolkit's headers and never
+// links libcuda or libnvrtc (both are opened with dlopen). Values and
+// signatures are those of cuda.h and nvrtc.h; tests/toolchain compares them
+// with the real headers wherever the toolkit is installed.
+#pragma once
+
+#include <cstddef>
+
+namespace ss::cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdevice_attribute = int;
+
+inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
+inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
+inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+inline constexpr CUresult CUDA_ERROR_INVALID_DEVICE = 101;
+
+inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+
+// The driver's entry points, by their exported names (the _v2 ones are what
+// cuda.h's macros select).
+using cuInit_t = CUresult (*)(unsigned int flags);
+using cuDriverGetVersion_t = CUresult (*)(int* version);
+using cuDeviceGetCount_t = CUresult (*)(int* count);
+using cuDeviceGet_t = CUresult (*)(CUdevice* device, int ordinal);
+using cuDeviceGetName_t = CUresult (*)(char* name, int length, CUdevice device);
+using cuDeviceTotalMem_v2_t = CUresult (*)(std::size_t* bytes, CUdevice device);
+using cuDeviceGetAttribute_t = CUresult (*)(int* value, CUdevice_attribute attribute,
+                                            CUdevice device);
+using cuGetErrorName_t = CUresult (*)(CUresult error, const char** name);
+using cuGetErrorString_t = CUresult (*)(CUresult error, const char** text);
+
+}  // namespace ss::cuda
+
+namespace ss::nvrtc {
+
+using nvrtcResult = int;
+struct _nvrtcProgram;
+using nvrtcProgram = _nvrtcProgram*;
+
+inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
+inline constexpr nvrtcResult NVRTC_ERROR_COMPILATION = 6;
+
+using nvrtcVersion_t = nvrtcResult (*)(int* major, int* minor);
+using nvrtcGetErrorString_t = const char* (*)(nvrtcResult result);
+using nvrtcCreateProgram_t = nvrtcResult (*)(nvrtcProgram* program, const char* source,
+                                             const char* name, int num_headers,
+                                             const char* const* headers,
+                                             const char* const* include_names);
+using nvrtcDestroyProgram_t = nvrtcResult (*)(nvrtcProgram* program);
+using nvrtcCompileProgram_t = nvrtcResult (*)(nvrtcProgram program, int num_options,
+                                              const char* const* options);
+using nvrtcGetProgramLogSize_t = nvrtcResult (*)(nvrtcProgram program, std::size_t* size);
+using nvrtcGetProgramLog_t = nvrtcResult (*)(nvrtcProgram program, char* log);
+using nvrtcGetPTXSize_t = nvrtcResult (*)(nvrtcProgram program, std::size_t* size);
+using nvrtcGetPTX_t = nvrtcResult (*)(nvrtcProgram program, char* ptx);
+using nvrtcGetCUBINSize_t = nvrtcResult (*)(nvrtcProgram program, std::size_t* size);
+using nvrtcGetCUBIN_t = nvrtcResult (*)(nvrtcProgram program, char* cubin);
+
+}  // namespace ss::nvrtc

@@ -1,0 +1,110 @@
+#include "kernels/cuda_driver.hpp"
+
+#include <cstdlib>
+
+#include "diag/codes.hpp"
+
+namespace ss::cuda {
+namespace {
+
+using diag::Code;
+
+constexpr const char* kHelp =
+    "install the NVIDIA driver, or run on the CPU (`devices cpu`, or no `devices` line)";
+
+Diagnostic unavailable(const std::string& why, std::vector<std::string> notes = {}) {
+  Diagnostic d = diag::error(Code::E1901, "CUDA isn't available: " + why, kHelp);
+  d.notes = std::move(notes);
+  return d;
+}
+
+}  // namespace
+
+std::vector<std::string> driver_candidates(const std::string& requested) {
+  if (!requested.empty()) return {requested};
+  if (const char* env = std::getenv("SHAPESCRIPT_CUDA_DRIVER"); env && *env) return {env};
+  return {"libcuda.so.1", "libcuda.so"};
+}
+
+std::variant<Driver, Diagnostic> Driver::open(const std::string& requested_path) {
+  const auto candidates = driver_candidates(requested_path);
+  std::string why;
+  Driver driver;
+  driver.library_ = support::DynamicLibrary::open_first(candidates, &why);
+  if (!driver.library_)
+    return unavailable("can't load the driver `" + candidates.front() + "`", {why});
+
+  const auto& lib = driver.library_;
+  const bool complete = lib.load(driver.cuInit, "cuInit") &&
+                        lib.load(driver.cuDriverGetVersion, "cuDriverGetVersion") &&
+                        lib.load(driver.cuDeviceGetCount, "cuDeviceGetCount") &&
+                        lib.load(driver.cuDeviceGet, "cuDeviceGet") &&
+                        lib.load(driver.cuDeviceGetName, "cuDeviceGetName") &&
+                        lib.load(driver.cuDeviceTotalMem, "cuDeviceTotalMem_v2") &&
+                        lib.load(driver.cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+                        lib.load(driver.cuGetErrorName, "cuGetErrorName") &&
+                        lib.load(driver.cuGetErrorString, "cuGetErrorString");
+  if (!complete) return unavailable("`" + lib.path() + "` lacks the CUDA Driver API's functions");
+
+  const CUresult init = driver.cuInit(0);
+  if (init == CUDA_ERROR_STUB_LIBRARY)
+    return unavailable("`" + lib.path() + "` is the CUDA toolkit's stub library, not a driver");
+  if (init != CUDA_SUCCESS)
+    return unavailable("the driver failed to start: " + driver.describe(init),
+                       {"driver: " + lib.path()});
+
+  driver.cuDriverGetVersion(&driver.version_);
+  if (const CUresult r = driver.cuDeviceGetCount(&driver.device_count_); r != CUDA_SUCCESS)
+    return unavailable("the driver can't count its devices: " + driver.describe(r));
+  if (driver.device_count_ <= 0) return unavailable("the driver found no device");
+  return driver;
+}
+
+std::vector<CudaDeviceInfo> Driver::devices() const {
+  std::vector<CudaDeviceInfo> out;
+  for (int i = 0; i < device_count_; ++i) {
+    CUdevice device = 0;
+    if (cuDeviceGet(&device, i) != CUDA_SUCCESS) continue;
+    CudaDeviceInfo info;
+    info.index = i;
+    char name[256] = {};
+    if (cuDeviceGetName(name, sizeof name - 1, device) == CUDA_SUCCESS) info.name = name;
+    cuDeviceTotalMem(&info.memory_bytes, device);
+    cuDeviceGetAttribute(&info.compute_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+    cuDeviceGetAttribute(&info.compute_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::optional<Diagnostic> Driver::check_device(int index) const {
+  if (index >= 0 && index < device_count_) return std::nullopt;
+  const std::string count =
+      device_count_ == 1 ? "1 CUDA device" : std::to_string(device_count_) + " CUDA devices";
+  Diagnostic d = diag::error(
+      Code::E1902, "no CUDA device " + std::to_string(index) + ": this machine has " + count,
+      "use one of " + device_list(devices()));
+  return d;
+}
+
+std::string Driver::describe(CUresult result) const {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (cuGetErrorName) cuGetErrorName(result, &name);
+  if (cuGetErrorString) cuGetErrorString(result, &text);
+  std::string out = name ? name : "CUDA error " + std::to_string(result);
+  if (text) out += std::string(" (") + text + ")";
+  return out;
+}
+
+std::string device_list(const std::vector<CudaDeviceInfo>& devices) {
+  std::string out;
+  for (const auto& d : devices) {
+    if (!out.empty()) out += ", ";
+    out += "cuda:" + std::to_string(d.index);
+    if (!d.name.empty()) out += " (" + d.name + ")";
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace ss::cuda

@@ -1,0 +1,57 @@
+// The CUDA Driver API, opened at run time. A machine without a driver (or
+// with only the toolkit's stub libcuda) gets E1901, an index past the last
+// device E1902: coded errors, never a crash.
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kernels/cuda_api.hpp"
+#include "shapescript/diagnostic.hpp"
+#include "shapescript/engine.hpp"
+#include "support/dynamic_library.hpp"
+
+namespace ss::cuda {
+
+// Where the driver is looked for: the path given, else SHAPESCRIPT_CUDA_DRIVER,
+// else the loader's search for libcuda.so.1. Never the toolkit's stubs folder.
+std::vector<std::string> driver_candidates(const std::string& requested);
+
+class Driver {
+ public:
+  // Opens the driver and calls cuInit. E1901 when there is no usable driver.
+  static std::variant<Driver, Diagnostic> open(const std::string& requested_path);
+
+  const std::string& path() const { return library_.path(); }
+  int version() const { return version_; }  // e.g. 13000 for CUDA 13.0
+  int device_count() const { return device_count_; }
+
+  // Everything about each device, for reports.
+  std::vector<CudaDeviceInfo> devices() const;
+
+  // E1902 when the index names no device.
+  std::optional<Diagnostic> check_device(int index) const;
+
+  // "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
+  std::string describe(CUresult result) const;
+
+ private:
+  support::DynamicLibrary library_;
+  int version_ = 0;
+  int device_count_ = 0;
+  cuInit_t cuInit = nullptr;
+  cuDriverGetVersion_t cuDriverGetVersion = nullptr;
+  cuDeviceGetCount_t cuDeviceGetCount = nullptr;
+  cuDeviceGet_t cuDeviceGet = nullptr;
+  cuDeviceGetName_t cuDeviceGetName = nullptr;
+  cuDeviceTotalMem_v2_t cuDeviceTotalMem = nullptr;
+  cuDeviceGetAttribute_t cuDeviceGetAttribute = nullptr;
+  cuGetErrorName_t cuGetErrorName = nullptr;
+  cuGetErrorString_t cuGetErrorString = nullptr;
+};
+
+// "cuda:0 (NVIDIA H200)" style names for messages: "cuda:0" when unknown.
+std::string device_list(const std::vector<CudaDeviceInfo>& devices);
+
+}  // namespace ss::cuda

@@ -1,0 +1,24 @@
+#include <charconv>
+
+#include "shapescript/engine.hpp"
+
+namespace ss {
+
+std::string Device::name() const {
+  return kind == Kind::cpu ? std::string("cpu") : "cuda:" + std::to_string(index);
+}
+
+std::optional<Device> Device::parse(std::string_view text) {
+  if (text == "cpu") return Device::cpu();
+  if (text == "cuda") return Device::cuda(0);
+  constexpr std::string_view kCuda = "cuda:";
+  if (text.substr(0, kCuda.size()) != kCuda) return std::nullopt;
+  const std::string_view digits = text.substr(kCuda.size());
+  int index = -1;
+  const auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+  if (digits.empty() || err != std::errc() || end != digits.data() + digits.size() || index < 0)
+    return std::nullopt;
+  return Device::cuda(index);
+}
+
+}  // namespace ss

@@ -1,0 +1,124 @@
+#include "shapescript/engine.hpp"
+
+#include <variant>
+
+#include "kernels/cuda_driver.hpp"
+#include "kernels/cuda_libraries.hpp"
+#include "kernels/nvrtc.hpp"
+#include "runtime/jit_module.hpp"
+#include "shapescript/version.hpp"
+#include "support/log.hpp"
+#include "syntax/source_file.hpp"
+
+namespace ss {
+
+struct Engine::Impl {
+  EngineOptions options;
+  support::LoggerPtr log;
+  std::vector<Diagnostic> diagnostics;
+  std::optional<cuda::Driver> driver;
+  std::optional<nvrtc::Compiler> nvrtc;
+
+  // A CUDA device needs the driver, the device, and NVRTC to build kernels.
+  void open_cuda(int index) {
+    auto driver_or = cuda::Driver::open(options.cuda_driver_library);
+    if (auto* d = std::get_if<Diagnostic>(&driver_or)) return fail(std::move(*d));
+    driver.emplace(std::move(std::get<cuda::Driver>(driver_or)));
+    log->debug("cuda driver {} (version {}), {} device(s)", driver->path(), driver->version(),
+               driver->device_count());
+    if (auto bad = driver->check_device(index)) return fail(std::move(*bad));
+
+    auto nvrtc_or = nvrtc::Compiler::open(options.nvrtc_library);
+    if (auto* d = std::get_if<Diagnostic>(&nvrtc_or)) return fail(std::move(*d));
+    nvrtc.emplace(std::move(std::get<nvrtc::Compiler>(nvrtc_or)));
+    log->debug("nvrtc {} from {}", nvrtc->version(), nvrtc->path());
+  }
+
+  void fail(Diagnostic d) {
+    log->error("{}", d.message);
+    diagnostics.push_back(std::move(d));
+  }
+};
+
+Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->log = support::make_logger(impl_->options);
+  impl_->log->debug("engine {} on {}", SS_VERSION_STRING, impl_->options.device.name());
+  if (impl_->options.device.kind == Device::Kind::cuda)
+    impl_->open_cuda(impl_->options.device.index);
+}
+
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+
+bool Engine::ok() const {
+  return !has_errors(impl_->diagnostics);
+}
+
+const std::vector<Diagnostic>& Engine::diagnostics() const {
+  return impl_->diagnostics;
+}
+
+const Device& Engine::device() const {
+  return impl_->options.device;
+}
+
+BackendReport Engine::backends() const {
+  BackendReport report;
+
+  std::string why;
+  if (auto jit = runtime::JitModule::load(impl_->options.jit_library, &why)) {
+    report.jit.found = true;
+    report.jit.path = jit->path();
+    report.jit.version = std::string("LLVM ") + jit->api().llvm_version();
+    report.jit.detail = std::string("host cpu ") + jit->api().host_cpu();
+  } else {
+    report.jit.detail = why;
+  }
+
+  auto driver_or = cuda::Driver::open(impl_->options.cuda_driver_library);
+  if (auto* driver = std::get_if<cuda::Driver>(&driver_or)) {
+    report.cuda_driver.found = true;
+    report.cuda_driver.path = driver->path();
+    report.cuda_driver.version = std::to_string(driver->version() / 1000) + "." +
+                                 std::to_string(driver->version() % 1000 / 10);
+    report.cuda_devices = driver->devices();
+  } else {
+    report.cuda_driver.detail = std::get<Diagnostic>(driver_or).message;
+  }
+
+  auto nvrtc_or = nvrtc::Compiler::open(impl_->options.nvrtc_library);
+  if (auto* compiler = std::get_if<nvrtc::Compiler>(&nvrtc_or)) {
+    report.nvrtc.found = true;
+    report.nvrtc.path = compiler->path();
+    report.nvrtc.version = compiler->version();
+  } else {
+    report.nvrtc.detail = std::get<Diagnostic>(nvrtc_or).message;
+  }
+
+  report.cublas = cuda::probe_cublas();
+  report.nccl = cuda::probe_nccl();
+  return report;
+}
+
+std::vector<Diagnostic> Engine::check_file(const std::string& path) const {
+  auto source = syntax::read_source_file(path);
+  if (auto* d = std::get_if<Diagnostic>(&source)) return {std::move(*d)};
+  const auto& file = std::get<syntax::SourceFile>(source);
+  impl_->log->debug("checked {} ({} bytes)", file.name, file.text.size());
+  return {};
+}
+
+std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_view name) const {
+  auto source = syntax::decode_source(text, std::string(name));
+  if (auto* d = std::get_if<Diagnostic>(&source)) return {std::move(*d)};
+  impl_->log->debug("checked {} ({} bytes)", name, text.size());
+  return {};
+}
+
+const char* version() {
+  return SS_VERSION_STRING;
+}
+
+}  // namespace ss

@@ -1,0 +1,26 @@
+// Logging through spdlog: one logger per Engine (nothing registered globally),
+// writing to the host's callback or to standard error. Quiet by default: the
+// level comes from the host, else SHAPESCRIPT_LOG, else off.
+#pragma once
+
+#include <spdlog/logger.h>
+
+#include <memory>
+
+#include "shapescript/engine.hpp"
+
+namespace ss::support {
+
+using LoggerPtr = std::shared_ptr<spdlog::logger>;
+
+// The level an engine logs at: the host's choice, else SHAPESCRIPT_LOG, else
+// off. An unrecognised SHAPESCRIPT_LOG gives warn, and *bad_env (when given)
+// receives the value so the caller can say so.
+LogLevel resolve_log_level(const std::optional<LogLevel>& requested,
+                           std::string* bad_env = nullptr);
+
+LoggerPtr make_logger(const EngineOptions& options);
+
+const char* log_level_name(LogLevel level);
+
+}  // namespace ss::support

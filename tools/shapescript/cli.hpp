@@ -1,0 +1,25 @@
+// The `shapescript` command: one host of the library among others. Each
+// command is a function from its arguments to an exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ss::cli {
+
+// Exit statuses: success, a program or device error, a bad command line.
+inline constexpr int kOk = 0;
+inline constexpr int kFailed = 1;
+inline constexpr int kUsage = 2;
+
+struct Options {
+  bool color = false;
+};
+
+int run_check(const std::vector<std::string>& files, const Options& options);
+int run_devices(const std::vector<std::string>& devices, const Options& options);
+
+// Prints "error: MESSAGE" and the hint to see --help; returns kUsage.
+int usage_error(const std::string& message);
+
+}  // namespace ss::cli

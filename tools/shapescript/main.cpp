@@ -1,0 +1,92 @@
+// shapescript: check (and later run and build) shapescript programs.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli.hpp"
+#include "shapescript/shapescript.hpp"
+
+namespace {
+
+constexpr const char* kHelp = R"(shapescript: check shapescript programs
+
+usage:
+  shapescript check FILE...       check programs; errors are printed rustc-style
+  shapescript devices [DEVICE]    list the back ends and devices found; with a
+                                  DEVICE (cpu, cuda, cuda:N), fail with its
+                                  error code unless it can be used
+  shapescript --version           print the version
+  shapescript --help              print this help
+
+options:
+  --color=auto|always|never       colour the diagnostics (auto: on a terminal)
+
+environment:
+  SHAPESCRIPT_LOG                 log level: trace, debug, info, warn, error, off
+  SHAPESCRIPT_JIT                 path of libshapescript_jit.so (the LLVM JIT)
+  SHAPESCRIPT_CUDA_DRIVER         path of the CUDA driver (default libcuda.so.1)
+  SHAPESCRIPT_NVRTC               path of NVRTC (default libnvrtc.so.13, .12)
+
+exit status: 0 success, 1 errors in a program or a device, 2 a bad command line
+error codes are explained in docs/errors.md
+)";
+
+bool terminal_wants_color() {
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr &&
+         !(term && std::strcmp(term, "dumb") == 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ss::cli;
+  Options options;
+  options.color = terminal_wants_color();
+  std::vector<std::string> words;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kHelp;
+      return kOk;
+    }
+    if (arg == "--version" || arg == "-V") {
+      std::cout << "shapescript " << ss::version() << "\n";
+      return kOk;
+    }
+    if (arg.substr(0, 8) == "--color=") {
+      const std::string_view when = arg.substr(8);
+      if (when == "always")
+        options.color = true;
+      else if (when == "never")
+        options.color = false;
+      else if (when == "auto")
+        options.color = terminal_wants_color();
+      else
+        return usage_error("`--color` takes auto, always or never, not `" + std::string(when) +
+                           "`");
+      continue;
+    }
+    if (arg.size() > 1 && arg[0] == '-')
+      return usage_error("unknown option `" + std::string(arg) + "`");
+    words.emplace_back(arg);
+  }
+
+  if (words.empty()) {
+    std::cerr << kHelp;
+    return kUsage;
+  }
+  const std::string command = words.front();
+  words.erase(words.begin());
+  if (command == "check") {
+    if (words.empty()) return usage_error("`check` needs a FILE");
+    return run_check(words, options);
+  }
+  if (command == "devices") return run_devices(words, options);
+  return usage_error("unknown command `" + command + "`");
+}
