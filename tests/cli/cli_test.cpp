@@ -1,0 +1,110 @@
+// The `shapescript` command as a user meets it: exit statuses, messages, files.
+#include <doctest/doctest.h>
+
+#include "shapescript/version.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+
+using ss::test::kCliPath;
+using ss::test::run_process;
+
+TEST_CASE("--version prints the version, --help the commands, both exit 0") {
+  const auto version = run_process({kCliPath, "--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.out == "shapescript " SS_VERSION_STRING "\n");
+
+  const auto help = run_process({kCliPath, "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("shapescript check FILE") != std::string::npos);
+  CHECK(help.out.find("shapescript devices") != std::string::npos);
+  CHECK(help.out.find("SHAPESCRIPT_LOG") != std::string::npos);
+}
+
+TEST_CASE("a bad command line exits 2 with a plain error and a pointer to --help") {
+  for (const auto& args : std::vector<std::vector<std::string>>{{},
+                                                                {"frobnicate"},
+                                                                {"check"},
+                                                                {"check", "--bogus", "x.ss"},
+                                                                {"--color=sometimes", "check", "x"},
+                                                                {"devices", "gpu:0"}}) {
+    std::vector<std::string> argv = {kCliPath};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto result = run_process(argv);
+    CAPTURE(result.err);
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+  }
+  const auto unknown = run_process({kCliPath, "frobnicate"});
+  CHECK(unknown.err.rfind("error: unknown command `frobnicate`", 0) == 0);
+  CHECK(unknown.err.find("shapescript --help") != std::string::npos);
+}
+
+TEST_CASE("check: a clean file exits 0, a missing or non-UTF-8 one exits 1 with its code") {
+  ss::test::TempDir dir;
+  const auto good = dir.write("good.ss", "dim D = 4\n");
+  const auto ok = run_process({kCliPath, "check", good});
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out == good + ": no errors\n");
+  CHECK(ok.err.empty());
+
+  const auto missing = run_process({kCliPath, "check", "missing.ss"}, {.cwd = dir.path()});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err ==
+        "error[E0101]: can't read `missing.ss`: no such file or directory\n"
+        " --> missing.ss\n"
+        "  = help: check the spelling; a relative path starts from the current folder\n");
+
+  const auto latin1 = dir.write("latin1.ss", "# caf\xE9\n");
+  const auto bad = run_process({kCliPath, "check", latin1});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.rfind("error[E0102]: source text isn't UTF-8", 0) == 0);
+  CHECK(bad.err.find(latin1 + ":1:6") != std::string::npos);
+}
+
+TEST_CASE("check goes through every file and fails if any fails") {
+  ss::test::TempDir dir;
+  const auto good = dir.write("good.ss", "dim D = 4\n");
+  const auto result = run_process({kCliPath, "check", dir.file("gone.ss"), good});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out == good + ": no errors\n");
+  CHECK(result.err.find("E0101") != std::string::npos);
+}
+
+TEST_CASE("colour: never by default into a pipe, always when asked") {
+  const auto plain = run_process({kCliPath, "check", "/nonexistent.ss"});
+  CHECK(plain.err.find('\x1b') == std::string::npos);
+  const auto colored = run_process({kCliPath, "--color=always", "check", "/nonexistent.ss"});
+  CHECK(colored.err.find("\x1b[1;31merror[E0101]") != std::string::npos);
+}
+
+TEST_CASE("devices: the CPU is always there; a CUDA device without a driver is E1901") {
+  const auto cpu = run_process({kCliPath, "devices", "cpu"});
+  CHECK(cpu.exit_code == 0);
+  CHECK(cpu.out == "cpu: available\n");
+
+  const auto cuda =
+      run_process({kCliPath, "devices", "cuda:0"},
+                  {.env = {{"SHAPESCRIPT_CUDA_DRIVER", "/nonexistent/libcuda.so.1"}}});
+  CHECK(cuda.exit_code == 1);
+  CHECK(cuda.err.rfind("error[E1901]: CUDA isn't available: can't load the driver "
+                       "`/nonexistent/libcuda.so.1`\n",
+                       0) == 0);
+
+  const auto report = run_process(
+      {kCliPath, "devices"}, {.env = {{"SHAPESCRIPT_CUDA_DRIVER", "/nonexistent/libcuda.so.1"}}});
+  CHECK(report.exit_code == 0);
+  CHECK(report.out.rfind("cpu         available\n", 0) == 0);
+  CHECK(report.out.find("\ncuda        not found: CUDA isn't available") != std::string::npos);
+  for (const char* line : {"\njit ", "\nnvrtc ", "\ncublas ", "\nnccl "})
+    CHECK(report.out.find(line) != std::string::npos);
+}
+
+TEST_CASE("SHAPESCRIPT_LOG=debug makes the CLI talk on standard error") {
+  ss::test::TempDir dir;
+  const auto file = dir.write("m.ss", "dim D = 4\n");
+  const auto quiet = run_process({kCliPath, "check", file});
+  CHECK(quiet.err.empty());
+  const auto loud = run_process({kCliPath, "check", file}, {.env = {{"SHAPESCRIPT_LOG", "debug"}}});
+  CHECK(loud.exit_code == 0);
+  CHECK(loud.err.find("shapescript: debug: checked " + file + " (10 bytes)") != std::string::npos);
+}

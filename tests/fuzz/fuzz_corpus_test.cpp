@@ -1,0 +1,60 @@
+// The fuzz entry point in the ordinary suite: every file of the seed corpus,
+// then a bounded number of seeded random mutations of each.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "fuzz/fuzz_entry.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+
+namespace {
+
+constexpr int kMutationsPerSeed = 300;
+
+std::string mutate(std::string s, std::mt19937& rng) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  const int edits = 1 + static_cast<int>(rng() % 8);
+  for (int e = 0; e < edits; ++e) {
+    const std::size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
+    switch (rng() % 4) {
+      case 0:  // flip a byte
+        if (at < s.size()) s[at] = static_cast<char>(byte(rng));
+        break;
+      case 1:  // insert a byte
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), static_cast<char>(byte(rng)));
+        break;
+      case 2:  // delete a run
+        if (at < s.size()) s.erase(at, 1 + rng() % 16);
+        break;
+      default:  // duplicate a run
+        if (at < s.size()) s.insert(at, s.substr(at, 1 + rng() % 64));
+        break;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the fuzz entry point holds its invariants over the corpus and its mutations") {
+  const auto corpus = std::filesystem::path(ss::test::kSourceDir) / "tests/fuzz/corpus";
+  std::mt19937 rng(20261129);
+  int seeds = 0;
+  for (const auto& file : std::filesystem::directory_iterator(corpus)) {
+    const std::string seed = ss::test::read_file(file.path().string());
+    CAPTURE(file.path().string());
+    auto run = [](const std::string& input) {
+      return ss::test::fuzz_one(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+    };
+    CHECK(run(seed) == "");
+    for (int i = 0; i < kMutationsPerSeed; ++i) {
+      const std::string input = mutate(seed, rng);
+      const std::string broken = run(input);
+      if (!broken.empty()) FAIL_CHECK(broken << " on mutation " << i);
+    }
+    ++seeds;
+  }
+  CHECK(seeds >= 3);
+}

@@ -1,0 +1,16 @@
+// The one entry point the fuzzer and the test suite share: source bytes in,
+// diagnostics or success out, and never a crash. Today it covers reading and
+// decoding; it grows with the parser and the checker.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ss::test {
+
+// Checks `size` bytes as a program. Returns an empty string when every
+// invariant held, else what broke.
+std::string fuzz_one(const std::uint8_t* data, std::size_t size);
+
+}  // namespace ss::test
