@@ -1,4 +1,4 @@
-// libFuzzer target (the `fuzz` preset): build/fuzz/bin/fuzz_source tests/fuzz/corpus
+// libFuzzer target (the `fuzz` preset); docs/building.md shows how to run it.
 #include <cstdio>
 #include <cstdlib>
 
