@@ -21,6 +21,16 @@ struct SourceLocation {
   std::uint32_t column = 0;
 };
 
+// A span of source underlined in a rendered diagnostic: `^^^` for the primary
+// label, `---` for secondary ones, with the label's text beside it.
+struct Label {
+  SourceLocation start;      // where the span begins
+  std::uint32_t length = 1;  // in characters, on that line (at least 1)
+  std::string text;          // may be empty
+  bool primary = true;
+  std::string line_text;  // the whole source line, for the snippet
+};
+
 struct RenderOptions {
   bool color = false;  // ANSI colours; the CLI turns them on for a terminal only
 };
@@ -28,18 +38,25 @@ struct RenderOptions {
 struct SS_API Diagnostic {
   std::string code;  // "E" + chapter (2 digits) + number (2 digits)
   Severity severity = Severity::error;
-  std::string message;  // lowercase, no trailing period
-  SourceLocation location;
+  std::string message;             // lowercase, no trailing period
+  SourceLocation location;         // the primary label's start, or the file alone
+  std::vector<Label> labels;       // primary first; empty when there is no span
   std::vector<std::string> notes;  // further facts (a loader's own error, say)
   std::string help;                // the way out; empty when there is none
 
   // rustc-style text, ending in a newline:
-  //   error[E0101]: can't read `model.ss`: no such file or directory
-  //    --> model.ss
-  //    = note: ...
-  //    = help: ...
+  //   error[E0603]: `@` contracts D with H
+  //    --> mlp.ss:12:9
+  //      |
+  //   12 |     h = x @ m.w2
+  //      |         ^^^^^^^^ left ends in D, right starts with H
+  //      = help: did you mean m.w1? It is [D H].
   std::string render(const RenderOptions& options = {}) const;
 };
+
+// One JSON object: {"code", "severity", "file", "line", "column", "message",
+// "labels": [{"line", "column", "length", "text", "primary"}], "notes", "help"}.
+SS_API std::string to_json(const Diagnostic& diagnostic);
 
 // True when any diagnostic is an error (warnings and notes don't fail a check).
 SS_API bool has_errors(const std::vector<Diagnostic>& diagnostics);

@@ -2,12 +2,16 @@
 
 #include <variant>
 
+#include "check/checker.hpp"
+#include "diag/reporter.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_libraries.hpp"
 #include "kernels/nvrtc.hpp"
 #include "runtime/jit_module.hpp"
 #include "shapescript/version.hpp"
 #include "support/log.hpp"
+#include "syntax/lexer.hpp"
+#include "syntax/parser.hpp"
 #include "syntax/source_file.hpp"
 
 namespace ss {
@@ -102,19 +106,37 @@ BackendReport Engine::backends() const {
   return report;
 }
 
+namespace {
+
+// Lexes, parses and checks decoded source. The checker runs only on a
+// program that parsed cleanly, so one mistake doesn't cascade.
+std::vector<Diagnostic> check_decoded(const syntax::SourceFile& file, spdlog::logger& log) {
+  const syntax::SourceMap map(file.name, file.text);
+  diag::Reporter reporter(map);
+  // Each stage runs only on what the one before accepted, so one mistake
+  // doesn't cascade into others.
+  const auto tokens = syntax::lex(file.text, reporter);
+  if (reporter.error_count() == 0) {
+    const auto program = syntax::parse(tokens, reporter);
+    if (reporter.error_count() == 0) (void)check::check_program(program, reporter);
+  }
+  log.debug("checked {} ({} bytes): {} error(s)", file.name, file.text.size(),
+            reporter.error_count());
+  return reporter.take();
+}
+
+}  // namespace
+
 std::vector<Diagnostic> Engine::check_file(const std::string& path) const {
   auto source = syntax::read_source_file(path);
   if (auto* d = std::get_if<Diagnostic>(&source)) return {std::move(*d)};
-  const auto& file = std::get<syntax::SourceFile>(source);
-  impl_->log->debug("checked {} ({} bytes)", file.name, file.text.size());
-  return {};
+  return check_decoded(std::get<syntax::SourceFile>(source), *impl_->log);
 }
 
 std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_view name) const {
   auto source = syntax::decode_source(text, std::string(name));
   if (auto* d = std::get_if<Diagnostic>(&source)) return {std::move(*d)};
-  impl_->log->debug("checked {} ({} bytes)", name, text.size());
-  return {};
+  return check_decoded(std::get<syntax::SourceFile>(source), *impl_->log);
 }
 
 const char* version() {

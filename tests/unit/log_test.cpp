@@ -65,7 +65,7 @@ TEST_CASE("the host's level wins and messages reach its callback") {
   REQUIRE(captured.messages.size() >= 2);
   CHECK(captured.messages[0].first == ss::LogLevel::debug);
   CHECK(captured.messages[0].second.find("engine 0.1.0 on cpu") != std::string::npos);
-  CHECK(captured.messages.back().second == "checked m.ss (10 bytes)");
+  CHECK(captured.messages.back().second == "checked m.ss (10 bytes): 0 error(s)");
 }
 
 TEST_CASE("SHAPESCRIPT_LOG sets the level when the host doesn't") {

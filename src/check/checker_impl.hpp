@@ -1,0 +1,209 @@
+// The checker's state, shared by its files:
+//   declarations.cpp  items: dims, devices, records, models, signatures
+//   placement.cpp     which functions run in the controller (section 6)
+//   statements.cpp    function bodies: bindings, loops, returns
+//   expressions.cpp   operators, names, members, indexing, user calls
+//   builtins.cpp      the built-in functions' rules
+//   patterns.cpp      einops patterns: rearrange, reduce, repeat, einsum
+//   several_devices.cpp  chapter 18: the batch axis split across devices
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "check/checker.hpp"
+#include "check/types.hpp"
+
+namespace ss::check {
+
+using syntax::Expr;
+using syntax::ExprKind;
+using syntax::Span;
+using syntax::Stmt;
+using syntax::TypeExpr;
+using Code = diag::Code;
+
+struct DimInfo {
+  std::optional<std::int64_t> value;
+  Span span;
+};
+
+struct Field {
+  std::string name;
+  Type type;
+  Span span;
+};
+
+struct RecordInfo {
+  const syntax::DataItem* item = nullptr;
+  std::vector<Field> fields;
+  const Field* field(const std::string& name) const;
+};
+
+struct Member {
+  std::string name;
+  Type type;  // a tensor for a param, a model for a sub-model
+  bool is_param = false;
+  Span span;
+};
+
+struct ModelInfo {
+  const syntax::ModelItem* item = nullptr;
+  std::vector<Member> members;
+  const Member* member(const std::string& name) const;
+};
+
+// Something a function does along an axis that several devices can't do
+// when that axis is the batch axis (chapter 18); judged once the batch axes
+// are known.
+struct BatchEvent {
+  enum class Kind {
+    no_lowering,  // E1801: a reduction, softmax, sort, index, causal along the axis
+    grouped,      // E1802: grouped with another axis in a pattern
+    twice,        // E1802: a value with the axis twice
+    as_number,    // E1802: the axis's size used as a number
+    to_any,       // E1802: passed to an extern fn's `tensor` parameter
+  };
+  Kind kind;
+  std::string axis;  // the generic (or fresh batch) axis's name
+  Span span;
+  std::string what;  // "max", "softmax", "indexing", ...
+};
+
+// A call of a user function, for the several-device analysis.
+struct CallSite {
+  std::string callee;
+  Span span;
+  std::vector<Span> arg_spans;
+  // callee generic -> the caller's axis it was bound to at this call
+  std::map<std::string, Axis> bindings;
+  // per argument: the caller's generic names that appear in its type
+  std::vector<std::set<std::string>> arg_axes;
+};
+
+struct FnInfo {
+  const syntax::FnItem* item = nullptr;
+  std::vector<Type> params;
+  Type ret;
+  bool has_ret = false;
+  std::set<std::string> generics;
+  // placement
+  bool controller = false;
+  Span controller_reason;  // what made it a controller function
+  std::string controller_why;
+  std::vector<Span> device_work;
+  std::set<std::string> callees;
+  // several devices
+  std::set<std::string> batch_axes;
+  std::vector<CallSite> calls;
+  std::vector<BatchEvent> events;
+};
+
+struct Var {
+  Type type;
+  Span span;
+  bool is_param = false;
+  bool is_mut = false;
+};
+
+struct FnCtx {
+  FnInfo* fn = nullptr;
+  std::map<std::string, Var> vars;
+  int loops = 0;
+  int fresh = 0;  // counter for fresh batch axes
+  bool returned = false;
+};
+
+class Checker {
+ public:
+  Checker(const syntax::Program& program, diag::Reporter& reporter) : p_(program), r_(reporter) {}
+  CheckSummary run();
+
+  // declarations.cpp
+  void declare_items();
+  void declare_devices();
+  void declare_dims();
+  void declare_records();
+  void declare_models();
+  void declare_functions();
+  Type resolve_type(const TypeExpr& t, std::set<std::string>* generics, bool allow_generic,
+                    bool allow_any_tensor = false);
+  std::optional<Axis> resolve_axis(const syntax::AxisExpr& a, std::set<std::string>* generics,
+                                   bool allow_generic);
+  bool unique_item_name(const std::string& name, Span span);
+
+  // placement.cpp
+  void place_functions();
+
+  // statements.cpp
+  void check_function(FnInfo& fn);
+  void check_block(const std::vector<Stmt>& body, FnCtx& ctx);
+  void check_stmt(const Stmt& s, FnCtx& ctx);
+  void check_assign(const Stmt& s, FnCtx& ctx);
+  void check_return(const Expr* value, Span span, FnCtx& ctx);
+  void bind(FnCtx& ctx, const Expr& target, const Type& type);
+
+  // expressions.cpp
+  Type expr(const Expr& e, FnCtx& ctx, const Type* expected = nullptr);
+  Type name_expr(const Expr& e, FnCtx& ctx);
+  Type unary_expr(const Expr& e, FnCtx& ctx);
+  Type binary_expr(const Expr& e, FnCtx& ctx);
+  Type arithmetic(const Expr& e, const std::string& op, const Type& l, const Type& r, Span ls,
+                  Span rs);
+  Type matmul(Span span, const Type& l, const Type& r, Span ls, Span rs, FnCtx& ctx);
+  Type member_expr(const Expr& e, FnCtx& ctx);
+  Type index_expr(const Expr& e, FnCtx& ctx);
+  Type list_expr(const Expr& e, FnCtx& ctx);
+  Type call_expr(const Expr& e, FnCtx& ctx, const Type* piped, Span piped_span,
+                 const Type* expected);
+  Type user_call(const Expr& e, FnInfo& callee, std::vector<Type> args, std::vector<Span> spans,
+                 FnCtx& ctx, bool check_mut = true);
+  std::optional<std::vector<Axis>> broadcast(const std::vector<Axis>& a, const std::vector<Axis>& b,
+                                             Span span, Span ls, Span rs, const char* what);
+  bool axes_match(const Axis& a, const Axis& b) const;
+  std::optional<std::int64_t> static_size(const Axis& a) const;
+  std::optional<Elem> unify_elems(const Elem& a, const Elem& b, Span span, const std::string& op);
+  bool assignable(const Type& to, const Type& from) const;
+  Type as_tensor(const Type& t) const;  // ints and floats as weak scalars; else unchanged
+  void note_axes(const Type& t, Span span, FnCtx& ctx);  // BatchEvent::twice
+
+  // builtins.cpp
+  bool is_builtin(const std::string& name) const;
+  Type builtin_call(const std::string& name, const Expr& e, std::vector<Type>& args,
+                    std::vector<Span>& spans, FnCtx& ctx, const Type* expected);
+  std::optional<std::vector<std::size_t>> over_axes(const Expr* over, const Type& x, Span call_span,
+                                                    FnCtx& ctx, bool required_single);
+  std::optional<Axis> axis_from_name(const Expr& e, FnCtx& ctx);
+  const syntax::KwArg* kwarg(const Expr& e, const std::string& name) const;
+  void check_kwargs(const Expr& e, std::initializer_list<const char*> allowed,
+                    const std::string& fn);
+  void no_lowering(FnCtx& ctx, const Axis& axis, Span span, const std::string& what);
+  std::optional<std::vector<Axis>> shape_from_expr(const Expr& e, FnCtx& ctx);
+  Type program_builtin(const std::string& name, const Expr& e, std::vector<Type>& args,
+                       std::vector<Span>& spans, FnCtx& ctx, const Type* expected);
+  Axis fresh_batch_axis(FnCtx& ctx);
+
+  // patterns.cpp
+  Type pattern_call(const std::string& name, const Expr& e, std::vector<Type>& args,
+                    std::vector<Span>& spans, FnCtx& ctx);
+
+  // several_devices.cpp
+  void several_device_rules();
+
+  // shared state
+  const syntax::Program& p_;
+  diag::Reporter& r_;
+  int device_count_ = 1;
+  std::string device_kind_ = "cpu";
+  std::map<std::string, DimInfo> dims_;
+  std::map<std::string, RecordInfo> records_;
+  std::map<std::string, ModelInfo> models_;
+  std::map<std::string, FnInfo> fns_;
+  std::map<std::string, Span> sinks_;
+  std::map<std::string, Span> item_names_;
+};
+
+}  // namespace ss::check

@@ -1,0 +1,162 @@
+// Chapter 18: with several devices, each holds part of the batch. Which axes
+// are batch axes is a fixpoint over the call graph: the generic axis of a
+// `[b] Record` parameter or of a value from `batches`/`whole`, carried to the
+// parameters it is passed to. Then every event recorded along such an axis
+// is judged, and every call is checked for split and whole arguments.
+#include "check/checker_impl.hpp"
+
+namespace ss::check {
+namespace {
+
+bool touches(const Axis& a, const std::set<std::string>& batch) {
+  for (const auto& f : a.factors)
+    if (f.kind == Factor::Kind::generic && batch.count(f.name)) return true;
+  return false;
+}
+
+}  // namespace
+
+void Checker::several_device_rules() {
+  // The batch axes, to a fixpoint.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto& [name, fn] : fns_) {
+      for (const auto& call : fn.calls) {
+        FnInfo& callee = fns_.at(call.callee);
+        for (const auto& [generic, axis] : call.bindings) {
+          if (touches(axis, fn.batch_axes) && callee.batch_axes.insert(generic).second)
+            changed = true;
+        }
+      }
+    }
+  }
+  if (device_count_ <= 1) return;
+  const std::string devices = std::to_string(device_count_) + " devices";
+
+  for (auto& [name, fn] : fns_) {
+    if (fn.item->is_extern) continue;
+    // E1803: device work in the controller.
+    if (fn.controller && !fn.device_work.empty()) {
+      auto& d =
+          r_.error(Code::E1803, fn.device_work.front(),
+                   "`" + name + "` runs in the controller, and this is device work", "device work");
+      for (std::size_t i = 1; i < fn.device_work.size(); ++i)
+        r_.secondary(d, fn.device_work[i], "device work too");
+      r_.secondary(d, fn.controller_reason,
+                   "`" + name + "` runs in the controller: " + fn.controller_why);
+      d.help =
+          "move the device work into a function of its own, as the README's train_step is, and "
+          "call it from "
+          "the loop";
+    }
+    // E1802: a batch whose size is fixed.
+    for (std::size_t i = 0; i < fn.params.size(); ++i) {
+      const Type& t = fn.params[i];
+      if (t.is(Type::Kind::batch) &&
+          !(t.batch_axis.single() && t.batch_axis.factors[0].kind == Factor::Kind::generic))
+        r_.error(
+              Code::E1802, fn.item->params[i].type.span,
+              "a batch of fixed size " + t.batch_axis.str() + " can't be split across " + devices,
+              "fixed size")
+            .help =
+            "give the batch a generic axis, `[b] " + t.name + "`: each device holds part of it";
+    }
+    std::set<std::pair<std::uint32_t, int>> reported;
+    for (const auto& ev : fn.events) {
+      if (!fn.batch_axes.count(ev.axis)) continue;
+      if (!reported.insert({ev.span.begin, static_cast<int>(ev.kind)}).second) continue;
+      switch (ev.kind) {
+        case BatchEvent::Kind::no_lowering:
+          r_.error(Code::E1801, ev.span,
+                   "`" + ev.what + "` along the batch axis `" + ev.axis + "` has no lowering for " +
+                       devices,
+                   "along the batch axis")
+              .help =
+              "compute it per example, or with one of the operations that have a lowering (sum, "
+              "mean, "
+              "cross_entropy, @, einsum, reduce with sum), or declare one device";
+          break;
+        case BatchEvent::Kind::grouped:
+          r_.error(Code::E1802, ev.span,
+                   "the batch axis `" + ev.axis + "` is grouped with another axis in " + ev.what,
+                   "groups the batch axis")
+              .help = "keep the batch axis apart, as in b (h w) rather than (b h) w";
+          break;
+        case BatchEvent::Kind::twice:
+          r_.error(Code::E1802, ev.span,
+                   "this value, " + ev.what + ", has the batch axis `" + ev.axis + "` twice",
+                   "the batch axis twice")
+              .help =
+              "with several devices each holds part of the batch once; contract one of the two";
+          break;
+        case BatchEvent::Kind::as_number:
+          r_.error(Code::E1802, ev.span,
+                   "the batch's size `" + ev.axis + "` used as a number: on each of " + devices +
+                       " it would be that device's part",
+                   "the batch size")
+              .help = "use mean rather than a sum divided by " + ev.axis;
+          break;
+        case BatchEvent::Kind::to_any:
+          r_.error(Code::E1802, ev.span,
+                   "a value with the batch axis `" + ev.axis + "` passed to `" + ev.what +
+                       "`'s `tensor` parameter",
+                   "split across devices")
+              .help =
+              "host functions take whole values: reduce over the batch first, or give the "
+              "parameter a shape";
+          break;
+      }
+    }
+  }
+
+  // E1804: a device function compiled once, its parameter split at one call
+  // and whole at another.
+  struct Use {
+    Span arg;
+    bool split;
+  };
+  for (auto& [name, callee] : fns_) {
+    if (callee.item->is_extern || callee.controller) continue;
+    for (std::size_t p = 0; p < callee.params.size(); ++p) {
+      std::vector<Use> uses;
+      for (const auto& [caller_name, caller] : fns_) {
+        for (const auto& call : caller.calls) {
+          if (call.callee != name || p >= call.arg_spans.size() || p >= call.arg_axes.size())
+            continue;
+          bool split = false;
+          for (const auto& a : call.arg_axes[p]) split = split || caller.batch_axes.count(a) > 0;
+          uses.push_back({call.arg_spans[p], split});
+        }
+      }
+      const Use* split = nullptr;
+      for (const auto& u : uses)
+        if (u.split) split = &u;
+      if (!split) continue;
+      for (const auto& u : uses) {
+        if (u.split) continue;
+        auto& d = r_.error(Code::E1804, u.arg,
+                           "`" + name + "`'s parameter `" + callee.item->params[p].name +
+                               "` is split across " + devices +
+                               " at another call, and this value is whole",
+                           "a whole value");
+        r_.secondary(d, split->arg, "a value with the batch axis: split");
+        d.help = "call a function of its own for whole values";
+      }
+    }
+  }
+}
+
+CheckSummary Checker::run() {
+  declare_items();
+  place_functions();
+  for (auto& [name, fn] : fns_) check_function(fn);
+  several_device_rules();
+  return {device_count_, device_kind_};
+}
+
+CheckSummary check_program(const syntax::Program& program, diag::Reporter& reporter) {
+  return Checker(program, reporter).run();
+}
+
+}  // namespace ss::check

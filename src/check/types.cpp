@@ -1,0 +1,95 @@
+#include "check/types.hpp"
+
+namespace ss::check {
+
+bool Axis::has_generic(const std::string& name) const {
+  for (const auto& f : factors)
+    if (f.kind == Factor::Kind::generic && f.name == name) return true;
+  return false;
+}
+
+std::string Axis::str() const {
+  std::string out;
+  for (const auto& f : factors) {
+    if (!out.empty()) out += "*";
+    out += f.kind == Factor::Kind::literal ? std::to_string(f.value) : f.name;
+  }
+  return out.empty() ? "1" : out;
+}
+
+std::string Elem::str() const {
+  switch (kind) {
+    case ElemKind::f32:
+      return "f32";
+    case ElemKind::bf16:
+      return "bf16";
+    case ElemKind::f16:
+      return "f16";
+    case ElemKind::i32:
+      return "i32";
+    case ElemKind::boolean:
+      return "bool";
+    case ElemKind::index:
+      return "Index[" + (index_of ? index_of->str() : std::string("?")) + "]";
+  }
+  return "f32";
+}
+
+std::string axes_str(const std::vector<Axis>& axes) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (i) out += " ";
+    out += axes[i].str();
+  }
+  return out + "]";
+}
+
+std::string Type::str() const {
+  switch (kind) {
+    case Kind::error:
+      return "{error}";
+    case Kind::tensor: {
+      std::string out = axes_str(axes);
+      if (elem.kind != ElemKind::f32) out += " " + elem.str();
+      return out;
+    }
+    case Kind::any_tensor:
+      return "tensor";
+    case Kind::record:
+      return name;
+    case Kind::batch:
+      return "[" + batch_axis.str() + "] " + name;
+    case Kind::model:
+      return name;
+    case Kind::optimizer:
+      return opt_kind + "[" + name + "]";
+    case Kind::dataset:
+      return "Dataset[" + name + "]";
+    case Kind::batches:
+      return "batches of [" + batch_axis.str() + "] " + name;
+    case Kind::range:
+      return "range";
+    case Kind::integer:
+      return "int";
+    case Kind::floating:
+      return "float";
+    case Kind::string:
+      return "str";
+    case Kind::tuple: {
+      std::string out = "(";
+      for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i].str();
+      return out + ")";
+    }
+    case Kind::none:
+      return "nothing";
+    case Kind::sink:
+      return "sink";
+    case Kind::shape:
+      return "shape";
+    case Kind::function:
+      return "fn " + name;
+  }
+  return "?";
+}
+
+}  // namespace ss::check

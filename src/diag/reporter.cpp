@@ -1,0 +1,30 @@
+#include "diag/reporter.hpp"
+
+namespace ss::diag {
+
+Diagnostic& Reporter::error(Code code, syntax::Span span, std::string message, std::string label) {
+  ++errors_;
+  if (errors_ > kMaxErrorsPerFile) {
+    overflow_ = Diagnostic{};
+    return overflow_;
+  }
+  Diagnostic d = diag::error(code, std::move(message));
+  d.labels.push_back(map_.label(span, std::move(label), true));
+  d.location = d.labels.back().start;
+  diagnostics_.push_back(std::move(d));
+  return diagnostics_.back();
+}
+
+void Reporter::secondary(Diagnostic& d, syntax::Span span, std::string label) {
+  if (&d == &overflow_) return;
+  d.labels.push_back(map_.label(span, std::move(label), false));
+}
+
+std::vector<Diagnostic> Reporter::take() {
+  if (errors_ > kMaxErrorsPerFile && !diagnostics_.empty())
+    diagnostics_.back().notes.push_back(std::to_string(errors_ - kMaxErrorsPerFile) +
+                                        " more errors in this file are not shown");
+  return std::move(diagnostics_);
+}
+
+}  // namespace ss::diag

@@ -1,0 +1,88 @@
+// The parser's state, shared by its files: parser.cpp (items, statements)
+// and parse_expr.cpp (expressions, types, patterns).
+#pragma once
+
+#include "syntax/parser.hpp"
+
+namespace ss::syntax {
+
+// Thrown after an error has been reported; caught where the parser resumes.
+struct ParseError {};
+
+class Parser {
+ public:
+  Parser(const std::vector<Token>& tokens, diag::Reporter& reporter) : t_(tokens), r_(reporter) {}
+
+  Program program();
+
+  // Items and statements (parser.cpp)
+  void item(Program& out);
+  DimItem dim_item();
+  DevicesItem devices_item();
+  DataItem data_item();
+  ModelItem model_item();
+  FnItem fn_item(bool is_extern);
+  SinkItem sink_item();
+  std::vector<Stmt> block();
+  Stmt statement();
+  Stmt for_statement();
+  Stmt if_statement();
+
+  // Expressions, types, patterns (parse_expr.cpp)
+  ExprPtr expression();       // a single expression, pipes included
+  ExprPtr expression_list();  // `a, b` as a tuple when there is a comma
+  TypeExpr type();
+  AxisExpr axis();
+
+ private:
+  ExprPtr pipe();
+  ExprPtr or_expr();
+  ExprPtr and_expr();
+  ExprPtr not_expr();
+  ExprPtr comparison();
+  ExprPtr additive();
+  ExprPtr multiplicative();
+  ExprPtr unary();
+  ExprPtr power();
+  ExprPtr postfix();
+  ExprPtr atom();
+  ExprPtr call(ExprPtr callee);
+  ExprPtr index(ExprPtr base);
+  ExprPtr bracket_literal();
+  ExprPtr paren();
+  ExprPtr fstring();
+  void call_argument(Expr& call, bool& seen_keyword);
+  ExprPtr pattern_argument(bool allow_output);
+  PatternGroup pattern_group();
+
+ public:
+  // Tokens
+  const Token& peek(int ahead = 0) const;
+  bool at(Tok kind) const { return peek().kind == kind; }
+  const Token& advance();
+  bool accept(Tok kind);
+  bool at_word(std::string_view word) const;  // an identifier spelt so
+  bool item_start() const;                    // `dim D`, `data X`, `fn`, ... at the cursor
+  const Token& expect(Tok kind, const std::string& what);
+  [[noreturn]] void fail(const std::string& expected);
+  void skip_line();  // to after the next newline, skipping nested blocks
+
+  // Nesting depth, bounded by kMaxNesting
+  struct Depth {
+    Parser& p;
+    explicit Depth(Parser& parser, Span at);
+    ~Depth() { --p.depth_; }
+  };
+
+  diag::Reporter& reporter() { return r_; }
+
+ private:
+  const std::vector<Token>& t_;
+  diag::Reporter& r_;
+  std::size_t pos_ = 0;
+  int depth_ = 0;
+};
+
+ExprPtr make_expr(ExprKind kind, Span span);
+
+}  // namespace ss::syntax
