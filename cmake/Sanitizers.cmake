@@ -5,3 +5,9 @@ if(SS_SANITIZE)
   add_link_options(-fsanitize=${_ss_sanitizers})
   message(STATUS "shapescript: sanitizers ${_ss_sanitizers}")
 endif()
+
+# The fuzz preset instruments every target for coverage, not only the fuzz
+# target itself, so libFuzzer sees the lexer, parser and checker.
+if(SS_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

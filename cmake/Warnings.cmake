@@ -4,4 +4,9 @@ function(ss_warnings target)
                                            -Wimplicit-fallthrough
                                            # designated initialisers are the API's idiom
                                            -Wno-missing-field-initializers)
+  # GCC 12 warns falsely about memcpy overlap inside std::string's operator+
+  # (GCC bug 105329).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
 endfunction()

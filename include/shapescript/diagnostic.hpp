@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shapescript/export.hpp"
@@ -57,6 +58,11 @@ struct SS_API Diagnostic {
 // One JSON object: {"code", "severity", "file", "line", "column", "message",
 // "labels": [{"line", "column", "length", "text", "primary"}], "notes", "help"}.
 SS_API std::string to_json(const Diagnostic& diagnostic);
+
+// The catalog's entry for a code ("E0603"), as markdown: its title,
+// explanation, example, fix and pointer into the language reference. Empty
+// when no such code exists. The text is docs/errors.md's, built in.
+SS_API std::string explain(std::string_view code);
 
 // True when any diagnostic is an error (warnings and notes don't fail a check).
 SS_API bool has_errors(const std::vector<Diagnostic>& diagnostics);

@@ -79,7 +79,15 @@ std::optional<Axis> Checker::axis_from_name(const Expr& e, FnCtx& ctx) {
         .help = "name a declared dim or a generic axis of this function's signature";
     return std::nullopt;
   }
-  if (e.kind == ExprKind::integer) return Axis::literal(e.int_value);
+  if (e.kind == ExprKind::integer) {
+    if (e.int_value <= 0) {
+      r_.error(Code::E0403, e.span, "an axis of size " + std::to_string(e.int_value),
+               "not a positive size")
+          .help = "sizes are 1 or more";
+      return std::nullopt;
+    }
+    return Axis::literal(e.int_value);
+  }
   if (e.kind == ExprKind::binary && e.text == "*") {
     auto l = axis_from_name(*e.items[0], ctx);
     auto r = axis_from_name(*e.items[1], ctx);
@@ -103,12 +111,6 @@ std::optional<std::vector<Axis>> Checker::shape_from_expr(const Expr& e, FnCtx& 
   for (const auto& item : e.items) {
     auto a = axis_from_name(*item, ctx);
     if (!a) return std::nullopt;
-    if (a->is_literal(0) ||
-        (a->single() && a->factors[0].kind == Factor::Kind::literal && a->factors[0].value < 0)) {
-      r_.error(Code::E0403, item->span, "an axis of size " + a->str(), "not a positive size").help =
-          "sizes are 1 or more";
-      return std::nullopt;
-    }
     axes.push_back(std::move(*a));
   }
   return axes;

@@ -457,7 +457,12 @@ Type Checker::matmul(Span span, const Type& l0, const Type& r0, Span ls, Span rs
       for (const auto& m : model.members) {
         if (m.is_param && m.type.is_tensor() && !m.type.axes.empty() &&
             axes_match(m.type.axes.front(), l.axes.back())) {
-          d.help = "did you mean `" + m.name + "`? It is " + m.type.str() + ".";
+          // Name it as the program reaches it: `m.w2` suggests `m.w1`.
+          const std::string right(r_.map().slice(rs));
+          const auto dot = right.rfind('.');
+          const std::string spelt =
+              dot == std::string::npos ? m.name : right.substr(0, dot + 1) + m.name;
+          d.help = "did you mean " + spelt + "? It is " + m.type.str() + ".";
           return Type::error();
         }
       }

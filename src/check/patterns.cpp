@@ -174,7 +174,9 @@ Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<T
         if (!bind_name(atom.names[n], *parts[n], atom.name_spans[n])) return Type::error();
     }
   }
-  for (const auto& [n, size] : sizes) {
+  for (const auto& entry : sizes) {
+    const std::string& n = entry.first;
+    const auto& size = entry.second;
     const bool in_output = std::any_of(
         pattern->output->atoms.begin(), pattern->output->atoms.end(), [&](const auto& a) {
           return std::find(a.names.begin(), a.names.end(), n) != a.names.end();

@@ -1,5 +1,8 @@
 #include "diag/reporter.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace ss::diag {
 
 Diagnostic& Reporter::error(Code code, syntax::Span span, std::string message, std::string label) {
@@ -21,6 +24,12 @@ void Reporter::secondary(Diagnostic& d, syntax::Span span, std::string label) {
 }
 
 std::vector<Diagnostic> Reporter::take() {
+  // In source order, whatever order the stages found them in.
+  std::stable_sort(diagnostics_.begin(), diagnostics_.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return std::pair(a.location.line, a.location.column) <
+                            std::pair(b.location.line, b.location.column);
+                   });
   if (errors_ > kMaxErrorsPerFile && !diagnostics_.empty())
     diagnostics_.back().notes.push_back(std::to_string(errors_ - kMaxErrorsPerFile) +
                                         " more errors in this file are not shown");

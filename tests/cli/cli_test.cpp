@@ -1,6 +1,8 @@
 // The `shapescript` command as a user meets it: exit statuses, messages, files.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "shapescript/version.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
@@ -107,4 +109,44 @@ TEST_CASE("SHAPESCRIPT_LOG=debug makes the CLI talk on standard error") {
   const auto loud = run_process({kCliPath, "check", file}, {.env = {{"SHAPESCRIPT_LOG", "debug"}}});
   CHECK(loud.exit_code == 0);
   CHECK(loud.err.find("shapescript: debug: checked " + file + " (10 bytes)") != std::string::npos);
+}
+
+TEST_CASE("--explain prints a code's catalog entry; an unknown code is a usage error") {
+  const auto explained = run_process({kCliPath, "--explain", "E1803"});
+  CHECK(explained.exit_code == 0);
+  CHECK(explained.out.rfind("### E1803: device work in a function that runs in the controller\n",
+                            0) == 0);
+  CHECK(explained.out.find("fn fit(mut m: M, mut opt: AdamW[M], data: Dataset[Ex]):") !=
+        std::string::npos);
+  const auto unknown = run_process({kCliPath, "--explain", "E4242"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.rfind("error: `E4242` is not an error code", 0) == 0);
+  CHECK(run_process({kCliPath, "--explain"}).exit_code == 2);
+}
+
+TEST_CASE("--format=json prints one object per diagnostic on standard output") {
+  ss::test::TempDir dir;
+  const auto file =
+      dir.write("m.ss", "dim D = 4\nfn f(x: [D]) -> [D] = y\nfn g(x: [D]) -> [D] = z\n");
+  const auto result = run_process({kCliPath, "check", "--format=json", file});
+  CHECK(result.exit_code == 1);
+  CHECK(result.err.empty());
+  CHECK(std::count(result.out.begin(), result.out.end(), '\n') == 2);
+  CHECK(result.out.rfind(
+            "{\"code\":\"E0301\",\"severity\":\"error\",\"file\":\"" + file + "\",\"line\":2,",
+            0) == 0);
+  const auto clean =
+      run_process({kCliPath, "check", "--format=json", dir.write("ok.ss", "dim D = 4\n")});
+  CHECK(clean.exit_code == 0);
+  CHECK(clean.out.empty());
+  CHECK(run_process({kCliPath, "check", "--format=xml", file}).exit_code == 2);
+}
+
+TEST_CASE("check reports a program's checker errors rustc-style with the source line") {
+  ss::test::TempDir dir;
+  const auto file = dir.write("m.ss", "dim D = 4\ndim C = 3\nfn f(x: [b D]) -> [b C] = x\n");
+  const auto result = run_process({kCliPath, "check", file});
+  CHECK(result.exit_code == 1);
+  CHECK(result.err.find("error[E0605]: `f` returns [b D], declared [b C]\n") == 0);
+  CHECK(result.err.find("3 | fn f(x: [b D]) -> [b C] = x\n") != std::string::npos);
 }

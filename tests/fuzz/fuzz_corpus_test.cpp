@@ -7,13 +7,14 @@
 #include <filesystem>
 #include <random>
 
+#include "catalog/catalog.hpp"
 #include "fuzz/fuzz_entry.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
 
 namespace {
 
-constexpr int kMutationsPerSeed = 300;
+constexpr int kMutationsPerSeed = 60;
 
 std::string mutate(std::string s, std::mt19937& rng) {
   std::uniform_int_distribution<int> byte(0, 255);
@@ -45,15 +46,24 @@ TEST_CASE("the fuzz entry point holds its invariants over the corpus and its mut
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(root / "tests/fuzz/corpus"))
     files.push_back(entry.path());
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root / "examples"))
-    if (entry.path().extension() == ".ss") files.push_back(entry.path());
+  for (const char* folder : {"examples", "tests/programs"})
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root / folder))
+      if (entry.path().extension() == ".ss") files.push_back(entry.path());
   std::sort(files.begin(), files.end());  // a fixed order, so the mutations repeat
+  std::vector<std::pair<std::string, std::string>> seeds_text;
+  for (const auto& file : files)
+    seeds_text.emplace_back(file.string(), ss::test::read_file(file.string()));
+  // The catalog's example programs: every error path starts from one.
+  std::vector<std::string> problems;
+  for (const auto& entry :
+       ss::test::parse_catalog(ss::test::read_file((root / "docs/errors.md").string()), &problems))
+    if (entry.example && entry.example->language == "shapescript")
+      seeds_text.emplace_back("docs/errors.md " + entry.code, entry.example->body);
 
   std::mt19937 rng(20261129);
   int seeds = 0;
-  for (const auto& file : files) {
-    const std::string seed = ss::test::read_file(file.string());
-    CAPTURE(file.string());
+  for (const auto& [name, seed] : seeds_text) {
+    CAPTURE(name);
     auto run = [](const std::string& input) {
       return ss::test::fuzz_one(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
     };
@@ -65,5 +75,5 @@ TEST_CASE("the fuzz entry point holds its invariants over the corpus and its mut
     }
     ++seeds;
   }
-  CHECK(seeds >= 4);
+  CHECK(seeds >= 100);
 }

@@ -12,14 +12,30 @@ int run_check(const std::vector<std::string>& files, const Options& options) {
   bool failed = false;
   for (const auto& file : files) {
     const auto diagnostics = engine.check_file(file);
-    for (const auto& d : diagnostics) std::cerr << d.render({.color = options.color});
+    if (options.json) {
+      for (const auto& d : diagnostics) std::cout << to_json(d) << "\n";
+    } else {
+      for (const auto& d : diagnostics) std::cerr << d.render({.color = options.color});
+    }
     if (has_errors(diagnostics)) {
       failed = true;
-    } else {
+    } else if (!options.json) {
       std::cout << file << ": no errors\n";
     }
   }
   return failed ? kFailed : kOk;
+}
+
+}  // namespace ss::cli
+
+namespace ss::cli {
+
+int run_explain(const std::string& code) {
+  const std::string entry = explain(code);
+  if (entry.empty())
+    return usage_error("`" + code + "` is not an error code; codes look like E0603");
+  std::cout << entry;
+  return kOk;
 }
 
 }  // namespace ss::cli

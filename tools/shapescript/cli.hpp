@@ -14,9 +14,11 @@ inline constexpr int kUsage = 2;
 
 struct Options {
   bool color = false;
+  bool json = false;  // --format json: one JSON object per diagnostic, on standard output
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);
+int run_explain(const std::string& code);
 int run_devices(const std::vector<std::string>& devices, const Options& options);
 
 // Prints "error: MESSAGE" and the hint to see --help; returns kUsage.

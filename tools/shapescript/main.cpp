@@ -17,6 +17,7 @@ constexpr const char* kHelp = R"(shapescript: check shapescript programs
 
 usage:
   shapescript check FILE...       check programs; errors are printed rustc-style
+  shapescript --explain CODE      print an error code's entry of the catalog
   shapescript devices [DEVICE]    list the back ends and devices found; with a
                                   DEVICE (cpu, cuda, cuda:N), fail with its
                                   error code unless it can be used
@@ -25,6 +26,7 @@ usage:
 
 options:
   --color=auto|always|never       colour the diagnostics (auto: on a terminal)
+  --format=text|json              json: one object per diagnostic, on standard output
 
 environment:
   SHAPESCRIPT_LOG                 log level: trace, debug, info, warn, error, off
@@ -59,6 +61,16 @@ int main(int argc, char** argv) {
       std::cout << "shapescript " << ss::version() << "\n";
       return kOk;
     }
+    if (arg == "--explain") {
+      if (i + 1 >= argc) return usage_error("`--explain` needs a code, such as E0603");
+      return run_explain(argv[i + 1]);
+    }
+    if (arg == "--format=json" || arg == "--format=text") {
+      options.json = arg == "--format=json";
+      continue;
+    }
+    if (arg.substr(0, 9) == "--format=")
+      return usage_error("`--format` takes text or json, not `" + std::string(arg.substr(9)) + "`");
     if (arg.substr(0, 8) == "--color=") {
       const std::string_view when = arg.substr(8);
       if (when == "always")
