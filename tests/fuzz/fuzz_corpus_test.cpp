@@ -62,8 +62,9 @@ TEST_CASE("the fuzz entry point holds its invariants over the corpus and its mut
 
   std::mt19937 rng(20261129);
   int seeds = 0;
-  for (const auto& [name, seed] : seeds_text) {
-    CAPTURE(name);
+  for (const auto& named_seed : seeds_text) {
+    const std::string& seed = named_seed.second;
+    CAPTURE(named_seed.first);
     auto run = [](const std::string& input) {
       return ss::test::fuzz_one(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
     };
