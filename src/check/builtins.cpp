@@ -15,7 +15,7 @@ const std::set<std::string>& builtin_names() {
       // reductions and along-axis operations
       "sum", "mean", "max", "min", "argmax", "logsumexp", "var", "std", "softmax", "log_softmax",
       "sort", "argsort", "layer_norm", "rms_norm", "cross_entropy", "causal", "concat", "stack",
-      "matmul",
+      "pad", "matmul",
       // patterns
       "einsum", "rearrange", "reduce", "repeat",
       // constructors
@@ -563,6 +563,35 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
         known = false;
     }
     out.axes[*along] = known ? Axis::literal(total) : Axis::opaque(ts[0].axes[*along].str() + "+");
+    return out;
+  }
+  if (name == "pad") {
+    check_kwargs(e, {"over", "before", "after", "value"}, name);
+    if (!count(1, 1)) return Type::error();
+    auto x = tensor_arg(0, "a tensor");
+    if (!x) return Type::error();
+    const auto* over = kwarg(e, "over");
+    auto at = over_axes(over ? over->value.get() : nullptr, *x, e.span, ctx, true);
+    if (!at) return Type::error();
+    std::int64_t added = 0;
+    for (const char* side : {"before", "after"}) {
+      const auto* kw = kwarg(e, side);
+      if (!kw) continue;
+      if (kw->value->kind != ExprKind::integer || kw->value->int_value < 0) {
+        r_.error(Code::E0912, kw->value->span,
+                 std::string("`") + side + "=` takes a count of 0 or more", "not a count")
+            .help = "write `pad(x, over=T, before=1, after=2)`";
+        return Type::error();
+      }
+      added += kw->value->int_value;
+    }
+    no_lowering(ctx, x->axes[(*at)[0]], over->value->span, "pad");
+    Type out = *x;
+    const auto size = static_size(out.axes[(*at)[0]]);
+    out.axes[(*at)[0]] = added == 0 ? out.axes[(*at)[0]]
+                         : size
+                             ? Axis::literal(*size + added)
+                             : Axis::opaque(out.axes[(*at)[0]].str() + "+" + std::to_string(added));
     return out;
   }
   if (name == "einsum" || name == "rearrange" || name == "reduce" || name == "repeat")

@@ -118,17 +118,17 @@ void Checker::check_stmt(const Stmt& s, FnCtx& ctx) {
                    "not a single value")
               .help =
               "choose element by element with `where(c, a, b)`, or reduce to a scalar first";
-        } else if (!fn.controller) {
+        } else if (c.elem.kind != ElemKind::boolean) {
+          r_.error(Code::E0504, s.value->span, "`if` needs a bool, not " + c.str(), "not a bool")
+              .help = "compare it: `if x > 0:`";
+        } else if (!fn.controller && !c.static_value) {
           r_.error(Code::E1501, s.value->span, "`if` on a tensor in device code",
                    "a tensor's value")
               .help =
               "device code branches only on static values (dims, literals); choose values with "
               "`where(c, a, b)`";
-        } else if (c.elem.kind != ElemKind::boolean) {
-          r_.error(Code::E0504, s.value->span, "`if` needs a bool, not " + c.str(), "not a bool")
-              .help = "compare it: `if x > 0:`";
         }
-      } else if (!c.is_error() && !c.is(Type::Kind::integer) && !c.is_scalar_number()) {
+      } else if (!c.is_error() && !c.is_scalar_number()) {
         r_.error(Code::E0504, s.value->span, "`if` needs a bool, not " + c.str(), "not a bool")
             .help = "compare it: `if x > 0:`";
       }
