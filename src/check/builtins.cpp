@@ -63,6 +63,19 @@ void Checker::check_kwargs(const Expr& e, std::initializer_list<const char*> all
   }
 }
 
+bool Checker::arg_count(const std::string& name, const Expr& e, std::size_t given, std::size_t lo,
+                        std::size_t hi) {
+  if (given >= lo && given <= hi) return true;
+  const std::string want =
+      lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+  r_.error(Code::E0901, e.span,
+           "`" + name + "` takes " + want + " argument" + (hi == 1 ? "" : "s") + ", given " +
+               std::to_string(given),
+           "wrong count")
+      .help = "see `" + name + "` in docs/language.md";
+  return false;
+}
+
 void Checker::no_lowering(FnCtx& ctx, const Axis& axis, Span span, const std::string& what) {
   for (const auto& f : axis.factors)
     if (f.kind == Factor::Kind::generic)
@@ -287,15 +300,7 @@ Type Checker::call_expr(const Expr& e, FnCtx& ctx, const Type* piped, Span piped
 Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<Type>& args,
                            std::vector<Span>& spans, FnCtx& ctx, const Type* expected) {
   const auto count = [&](std::size_t lo, std::size_t hi) {
-    if (args.size() >= lo && args.size() <= hi) return true;
-    const std::string want =
-        lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
-    r_.error(Code::E0901, e.span,
-             "`" + name + "` takes " + want + " argument" + (hi == 1 ? "" : "s") + ", given " +
-                 std::to_string(args.size()),
-             "wrong count")
-        .help = "see `" + name + "` in docs/language.md";
-    return false;
+    return arg_count(name, e, args.size(), lo, hi);
   };
   const auto tensor_arg = [&](std::size_t i, const char* what) -> std::optional<Type> {
     Type t = as_tensor(args[i]);

@@ -14,15 +14,7 @@ bool literal_number(const Expr& e) {
 Type Checker::program_builtin(const std::string& name, const Expr& e, std::vector<Type>& args,
                               std::vector<Span>& spans, FnCtx& ctx, const Type* expected) {
   const auto count = [&](std::size_t lo, std::size_t hi) {
-    if (args.size() >= lo && args.size() <= hi) return true;
-    const std::string want =
-        lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
-    r_.error(Code::E0901, e.span,
-             "`" + name + "` takes " + want + " argument" + (hi == 1 ? "" : "s") + ", given " +
-                 std::to_string(args.size()),
-             "wrong count")
-        .help = "see `" + name + "` in docs/language.md";
-    return false;
+    return arg_count(name, e, args.size(), lo, hi);
   };
   // The first positional argument as written (not piped), for shapes.
   const std::size_t piped = args.size() - (e.items.size() - 1);

@@ -178,6 +178,9 @@ class Checker {
                                                     FnCtx& ctx, bool required_single);
   std::optional<Axis> axis_from_name(const Expr& e, FnCtx& ctx);
   const syntax::KwArg* kwarg(const Expr& e, const std::string& name) const;
+  // E0901 unless lo <= given <= hi.
+  bool arg_count(const std::string& name, const Expr& e, std::size_t given, std::size_t lo,
+                 std::size_t hi);
   void check_kwargs(const Expr& e, std::initializer_list<const char*> allowed,
                     const std::string& fn);
   void no_lowering(FnCtx& ctx, const Axis& axis, Span span, const std::string& what);

@@ -330,12 +330,8 @@ ExprPtr Parser::call(ExprPtr callee) {
 }
 
 void Parser::call_argument(Expr& call, bool& seen_keyword) {
-  if (at(Tok::ident) && peek(1).kind == Tok::assign) {
-    KwArg kw;
-    const Token& name = advance();
-    advance();
-    kw.name = std::string(name.text);
-    kw.name_span = name.span;
+  if (at_keyword()) {
+    KwArg kw = keyword_name();
     kw.value = expression();
     call.kwargs.push_back(std::move(kw));
     seen_keyword = true;
@@ -435,12 +431,8 @@ ExprPtr Parser::index(ExprPtr base) {
     return s;
   };
   while (!at(Tok::rbracket)) {
-    if (at(Tok::ident) && peek(1).kind == Tok::assign) {
-      KwArg kw;
-      const Token& name = advance();
-      advance();
-      kw.name = std::string(name.text);
-      kw.name_span = name.span;
+    if (at_keyword()) {
+      KwArg kw = keyword_name();
       kw.value = slice_or_expr();
       e->kwargs.push_back(std::move(kw));
     } else {

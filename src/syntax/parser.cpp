@@ -77,6 +77,30 @@ Parser::Depth::Depth(Parser& parser, Span at) : p(parser) {
 
 // ---- items ----------------------------------------------------------------
 
+void Parser::open_block(const std::string& missing, const std::string& label,
+                        const std::string& help) {
+  expect(Tok::colon, "`:`");
+  expect(Tok::newline, "the end of the line");
+  if (!at(Tok::indent)) {
+    r_.error(Code::E0206, peek().span, missing, label).help = help;
+    throw ParseError{};
+  }
+  advance();
+}
+
+bool Parser::at_keyword() const {
+  return at(Tok::ident) && peek(1).kind == Tok::assign;
+}
+
+KwArg Parser::keyword_name() {
+  KwArg kw;
+  const Token& name = advance();
+  advance();  // =
+  kw.name = std::string(name.text);
+  kw.name_span = name.span;
+  return kw;
+}
+
 Program Parser::program() {
   Program out;
   while (!at(Tok::eof)) {
@@ -176,15 +200,8 @@ DataItem Parser::data_item() {
   d.name = std::string(name.text);
   d.name_span = name.span;
   d.span = Span::cover(kw.span, name.span);
-  expect(Tok::colon, "`:`");
-  expect(Tok::newline, "the end of the line");
-  if (!at(Tok::indent)) {
-    r_.error(Code::E0206, peek().span, "`data " + d.name + ":` needs an indented block of fields",
-             "expected an indented field")
-        .help = "list the fields below it, indented: `    x: [D]`";
-    throw ParseError{};
-  }
-  advance();
+  open_block("`data " + d.name + ":` needs an indented block of fields",
+             "expected an indented field", "list the fields below it, indented: `    x: [D]`");
   while (!at(Tok::dedent) && !at(Tok::eof)) {
     try {
       FieldDecl f;
@@ -210,16 +227,9 @@ ModelItem Parser::model_item() {
   m.name = std::string(name.text);
   m.name_span = name.span;
   m.span = Span::cover(kw.span, name.span);
-  expect(Tok::colon, "`:`");
-  expect(Tok::newline, "the end of the line");
-  if (!at(Tok::indent)) {
-    r_.error(Code::E0206, peek().span,
-             "`model " + m.name + ":` needs an indented block of parameters",
-             "expected an indented parameter")
-        .help = "list its parameters below it, indented: `    param w: [D C] = normal(std=0.02)`";
-    throw ParseError{};
-  }
-  advance();
+  open_block("`model " + m.name + ":` needs an indented block of parameters",
+             "expected an indented parameter",
+             "list its parameters below it, indented: `    param w: [D C] = normal(std=0.02)`");
   while (!at(Tok::dedent) && !at(Tok::eof)) {
     try {
       MemberDecl member;

@@ -24,6 +24,8 @@ class Parser {
   FnItem fn_item(bool is_extern);
   SinkItem sink_item();
   std::vector<Stmt> block();
+  // `:`, the end of the line and an indent; E0206 (`missing`) without one.
+  void open_block(const std::string& missing, const std::string& label, const std::string& help);
   Stmt statement();
   Stmt for_statement();
   Stmt if_statement();
@@ -63,6 +65,8 @@ class Parser {
   bool accept(Tok kind);
   bool at_word(std::string_view word) const;  // an identifier spelt so
   bool item_start() const;                    // `dim D`, `data X`, `fn`, ... at the cursor
+  bool at_keyword() const;                    // `name=` starts here
+  KwArg keyword_name();                       // reads `name=`; the caller reads the value
   const Token& expect(Tok kind, const std::string& what);
   [[noreturn]] void fail(const std::string& expected);
   void skip_line();  // to after the next newline, skipping nested blocks
