@@ -1,0 +1,189 @@
+// Elementwise operations with broadcasting, casts and where.
+#include <cmath>
+#include <limits>
+
+#include "runtime/reference/ops.hpp"
+
+namespace ss::runtime::reference {
+namespace {
+
+// Row-major strides of a shape, with 0 for axes that broadcast into `out`.
+std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
+  std::vector<std::int64_t> strides(out.size(), 0);
+  std::int64_t stride = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    const std::size_t from_end = shape.size() - 1 - k;
+    const std::size_t out_axis = out.size() - 1 - k;
+    if (shape[from_end] != 1) strides[out_axis] = stride;
+    stride *= shape[from_end];
+  }
+  return strides;
+}
+
+// Calls f(out_index, offsets...) for every element of `out`, with each
+// input's element offset under broadcasting.
+template <typename F>
+void for_each_broadcast(const Shape& out, const std::vector<const Tensor*>& inputs, F f) {
+  std::vector<std::vector<std::int64_t>> strides;
+  for (const Tensor* t : inputs) strides.push_back(broadcast_strides(t->shape(), out));
+  std::vector<std::int64_t> index(out.size(), 0);
+  std::vector<std::int64_t> offsets(inputs.size(), 0);
+  const std::int64_t n = element_count(out);
+  for (std::int64_t flat = 0; flat < n; ++flat) {
+    f(flat, offsets);
+    // Advance the multi-index like an odometer, keeping the offsets in step.
+    for (std::size_t axis = out.size(); axis-- > 0;) {
+      ++index[axis];
+      for (std::size_t t = 0; t < inputs.size(); ++t) offsets[t] += strides[t][axis];
+      if (index[axis] < out[axis]) break;
+      for (std::size_t t = 0; t < inputs.size(); ++t) offsets[t] -= strides[t][axis] * index[axis];
+      index[axis] = 0;
+    }
+  }
+}
+
+DType arithmetic_dtype(DType a, DType b) {
+  if (a == b) return a;
+  if (is_float(a) && !is_float(b)) return a;
+  if (is_float(b) && !is_float(a)) return b;
+  if (is_float(a) && is_float(b)) return DType::f32;
+  return DType::i32;
+}
+
+bool is_comparison(Binary op) {
+  return op == Binary::lt || op == Binary::le || op == Binary::gt || op == Binary::ge ||
+         op == Binary::eq || op == Binary::ne || op == Binary::logical_and ||
+         op == Binary::logical_or;
+}
+
+double apply(Unary op, double x) {
+  switch (op) {
+    case Unary::neg:
+      return -x;
+    case Unary::exp:
+      return std::exp(x);
+    case Unary::log:
+      return std::log(x);
+    case Unary::sqrt:
+      return std::sqrt(x);
+    case Unary::abs:
+      return std::fabs(x);
+    case Unary::tanh:
+      return std::tanh(x);
+    case Unary::sigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case Unary::relu:
+      return x > 0 ? x : 0.0;
+    case Unary::gelu:
+      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case Unary::logical_not:
+      return x == 0 ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+double apply(Binary op, double a, double b, bool integers) {
+  switch (op) {
+    case Binary::add:
+      return a + b;
+    case Binary::sub:
+      return a - b;
+    case Binary::mul:
+      return a * b;
+    case Binary::div:
+      return a / b;
+    case Binary::pow:
+      return std::pow(a, b);
+    case Binary::floordiv:
+      if (integers && b == 0) return 0;  // numpy's integer floor division by zero
+      return std::floor(a / b);
+    case Binary::mod: {
+      if (integers && b == 0) return 0;
+      if (!integers && b == 0) return std::numeric_limits<double>::quiet_NaN();
+      const double r = std::fmod(a, b);  // then take the divisor's sign, as Python and numpy do
+      return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    }
+    case Binary::maximum:
+      return std::isnan(a) || std::isnan(b) ? std::nan("") : std::fmax(a, b);
+    case Binary::minimum:
+      return std::isnan(a) || std::isnan(b) ? std::nan("") : std::fmin(a, b);
+    case Binary::lt:
+      return a < b;
+    case Binary::le:
+      return a <= b;
+    case Binary::gt:
+      return a > b;
+    case Binary::ge:
+      return a >= b;
+    case Binary::eq:
+      return a == b;
+    case Binary::ne:
+      return a != b;
+    case Binary::logical_and:
+      return a != 0 && b != 0;
+    case Binary::logical_or:
+      return a != 0 || b != 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+RangeError::RangeError(std::int64_t v, std::int64_t b, std::int64_t p)
+    : std::runtime_error("index " + std::to_string(v) + " is outside 0.." + std::to_string(b - 1) +
+                         " at position " + std::to_string(p)),
+      value(v),
+      bound(b),
+      position(p) {}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  Shape out(std::max(a.size(), b.size()));
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::int64_t x = k < a.size() ? a[a.size() - 1 - k] : 1;
+    const std::int64_t y = k < b.size() ? b[b.size() - 1 - k] : 1;
+    if (x != y && x != 1 && y != 1)
+      throw InternalError("shapes " + shape_str(a) + " and " + shape_str(b) + " don't broadcast");
+    out[out.size() - 1 - k] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+Tensor unary(Unary op, const Tensor& x) {
+  const DType dtype = op == Unary::logical_not                                      ? DType::boolean
+                      : (op == Unary::neg || op == Unary::abs || op == Unary::relu) ? x.dtype()
+                      : is_float(x.dtype())                                         ? x.dtype()
+                                                                                    : DType::f32;
+  Tensor out = Tensor::zeros(dtype, x.shape());
+  for (std::int64_t i = 0; i < x.size(); ++i) out.set(i, apply(op, x.get(i)));
+  return out;
+}
+
+Tensor binary(Binary op, const Tensor& a, const Tensor& b) {
+  const Shape shape = broadcast_shapes(a.shape(), b.shape());
+  DType dtype = is_comparison(op) ? DType::boolean : arithmetic_dtype(a.dtype(), b.dtype());
+  const bool integers = !is_float(a.dtype()) && !is_float(b.dtype());
+  if (op == Binary::div && integers) dtype = DType::f32;
+  Tensor out = Tensor::zeros(dtype, shape);
+  for_each_broadcast(shape, {&a, &b}, [&](std::int64_t i, const std::vector<std::int64_t>& at) {
+    out.set(i, apply(op, a.get(at[0]), b.get(at[1]), integers));
+  });
+  return out;
+}
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  const Shape shape = broadcast_shapes(condition.shape(), broadcast_shapes(a.shape(), b.shape()));
+  Tensor out = Tensor::zeros(arithmetic_dtype(a.dtype(), b.dtype()), shape);
+  for_each_broadcast(shape, {&condition, &a, &b},
+                     [&](std::int64_t i, const std::vector<std::int64_t>& at) {
+                       out.set(i, condition.get(at[0]) != 0 ? a.get(at[1]) : b.get(at[2]));
+                     });
+  return out;
+}
+
+Tensor cast(const Tensor& x, DType to) {
+  Tensor out = Tensor::zeros(to, x.shape());
+  for (std::int64_t i = 0; i < x.size(); ++i) out.set(i, x.get(i));
+  return out;
+}
+
+}  // namespace ss::runtime::reference

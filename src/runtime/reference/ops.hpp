@@ -1,0 +1,79 @@
+// The reference runtime's operations: plain loops written for obvious
+// correctness, computing in double and storing in the result's dtype. They
+// are the oracle every faster executor is tested against. Inputs are
+// trusted to be well-typed (the checker saw to it); a shape that can't be
+// is an InternalError, a value out of its Index range a RangeError.
+#pragma once
+
+#include <stdexcept>
+#include <vector>
+
+#include "runtime/tensor.hpp"
+
+namespace ss::runtime::reference {
+
+// Our bug: the checker let through what the runtime can't do.
+struct InternalError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+// A value outside an Index[C] range: a gather's index or label.
+struct RangeError : std::runtime_error {
+  RangeError(std::int64_t value, std::int64_t bound, std::int64_t position);
+  std::int64_t value, bound, position;
+};
+
+enum class Unary { neg, exp, log, sqrt, abs, tanh, sigmoid, relu, gelu, logical_not };
+enum class Binary {
+  add,
+  sub,
+  mul,
+  div,
+  pow,
+  mod,
+  floordiv,
+  maximum,
+  minimum,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  logical_and,
+  logical_or,
+};
+enum class Reduce { sum, mean, max, min, logsumexp, var, std };
+
+// numpy's broadcasting: shapes aligned from the right, size 1 stretches.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+
+Tensor unary(Unary op, const Tensor& x);
+// Arithmetic keeps the operands' dtype (a float over an integer, f32 over
+// two different floats); `div` of integers gives f32; comparisons and
+// logic give bool.
+Tensor binary(Binary op, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor cast(const Tensor& x, DType to);
+
+// numpy's tensordot(a, b, axes=1): a's last axis with b's first.
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+// Reduces the listed axes (each in [0, rank)); keep leaves them as size 1.
+// sum of bools and mean, var, std, logsumexp of integers give f32; var and
+// std are the population's (numpy's ddof=0).
+Tensor reduce(Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes, bool keep);
+// The first maximum's index along the axis, as i32.
+Tensor argmax(const Tensor& x, std::int64_t axis, bool keep);
+Tensor softmax(const Tensor& x, std::int64_t axis);
+Tensor log_softmax(const Tensor& x, std::int64_t axis);
+// The mean, over every other position, of logsumexp(logits) - logits[label]
+// along `axis`; labels have the logits' shape without it. A scalar f32.
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis);
+// Entries above the diagonal of the last two axes become -inf.
+Tensor causal(const Tensor& x);
+// table[ids]: rows of the table's first axis; the result's shape is the
+// ids' followed by the table's remaining axes.
+Tensor gather(const Tensor& table, const Tensor& ids);
+
+}  // namespace ss::runtime::reference

@@ -1,0 +1,75 @@
+// Tensors of the runtime: an element type, a shape and a shared buffer,
+// 64-byte aligned, holding the elements contiguously in row-major order. A
+// tensor may also borrow host memory without copying it; then the host keeps
+// the memory alive. (Strided views arrive with the executors that use them.)
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/dtype.hpp"
+
+namespace ss::runtime {
+
+using Shape = std::vector<std::int64_t>;
+
+std::int64_t element_count(const Shape& shape);
+std::string shape_str(const Shape& shape);  // "[2 3]"
+
+// Memory a tensor's elements live in: owned (aligned, zeroed) or borrowed.
+class Buffer {
+ public:
+  static constexpr std::size_t kAlignment = 64;
+  static std::shared_ptr<Buffer> allocate(std::size_t bytes);
+  static std::shared_ptr<Buffer> borrow(void* data, std::size_t bytes);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+  bool owned() const { return owned_; }
+
+ private:
+  Buffer(void* data, std::size_t bytes, bool owned) : data_(data), bytes_(bytes), owned_(owned) {}
+  void* data_;
+  std::size_t bytes_;
+  bool owned_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // A new contiguous tensor, every element zero.
+  static Tensor zeros(DType dtype, Shape shape);
+  // A contiguous view of host memory, not copied.
+  static Tensor borrow(void* data, DType dtype, Shape shape);
+  // From values given as doubles, converted to dtype.
+  static Tensor from_values(DType dtype, Shape shape, const std::vector<double>& values);
+  static Tensor scalar(DType dtype, double value) { return from_values(dtype, {}, {value}); }
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  std::int64_t rank() const { return static_cast<std::int64_t>(shape_.size()); }
+  std::int64_t size() const { return element_count(shape_); }
+  std::int64_t dim(std::int64_t axis) const { return shape_[static_cast<std::size_t>(axis)]; }
+  const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  void* raw() const;  // the first element
+
+  // Elements in row-major order, as doubles (exact for every dtype). set()
+  // rounds to the dtype: to nearest even for floats; for i32 it truncates
+  // toward zero, saturating at the type's bounds, NaN giving 0; for bool,
+  // anything but 0 is true.
+  double get(std::int64_t flat) const;
+  void set(std::int64_t flat, double value);
+  std::vector<double> values() const;
+
+ private:
+  DType dtype_ = DType::f32;
+  Shape shape_;
+  std::shared_ptr<Buffer> buffer_;
+};
+
+}  // namespace ss::runtime

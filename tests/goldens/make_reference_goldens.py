@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Writes tests/goldens/reference_ops.txt: inputs and expected outputs of the
+reference runtime's operations, computed with numpy in float64 from float32
+inputs and rounded to the result's dtype. The tests only read the file.
+
+    pip install numpy && python3 tests/goldens/make_reference_goldens.py
+
+Format, one case after another:
+    case NAME
+    op OP
+    attr KEY VALUE          (any number)
+    input DTYPE DIMS...     then one line of values
+    output DTYPE DIMS...    then one line of values
+    end
+Values are decimal (repr of the exact value), inf, -inf or nan.
+"""
+import math
+import os
+
+import numpy as np
+
+rng = np.random.default_rng(20261129)
+out = []
+
+
+def values(a):
+    flat = np.asarray(a, dtype=np.float64).reshape(-1)
+    return " ".join("nan" if math.isnan(v) else ("inf" if v == math.inf else ("-inf" if v == -math.inf else repr(float(v)))) for v in flat)
+
+
+def bf16(a):
+    u = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    return (u.astype(np.uint32)).view(np.float32)
+
+
+def rounded(a, dtype):
+    a = np.asarray(a, dtype=np.float64)
+    if dtype == "f32":
+        return a.astype(np.float32)
+    if dtype == "f16":
+        return a.astype(np.float16)
+    if dtype == "bf16":
+        return bf16(a.astype(np.float32))
+    if dtype == "i32":
+        return a.astype(np.int32)
+    if dtype == "bool":
+        return a != 0
+    raise ValueError(dtype)
+
+
+def case(name, op, inputs, output, out_dtype, **attrs):
+    out.append("case " + name)
+    out.append("op " + op)
+    for key, value in attrs.items():
+        out.append("attr %s %s" % (key, value))
+    for dtype, a in inputs:
+        a = np.asarray(a)
+        out.append("input %s %s" % (dtype, " ".join(str(d) for d in a.shape)))
+        out.append(values(a))
+    output = rounded(output, out_dtype)
+    out.append("output %s %s" % (out_dtype, " ".join(str(d) for d in np.shape(output))))
+    out.append(values(output))
+    out.append("end")
+
+
+def f32(*shape, lo=-3.0, hi=3.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def d(a):
+    return np.asarray(a, dtype=np.float64)
+
+
+erf = np.vectorize(math.erf)
+unary = {
+    "neg": (lambda x: -x, -3, 3),
+    "exp": (np.exp, -5, 5),
+    "log": (np.log, 0.01, 10),
+    "sqrt": (np.sqrt, 0, 10),
+    "abs": (np.abs, -3, 3),
+    "tanh": (np.tanh, -4, 4),
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), -8, 8),
+    "relu": (lambda x: np.maximum(x, 0), -3, 3),
+    "gelu": (lambda x: 0.5 * x * (1 + erf(x / math.sqrt(2))), -4, 4),
+}
+for name, (fn, lo, hi) in unary.items():
+    for shape in [(1,), (7,), (1023,), (3, 7)]:
+        x = f32(*shape, lo=lo, hi=hi)
+        case("%s %s" % (name, shape), "unary", [("f32", x)], fn(d(x)), "f32", fn=name)
+
+binary = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+    "maximum": np.maximum, "minimum": np.minimum, "mod": np.mod, "floordiv": np.floor_divide,
+}
+shapes = [((7,), (7,)), ((7, 1), (1, 5)), ((3, 1, 4), (4,)), ((), (1023,)), ((1,), (1,)), ((2, 3), (1,))]
+for name, fn in binary.items():
+    for sa, sb in shapes:
+        a, b = f32(*sa), f32(*sb)
+        if name in ("div", "mod", "floordiv"):
+            b = np.where(np.abs(b) < 0.1, np.float32(0.5), b).astype(np.float32)
+        case("%s %s %s" % (name, sa, sb), "binary", [("f32", a), ("f32", b)], fn(d(a), d(b)), "f32", fn=name)
+for sa, sb in [((7,), (7,)), ((3, 1), (1, 4))]:
+    a, b = f32(*sa, lo=0.1, hi=3), f32(*sb, lo=-2, hi=2)
+    case("pow %s %s" % (sa, sb), "binary", [("f32", a), ("f32", b)], np.power(d(a), d(b)), "f32", fn="pow")
+ints_a = rng.integers(-20, 20, size=(9,)).astype(np.int32)
+ints_b = rng.integers(1, 7, size=(9,)).astype(np.int32) * rng.choice([-1, 1], size=9).astype(np.int32)
+for name, fn in [("mod", np.mod), ("floordiv", np.floor_divide), ("add", np.add), ("mul", np.multiply)]:
+    case("%s i32" % name, "binary", [("i32", ints_a), ("i32", ints_b)], fn(ints_a, ints_b), "i32", fn=name)
+case("div i32", "binary", [("i32", ints_a), ("i32", ints_b)], d(ints_a) / d(ints_b), "f32", fn="div")
+comparisons = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+               "eq": np.equal, "ne": np.not_equal}
+for name, fn in comparisons.items():
+    a, b = f32(4, 1), f32(5)
+    b[0] = a[1, 0]  # one tie
+    case("%s broadcast" % name, "binary", [("f32", a), ("f32", b)], fn(d(a), d(b)), "bool", fn=name)
+pa, pb = rng.random((3, 4)) < 0.5, rng.random((4,)) < 0.5
+case("logical_and", "binary", [("bool", pa), ("bool", pb)], np.logical_and(pa, pb), "bool", fn="logical_and")
+case("logical_or", "binary", [("bool", pa), ("bool", pb)], np.logical_or(pa, pb), "bool", fn="logical_or")
+
+for cshape, ashape, bshape in [((7,), (7,), (7,)), ((3, 1), (1, 4), (3, 4)), ((5,), (), (5,))]:
+    c, a, b = rng.random(cshape) < 0.5, f32(*ashape), f32(*bshape)
+    case("where %s %s %s" % (cshape, ashape, bshape), "where", [("bool", c), ("f32", a), ("f32", b)],
+         np.where(c, d(a), d(b)), "f32")
+
+x = np.array([-2.75, -1.5, -0.5, 0.0, 0.49, 1.5, 2.5, 3.99, 1e5, -7.0], dtype=np.float32)
+case("cast f32 to i32", "cast", [("f32", x)], np.trunc(d(x)), "i32", to="i32")
+case("cast i32 to f32", "cast", [("i32", ints_a)], d(ints_a), "f32", to="f32")
+case("cast bool to f32", "cast", [("bool", pa)], d(pa), "f32", to="f32")
+case("cast f32 to bool", "cast", [("f32", x)], x != 0, "bool", to="bool")
+y = f32(1023, lo=-70000, hi=70000)
+y[:5] = [65504, 65520, -65519.99, 1e-8, 6.1e-5]
+case("cast f32 to f16", "cast", [("f32", y)], d(y), "f16", to="f16")
+z = f32(1023)
+case("cast f32 to bf16", "cast", [("f32", z)], d(z), "bf16", to="bf16")
+
+for sa, sb in [((7, 5), (5, 3)), ((1023,), (1023,)), ((2, 3, 4), (4, 5)), ((4,), (4, 6)), ((1, 1), (1, 1))]:
+    a, b = f32(*sa), f32(*sb)
+    case("matmul %s %s" % (sa, sb), "matmul", [("f32", a), ("f32", b)], np.tensordot(d(a), d(b), axes=1), "f32")
+
+reductions = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "var": np.var, "std": np.std}
+for name, fn in reductions.items():
+    for shape, axes in [((7,), (0,)), ((3, 5), (1,)), ((3, 5), (0,)), ((2, 3, 4), (0, 2)), ((2, 3, 4), (0, 1, 2)),
+                        ((1023,), (0,))]:
+        for keep in (False, True):
+            x = f32(*shape)
+            case("%s %s over %s keep %d" % (name, shape, axes, keep), "reduce", [("f32", x)],
+                 fn(d(x), axis=axes, keepdims=keep), "f32", fn=name, axes=",".join(map(str, axes)), keep=int(keep))
+
+
+def logsumexp(x, axis, keepdims):
+    peak = np.max(x, axis=axis, keepdims=True)
+    r = peak + np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True))
+    return r if keepdims else np.squeeze(r, axis=axis)
+
+
+for shape, axes in [((7,), (0,)), ((3, 5), (1,)), ((2, 3, 4), (0, 2))]:
+    x = f32(*shape, lo=-30, hi=30)
+    case("logsumexp %s over %s" % (shape, axes), "reduce", [("f32", x)], logsumexp(d(x), axes, False), "f32",
+         fn="logsumexp", axes=",".join(map(str, axes)), keep=0)
+xb = rng.random((4, 6)) < 0.5
+case("sum of bool", "reduce", [("bool", xb)], np.sum(xb, axis=1), "f32", fn="sum", axes="1", keep=0)
+case("mean of bool", "reduce", [("bool", xb)], np.mean(xb, axis=0), "f32", fn="mean", axes="0", keep=0)
+case("sum of i32", "reduce", [("i32", ints_a)], np.sum(ints_a), "i32", fn="sum", axes="0", keep=0)
+
+for shape, axis in [((7,), 0), ((3, 5), 1), ((3, 5), 0), ((2, 3, 4), 1)]:
+    x = f32(*shape)
+    x.reshape(-1)[1] = x.reshape(-1)[0]  # a tie: the first index wins
+    case("argmax %s axis %d" % (shape, axis), "argmax", [("f32", x)], np.argmax(x, axis=axis), "i32", axis=axis, keep=0)
+    e = np.exp(d(x) - np.max(d(x), axis=axis, keepdims=True))
+    case("softmax %s axis %d" % (shape, axis), "softmax", [("f32", x)], e / e.sum(axis=axis, keepdims=True), "f32",
+         axis=axis)
+    case("log_softmax %s axis %d" % (shape, axis), "log_softmax", [("f32", x)],
+         d(x) - logsumexp(d(x), (axis,), True), "f32", axis=axis)
+
+for shape, axis in [((7, 5), 1), ((1, 3), 1), ((2, 3, 5), 2), ((2, 5, 3), 1), ((1023, 10), 1)]:
+    logits = f32(*shape, lo=-6, hi=6)
+    rest = tuple(s for k, s in enumerate(shape) if k != axis)
+    labels = rng.integers(0, shape[axis], size=rest).astype(np.int32)
+    lp = d(logits) - logsumexp(d(logits), (axis,), True)
+    picked = np.take_along_axis(lp, np.expand_dims(labels, axis), axis=axis)
+    case("cross_entropy %s axis %d" % (shape, axis), "cross_entropy", [("f32", logits), ("i32", labels)],
+         -np.mean(picked), "f32", axis=axis)
+
+for shape in [(4, 4), (3, 5, 5), (1, 1)]:
+    x = f32(*shape)
+    mask = np.triu(np.ones(shape[-2:], dtype=bool), k=1)
+    case("causal %s" % (shape,), "causal", [("f32", x)], np.where(mask, -np.inf, d(x)), "f32")
+
+table = f32(7, 3)
+for ids_shape in [(5,), (2, 4), ()]:
+    ids = rng.integers(0, 7, size=ids_shape).astype(np.int32)
+    case("gather %s" % (ids_shape,), "gather", [("f32", table), ("i32", ids)], d(table)[ids], "f32")
+
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ops.txt")
+with open(path, "w") as f:
+    f.write("\n".join(out) + "\n")
+print("wrote %d cases to %s" % (sum(1 for line in out if line.startswith("case ")), path))
