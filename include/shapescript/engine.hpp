@@ -108,6 +108,11 @@ class SS_API Engine {
   std::vector<Diagnostic> check_file(const std::string& path) const;
   std::vector<Diagnostic> check_source(std::string_view text, std::string_view name) const;
 
+  // The tensor IR of every device function of a program, as text (the CLI's
+  // `check --dump-ir`). When the program has errors, the listing is empty
+  // and *diagnostics receives them.
+  std::string ir_listing(const std::string& path, std::vector<Diagnostic>* diagnostics) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -4,6 +4,7 @@
 
 #include "check/checker.hpp"
 #include "diag/reporter.hpp"
+#include "ir/lower.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_libraries.hpp"
 #include "kernels/nvrtc.hpp"
@@ -137,6 +138,41 @@ std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_
   auto source = syntax::decode_source(text, std::string(name));
   if (auto* d = std::get_if<Diagnostic>(&source)) return {std::move(*d)};
   return check_decoded(std::get<syntax::SourceFile>(source), *impl_->log);
+}
+
+std::string Engine::ir_listing(const std::string& path,
+                               std::vector<Diagnostic>* diagnostics) const {
+  auto source = syntax::read_source_file(path);
+  if (auto* d = std::get_if<Diagnostic>(&source)) {
+    if (diagnostics) diagnostics->push_back(std::move(*d));
+    return {};
+  }
+  const auto& file = std::get<syntax::SourceFile>(source);
+  const syntax::SourceMap map(file.name, file.text);
+  diag::Reporter reporter(map);
+  const auto tokens = syntax::lex(file.text, reporter);
+  if (reporter.error_count() == 0) {
+    const auto program = syntax::parse(tokens, reporter);
+    if (reporter.error_count() == 0) {
+      const auto typed = check::check_program(program, reporter);
+      if (reporter.error_count() == 0) {
+        std::string out;
+        for (const auto& [name, fn] : typed.functions) {
+          if (fn.controller || fn.item->is_extern) continue;
+          try {
+            out += ir::print(ir::lower_function(typed, name));
+          } catch (const ir::NotLowered& e) {
+            const auto at = map.location(e.span.begin);
+            out += "# " + name + ": not lowered yet (" + e.what() + ", line " +
+                   std::to_string(at.line) + ")\n";
+          }
+        }
+        return out;
+      }
+    }
+  }
+  if (diagnostics) *diagnostics = reporter.take();
+  return {};
 }
 
 const char* version() {

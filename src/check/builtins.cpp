@@ -416,6 +416,7 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
     const auto* over = kwarg(e, "over");
     auto at = over_axes(over ? over->value.get() : nullptr, *x, e.span, ctx, name == "argmax");
     if (!at) return Type::error();
+    typed_.axes[&e] = *at;
     const bool keep = kwarg(e, "keep") && kwarg(e, "keep")->value->kind == ExprKind::boolean &&
                       kwarg(e, "keep")->value->bool_value;
     const bool has_lowering = name == "sum" || name == "mean";
@@ -456,6 +457,7 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
     const auto* over = kwarg(e, "over");
     auto at = over_axes(over ? over->value.get() : nullptr, *x, e.span, ctx, true);
     if (!at) return Type::error();
+    typed_.axes[&e] = *at;
     no_lowering(ctx, x->axes[(*at)[0]], over->value->span, name);
     if (name == "argsort")
       return Type::tensor(x->axes, Elem{ElemKind::index, x->axes[(*at)[0]], false});
@@ -470,6 +472,7 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
     const auto* over = kwarg(e, "over");
     auto at = over_axes(over ? over->value.get() : nullptr, *logits, e.span, ctx, true);
     if (!at) return Type::error();
+    typed_.axes[&e] = *at;
     const Axis& classes = logits->axes[(*at)[0]];
     if (labels->elem.kind != ElemKind::index || !labels->elem.index_of ||
         !axes_match(*labels->elem.index_of, classes)) {
@@ -536,6 +539,7 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
       const auto* over = kwarg(e, "over");
       auto at = over_axes(over ? over->value.get() : nullptr, ts[0], e.span, ctx, true);
       if (!at) return Type::error();
+      typed_.axes[&e] = *at;
       along = (*at)[0];
       no_lowering(ctx, ts[0].axes[*along], over->value->span, "concat");
     }
@@ -578,6 +582,7 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
     const auto* over = kwarg(e, "over");
     auto at = over_axes(over ? over->value.get() : nullptr, *x, e.span, ctx, true);
     if (!at) return Type::error();
+    typed_.axes[&e] = *at;
     std::int64_t added = 0;
     for (const char* side : {"before", "after"}) {
       const auto* kw = kwarg(e, side);

@@ -1,18 +1,56 @@
 // The static checker: names, types, shapes, placement and the several-device
-// rules, run on a parsed program. Every mistake is a coded diagnostic.
+// rules, run on a parsed program. Every mistake is a coded diagnostic; what
+// it learnt about a clean program is kept for lowering.
 #pragma once
 
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "check/types.hpp"
 #include "diag/reporter.hpp"
 #include "syntax/ast.hpp"
 
 namespace ss::check {
 
-// What the checker learnt that later stages need.
-struct CheckSummary {
-  int device_count = 1;  // from the `devices` line; 1 when there is none
-  std::string device_kind = "cpu";
+struct FunctionInfo {
+  const syntax::FnItem* item = nullptr;
+  std::vector<Type> params;
+  Type ret;
+  bool has_ret = false;
+  std::set<std::string> generics;
+  bool controller = false;
 };
 
-CheckSummary check_program(const syntax::Program& program, diag::Reporter& reporter);
+struct MemberInfo {
+  std::string name;
+  Type type;  // a tensor (a parameter) or a model (a sub-model)
+  bool is_param = false;
+};
+
+// The checked program, keyed by the syntax tree's nodes (which it outlives
+// only as long as the tree does).
+struct TypedProgram {
+  int device_count = 1;  // from the `devices` line; 1 when there is none
+  std::string device_kind = "cpu";
+  std::map<std::string, std::optional<std::int64_t>> dims;
+  std::map<std::string, std::vector<MemberInfo>> models;
+  std::map<std::string, std::vector<std::pair<std::string, Type>>> records;
+  std::map<std::string, FunctionInfo> functions;
+  // Every expression's type, as the function that holds it sees it.
+  std::unordered_map<const syntax::Expr*, Type> types;
+  // The axis positions an operation works on: `over=` of a reduction,
+  // softmax, cross_entropy, concat or pad (calls), the axis an index names
+  // (keyword values of an index expression).
+  std::unordered_map<const syntax::Expr*, std::vector<std::size_t>> axes;
+  // A call of the program's own function: its generic axes, bound to the
+  // caller's axes.
+  std::unordered_map<const syntax::Expr*, std::map<std::string, Axis>> bindings;
+};
+
+TypedProgram check_program(const syntax::Program& program, diag::Reporter& reporter);
 
 }  // namespace ss::check

@@ -75,6 +75,7 @@ struct BatchEvent {
 
 // A call of a user function, for the several-device analysis.
 struct CallSite {
+  const Expr* expr = nullptr;
   std::string callee;
   Span span;
   std::vector<Span> arg_spans;
@@ -120,7 +121,7 @@ struct FnCtx {
 class Checker {
  public:
   Checker(const syntax::Program& program, diag::Reporter& reporter) : p_(program), r_(reporter) {}
-  CheckSummary run();
+  TypedProgram run();
 
   // declarations.cpp
   void declare_items();
@@ -147,7 +148,9 @@ class Checker {
   void bind(FnCtx& ctx, const Expr& target, const Type& type);
 
   // expressions.cpp
+  // Checks an expression and records its type in typed_.
   Type expr(const Expr& e, FnCtx& ctx, const Type* expected = nullptr);
+  Type expr_kind(const Expr& e, FnCtx& ctx, const Type* expected);
   Type name_expr(const Expr& e, FnCtx& ctx);
   Type unary_expr(const Expr& e, FnCtx& ctx);
   Type binary_expr(const Expr& e, FnCtx& ctx);
@@ -197,6 +200,7 @@ class Checker {
   void several_device_rules();
 
   // shared state
+  TypedProgram typed_;  // what the checker records for lowering
   const syntax::Program& p_;
   diag::Reporter& r_;
   int device_count_ = 1;

@@ -131,6 +131,12 @@ void Checker::note_axes(const Type& t, Span span, FnCtx& ctx) {
 }
 
 Type Checker::expr(const Expr& e, FnCtx& ctx, const Type* expected) {
+  Type t = expr_kind(e, ctx, expected);
+  typed_.types[&e] = t;
+  return t;
+}
+
+Type Checker::expr_kind(const Expr& e, FnCtx& ctx, const Type* expected) {
   switch (e.kind) {
     case ExprKind::name:
       return name_expr(e, ctx);
@@ -553,6 +559,7 @@ Type Checker::index_expr(const Expr& e, FnCtx& ctx) {
       return Type::error();
     }
     const std::size_t k = at[0];
+    typed_.axes[kw.value.get()] = {k};
     for (const auto& f : want.factors)
       if (f.kind == Factor::Kind::generic)
         no_lowering(ctx, want, kw.name_span,
@@ -717,6 +724,7 @@ Type Checker::user_call(const Expr& e, FnInfo& callee, std::vector<Type> args,
   }
   CallSite site;
   site.callee = item.name;
+  site.expr = &e;
   site.span = e.span;
   site.arg_spans = spans;
   bool ok = true;
@@ -834,6 +842,7 @@ Type Checker::user_call(const Expr& e, FnInfo& callee, std::vector<Type> args,
       }
     }
   }
+  typed_.bindings[&e] = site.bindings;
   ctx.fn->calls.push_back(std::move(site));
   if (!ok || !callee.has_ret) return callee.has_ret ? Type::error() : Type::none();
   Type ret = substitute(callee.ret, ctx.fn->calls.back().bindings);

@@ -147,15 +147,25 @@ void Checker::several_device_rules() {
   }
 }
 
-CheckSummary Checker::run() {
+TypedProgram Checker::run() {
   declare_items();
   place_functions();
   for (auto& [name, fn] : fns_) check_function(fn);
   several_device_rules();
-  return {device_count_, device_kind_};
+
+  typed_.device_count = device_count_;
+  typed_.device_kind = device_kind_;
+  for (const auto& [name, dim] : dims_) typed_.dims[name] = dim.value;
+  for (const auto& [name, model] : models_)
+    for (const auto& m : model.members) typed_.models[name].push_back({m.name, m.type, m.is_param});
+  for (const auto& [name, record] : records_)
+    for (const auto& f : record.fields) typed_.records[name].emplace_back(f.name, f.type);
+  for (const auto& [name, fn] : fns_)
+    typed_.functions[name] = {fn.item, fn.params, fn.ret, fn.has_ret, fn.generics, fn.controller};
+  return std::move(typed_);
 }
 
-CheckSummary check_program(const syntax::Program& program, diag::Reporter& reporter) {
+TypedProgram check_program(const syntax::Program& program, diag::Reporter& reporter) {
   return Checker(program, reporter).run();
 }
 

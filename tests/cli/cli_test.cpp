@@ -150,3 +150,18 @@ TEST_CASE("check reports a program's checker errors rustc-style with the source 
   CHECK(result.err.find("error[E0605]: `f` returns [b D], declared [b C]\n") == 0);
   CHECK(result.err.find("3 | fn f(x: [b D]) -> [b C] = x\n") != std::string::npos);
 }
+
+TEST_CASE("check --dump-ir prints each device function's graph, and says what isn't lowered yet") {
+  const auto result =
+      run_process({kCliPath, "check", "--dump-ir",
+                   std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss"});
+  CHECK(result.exit_code == 0);
+  CHECK(result.out.find(ss::test::read_file(std::string(ss::test::kSourceDir) +
+                                            "/tests/goldens/logits.ir")) != std::string::npos);
+  CHECK(result.out.find("# train_step: not lowered yet") !=
+        std::string::npos);                                   // training lowers later
+  CHECK(result.out.find("graph main") == std::string::npos);  // the controller's code isn't a graph
+  const auto bad = run_process({kCliPath, "check", "--dump-ir", "/nonexistent.ss"});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("E0101") != std::string::npos);
+}

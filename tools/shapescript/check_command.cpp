@@ -11,7 +11,11 @@ int run_check(const std::vector<std::string>& files, const Options& options) {
   Engine engine;
   bool failed = false;
   for (const auto& file : files) {
-    const auto diagnostics = engine.check_file(file);
+    std::vector<Diagnostic> diagnostics;
+    if (options.dump_ir)
+      std::cout << engine.ir_listing(file, &diagnostics);
+    else
+      diagnostics = engine.check_file(file);
     if (options.json) {
       for (const auto& d : diagnostics) std::cout << to_json(d) << "\n";
     } else {
@@ -19,7 +23,7 @@ int run_check(const std::vector<std::string>& files, const Options& options) {
     }
     if (has_errors(diagnostics)) {
       failed = true;
-    } else if (!options.json) {
+    } else if (!options.json && !options.dump_ir) {
       std::cout << file << ": no errors\n";
     }
   }

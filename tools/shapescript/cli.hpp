@@ -14,7 +14,8 @@ inline constexpr int kUsage = 2;
 
 struct Options {
   bool color = false;
-  bool json = false;  // --format json: one JSON object per diagnostic, on standard output
+  bool json = false;     // --format json: one JSON object per diagnostic, on standard output
+  bool dump_ir = false;  // --dump-ir: print the device functions' IR
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

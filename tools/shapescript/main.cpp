@@ -27,6 +27,7 @@ usage:
 options:
   --color=auto|always|never       colour the diagnostics (auto: on a terminal)
   --format=text|json              json: one object per diagnostic, on standard output
+  --dump-ir                       with check: print each device function's tensor IR
 
 environment:
   SHAPESCRIPT_LOG                 log level: trace, debug, info, warn, error, off
@@ -64,6 +65,10 @@ int main(int argc, char** argv) {
     if (arg == "--explain") {
       if (i + 1 >= argc) return usage_error("`--explain` needs a code, such as E0603");
       return run_explain(argv[i + 1]);
+    }
+    if (arg == "--dump-ir") {
+      options.dump_ir = true;
+      continue;
     }
     if (arg == "--format=json" || arg == "--format=text") {
       options.json = arg == "--format=json";

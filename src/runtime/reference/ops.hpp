@@ -75,5 +75,7 @@ Tensor causal(const Tensor& x);
 // table[ids]: rows of the table's first axis; the result's shape is the
 // ids' followed by the table's remaining axes.
 Tensor gather(const Tensor& table, const Tensor& ids);
+// x[axis=index]: the axis removed; a negative index counts from the end.
+Tensor take(const Tensor& x, std::int64_t axis, std::int64_t index);
 
 }  // namespace ss::runtime::reference

@@ -1,0 +1,161 @@
+#include "ir/graph.hpp"
+
+#include <iterator>
+
+#include <sstream>
+
+#include "runtime/reference/ops.hpp"
+
+namespace ss::ir {
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::input:
+      return "input";
+    case Op::constant:
+      return "constant";
+    case Op::size:
+      return "size";
+    case Op::fill:
+      return "fill";
+    case Op::unary:
+      return "unary";
+    case Op::binary:
+      return "binary";
+    case Op::where:
+      return "where";
+    case Op::cast:
+      return "cast";
+    case Op::matmul:
+      return "matmul";
+    case Op::reduce:
+      return "reduce";
+    case Op::argmax:
+      return "argmax";
+    case Op::softmax:
+      return "softmax";
+    case Op::log_softmax:
+      return "log_softmax";
+    case Op::cross_entropy:
+      return "cross_entropy";
+    case Op::causal:
+      return "causal";
+    case Op::gather:
+      return "gather";
+    case Op::index:
+      return "index";
+  }
+  return "?";
+}
+
+int Graph::add(Node node) {
+  nodes.push_back(std::move(node));
+  return static_cast<int>(nodes.size()) - 1;
+}
+
+namespace {
+
+namespace ref = runtime::reference;
+
+// The operation a unary, binary or reduce node applies, by name.
+const char* sub_name(Op op, int sub) {
+  static const char* const unary[] = {"neg",  "exp",     "log",  "sqrt", "abs",
+                                      "tanh", "sigmoid", "relu", "gelu", "not"};
+  static const char* const binary[] = {"add",      "sub",     "mul",     "div", "pow", "mod",
+                                       "floordiv", "maximum", "minimum", "lt",  "le",  "gt",
+                                       "ge",       "eq",      "ne",      "and", "or"};
+  static const char* const reduce[] = {"sum", "mean", "max", "min", "logsumexp", "var", "std"};
+  static_assert(std::size(unary) == static_cast<std::size_t>(ref::Unary::logical_not) + 1);
+  static_assert(std::size(binary) == static_cast<std::size_t>(ref::Binary::logical_or) + 1);
+  static_assert(std::size(reduce) == static_cast<std::size_t>(ref::Reduce::std) + 1);
+  const auto at = static_cast<std::size_t>(sub);
+  switch (op) {
+    case Op::unary:
+      return at < std::size(unary) ? unary[at] : "?";
+    case Op::binary:
+      return at < std::size(binary) ? binary[at] : "?";
+    case Op::reduce:
+      return at < std::size(reduce) ? reduce[at] : "?";
+    default:
+      return "";
+  }
+}
+
+std::size_t arity(Op op) {
+  switch (op) {
+    case Op::input:
+    case Op::constant:
+    case Op::size:
+    case Op::fill:
+      return 0;
+    case Op::binary:
+    case Op::matmul:
+    case Op::cross_entropy:
+    case Op::gather:
+      return 2;
+    case Op::where:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+std::string print(const Graph& g) {
+  std::ostringstream out;
+  out << "graph " << g.name << "(";
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) out << (i ? ", " : "") << "%" << g.inputs[i];
+  out << ")\n";
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    out << "  %" << i << " = " << op_name(n.op);
+    if (n.op == Op::unary || n.op == Op::binary || n.op == Op::reduce)
+      out << "." << sub_name(n.op, n.sub);
+    if (!n.name.empty()) out << " " << n.name;
+    for (const int x : n.in) out << " %" << x;
+    if (!n.axes.empty()) {
+      out << " axes=";
+      for (std::size_t k = 0; k < n.axes.size(); ++k) out << (k ? "," : "") << n.axes[k];
+    }
+    if (n.keep) out << " keep";
+    if (n.op == Op::constant || n.op == Op::fill || n.op == Op::index) out << " " << n.number;
+    out << " : " << n.type.str() << "\n";
+  }
+  out << "  return";
+  for (const int o : g.outputs) out << " %" << o;
+  out << "\n";
+  return out.str();
+}
+
+std::string verify(const Graph& g) {
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    const std::string at = "%" + std::to_string(i) + " (" + op_name(n.op) + "): ";
+    if (n.in.size() != arity(n.op)) return at + "takes " + std::to_string(arity(n.op)) + " inputs";
+    for (const int x : n.in)
+      if (x < 0 || x >= static_cast<int>(i))
+        return at + "uses %" + std::to_string(x) + " before it is defined";
+    if (!n.type.is_tensor()) return at + "has no tensor type";
+    if ((n.op == Op::reduce || n.op == Op::argmax || n.op == Op::softmax ||
+         n.op == Op::log_softmax || n.op == Op::cross_entropy || n.op == Op::index) &&
+        n.axes.empty())
+      return at + "names no axis";
+    for (const auto a : n.axes) {
+      const auto rank =
+          static_cast<std::int64_t>(g.nodes[static_cast<std::size_t>(n.in[0])].type.axes.size());
+      if (a < 0 || a >= rank)
+        return at + "axis " + std::to_string(a) + " is outside its input's " + std::to_string(rank);
+    }
+  }
+  for (const int x : g.inputs)
+    if (x < 0 || x >= static_cast<int>(g.nodes.size()) ||
+        g.nodes[static_cast<std::size_t>(x)].op != Op::input)
+      return "input %" + std::to_string(x) + " is not an input node";
+  for (const int x : g.outputs)
+    if (x < 0 || x >= static_cast<int>(g.nodes.size()))
+      return "output %" + std::to_string(x) + " doesn't exist";
+  return {};
+}
+
+}  // namespace ss::ir

@@ -1,0 +1,69 @@
+// The tensor IR: one graph per device function, the contract between the
+// front end and every executor (the reference runtime today; the LLVM JIT
+// and CUDA later). Nodes are in topological order; each has a tensor type
+// whose axes are named (dims, the function's generic axes, literals), so
+// generic sizes stay symbolic: one graph serves every batch size.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "check/types.hpp"
+#include "syntax/source_map.hpp"
+
+namespace ss::ir {
+
+enum class Op {
+  input,     // name: "x", "m.w1", "batch.pixels"
+  constant,  // number, in the node's dtype, shape []
+  size,      // name: a generic axis; its size as an i32 scalar
+  fill,      // number, in the node's shape (zeros, ones, full)
+  unary,     // sub: runtime::reference::Unary
+  binary,    // sub: runtime::reference::Binary
+  where,
+  cast,  // to the node's dtype
+  matmul,
+  reduce,         // sub: runtime::reference::Reduce; axes; keep
+  argmax,         // axes[0]; keep
+  softmax,        // axes[0]
+  log_softmax,    // axes[0]
+  cross_entropy,  // axes[0]
+  causal,
+  gather,
+  index,  // axes[0]: the axis; number: the static index (negative counts from the end)
+};
+
+const char* op_name(Op op);
+
+struct Node {
+  Op op = Op::constant;
+  std::vector<int> in;
+  int sub = 0;
+  std::vector<std::int64_t> axes;
+  bool keep = false;
+  double number = 0;
+  std::string name;
+  check::Type type;  // always a tensor
+  syntax::Span span;
+};
+
+struct Graph {
+  std::string name;
+  std::vector<Node> nodes;
+  std::vector<int> inputs;        // in parameter order, a parameter's fields flattened
+  std::vector<int> outputs;       // a tuple gives several
+  std::set<std::string> symbols;  // the generic axes the sizes depend on
+
+  int add(Node node);
+};
+
+// A readable listing, one node a line:  %3 = matmul %1 %2 : [b H]
+std::string print(const Graph& graph);
+
+// Empty when the graph is well formed (inputs before use, arity, types);
+// else what is wrong. Run between passes.
+std::string verify(const Graph& graph);
+
+}  // namespace ss::ir

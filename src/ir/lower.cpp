@@ -1,0 +1,522 @@
+#include "ir/lower.hpp"
+
+#include <map>
+
+#include "runtime/reference/ops.hpp"
+
+namespace ss::ir {
+namespace {
+
+using check::Axis;
+using check::ElemKind;
+using check::Factor;
+using check::Type;
+using syntax::Expr;
+using syntax::ExprKind;
+using syntax::Stmt;
+using syntax::StmtKind;
+namespace ref = runtime::reference;
+
+// What a name holds while lowering: a tensor node, a static number, or a
+// structure whose tensors are inputs named by a path ("m", "batch").
+struct Val {
+  enum class Kind { tensor, number, model, record, tuple, function, none };
+  Kind kind = Kind::none;
+  int node = -1;
+  double number = 0;
+  bool integer = false;
+  std::string path;  // model or record: the inputs' name prefix
+  std::string type;  // model or record name; the function's name
+  Axis batch;        // a batch's axis (records of a batch carry it)
+  bool is_batch = false;
+  std::vector<Val> items;
+};
+
+Axis substitute(const Axis& a, const std::map<std::string, Axis>& s) {
+  Axis out;
+  for (const auto& f : a.factors) {
+    const auto it = f.kind == Factor::Kind::generic ? s.find(f.name) : s.end();
+    if (it == s.end())
+      out.factors.push_back(f);
+    else
+      out.factors.insert(out.factors.end(), it->second.factors.begin(), it->second.factors.end());
+  }
+  return out;
+}
+
+Type substitute(Type t, const std::map<std::string, Axis>& s) {
+  for (auto& a : t.axes) a = substitute(a, s);
+  if (t.elem.index_of) t.elem.index_of = substitute(*t.elem.index_of, s);
+  if (t.is(Type::Kind::batch)) t.batch_axis = substitute(t.batch_axis, s);
+  for (auto& item : t.items) item = substitute(item, s);
+  return t;
+}
+
+class Lowerer {
+ public:
+  explicit Lowerer(const check::TypedProgram& p) : p_(p) {}
+
+  Graph run(const std::string& name) {
+    const auto& fn = p_.functions.at(name);
+    if (fn.controller || fn.item->is_extern)
+      throw NotLowered("`" + name + "` runs in the controller, not on a device",
+                       fn.item->name_span);
+    g_.name = name;
+    g_.symbols = fn.generics;
+    Scope scope;
+    for (std::size_t i = 0; i < fn.params.size(); ++i)
+      scope.vars[fn.item->params[i].name] =
+          input(fn.item->params[i].name, fn.params[i], fn.item->params[i].span);
+    const Val result = body(fn, scope);
+    flatten_outputs(result);
+    if (const std::string bad = verify(g_); !bad.empty())
+      throw std::logic_error("lowering made a bad graph: " + bad);
+    return std::move(g_);
+  }
+
+ private:
+  struct Scope {
+    std::map<std::string, Val> vars;
+    std::map<std::string, Axis> subst;  // the function's generic axes, as the graph's
+    Val result;
+    bool returned = false;
+  };
+
+  // An input per tensor the parameter holds: a model's parameters, a
+  // batch's or record's fields.
+  Val input(const std::string& path, const Type& type, syntax::Span span) {
+    Val v;
+    switch (type.kind) {
+      case Type::Kind::tensor: {
+        Node n;
+        n.op = Op::input;
+        n.name = path;
+        n.type = type;
+        n.span = span;
+        v.kind = Val::Kind::tensor;
+        v.node = g_.add(n);
+        g_.inputs.push_back(v.node);
+        return v;
+      }
+      case Type::Kind::model:
+        v.kind = Val::Kind::model;
+        v.path = path;
+        v.type = type.name;
+        for (const auto& m : p_.models.at(type.name))
+          if (m.type.is_tensor() || m.type.is(Type::Kind::model))
+            (void)input(path + "." + m.name, m.type, span);
+        return v;
+      case Type::Kind::record:
+      case Type::Kind::batch:
+        v.kind = Val::Kind::record;
+        v.path = path;
+        v.type = type.name;
+        v.is_batch = type.is(Type::Kind::batch);
+        v.batch = type.batch_axis;
+        for (const auto& [field, ft] : p_.records.at(type.name)) {
+          Type t = ft;
+          if (v.is_batch) t.axes.insert(t.axes.begin(), type.batch_axis);
+          (void)input(path + "." + field, t, span);
+        }
+        return v;
+      case Type::Kind::integer:
+      case Type::Kind::floating: {
+        Type t = Type::scalar(type.is(Type::Kind::integer) ? ElemKind::i32 : ElemKind::f32);
+        return input(path, t, span);
+      }
+      default:
+        throw NotLowered("a parameter of type " + type.str() + " on a device", span);
+    }
+  }
+
+  int find_input(const std::string& name) const {
+    for (const int i : g_.inputs)
+      if (g_.nodes[static_cast<std::size_t>(i)].name == name) return i;
+    throw std::logic_error("no input " + name);
+  }
+
+  void flatten_outputs(const Val& v) {
+    if (v.kind == Val::Kind::tuple) {
+      for (const auto& item : v.items) flatten_outputs(item);
+    } else if (v.kind == Val::Kind::tensor) {
+      g_.outputs.push_back(v.node);
+    } else if (v.kind == Val::Kind::number) {
+      g_.outputs.push_back(constant(v.number, v.integer ? ElemKind::i32 : ElemKind::f32, {}));
+    }
+  }
+
+  Val body(const check::FunctionInfo& fn, Scope& scope) {
+    if (fn.item->expr_body) return value(*fn.item->expr_body, scope);
+    block(fn.item->body, scope);
+    return scope.result;
+  }
+
+  void block(const std::vector<Stmt>& stmts, Scope& scope) {
+    for (const auto& s : stmts) {
+      if (scope.returned) return;
+      statement(s, scope);
+    }
+  }
+
+  void statement(const Stmt& s, Scope& scope) {
+    switch (s.kind) {
+      case StmtKind::expr:
+        (void)value(*s.value, scope);
+        return;
+      case StmtKind::assign: {
+        const Val v = value(*s.value, scope);
+        if (s.targets.size() == 1) {
+          if (s.targets[0]->kind != ExprKind::name)
+            throw NotLowered("changing a model's field on a device", s.span);
+          scope.vars[s.targets[0]->text] = v;
+        } else {
+          for (std::size_t i = 0; i < s.targets.size(); ++i)
+            scope.vars[s.targets[i]->text] = v.items.at(i);
+        }
+        return;
+      }
+      case StmtKind::return_:
+        scope.result = s.value ? value(*s.value, scope) : Val{};
+        scope.returned = true;
+        return;
+      case StmtKind::for_: {
+        // A static range: unrolled.
+        const Expr& range = *s.value;
+        std::int64_t lo = 0, hi = 0;
+        if (range.items.size() == 2) {
+          hi = static_cast<std::int64_t>(number(*range.items[1], scope));
+        } else {
+          lo = static_cast<std::int64_t>(number(*range.items[1], scope));
+          hi = static_cast<std::int64_t>(number(*range.items[2], scope));
+        }
+        for (std::int64_t i = lo; i < hi && !scope.returned; ++i) {
+          Val v;
+          v.kind = Val::Kind::number;
+          v.number = static_cast<double>(i);
+          v.integer = true;
+          scope.vars[s.loop_var] = v;
+          block(s.body, scope);
+        }
+        return;
+      }
+      case StmtKind::if_:
+        block(number(*s.value, scope) != 0 ? s.body : s.else_body, scope);
+        return;
+      case StmtKind::break_:
+        throw NotLowered("`break` in device code", s.span);
+    }
+  }
+
+  double number(const Expr& e, Scope& scope) {
+    const Val v = value(e, scope);
+    if (v.kind != Val::Kind::number)
+      throw NotLowered("a value the device needs to know statically", e.span);
+    return v.number;
+  }
+
+  Type type_of(const Expr& e, const Scope& scope) const {
+    return substitute(p_.types.at(&e), scope.subst);
+  }
+
+  int constant(double x, ElemKind kind, syntax::Span span) {
+    Node n;
+    n.op = Op::constant;
+    n.number = x;
+    n.type = Type::scalar(kind);
+    n.span = span;
+    return g_.add(n);
+  }
+
+  // A value as a tensor node: numbers become constants of the given kind.
+  int tensor(const Val& v, ElemKind kind, syntax::Span span) {
+    if (v.kind == Val::Kind::tensor) return v.node;
+    if (v.kind == Val::Kind::number) return constant(v.number, kind, span);
+    throw NotLowered("a value that isn't a tensor", span);
+  }
+
+  Val node(Node n) {
+    Val v;
+    v.kind = Val::Kind::tensor;
+    v.node = g_.add(std::move(n));
+    return v;
+  }
+
+  Node make(Op op, const Expr& e, const Scope& scope, std::vector<int> in) {
+    Node n;
+    n.op = op;
+    n.in = std::move(in);
+    n.type = type_of(e, scope);
+    n.span = e.span;
+    return n;
+  }
+
+  Val value(const Expr& e, Scope& scope);
+  Val binary(const Expr& e, Scope& scope);
+  Val call(const Expr& e, Scope& scope);
+  Val builtin(const std::string& name, const Expr& e, Scope& scope);
+
+  const check::TypedProgram& p_;
+  Graph g_;
+};
+
+Val Lowerer::value(const Expr& e, Scope& scope) {
+  switch (e.kind) {
+    case ExprKind::integer:
+    case ExprKind::floating:
+    case ExprKind::boolean: {
+      Val v;
+      v.kind = Val::Kind::number;
+      v.number = e.kind == ExprKind::boolean ? (e.bool_value ? 1 : 0) : e.float_value;
+      v.integer = e.kind != ExprKind::floating;
+      return v;
+    }
+    case ExprKind::name: {
+      if (auto it = scope.vars.find(e.text); it != scope.vars.end()) return it->second;
+      if (auto it = p_.dims.find(e.text); it != p_.dims.end() && it->second) {
+        Val v;
+        v.kind = Val::Kind::number;
+        v.number = static_cast<double>(*it->second);
+        v.integer = true;
+        return v;
+      }
+      if (p_.functions.count(e.text)) {
+        Val v;
+        v.kind = Val::Kind::function;
+        v.type = e.text;
+        return v;
+      }
+      // A generic axis used as a number: its size at run time.
+      const Axis axis = substitute(Axis::generic(e.text), scope.subst);
+      if (axis.single() && axis.factors[0].kind == Factor::Kind::literal) {
+        Val v;
+        v.kind = Val::Kind::number;
+        v.number = static_cast<double>(axis.factors[0].value);
+        v.integer = true;
+        return v;
+      }
+      Node n;
+      n.op = Op::size;
+      n.name = axis.str();
+      n.type = Type::scalar(ElemKind::i32);
+      n.span = e.span;
+      return node(n);
+    }
+    case ExprKind::member: {
+      const Val base = value(*e.items[0], scope);
+      if (base.kind == Val::Kind::model) {
+        const std::string path = base.path + "." + e.text;
+        for (const auto& m : p_.models.at(base.type)) {
+          if (m.name != e.text) continue;
+          if (m.type.is(Type::Kind::model)) {
+            Val v;
+            v.kind = Val::Kind::model;
+            v.path = path;
+            v.type = m.type.name;
+            return v;
+          }
+          Val v;
+          v.kind = Val::Kind::tensor;
+          v.node = find_input(path);
+          return v;
+        }
+      }
+      if (base.kind == Val::Kind::record) {
+        Val v;
+        v.kind = Val::Kind::tensor;
+        v.node = find_input(base.path + "." + e.text);
+        return v;
+      }
+      throw NotLowered("this field on a device", e.span);
+    }
+    case ExprKind::unary: {
+      const Val x = value(*e.items[0], scope);
+      if (x.kind == Val::Kind::number) {
+        Val v = x;
+        v.number = e.text == "not" ? (x.number == 0) : -x.number;
+        return v;
+      }
+      Node n = make(Op::unary, e, scope, {tensor(x, ElemKind::f32, e.span)});
+      if (e.text == "+") return x;
+      n.sub = static_cast<int>(e.text == "not" ? ref::Unary::logical_not : ref::Unary::neg);
+      return node(n);
+    }
+    case ExprKind::binary:
+      return binary(e, scope);
+    case ExprKind::call:
+      return call(e, scope);
+    case ExprKind::tuple: {
+      Val v;
+      v.kind = Val::Kind::tuple;
+      for (const auto& item : e.items) v.items.push_back(value(*item, scope));
+      return v;
+    }
+    case ExprKind::index: {
+      if (!e.items.empty() && e.items.size() == 2 && e.kwargs.empty()) {
+        const Val table = value(*e.items[0], scope);
+        const Val ids = value(*e.items[1], scope);
+        return node(make(Op::gather, e, scope, {table.node, ids.node}));
+      }
+      Val x = value(*e.items[0], scope);
+      for (const auto& kw : e.kwargs) {
+        if (kw.value->kind == ExprKind::slice)
+          throw NotLowered("slicing on a device", kw.value->span);
+        const double at = number(*kw.value, scope);
+        Node n;
+        n.op = Op::index;
+        n.in = {x.node};
+        n.axes = {static_cast<std::int64_t>(p_.axes.at(kw.value.get()).at(0))};
+        n.number = at;
+        n.span = e.span;
+        // The type: the input's without that axis.
+        n.type = g_.nodes[static_cast<std::size_t>(x.node)].type;
+        n.type.axes.erase(n.type.axes.begin() + n.axes[0]);
+        x = node(n);
+      }
+      return x;
+    }
+    default:
+      throw NotLowered("this expression on a device", e.span);
+  }
+}
+
+Val Lowerer::binary(const Expr& e, Scope& scope) {
+  static const std::map<std::string, ref::Binary> ops = {
+      {"+", ref::Binary::add},        {"-", ref::Binary::sub},
+      {"*", ref::Binary::mul},        {"/", ref::Binary::div},
+      {"**", ref::Binary::pow},       {"%", ref::Binary::mod},
+      {"//", ref::Binary::floordiv},  {"<", ref::Binary::lt},
+      {"<=", ref::Binary::le},        {">", ref::Binary::gt},
+      {">=", ref::Binary::ge},        {"==", ref::Binary::eq},
+      {"!=", ref::Binary::ne},        {"and", ref::Binary::logical_and},
+      {"or", ref::Binary::logical_or}};
+  if (e.text == "|>") throw NotLowered("a pipe on a device", e.span);
+  const Val l = value(*e.items[0], scope);
+  const Val r = value(*e.items[1], scope);
+  if (e.text == "@")
+    return node(make(Op::matmul, e, scope,
+                     {tensor(l, ElemKind::f32, e.span), tensor(r, ElemKind::f32, e.span)}));
+  const auto op = ops.at(e.text);
+  if (l.kind == Val::Kind::number && r.kind == Val::Kind::number) {
+    // Static arithmetic, as the reference would do it on scalars.
+    const auto result = ref::binary(op, runtime::Tensor::scalar(runtime::DType::f32, l.number),
+                                    runtime::Tensor::scalar(runtime::DType::f32, r.number));
+    Val v;
+    v.kind = Val::Kind::number;
+    v.number = result.get(0);
+    v.integer = l.integer && r.integer && e.text != "/";
+    return v;
+  }
+  // Literals take the tensor operand's element type.
+  const Type& other = l.kind == Val::Kind::tensor ? g_.nodes[static_cast<std::size_t>(l.node)].type
+                                                  : g_.nodes[static_cast<std::size_t>(r.node)].type;
+  const ElemKind kind = other.elem.kind == ElemKind::index ? ElemKind::i32 : other.elem.kind;
+  Node n = make(Op::binary, e, scope, {tensor(l, kind, e.span), tensor(r, kind, e.span)});
+  n.sub = static_cast<int>(op);
+  return node(n);
+}
+
+Val Lowerer::call(const Expr& e, Scope& scope) {
+  const Expr& callee = *e.items[0];
+  if (callee.kind == ExprKind::index) {  // Index[C](x)
+    Node n = make(Op::cast, e, scope, {tensor(value(*e.items[1], scope), ElemKind::i32, e.span)});
+    return node(n);
+  }
+  const std::string& name = callee.text;
+  const auto fn = p_.functions.find(name);
+  if (fn == p_.functions.end()) return builtin(name, e, scope);
+  // Inline the callee: its parameters bound to the arguments, its generic
+  // axes to the caller's (as the graph sees them).
+  Scope inner;
+  for (const auto& [generic, axis] : p_.bindings.at(&e))
+    inner.subst[generic] = substitute(axis, scope.subst);
+  for (std::size_t i = 0; i < fn->second.params.size(); ++i) {
+    const Expr& arg = *e.items[i + 1];
+    inner.vars[fn->second.item->params[i].name] =
+        value(arg.kind == ExprKind::mut ? *arg.items[0] : arg, scope);
+  }
+  return body(fn->second, inner);
+}
+
+Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
+  static const std::map<std::string, ref::Unary> unaries = {
+      {"exp", ref::Unary::exp},   {"log", ref::Unary::log},   {"sqrt", ref::Unary::sqrt},
+      {"abs", ref::Unary::abs},   {"tanh", ref::Unary::tanh}, {"sigmoid", ref::Unary::sigmoid},
+      {"relu", ref::Unary::relu}, {"gelu", ref::Unary::gelu}};
+  static const std::map<std::string, ref::Reduce> reductions = {
+      {"sum", ref::Reduce::sum}, {"mean", ref::Reduce::mean},           {"max", ref::Reduce::max},
+      {"min", ref::Reduce::min}, {"logsumexp", ref::Reduce::logsumexp}, {"var", ref::Reduce::var},
+      {"std", ref::Reduce::std}};
+  const Type result = type_of(e, scope);
+  const auto arg = [&](std::size_t i, ElemKind kind) {
+    return tensor(value(*e.items[i + 1], scope), kind, e.span);
+  };
+  const auto keep = [&] {
+    for (const auto& kw : e.kwargs)
+      if (kw.name == "keep") return kw.value->kind == ExprKind::boolean && kw.value->bool_value;
+    return false;
+  };
+  const auto positions = [&] {
+    std::vector<std::int64_t> out;
+    for (const auto k : p_.axes.at(&e)) out.push_back(static_cast<std::int64_t>(k));
+    return out;
+  };
+  if (auto it = unaries.find(name); it != unaries.end()) {
+    Node n = make(Op::unary, e, scope, {arg(0, result.elem.kind)});
+    n.sub = static_cast<int>(it->second);
+    return node(n);
+  }
+  if (name == "f32" || name == "bf16" || name == "f16" || name == "i32")
+    return node(make(Op::cast, e, scope, {arg(0, result.elem.kind)}));
+  if (name == "dropout") return value(*e.items[1], scope);  // the identity outside value_and_grad
+  if (name == "matmul")
+    return node(make(Op::matmul, e, scope, {arg(0, ElemKind::f32), arg(1, ElemKind::f32)}));
+  if (name == "where") {
+    const Val c = value(*e.items[1], scope);
+    return node(make(Op::where, e, scope,
+                     {tensor(c, ElemKind::boolean, e.span), arg(1, result.elem.kind),
+                      arg(2, result.elem.kind)}));
+  }
+  if (name == "maximum" || name == "minimum") {
+    Node n = make(Op::binary, e, scope, {arg(0, result.elem.kind), arg(1, result.elem.kind)});
+    n.sub = static_cast<int>(name == "maximum" ? ref::Binary::maximum : ref::Binary::minimum);
+    return node(n);
+  }
+  if (auto it = reductions.find(name); it != reductions.end()) {
+    Node n = make(Op::reduce, e, scope, {arg(0, ElemKind::f32)});
+    n.sub = static_cast<int>(it->second);
+    n.axes = positions();
+    n.keep = keep();
+    if (n.axes.empty())
+      return value(*e.items[1], scope);  // a reduction over no axis: a scalar's identity
+    return node(n);
+  }
+  if (name == "argmax" || name == "softmax" || name == "log_softmax") {
+    Node n = make(name == "argmax"    ? Op::argmax
+                  : name == "softmax" ? Op::softmax
+                                      : Op::log_softmax,
+                  e, scope, {arg(0, ElemKind::f32)});
+    n.axes = positions();
+    n.keep = keep();
+    return node(n);
+  }
+  if (name == "cross_entropy") {
+    Node n = make(Op::cross_entropy, e, scope, {arg(0, ElemKind::f32), arg(1, ElemKind::i32)});
+    n.axes = positions();
+    return node(n);
+  }
+  if (name == "causal") return node(make(Op::causal, e, scope, {arg(0, ElemKind::f32)}));
+  if (name == "zeros" || name == "ones" || name == "full") {
+    Node n = make(Op::fill, e, scope, {});
+    n.number = name == "ones" ? 1.0 : name == "full" ? value(*e.items[2], scope).number : 0.0;
+    return node(n);
+  }
+  throw NotLowered("`" + name + "` isn't lowered to the IR yet", e.span);
+}
+
+}  // namespace
+
+Graph lower_function(const check::TypedProgram& program, const std::string& function) {
+  return Lowerer(program).run(function);
+}
+
+}  // namespace ss::ir

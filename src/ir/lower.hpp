@@ -1,0 +1,23 @@
+// Lowering: a checked device function to its graph. Calls of the program's
+// other device functions are inlined, `for` over a static range unrolled and
+// `if` on static values decided, so a graph is pure dataflow.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "check/checker.hpp"
+#include "ir/graph.hpp"
+
+namespace ss::ir {
+
+// An operation the checker accepts that this lowering doesn't handle yet.
+struct NotLowered : std::runtime_error {
+  NotLowered(const std::string& what, syntax::Span at) : std::runtime_error(what), span(at) {}
+  syntax::Span span;
+};
+
+// `function` must be a device function of the program. Throws NotLowered.
+Graph lower_function(const check::TypedProgram& program, const std::string& function);
+
+}  // namespace ss::ir

@@ -1,0 +1,175 @@
+#include "runtime/interpreter.hpp"
+
+#include "runtime/reference/ops.hpp"
+
+namespace ss::runtime {
+namespace {
+
+using check::Factor;
+namespace ref = reference;
+
+DType dtype_of(const check::Elem& elem) {
+  switch (elem.kind) {
+    case check::ElemKind::f32:
+      return DType::f32;
+    case check::ElemKind::bf16:
+      return DType::bf16;
+    case check::ElemKind::f16:
+      return DType::f16;
+    case check::ElemKind::i32:
+    case check::ElemKind::index:
+      return DType::i32;
+    case check::ElemKind::boolean:
+      return DType::boolean;
+  }
+  return DType::f32;
+}
+
+std::optional<std::int64_t> size_of(const check::Axis& axis,
+                                    const std::map<std::string, std::int64_t>& sizes,
+                                    const Dims& dims) {
+  std::int64_t n = 1;
+  for (const auto& f : axis.factors) {
+    if (f.kind == Factor::Kind::literal) {
+      n *= f.value;
+    } else if (f.kind == Factor::Kind::dim) {
+      const auto it = dims.find(f.name);
+      if (it == dims.end() || !it->second) return std::nullopt;
+      n *= *it->second;
+    } else if (const auto it = sizes.find(f.name); it != sizes.end()) {
+      n *= it->second;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
+                                               const std::map<std::string, Tensor>& inputs,
+                                               const Dims& dims) {
+  std::map<std::string, std::int64_t> sizes;
+  // First the axes that are one generic factor, then check every axis.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const int id : graph.inputs) {
+      const ir::Node& n = graph.nodes[static_cast<std::size_t>(id)];
+      const auto it = inputs.find(n.name);
+      if (it == inputs.end()) throw InputMismatch(n.name, "no value given for `" + n.name + "`");
+      const Tensor& t = it->second;
+      if (t.rank() != static_cast<std::int64_t>(n.type.axes.size()))
+        throw InputMismatch(n.name, "`" + n.name + "` is " + n.type.str() +
+                                        ", given a tensor of shape " + shape_str(t.shape()));
+      if (t.dtype() != dtype_of(n.type.elem))
+        throw InputMismatch(n.name, "`" + n.name + "` holds " + n.type.elem.str() + ", given " +
+                                        dtype_name(t.dtype()));
+      for (std::size_t k = 0; k < n.type.axes.size(); ++k) {
+        const auto& axis = n.type.axes[k];
+        const std::int64_t given = t.dim(static_cast<std::int64_t>(k));
+        if (pass == 0 && axis.single() && axis.factors[0].kind == Factor::Kind::generic) {
+          const auto [at, fresh] = sizes.emplace(axis.factors[0].name, given);
+          if (!fresh && at->second != given)
+            throw InputMismatch(n.name, "`" + n.name + "`'s axis " + axis.str() + " is " +
+                                            std::to_string(given) + ", but " + axis.str() + " is " +
+                                            std::to_string(at->second) + " in another input");
+          continue;
+        }
+        if (pass == 1) {
+          const auto want = size_of(axis, sizes, dims);
+          if (want && *want != given)
+            throw InputMismatch(n.name, "`" + n.name + "` is " + n.type.str() + ": its axis " +
+                                            axis.str() + " has size " + std::to_string(*want) +
+                                            ", given " + std::to_string(given));
+        }
+      }
+    }
+  }
+  return sizes;
+}
+
+std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
+                              const Dims& dims) {
+  const auto sizes = bind_sizes(graph, inputs, dims);
+  std::vector<Tensor> values(graph.nodes.size());
+  const auto in = [&](const ir::Node& n, std::size_t i) -> const Tensor& {
+    return values[static_cast<std::size_t>(n.in[i])];
+  };
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& n = graph.nodes[i];
+    const DType dtype = dtype_of(n.type.elem);
+    Tensor& out = values[i];
+    switch (n.op) {
+      case ir::Op::input:
+        out = inputs.at(n.name);
+        break;
+      case ir::Op::constant:
+        out = Tensor::scalar(dtype, n.number);
+        break;
+      case ir::Op::size: {
+        const auto it = sizes.find(n.name);
+        if (it == sizes.end()) throw ref::InternalError("size of an unbound axis " + n.name);
+        out = Tensor::scalar(DType::i32, static_cast<double>(it->second));
+        break;
+      }
+      case ir::Op::fill: {
+        Shape shape;
+        for (const auto& axis : n.type.axes) {
+          const auto s = size_of(axis, sizes, dims);
+          if (!s) throw ref::InternalError("fill with an unknown size " + axis.str());
+          shape.push_back(*s);
+        }
+        out = Tensor::zeros(dtype, shape);
+        if (n.number != 0)
+          for (std::int64_t k = 0; k < out.size(); ++k) out.set(k, n.number);
+        break;
+      }
+      case ir::Op::unary:
+        out = ref::unary(static_cast<ref::Unary>(n.sub), in(n, 0));
+        break;
+      case ir::Op::binary:
+        out = ref::binary(static_cast<ref::Binary>(n.sub), in(n, 0), in(n, 1));
+        break;
+      case ir::Op::where:
+        out = ref::where(in(n, 0), in(n, 1), in(n, 2));
+        break;
+      case ir::Op::cast:
+        out = ref::cast(in(n, 0), dtype);
+        break;
+      case ir::Op::matmul:
+        out = ref::matmul(in(n, 0), in(n, 1));
+        break;
+      case ir::Op::reduce:
+        out = ref::reduce(static_cast<ref::Reduce>(n.sub), in(n, 0), n.axes, n.keep);
+        break;
+      case ir::Op::argmax:
+        out = ref::argmax(in(n, 0), n.axes[0], n.keep);
+        break;
+      case ir::Op::softmax:
+        out = ref::softmax(in(n, 0), n.axes[0]);
+        break;
+      case ir::Op::log_softmax:
+        out = ref::log_softmax(in(n, 0), n.axes[0]);
+        break;
+      case ir::Op::cross_entropy:
+        out = ref::cross_entropy(in(n, 0), in(n, 1), n.axes[0]);
+        break;
+      case ir::Op::causal:
+        out = ref::causal(in(n, 0));
+        break;
+      case ir::Op::gather:
+        out = ref::gather(in(n, 0), in(n, 1));
+        break;
+      case ir::Op::index:
+        out = ref::take(in(n, 0), n.axes[0], static_cast<std::int64_t>(n.number));
+        break;
+    }
+    // The graph's element type is the contract: results are stored in it.
+    if (out.dtype() != dtype) out = ref::cast(out, dtype);
+  }
+  std::vector<Tensor> results;
+  for (const int o : graph.outputs) results.push_back(values[static_cast<std::size_t>(o)]);
+  return results;
+}
+
+}  // namespace ss::runtime

@@ -1,0 +1,36 @@
+// Runs a graph on the reference runtime: the oracle every faster executor is
+// tested against. The generic axes' sizes are read off the inputs at each
+// call, so one graph runs at every batch size.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/graph.hpp"
+#include "runtime/tensor.hpp"
+
+namespace ss::runtime {
+
+// An input of the wrong shape or element type, or missing: what a host did
+// wrong, named for its diagnostic.
+struct InputMismatch : std::runtime_error {
+  InputMismatch(std::string input_name, const std::string& why)
+      : std::runtime_error(why), input(std::move(input_name)) {}
+  std::string input;
+};
+
+using Dims = std::map<std::string, std::optional<std::int64_t>>;
+
+// The sizes of the graph's generic axes, bound from the inputs' shapes.
+std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
+                                               const std::map<std::string, Tensor>& inputs,
+                                               const Dims& dims);
+
+std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
+                              const Dims& dims);
+
+}  // namespace ss::runtime

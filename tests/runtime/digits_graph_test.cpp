@@ -1,0 +1,162 @@
+// The design's digits program lowered to graphs and run on the reference
+// runtime at three batch sizes, against numpy (tests/goldens/digits_mlp.txt).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "check/checker.hpp"
+#include "diag/reporter.hpp"
+#include "ir/lower.hpp"
+#include "runtime/interpreter.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+#include "syntax/lexer.hpp"
+#include "syntax/parser.hpp"
+
+namespace {
+
+using namespace ss;
+using runtime::DType;
+using runtime::Tensor;
+
+constexpr std::int64_t D = 64, H = 128, C = 10;
+
+// A checked program, kept with the text and tree its types point into.
+struct Checked {
+  std::string text;
+  std::unique_ptr<syntax::SourceMap> map;
+  syntax::Program program;
+  check::TypedProgram typed;
+};
+
+std::unique_ptr<Checked> check_file(const std::string& path) {
+  auto c = std::make_unique<Checked>();
+  c->text = test::read_file(path);
+  c->map = std::make_unique<syntax::SourceMap>(path, c->text);
+  diag::Reporter reporter(*c->map);
+  c->program = syntax::parse(syntax::lex(c->text, reporter), reporter);
+  c->typed = check::check_program(c->program, reporter);
+  REQUIRE(reporter.error_count() == 0);
+  return c;
+}
+
+// The golden script's formulas, evaluated in double and stored as f32.
+Tensor formula(runtime::Shape shape, double (*f)(std::int64_t, std::int64_t)) {
+  Tensor t = Tensor::zeros(DType::f32, shape);
+  const std::int64_t cols = shape.size() == 2 ? shape[1] : 1;
+  for (std::int64_t k = 0; k < t.size(); ++k) t.set(k, f(k / cols, k % cols));
+  return t;
+}
+
+std::map<std::string, Tensor> parameters() {
+  return {
+      {"m.w1",
+       formula({D, H}, [](std::int64_t i,
+                          std::int64_t j) { return 0.1 * std::sin(0.37 * i + 0.11 * j + 0.5); })},
+      {"m.b1", formula({H}, [](std::int64_t i, std::int64_t) { return 0.01 * std::cos(0.3 * i); })},
+      {"m.w2", formula({H, C}, [](std::int64_t i,
+                                  std::int64_t j) { return 0.1 * std::sin(0.23 * i - 0.17 * j); })},
+      {"m.b2", formula({C}, [](std::int64_t i, std::int64_t) { return 0.02 * std::cos(0.7 * i); })},
+  };
+}
+
+Tensor pixels(std::int64_t b) {
+  return formula({b, D}, [](std::int64_t n, std::int64_t d) {
+    return 8 * std::sin(0.013 * n + 0.07 * d) + 8;
+  });
+}
+
+Tensor labels(std::int64_t b) {
+  Tensor t = Tensor::zeros(DType::i32, {b});
+  for (std::int64_t n = 0; n < b; ++n) t.set(n, static_cast<double>((n * 7) % C));
+  return t;
+}
+
+std::map<std::string, std::vector<double>> goldens() {
+  std::map<std::string, std::vector<double>> out;
+  std::istringstream in(
+      test::read_file(std::string(test::kSourceDir) + "/tests/goldens/digits_mlp.txt"));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string what, b;
+    words >> what >> b;
+    auto& values = out[what + " " + b];
+    for (double v; words >> v;) values.push_back(v);
+  }
+  return out;
+}
+
+void check_close(const Tensor& got, const std::vector<double>& want) {
+  REQUIRE(got.size() == static_cast<std::int64_t>(want.size()));
+  int wrong = 0;
+  for (std::int64_t i = 0; i < got.size(); ++i) {
+    const double w = want[static_cast<std::size_t>(i)];
+    if (std::fabs(got.get(i) - w) <= 1e-5 + 1e-5 * std::fabs(w)) continue;
+    if (++wrong <= 3) FAIL_CHECK("element " << i << ": " << got.get(i) << ", numpy " << w);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("one graph of the design's logits runs at batch sizes 1, 64 and 1000 and matches numpy") {
+  const auto program = check_file(std::string(test::kSourceDir) + "/examples/digits/digits.ss");
+  const ir::Graph logits = ir::lower_function(program->typed, "logits");  // prepared once
+  CHECK(ir::verify(logits).empty());
+  CHECK(logits.symbols == std::set<std::string>{"b"});
+  const std::string before = ir::print(logits);
+  const auto expected = goldens();
+  for (const std::int64_t b : {1, 64, 1000}) {
+    CAPTURE(b);
+    auto inputs = parameters();
+    inputs["x"] = pixels(b);
+    const auto out = runtime::run_graph(logits, inputs, program->typed.dims);
+    REQUIRE(out.size() == 1);
+    CHECK(runtime::shape_str(out[0].shape()) == "[" + std::to_string(b) + " 10]");
+    check_close(out[0], expected.at("logits " + std::to_string(b)));
+  }
+  CHECK(ir::print(logits) == before);  // nothing in the graph depends on a batch size
+}
+
+TEST_CASE("the loss and accuracy graphs inline logits and match numpy") {
+  const auto program = check_file(std::string(test::kSourceDir) + "/examples/digits/digits.ss");
+  const ir::Graph loss = ir::lower_function(program->typed, "loss");
+  const ir::Graph accuracy = ir::lower_function(program->typed, "accuracy");
+  const auto expected = goldens();
+  for (const std::int64_t b : {1, 64, 1000}) {
+    CAPTURE(b);
+    auto inputs = parameters();
+    inputs["batch.pixels"] = pixels(b);
+    inputs["batch.label"] = labels(b);
+    check_close(runtime::run_graph(loss, inputs, program->typed.dims).at(0),
+                expected.at("loss " + std::to_string(b)));
+    check_close(runtime::run_graph(accuracy, inputs, program->typed.dims).at(0),
+                expected.at("accuracy " + std::to_string(b)));
+  }
+}
+
+TEST_CASE("the logits graph prints as its snapshot") {
+  const auto program = check_file(std::string(test::kSourceDir) + "/examples/digits/digits.ss");
+  CHECK(ir::print(ir::lower_function(program->typed, "logits")) ==
+        test::read_file(std::string(test::kSourceDir) + "/tests/goldens/logits.ir"));
+}
+
+TEST_CASE("inputs of the wrong shape or element type are named, not run") {
+  const auto program = check_file(std::string(test::kSourceDir) + "/examples/digits/digits.ss");
+  const ir::Graph logits = ir::lower_function(program->typed, "logits");
+  auto inputs = parameters();
+  inputs["x"] = Tensor::zeros(DType::f32, {5, 63});
+  try {
+    (void)runtime::run_graph(logits, inputs, program->typed.dims);
+    FAIL("no InputMismatch");
+  } catch (const runtime::InputMismatch& e) {
+    CHECK(e.input == "x");
+    CHECK(std::string(e.what()) == "`x` is [b D]: its axis D has size 64, given 63");
+  }
+  inputs["x"] = Tensor::zeros(DType::i32, {5, 64});
+  CHECK_THROWS_WITH_AS(runtime::run_graph(logits, inputs, program->typed.dims),
+                       "`x` holds f32, given i32", runtime::InputMismatch);
+  inputs.erase("x");
+  CHECK_THROWS_AS(runtime::run_graph(logits, inputs, program->typed.dims), runtime::InputMismatch);
+  CHECK_THROWS_AS(ir::lower_function(program->typed, "main"), ir::NotLowered);
+}
