@@ -31,6 +31,17 @@ struct MemberInfo {
   bool is_param = false;
 };
 
+// How an einops call maps axes, by name: each input's axes as groups of
+// names (one name, several for a split, none for a `1`), the output's groups,
+// every name's axis (an opaque one when only the input's size tells), and
+// reduce's operation.
+struct PatternPlan {
+  std::vector<std::vector<std::vector<std::string>>> inputs;
+  std::vector<std::vector<std::string>> output;
+  std::map<std::string, Axis> sizes;
+  std::string op;  // reduce: sum, mean, max or min
+};
+
 // The checked program, keyed by the syntax tree's nodes (which it outlives
 // only as long as the tree does).
 struct TypedProgram {
@@ -49,6 +60,8 @@ struct TypedProgram {
   // A call of the program's own function: its generic axes, bound to the
   // caller's axes.
   std::unordered_map<const syntax::Expr*, std::map<std::string, Axis>> bindings;
+  // rearrange, reduce, repeat and einsum calls.
+  std::unordered_map<const syntax::Expr*, PatternPlan> patterns;
 };
 
 TypedProgram check_program(const syntax::Program& program, diag::Reporter& reporter);

@@ -280,6 +280,21 @@ Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<T
       elem = *unified;
     }
   }
+  // The plan lowering follows.
+  PatternPlan plan;
+  for (std::size_t t = 0; t < tensors; ++t) {
+    auto& atoms = plan.inputs.emplace_back();
+    for (const auto& atom : pattern->groups[t].atoms) atoms.push_back(atom.names);
+  }
+  for (const auto& atom : pattern->output->atoms) plan.output.push_back(atom.names);
+  for (const auto& [n, b] : bound) plan.sizes[n] = b.axis;
+  for (const auto& [n, size] : sizes)
+    if (!plan.sizes.count(n)) plan.sizes[n] = size.first;
+  if (name == "reduce")
+    for (std::size_t k = 0; k + 1 < e.items.size(); ++k)
+      if (e.items[k].get() == pattern) plan.op = e.items[k + 1]->text;
+  typed_.patterns[&e] = std::move(plan);
+
   Type result = Type::tensor(std::move(out), elem);
   note_axes(result, e.span, ctx);
   return result;

@@ -1,5 +1,6 @@
 #include "ir/graph.hpp"
 
+#include <cstdint>
 #include <iterator>
 
 #include <sstream>
@@ -44,6 +45,30 @@ const char* op_name(Op op) {
       return "gather";
     case Op::index:
       return "index";
+    case Op::slice:
+      return "slice";
+    case Op::einops:
+      return "einops";
+    case Op::einsum:
+      return "einsum";
+    case Op::sort:
+      return "sort";
+    case Op::argsort:
+      return "argsort";
+    case Op::layer_norm:
+      return "layer_norm";
+    case Op::rms_norm:
+      return "rms_norm";
+    case Op::concat:
+      return "concat";
+    case Op::stack:
+      return "stack";
+    case Op::pad:
+      return "pad";
+    case Op::literal:
+      return "literal";
+    case Op::arange:
+      return "arange";
   }
   return "?";
 }
@@ -83,10 +108,16 @@ const char* sub_name(Op op, int sub) {
 
 std::size_t arity(Op op) {
   switch (op) {
+    case Op::einsum:
+    case Op::concat:
+    case Op::stack:
+      return SIZE_MAX;
     case Op::input:
     case Op::constant:
     case Op::size:
     case Op::fill:
+    case Op::literal:
+    case Op::arange:
       return 0;
     case Op::binary:
     case Op::matmul:
@@ -119,7 +150,27 @@ std::string print(const Graph& g) {
       for (std::size_t k = 0; k < n.axes.size(); ++k) out << (k ? "," : "") << n.axes[k];
     }
     if (n.keep) out << " keep";
-    if (n.op == Op::constant || n.op == Op::fill || n.op == Op::index) out << " " << n.number;
+    if (n.op == Op::constant || n.op == Op::fill || n.op == Op::index || n.op == Op::pad)
+      out << " " << n.number;
+    for (const auto v : n.ints) out << " " << v;
+    if (n.op == Op::einops || n.op == Op::einsum) {
+      out << " ";
+      for (std::size_t t = 0; t < n.groups_in.size(); ++t) {
+        if (t) out << ", ";
+        for (std::size_t a = 0; a < n.groups_in[t].size(); ++a) {
+          const auto& group = n.groups_in[t][a];
+          out << (a ? " " : "") << (group.size() == 1 ? "" : "(");
+          for (std::size_t k = 0; k < group.size(); ++k) out << (k ? " " : "") << group[k];
+          out << (group.size() == 1 ? "" : ")");
+        }
+      }
+      out << " ->";
+      for (const auto& group : n.groups_out) {
+        out << " " << (group.size() == 1 ? "" : "(");
+        for (std::size_t k = 0; k < group.size(); ++k) out << (k ? " " : "") << group[k];
+        out << (group.size() == 1 ? "" : ")");
+      }
+    }
     out << " : " << n.type.str() << "\n";
   }
   out << "  return";
@@ -132,7 +183,10 @@ std::string verify(const Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const std::string at = "%" + std::to_string(i) + " (" + op_name(n.op) + "): ";
-    if (n.in.size() != arity(n.op)) return at + "takes " + std::to_string(arity(n.op)) + " inputs";
+    if (arity(n.op) == SIZE_MAX ? n.in.empty() : n.in.size() != arity(n.op))
+      return at + "takes " +
+             (arity(n.op) == SIZE_MAX ? std::string("one or more") : std::to_string(arity(n.op))) +
+             " inputs";
     for (const int x : n.in)
       if (x < 0 || x >= static_cast<int>(i))
         return at + "uses %" + std::to_string(x) + " before it is defined";

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,7 +33,20 @@ enum class Op {
   cross_entropy,  // axes[0]
   causal,
   gather,
-  index,  // axes[0]: the axis; number: the static index (negative counts from the end)
+  index,    // axes[0]: the axis; number: the static index (negative counts from the end)
+  slice,    // axes[0]; ints: start, end (within the axis)
+  einops,   // groups_in[0]: the input's axes as groups of names; groups_out; sizes; name: reduce op
+            // or ""
+  einsum,   // groups_in: each input's names; groups_out: the output's
+  sort,     // axes[0]
+  argsort,  // axes[0]
+  layer_norm,  // axes[0]
+  rms_norm,    // axes[0]
+  concat,      // axes[0]; any number of inputs
+  stack,       // any number of inputs
+  pad,         // axes[0]; ints: before, after; number: the value
+  literal,     // values, in the node's shape
+  arange,      // 0, 1, ... along the node's one axis
 };
 
 const char* op_name(Op op);
@@ -45,6 +59,11 @@ struct Node {
   bool keep = false;
   double number = 0;
   std::string name;
+  std::vector<std::int64_t> ints;
+  std::vector<double> values;
+  std::vector<std::vector<std::vector<std::string>>> groups_in;
+  std::vector<std::vector<std::string>> groups_out;
+  std::map<std::string, check::Axis> sizes;
   check::Type type;  // always a tensor
   syntax::Span span;
 };

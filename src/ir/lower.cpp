@@ -358,13 +358,33 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
       }
       Val x = value(*e.items[0], scope);
       for (const auto& kw : e.kwargs) {
-        if (kw.value->kind == ExprKind::slice)
-          throw NotLowered("slicing on a device", kw.value->span);
+        const auto axis = static_cast<std::int64_t>(p_.axes.at(kw.value.get()).at(0));
+        const Type base = g_.nodes[static_cast<std::size_t>(x.node)].type;
+        if (kw.value->kind == ExprKind::slice) {
+          // Static bounds: the checker gave the sliced axis a literal size.
+          const auto& bounds = kw.value->items;
+          const std::int64_t start =
+              bounds[0] ? static_cast<std::int64_t>(number(*bounds[0], scope)) : 0;
+          const Type whole = type_of(e, scope);
+          Node n;
+          n.op = Op::slice;
+          n.in = {x.node};
+          n.axes = {axis};
+          n.span = e.span;
+          n.type = base;
+          const Axis& sliced = whole.axes.at(static_cast<std::size_t>(axis));
+          if (!(sliced.single() && sliced.factors[0].kind == Factor::Kind::literal) || start < 0)
+            throw NotLowered("a slice whose bounds aren't static", kw.value->span);
+          n.ints = {start, start + sliced.factors[0].value};
+          n.type.axes[static_cast<std::size_t>(axis)] = sliced;
+          x = node(n);
+          continue;
+        }
         const double at = number(*kw.value, scope);
         Node n;
         n.op = Op::index;
         n.in = {x.node};
-        n.axes = {static_cast<std::int64_t>(p_.axes.at(kw.value.get()).at(0))};
+        n.axes = {axis};
         n.number = at;
         n.span = e.span;
         // The type: the input's without that axis.
@@ -373,6 +393,26 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
         x = node(n);
       }
       return x;
+    }
+    case ExprKind::list: {
+      // A literal: its numbers, row by row.
+      Node n;
+      n.op = Op::literal;
+      n.type = type_of(e, scope);
+      n.span = e.span;
+      std::vector<const Expr*> pending = {&e};
+      while (!pending.empty()) {
+        const Expr* item = pending.front();
+        pending.erase(pending.begin());
+        if (item->kind == ExprKind::list) {
+          std::vector<const Expr*> inner;
+          for (const auto& x : item->items) inner.push_back(x.get());
+          pending.insert(pending.begin(), inner.begin(), inner.end());
+        } else {
+          n.values.push_back(number(*item, scope));
+        }
+      }
+      return node(n);
     }
     default:
       throw NotLowered("this expression on a device", e.span);
@@ -508,6 +548,53 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
   if (name == "zeros" || name == "ones" || name == "full") {
     Node n = make(Op::fill, e, scope, {});
     n.number = name == "ones" ? 1.0 : name == "full" ? value(*e.items[2], scope).number : 0.0;
+    return node(n);
+  }
+  if (name == "clip") {
+    Node lo = make(Op::binary, e, scope, {arg(0, result.elem.kind), arg(1, result.elem.kind)});
+    lo.sub = static_cast<int>(ref::Binary::maximum);
+    const Val low = node(lo);
+    Node hi = make(Op::binary, e, scope, {low.node, arg(2, result.elem.kind)});
+    hi.sub = static_cast<int>(ref::Binary::minimum);
+    return node(hi);
+  }
+  if (name == "sort" || name == "argsort" || name == "layer_norm" || name == "rms_norm") {
+    Node n = make(name == "sort"         ? Op::sort
+                  : name == "argsort"    ? Op::argsort
+                  : name == "layer_norm" ? Op::layer_norm
+                                         : Op::rms_norm,
+                  e, scope, {arg(0, ElemKind::f32)});
+    n.axes = positions();
+    return node(n);
+  }
+  if (name == "concat" || name == "stack") {
+    std::vector<int> in;
+    for (std::size_t i = 1; i < e.items.size(); ++i) in.push_back(arg(i - 1, result.elem.kind));
+    Node n = make(name == "concat" ? Op::concat : Op::stack, e, scope, std::move(in));
+    if (name == "concat") n.axes = positions();
+    return node(n);
+  }
+  if (name == "pad") {
+    Node n = make(Op::pad, e, scope, {arg(0, ElemKind::f32)});
+    n.axes = positions();
+    n.ints = {0, 0};
+    for (const auto& kw : e.kwargs) {
+      if (kw.name == "before") n.ints[0] = kw.value->int_value;
+      if (kw.name == "after") n.ints[1] = kw.value->int_value;
+      if (kw.name == "value") n.number = number(*kw.value, scope);
+    }
+    return node(n);
+  }
+  if (name == "arange") return node(make(Op::arange, e, scope, {}));
+  if (name == "rearrange" || name == "reduce" || name == "repeat" || name == "einsum") {
+    const auto& plan = p_.patterns.at(&e);
+    std::vector<int> in;
+    for (std::size_t t = 0; t < plan.inputs.size(); ++t) in.push_back(arg(t, ElemKind::f32));
+    Node n = make(name == "einsum" ? Op::einsum : Op::einops, e, scope, std::move(in));
+    n.groups_in = plan.inputs;
+    n.groups_out = plan.output;
+    for (const auto& [k, axis] : plan.sizes) n.sizes[k] = substitute(axis, scope.subst);
+    n.name = plan.op;
     return node(n);
   }
   throw NotLowered("`" + name + "` isn't lowered to the IR yet", e.span);

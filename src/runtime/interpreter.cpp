@@ -45,6 +45,42 @@ std::optional<std::int64_t> size_of(const check::Axis& axis,
   return n;
 }
 
+// The pattern's names' sizes: from the plan where they are known, else
+// (one per input axis at most) what the input's size leaves.
+Tensor run_einops(const ir::Node& n, const Tensor& x,
+                  const std::map<std::string, std::int64_t>& bound, const Dims& dims) {
+  std::map<std::string, std::int64_t> sizes;
+  for (const auto& [name, axis] : n.sizes)
+    if (const auto s = size_of(axis, bound, dims)) sizes[name] = *s;
+  std::vector<std::string> names;
+  const auto& atoms = n.groups_in.at(0);
+  for (std::size_t a = 0; a < atoms.size(); ++a) {
+    std::int64_t known = 1;
+    std::string unknown;
+    for (const auto& name : atoms[a]) {
+      if (const auto it = sizes.find(name); it != sizes.end())
+        known *= it->second;
+      else
+        unknown = name;
+    }
+    if (!unknown.empty()) {
+      const std::int64_t total = x.dim(static_cast<std::int64_t>(a));
+      if (known == 0 || total % known != 0)
+        throw ref::InternalError("an axis of size " + std::to_string(total) + " doesn't split by " +
+                                 std::to_string(known));
+      sizes[unknown] = total / known;
+    }
+    if (atoms[a].empty()) names.emplace_back();
+    names.insert(names.end(), atoms[a].begin(), atoms[a].end());
+  }
+  std::optional<ref::Reduce> op;
+  if (n.name == "sum") op = ref::Reduce::sum;
+  if (n.name == "mean") op = ref::Reduce::mean;
+  if (n.name == "max") op = ref::Reduce::max;
+  if (n.name == "min") op = ref::Reduce::min;
+  return ref::einops(x, names, n.groups_out, sizes, op);
+}
+
 }  // namespace
 
 std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
@@ -163,6 +199,63 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
       case ir::Op::index:
         out = ref::take(in(n, 0), n.axes[0], static_cast<std::int64_t>(n.number));
         break;
+      case ir::Op::slice:
+        out = ref::slice(in(n, 0), n.axes[0], n.ints[0], n.ints[1]);
+        break;
+      case ir::Op::sort:
+        out = ref::sort(in(n, 0), n.axes[0]);
+        break;
+      case ir::Op::argsort:
+        out = ref::argsort(in(n, 0), n.axes[0]);
+        break;
+      case ir::Op::layer_norm:
+        out = ref::layer_norm(in(n, 0), n.axes[0]);
+        break;
+      case ir::Op::rms_norm:
+        out = ref::rms_norm(in(n, 0), n.axes[0]);
+        break;
+      case ir::Op::pad:
+        out = ref::pad(in(n, 0), n.axes[0], n.ints[0], n.ints[1], n.number);
+        break;
+      case ir::Op::concat:
+      case ir::Op::stack:
+      case ir::Op::einsum: {
+        std::vector<Tensor> xs;
+        for (std::size_t k = 0; k < n.in.size(); ++k) xs.push_back(in(n, k));
+        if (n.op == ir::Op::concat) {
+          out = ref::concat(xs, n.axes[0]);
+        } else if (n.op == ir::Op::stack) {
+          out = ref::stack(xs);
+        } else {
+          std::vector<std::vector<std::string>> names;
+          for (const auto& atoms : n.groups_in) {
+            auto& flat = names.emplace_back();
+            for (const auto& group : atoms) flat.insert(flat.end(), group.begin(), group.end());
+          }
+          std::vector<std::string> out_names;
+          for (const auto& group : n.groups_out)
+            out_names.insert(out_names.end(), group.begin(), group.end());
+          out = ref::einsum(xs, names, out_names);
+        }
+        break;
+      }
+      case ir::Op::einops:
+        out = run_einops(n, in(n, 0), sizes, dims);
+        break;
+      case ir::Op::literal: {
+        Shape shape;
+        for (const auto& axis : n.type.axes)
+          shape.push_back(size_of(axis, sizes, dims).value_or(0));
+        out = Tensor::from_values(dtype, shape, n.values);
+        break;
+      }
+      case ir::Op::arange: {
+        const auto s = size_of(n.type.axes.at(0), sizes, dims);
+        if (!s) throw ref::InternalError("arange of an unknown size");
+        out = Tensor::zeros(DType::i32, {*s});
+        for (std::int64_t k = 0; k < *s; ++k) out.set(k, static_cast<double>(k));
+        break;
+      }
     }
     // The graph's element type is the contract: results are stored in it.
     if (out.dtype() != dtype) out = ref::cast(out, dtype);

@@ -192,6 +192,73 @@ for ids_shape in [(5,), (2, 4), ()]:
     ids = rng.integers(0, 7, size=ids_shape).astype(np.int32)
     case("gather %s" % (ids_shape,), "gather", [("f32", table), ("i32", ids)], d(table)[ids], "f32")
 
+# einops by names: `in` a.b.c ("_" for a size-1 axis), `out` groups split by
+# "/" (a "-" group is a size-1 axis), `sizes` a:2.b:3.
+def einops_case(name, x, in_names, out_groups, sizes, op=None, expected=None):
+    attrs = {"in": ".".join(n or "_" for n in in_names),
+             "out": "/".join(".".join(g) if g else "-" for g in out_groups),
+             "sizes": ".".join("%s:%d" % kv for kv in sizes.items()), "reduce": op or "none"}
+    case(name, "einops", [("f32", x)], expected, "f32", **attrs)
+
+
+x = f32(2, 6)
+einops_case("rearrange split b (h w) -> b h w", x, ["b", "h", "w"], [["b"], ["h"], ["w"]], {"b": 2, "h": 2, "w": 3},
+            expected=d(x).reshape(2, 2, 3))
+x = f32(2, 3, 4)
+einops_case("rearrange transpose b h w -> w b h", x, ["b", "h", "w"], [["w"], ["b"], ["h"]], {"b": 2, "h": 3, "w": 4},
+            expected=d(x).transpose(2, 0, 1))
+einops_case("rearrange group b h w -> b (w h)", x, ["b", "h", "w"], [["b"], ["w", "h"]], {"b": 2, "h": 3, "w": 4},
+            expected=d(x).transpose(0, 2, 1).reshape(2, 12))
+einops_case("rearrange unit b h w -> b 1 h w", x, ["b", "h", "w"], [["b"], [], ["h"], ["w"]], {"b": 2, "h": 3, "w": 4},
+            expected=d(x).reshape(2, 1, 3, 4))
+for op, fn in [("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)]:
+    einops_case("reduce %s b h w -> b w" % op, x, ["b", "h", "w"], [["b"], ["w"]], {"b": 2, "h": 3, "w": 4}, op,
+                expected=fn(d(x), axis=1))
+x = f32(3, 4)
+einops_case("repeat d e -> d r e", x, ["d", "e"], [["d"], ["r"], ["e"]], {"d": 3, "e": 4, "r": 5},
+            expected=np.repeat(d(x)[:, None, :], 5, axis=1))
+
+
+def einsum_case(name, xs, ins, out, expected):
+    case(name, "einsum", [("f32", x) for x in xs], expected, "f32",
+         **{"in": "/".join(".".join(i) for i in ins), "out": ".".join(out) or "-"})
+
+
+a, b = f32(3, 4), f32(4, 5)
+einsum_case("einsum b d, d c -> b c", [a, b], [["b", "d"], ["d", "c"]], ["b", "c"], d(a) @ d(b))
+q, k = f32(2, 3, 5, 4), f32(2, 3, 7, 4)
+einsum_case("einsum b h i d, b h j d -> b h i j", [q, k], [["b", "h", "i", "d"], ["b", "h", "j", "d"]],
+            ["b", "h", "i", "j"], np.einsum("bhid,bhjd->bhij", d(q), d(k)))
+v = f32(7)
+einsum_case("einsum i, i ->", [v, v], [["i"], ["i"]], [], np.dot(d(v), d(v)))
+einsum_case("einsum b d, b e -> d e", [a, a], [["b", "d"], ["b", "e"]], ["d", "e"], d(a).T @ d(a))
+
+for shape, axis in [((7,), 0), ((3, 5), 1), ((4, 3), 0)]:
+    x = np.round(f32(*shape), 1).astype(np.float32)  # ties, so stability shows
+    case("sort %s axis %d" % (shape, axis), "sort", [("f32", x)], np.sort(d(x), axis=axis, kind="stable"), "f32",
+         axis=axis)
+    case("argsort %s axis %d" % (shape, axis), "argsort", [("f32", x)], np.argsort(d(x), axis=axis, kind="stable"),
+         "i32", axis=axis)
+    mean = d(x).mean(axis=axis, keepdims=True)
+    case("layer_norm %s axis %d" % (shape, axis), "layer_norm", [("f32", x)],
+         (d(x) - mean) / np.sqrt(((d(x) - mean) ** 2).mean(axis=axis, keepdims=True) + 1e-5), "f32", axis=axis)
+    case("rms_norm %s axis %d" % (shape, axis), "rms_norm", [("f32", x)],
+         d(x) / np.sqrt((d(x) ** 2).mean(axis=axis, keepdims=True) + 1e-5), "f32", axis=axis)
+
+a, b, c = f32(2, 3), f32(2, 1), f32(2, 4)
+case("concat axis 1", "concat", [("f32", a), ("f32", b), ("f32", c)], np.concatenate([d(a), d(b), d(c)], axis=1), "f32",
+     axis=1)
+a2 = f32(5, 3)
+case("concat axis 0", "concat", [("f32", a), ("f32", a2)], np.concatenate([d(a), d(a2)], axis=0), "f32", axis=0)
+case("stack", "stack", [("f32", a), ("f32", a)], np.stack([d(a), d(a)]), "f32")
+x = f32(3, 4)
+case("pad axis 1", "pad", [("f32", x)], np.pad(d(x), ((0, 0), (1, 2)), constant_values=-1.5), "f32", axis=1, before=1,
+     after=2, value=-1.5)
+case("pad axis 0", "pad", [("f32", x)], np.pad(d(x), ((2, 0), (0, 0))), "f32", axis=0, before=2, after=0, value=0)
+case("slice axis 1", "slice", [("f32", x)], d(x)[:, 1:3], "f32", axis=1, start=1, end=3)
+case("slice axis 0 empty", "slice", [("f32", x)], d(x)[2:2, :], "f32", axis=0, start=2, end=2)
+case("take axis 1", "take", [("f32", x)], d(x)[:, -1], "f32", axis=1, index=-1)
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference_ops.txt")
 with open(path, "w") as f:
     f.write("\n".join(out) + "\n")

@@ -5,14 +5,11 @@
 #include <cmath>
 #include <sstream>
 
-#include "check/checker.hpp"
-#include "diag/reporter.hpp"
 #include "ir/lower.hpp"
 #include "runtime/interpreter.hpp"
+#include "support/checked_program.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
-#include "syntax/lexer.hpp"
-#include "syntax/parser.hpp"
 
 namespace {
 
@@ -21,25 +18,6 @@ using runtime::DType;
 using runtime::Tensor;
 
 constexpr std::int64_t D = 64, H = 128, C = 10;
-
-// A checked program, kept with the text and tree its types point into.
-struct Checked {
-  std::string text;
-  std::unique_ptr<syntax::SourceMap> map;
-  syntax::Program program;
-  check::TypedProgram typed;
-};
-
-std::unique_ptr<Checked> check_file(const std::string& path) {
-  auto c = std::make_unique<Checked>();
-  c->text = test::read_file(path);
-  c->map = std::make_unique<syntax::SourceMap>(path, c->text);
-  diag::Reporter reporter(*c->map);
-  c->program = syntax::parse(syntax::lex(c->text, reporter), reporter);
-  c->typed = check::check_program(c->program, reporter);
-  REQUIRE(reporter.error_count() == 0);
-  return c;
-}
 
 // The golden script's formulas, evaluated in double and stored as f32.
 Tensor formula(runtime::Shape shape, double (*f)(std::int64_t, std::int64_t)) {
@@ -100,7 +78,7 @@ void check_close(const Tensor& got, const std::vector<double>& want) {
 }  // namespace
 
 TEST_CASE("one graph of the design's logits runs at batch sizes 1, 64 and 1000 and matches numpy") {
-  const auto program = check_file(std::string(test::kSourceDir) + "/examples/digits/digits.ss");
+  const auto program = test::check_source_file("examples/digits/digits.ss");
   const ir::Graph logits = ir::lower_function(program->typed, "logits");  // prepared once
   CHECK(ir::verify(logits).empty());
   CHECK(logits.symbols == std::set<std::string>{"b"});
@@ -119,7 +97,7 @@ TEST_CASE("one graph of the design's logits runs at batch sizes 1, 64 and 1000 a
 }
 
 TEST_CASE("the loss and accuracy graphs inline logits and match numpy") {
-  const auto program = check_file(std::string(test::kSourceDir) + "/examples/digits/digits.ss");
+  const auto program = test::check_source_file("examples/digits/digits.ss");
   const ir::Graph loss = ir::lower_function(program->typed, "loss");
   const ir::Graph accuracy = ir::lower_function(program->typed, "accuracy");
   const auto expected = goldens();
@@ -136,13 +114,13 @@ TEST_CASE("the loss and accuracy graphs inline logits and match numpy") {
 }
 
 TEST_CASE("the logits graph prints as its snapshot") {
-  const auto program = check_file(std::string(test::kSourceDir) + "/examples/digits/digits.ss");
+  const auto program = test::check_source_file("examples/digits/digits.ss");
   CHECK(ir::print(ir::lower_function(program->typed, "logits")) ==
         test::read_file(std::string(test::kSourceDir) + "/tests/goldens/logits.ir"));
 }
 
 TEST_CASE("inputs of the wrong shape or element type are named, not run") {
-  const auto program = check_file(std::string(test::kSourceDir) + "/examples/digits/digits.ss");
+  const auto program = test::check_source_file("examples/digits/digits.ss");
   const ir::Graph logits = ir::lower_function(program->typed, "logits");
   auto inputs = parameters();
   inputs["x"] = Tensor::zeros(DType::f32, {5, 63});

@@ -71,6 +71,13 @@ std::vector<GoldenCase> load_goldens() {
   return cases;
 }
 
+std::vector<std::string> split(const std::string& text, char by) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, by);) out.push_back(part);
+  return out;
+}
+
 ref::Unary unary_op(const std::string& n) {
   static const std::map<std::string, ref::Unary> ops = {
       {"neg", ref::Unary::neg},         {"exp", ref::Unary::exp},   {"log", ref::Unary::log},
@@ -129,6 +136,39 @@ Tensor run(const GoldenCase& c) {
   if (c.op == "cross_entropy") return ref::cross_entropy(in[0], in[1], integer("axis"));
   if (c.op == "causal") return ref::causal(in[0]);
   if (c.op == "gather") return ref::gather(in[0], in[1]);
+  if (c.op == "einops") {
+    std::map<std::string, std::int64_t> sizes;
+    for (const auto& pair : split(attr("sizes"), '.')) {
+      const auto colon = pair.find(':');
+      sizes[pair.substr(0, colon)] = std::stoll(pair.substr(colon + 1));
+    }
+    std::vector<std::string> names;
+    for (const auto& n : split(attr("in"), '.')) names.push_back(n == "_" ? "" : n);
+    std::vector<std::vector<std::string>> groups;
+    for (const auto& g : split(attr("out"), '/'))
+      groups.push_back(g == "-" ? std::vector<std::string>{} : split(g, '.'));
+    const std::string r = attr("reduce");
+    std::optional<ref::Reduce> op;
+    if (r != "none") op = reduce_op(r);
+    return ref::einops(in[0], names, groups, sizes, op);
+  }
+  if (c.op == "einsum") {
+    std::vector<std::vector<std::string>> names;
+    for (const auto& g : split(attr("in"), '/')) names.push_back(split(g, '.'));
+    const std::string out = attr("out");
+    return ref::einsum(in, names, out == "-" ? std::vector<std::string>{} : split(out, '.'));
+  }
+  if (c.op == "sort") return ref::sort(in[0], integer("axis"));
+  if (c.op == "argsort") return ref::argsort(in[0], integer("axis"));
+  if (c.op == "layer_norm") return ref::layer_norm(in[0], integer("axis"));
+  if (c.op == "rms_norm") return ref::rms_norm(in[0], integer("axis"));
+  if (c.op == "concat") return ref::concat(in, integer("axis"));
+  if (c.op == "stack") return ref::stack(in);
+  if (c.op == "pad")
+    return ref::pad(in[0], integer("axis"), integer("before"), integer("after"),
+                    std::stod(attr("value")));
+  if (c.op == "slice") return ref::slice(in[0], integer("axis"), integer("start"), integer("end"));
+  if (c.op == "take") return ref::take(in[0], integer("axis"), integer("index"));
   throw std::runtime_error("no such op in the goldens: " + c.op);
 }
 
@@ -159,8 +199,10 @@ TEST_CASE("every reference operation matches numpy's values") {
     }
     ++per_op[c.op];
   }
-  for (const char* op : {"unary", "binary", "where", "cast", "matmul", "reduce", "argmax",
-                         "softmax", "log_softmax", "cross_entropy", "causal", "gather"})
+  for (const char* op :
+       {"unary",       "binary",        "where",  "cast",   "matmul", "reduce", "argmax", "softmax",
+        "log_softmax", "cross_entropy", "causal", "gather", "einops", "einsum", "sort",   "argsort",
+        "layer_norm",  "rms_norm",      "concat", "stack",  "pad",    "slice",  "take"})
     CHECK_MESSAGE(per_op[op] > 0, op);
 }
 

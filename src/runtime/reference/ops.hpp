@@ -5,7 +5,10 @@
 // is an InternalError, a value out of its Index range a RangeError.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "runtime/tensor.hpp"
@@ -77,5 +80,31 @@ Tensor causal(const Tensor& x);
 Tensor gather(const Tensor& table, const Tensor& ids);
 // x[axis=index]: the axis removed; a negative index counts from the end.
 Tensor take(const Tensor& x, std::int64_t axis, std::int64_t index);
+
+// einops, by names: x's elementary axes `in` ("" for a size-1 axis), each of
+// size `sizes[name]`, become the output's groups of names (an empty group
+// is a size-1 axis). Names missing from the output are reduced with `op`;
+// names only in the output are repeated.
+Tensor einops(const Tensor& x, const std::vector<std::string>& in,
+              const std::vector<std::vector<std::string>>& out,
+              const std::map<std::string, std::int64_t>& sizes, std::optional<Reduce> op);
+// einsum by names: the product of the inputs, summed over every name that
+// isn't in the output.
+Tensor einsum(const std::vector<Tensor>& xs, const std::vector<std::vector<std::string>>& in,
+              const std::vector<std::string>& out);
+
+// Along one axis: a stable ascending sort, the indices that sort (i32),
+// and the two normalisations (without learnt scale; eps 1e-5).
+Tensor sort(const Tensor& x, std::int64_t axis);
+Tensor argsort(const Tensor& x, std::int64_t axis);
+Tensor layer_norm(const Tensor& x, std::int64_t axis);
+Tensor rms_norm(const Tensor& x, std::int64_t axis);
+
+Tensor concat(const std::vector<Tensor>& xs, std::int64_t axis);
+Tensor stack(const std::vector<Tensor>& xs);  // a new leading axis
+Tensor pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::int64_t after,
+           double value);
+// x[axis=start:end], bounds already within the axis.
+Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t end);
 
 }  // namespace ss::runtime::reference

@@ -1,0 +1,278 @@
+// Operations that move elements between axes: einops patterns, einsum,
+// sorting, normalisation along an axis, joins, pads and slices.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "runtime/reference/ops.hpp"
+
+namespace ss::runtime::reference {
+namespace {
+
+// Calls f(index) for every multi-index of `shape`, last axis fastest.
+template <typename F>
+void for_each_index(const Shape& shape, F f) {
+  std::vector<std::int64_t> index(shape.size(), 0);
+  const std::int64_t n = element_count(shape);
+  for (std::int64_t flat = 0; flat < n; ++flat) {
+    f(index);
+    for (std::size_t k = shape.size(); k-- > 0;) {
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
+std::int64_t flat_of(const std::vector<std::int64_t>& index, const Shape& shape) {
+  std::int64_t flat = 0;
+  for (std::size_t k = 0; k < shape.size(); ++k) flat = flat * shape[k] + index[k];
+  return flat;
+}
+
+// Moves `axis` last: returns (outer, size, inner) so element (o, i, k) is at
+// (o * size + i) * inner + k.
+struct AxisView {
+  std::int64_t outer, size, inner;
+  AxisView(const Tensor& x, std::int64_t axis) : outer(1), size(x.dim(axis)), inner(1) {
+    for (std::int64_t k = 0; k < axis; ++k) outer *= x.dim(k);
+    for (std::int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.dim(k);
+  }
+  std::int64_t at(std::int64_t o, std::int64_t i, std::int64_t k) const {
+    return (o * size + i) * inner + k;
+  }
+};
+
+void check_axis(const Tensor& x, std::int64_t axis) {
+  if (axis < 0 || axis >= x.rank())
+    throw InternalError("axis " + std::to_string(axis) + " out of range");
+}
+
+}  // namespace
+
+Tensor einops(const Tensor& x, const std::vector<std::string>& in,
+              const std::vector<std::vector<std::string>>& out,
+              const std::map<std::string, std::int64_t>& sizes, std::optional<Reduce> op) {
+  const auto size = [&](const std::string& name) { return name.empty() ? 1 : sizes.at(name); };
+  Shape in_shape;
+  for (const auto& n : in) in_shape.push_back(size(n));
+  if (element_count(in_shape) != x.size())
+    throw InternalError("einops: the pattern's sizes don't cover the input");
+  std::vector<std::string> out_names;
+  Shape out_shape, out_elementary;
+  for (const auto& group : out) {
+    std::int64_t n = 1;
+    for (const auto& name : group) {
+      out_names.push_back(name);
+      out_elementary.push_back(size(name));
+      n *= size(name);
+    }
+    out_shape.push_back(n);
+  }
+  std::vector<std::string> reduced;
+  Shape reduced_shape;
+  for (const auto& n : in)
+    if (!n.empty() && std::find(out_names.begin(), out_names.end(), n) == out_names.end()) {
+      reduced.push_back(n);
+      reduced_shape.push_back(size(n));
+    }
+  const DType dtype = op == Reduce::mean && !is_float(x.dtype()) ? DType::f32 : x.dtype();
+  Tensor result = Tensor::zeros(dtype, out_shape);
+  std::map<std::string, std::int64_t> at;
+  std::vector<std::int64_t> in_index(in.size());
+  const auto input_flat = [&] {
+    for (std::size_t k = 0; k < in.size(); ++k) in_index[k] = in[k].empty() ? 0 : at[in[k]];
+    return flat_of(in_index, in_shape);
+  };
+  for_each_index(out_elementary, [&](const std::vector<std::int64_t>& o) {
+    for (std::size_t k = 0; k < out_names.size(); ++k) at[out_names[k]] = o[k];
+    double acc = op == Reduce::max   ? -std::numeric_limits<double>::infinity()
+                 : op == Reduce::min ? std::numeric_limits<double>::infinity()
+                                     : 0.0;
+    for_each_index(reduced_shape, [&](const std::vector<std::int64_t>& r) {
+      for (std::size_t k = 0; k < reduced.size(); ++k) at[reduced[k]] = r[k];
+      const double v = x.get(input_flat());
+      if (op == Reduce::max)
+        acc = std::max(acc, v);
+      else if (op == Reduce::min)
+        acc = std::min(acc, v);
+      else
+        acc += v;
+    });
+    if (op == Reduce::mean) acc /= static_cast<double>(element_count(reduced_shape));
+    result.set(flat_of(o, out_elementary), acc);
+  });
+  return result;
+}
+
+Tensor einsum(const std::vector<Tensor>& xs, const std::vector<std::vector<std::string>>& in,
+              const std::vector<std::string>& out) {
+  std::map<std::string, std::int64_t> sizes;
+  for (std::size_t t = 0; t < xs.size(); ++t)
+    for (std::size_t k = 0; k < in[t].size(); ++k)
+      sizes[in[t][k]] = xs[t].dim(static_cast<std::int64_t>(k));
+  std::vector<std::string> contracted;
+  Shape contracted_shape, out_shape;
+  for (const auto& [name, size] : sizes)
+    if (std::find(out.begin(), out.end(), name) == out.end()) {
+      contracted.push_back(name);
+      contracted_shape.push_back(size);
+    }
+  for (const auto& name : out) out_shape.push_back(sizes.at(name));
+  DType dtype = DType::f32;
+  for (const auto& x : xs)
+    if (is_float(x.dtype())) dtype = x.dtype();
+  Tensor result = Tensor::zeros(dtype, out_shape);
+  std::map<std::string, std::int64_t> at;
+  for_each_index(out_shape, [&](const std::vector<std::int64_t>& o) {
+    for (std::size_t k = 0; k < out.size(); ++k) at[out[k]] = o[k];
+    double sum = 0;
+    for_each_index(contracted_shape, [&](const std::vector<std::int64_t>& c) {
+      for (std::size_t k = 0; k < contracted.size(); ++k) at[contracted[k]] = c[k];
+      double product = 1;
+      for (std::size_t t = 0; t < xs.size(); ++t) {
+        std::vector<std::int64_t> index;
+        for (const auto& name : in[t]) index.push_back(at[name]);
+        product *= xs[t].get(flat_of(index, xs[t].shape()));
+      }
+      sum += product;
+    });
+    result.set(flat_of(o, out_shape), sum);
+  });
+  return result;
+}
+
+namespace {
+
+// The stable order that sorts each run along the axis.
+template <typename F>
+void for_each_run(const Tensor& x, std::int64_t axis, F f) {
+  check_axis(x, axis);
+  const AxisView v(x, axis);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(v.size));
+  std::vector<double> run(static_cast<std::size_t>(v.size));
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t k = 0; k < v.inner; ++k) {
+      for (std::int64_t i = 0; i < v.size; ++i)
+        run[static_cast<std::size_t>(i)] = x.get(v.at(o, i, k));
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return run[static_cast<std::size_t>(a)] < run[static_cast<std::size_t>(b)];
+      });
+      f(v, o, k, order, run);
+    }
+}
+
+Tensor normalise(const Tensor& x, std::int64_t axis, bool centre) {
+  check_axis(x, axis);
+  const AxisView v(x, axis);
+  Tensor out = Tensor::zeros(x.dtype(), x.shape());
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t k = 0; k < v.inner; ++k) {
+      double mean = 0;
+      if (centre) {
+        for (std::int64_t i = 0; i < v.size; ++i) mean += x.get(v.at(o, i, k));
+        mean /= static_cast<double>(v.size);
+      }
+      double squares = 0;
+      for (std::int64_t i = 0; i < v.size; ++i) squares += std::pow(x.get(v.at(o, i, k)) - mean, 2);
+      const double scale = 1.0 / std::sqrt(squares / static_cast<double>(v.size) + 1e-5);
+      for (std::int64_t i = 0; i < v.size; ++i)
+        out.set(v.at(o, i, k), (x.get(v.at(o, i, k)) - mean) * scale);
+    }
+  return out;
+}
+
+}  // namespace
+
+Tensor sort(const Tensor& x, std::int64_t axis) {
+  Tensor out = Tensor::zeros(x.dtype(), x.shape());
+  for_each_run(
+      x, axis,
+      [&](const AxisView& v, std::int64_t o, std::int64_t k, const auto& order, const auto& run) {
+        for (std::int64_t i = 0; i < v.size; ++i)
+          out.set(v.at(o, i, k), run[static_cast<std::size_t>(order[i])]);
+      });
+  return out;
+}
+
+Tensor argsort(const Tensor& x, std::int64_t axis) {
+  Tensor out = Tensor::zeros(DType::i32, x.shape());
+  for_each_run(
+      x, axis,
+      [&](const AxisView& v, std::int64_t o, std::int64_t k, const auto& order, const auto&) {
+        for (std::int64_t i = 0; i < v.size; ++i)
+          out.set(v.at(o, i, k), static_cast<double>(order[i]));
+      });
+  return out;
+}
+
+Tensor layer_norm(const Tensor& x, std::int64_t axis) {
+  return normalise(x, axis, true);
+}
+Tensor rms_norm(const Tensor& x, std::int64_t axis) {
+  return normalise(x, axis, false);
+}
+
+Tensor concat(const std::vector<Tensor>& xs, std::int64_t axis) {
+  if (xs.empty()) throw InternalError("concat of nothing");
+  check_axis(xs[0], axis);
+  Shape shape = xs[0].shape();
+  shape[static_cast<std::size_t>(axis)] = 0;
+  for (const auto& x : xs) shape[static_cast<std::size_t>(axis)] += x.dim(axis);
+  Tensor out = Tensor::zeros(xs[0].dtype(), shape);
+  const AxisView target(out, axis);
+  std::int64_t offset = 0;
+  for (const auto& x : xs) {
+    const AxisView v(x, axis);
+    for (std::int64_t o = 0; o < v.outer; ++o)
+      for (std::int64_t i = 0; i < v.size; ++i)
+        for (std::int64_t k = 0; k < v.inner; ++k)
+          out.set(target.at(o, offset + i, k), x.get(v.at(o, i, k)));
+    offset += v.size;
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& xs) {
+  if (xs.empty()) throw InternalError("stack of nothing");
+  Shape shape = xs[0].shape();
+  shape.insert(shape.begin(), static_cast<std::int64_t>(xs.size()));
+  Tensor out = Tensor::zeros(xs[0].dtype(), shape);
+  for (std::size_t t = 0; t < xs.size(); ++t)
+    for (std::int64_t i = 0; i < xs[t].size(); ++i)
+      out.set(static_cast<std::int64_t>(t) * xs[0].size() + i, xs[t].get(i));
+  return out;
+}
+
+Tensor pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::int64_t after,
+           double value) {
+  check_axis(x, axis);
+  Shape shape = x.shape();
+  shape[static_cast<std::size_t>(axis)] += before + after;
+  Tensor out = Tensor::zeros(x.dtype(), shape);
+  for (std::int64_t i = 0; i < out.size(); ++i) out.set(i, value);
+  const AxisView v(x, axis), target(out, axis);
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t i = 0; i < v.size; ++i)
+      for (std::int64_t k = 0; k < v.inner; ++k)
+        out.set(target.at(o, before + i, k), x.get(v.at(o, i, k)));
+  return out;
+}
+
+Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t end) {
+  check_axis(x, axis);
+  if (start < 0 || end > x.dim(axis) || start > end)
+    throw InternalError("slice bounds outside the axis");
+  Shape shape = x.shape();
+  shape[static_cast<std::size_t>(axis)] = end - start;
+  Tensor out = Tensor::zeros(x.dtype(), shape);
+  const AxisView v(x, axis), target(out, axis);
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t i = start; i < end; ++i)
+      for (std::int64_t k = 0; k < v.inner; ++k)
+        out.set(target.at(o, i - start, k), x.get(v.at(o, i, k)));
+  return out;
+}
+
+}  // namespace ss::runtime::reference

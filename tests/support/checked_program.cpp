@@ -1,0 +1,27 @@
+#include "support/checked_program.hpp"
+
+#include <doctest/doctest.h>
+
+#include "diag/reporter.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+#include "syntax/lexer.hpp"
+#include "syntax/parser.hpp"
+
+namespace ss::test {
+
+std::unique_ptr<CheckedProgram> check_source_file(const std::string& relative_path) {
+  auto c = std::make_unique<CheckedProgram>();
+  const std::string path = std::string(kSourceDir) + "/" + relative_path;
+  c->text = read_file(path);
+  c->map = std::make_unique<syntax::SourceMap>(path, c->text);
+  diag::Reporter reporter(*c->map);
+  c->program = syntax::parse(syntax::lex(c->text, reporter), reporter);
+  c->typed = check::check_program(c->program, reporter);
+  const auto diagnostics = reporter.take();
+  CHECK_MESSAGE(diagnostics.empty(),
+                (diagnostics.empty() ? std::string() : diagnostics[0].render()));
+  return c;
+}
+
+}  // namespace ss::test

@@ -1,0 +1,25 @@
+// A program parsed and checked, kept with the text and tree its types point
+// into, for tests that lower and run it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "check/checker.hpp"
+#include "syntax/ast.hpp"
+#include "syntax/source_map.hpp"
+
+namespace ss::test {
+
+struct CheckedProgram {
+  std::string text;
+  std::unique_ptr<syntax::SourceMap> map;
+  syntax::Program program;
+  check::TypedProgram typed;
+};
+
+// Reads, parses and checks a file under the source folder; a test fails
+// when it has errors.
+std::unique_ptr<CheckedProgram> check_source_file(const std::string& relative_path);
+
+}  // namespace ss::test
