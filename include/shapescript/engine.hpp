@@ -113,6 +113,13 @@ class SS_API Engine {
   // and *diagnostics receives them.
   std::string ir_listing(const std::string& path, std::vector<Diagnostic>* diagnostics) const;
 
+  // Checks a program and runs one of its functions (one without parameters,
+  // `main` usually) on the reference runtime. Each line the program prints
+  // goes to `print`. Returns the program's errors, from checking or from
+  // running; empty when it ran to its end.
+  std::vector<Diagnostic> run_file(const std::string& path, const std::string& function,
+                                   const std::function<void(std::string_view)>& print) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -8,6 +8,7 @@
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_libraries.hpp"
 #include "kernels/nvrtc.hpp"
+#include "runtime/controller.hpp"
 #include "runtime/jit_module.hpp"
 #include "shapescript/version.hpp"
 #include "support/log.hpp"
@@ -109,70 +110,98 @@ BackendReport Engine::backends() const {
 
 namespace {
 
-// Lexes, parses and checks decoded source. The checker runs only on a
-// program that parsed cleanly, so one mistake doesn't cascade.
-std::vector<Diagnostic> check_decoded(const syntax::SourceFile& file, spdlog::logger& log) {
-  const syntax::SourceMap map(file.name, file.text);
-  diag::Reporter reporter(map);
-  // Each stage runs only on what the one before accepted, so one mistake
-  // doesn't cascade into others.
-  const auto tokens = syntax::lex(file.text, reporter);
+// A program through the front end, kept with the text and tree its types
+// point into.
+struct Compiled {
+  std::string name, text;
+  std::unique_ptr<syntax::SourceMap> map;
+  syntax::Program program;
+  check::TypedProgram typed;
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return !has_errors(diagnostics); }
+};
+
+// Lexes, parses and checks. Each stage runs only on what the one before
+// accepted, so one mistake doesn't cascade into others.
+std::unique_ptr<Compiled> compile(syntax::SourceFile file, spdlog::logger& log) {
+  auto c = std::make_unique<Compiled>();
+  c->name = std::move(file.name);
+  c->text = std::move(file.text);
+  c->map = std::make_unique<syntax::SourceMap>(c->name, c->text);
+  diag::Reporter reporter(*c->map);
+  const auto tokens = syntax::lex(c->text, reporter);
   if (reporter.error_count() == 0) {
-    const auto program = syntax::parse(tokens, reporter);
-    if (reporter.error_count() == 0) (void)check::check_program(program, reporter);
+    c->program = syntax::parse(tokens, reporter);
+    if (reporter.error_count() == 0) c->typed = check::check_program(c->program, reporter);
   }
-  log.debug("checked {} ({} bytes): {} error(s)", file.name, file.text.size(),
-            reporter.error_count());
-  return reporter.take();
+  log.debug("checked {} ({} bytes): {} error(s)", c->name, c->text.size(), reporter.error_count());
+  c->diagnostics = reporter.take();
+  return c;
+}
+
+std::unique_ptr<Compiled> compile_file(const std::string& path, spdlog::logger& log) {
+  auto source = syntax::read_source_file(path);
+  if (auto* d = std::get_if<Diagnostic>(&source)) {
+    auto c = std::make_unique<Compiled>();
+    c->diagnostics.push_back(std::move(*d));
+    return c;
+  }
+  return compile(std::move(std::get<syntax::SourceFile>(source)), log);
 }
 
 }  // namespace
 
 std::vector<Diagnostic> Engine::check_file(const std::string& path) const {
-  auto source = syntax::read_source_file(path);
-  if (auto* d = std::get_if<Diagnostic>(&source)) return {std::move(*d)};
-  return check_decoded(std::get<syntax::SourceFile>(source), *impl_->log);
+  return compile_file(path, *impl_->log)->diagnostics;
 }
 
 std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_view name) const {
   auto source = syntax::decode_source(text, std::string(name));
   if (auto* d = std::get_if<Diagnostic>(&source)) return {std::move(*d)};
-  return check_decoded(std::get<syntax::SourceFile>(source), *impl_->log);
+  return compile(std::move(std::get<syntax::SourceFile>(source)), *impl_->log)->diagnostics;
 }
 
 std::string Engine::ir_listing(const std::string& path,
                                std::vector<Diagnostic>* diagnostics) const {
-  auto source = syntax::read_source_file(path);
-  if (auto* d = std::get_if<Diagnostic>(&source)) {
-    if (diagnostics) diagnostics->push_back(std::move(*d));
+  const auto c = compile_file(path, *impl_->log);
+  if (!c->ok()) {
+    if (diagnostics) *diagnostics = c->diagnostics;
     return {};
   }
-  const auto& file = std::get<syntax::SourceFile>(source);
-  const syntax::SourceMap map(file.name, file.text);
-  diag::Reporter reporter(map);
-  const auto tokens = syntax::lex(file.text, reporter);
-  if (reporter.error_count() == 0) {
-    const auto program = syntax::parse(tokens, reporter);
-    if (reporter.error_count() == 0) {
-      const auto typed = check::check_program(program, reporter);
-      if (reporter.error_count() == 0) {
-        std::string out;
-        for (const auto& [name, fn] : typed.functions) {
-          if (fn.controller || fn.item->is_extern) continue;
-          try {
-            out += ir::print(ir::lower_function(typed, name));
-          } catch (const ir::NotLowered& e) {
-            const auto at = map.location(e.span.begin);
-            out += "# " + name + ": not lowered yet (" + e.what() + ", line " +
-                   std::to_string(at.line) + ")\n";
-          }
-        }
-        return out;
-      }
+  std::string out;
+  for (const auto& [name, fn] : c->typed.functions) {
+    if (fn.controller || fn.item->is_extern) continue;
+    try {
+      out += ir::print(ir::lower_function(c->typed, name));
+    } catch (const ir::NotLowered& e) {
+      const auto at = c->map->location(e.span.begin);
+      out += "# " + name + ": not lowered yet (" + e.what() + ", line " + std::to_string(at.line) +
+             ")\n";
     }
   }
-  if (diagnostics) *diagnostics = reporter.take();
-  return {};
+  return out;
+}
+
+std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::string& function,
+                                         const std::function<void(std::string_view)>& print) const {
+  const auto c = compile_file(path, *impl_->log);
+  if (!c->ok()) return c->diagnostics;
+  const auto fn = c->typed.functions.find(function);
+  if (fn == c->typed.functions.end() || fn->second.item->is_extern) {
+    Diagnostic d;
+    d.message = "`" + path + "` has no function `" + function + "` to run";
+    d.help = "name one of its functions: `shapescript run FILE FUNCTION`";
+    return {d};
+  }
+  if (!fn->second.params.empty()) {
+    Diagnostic d;
+    d.message = "`" + function + "` takes arguments, and `run` passes none yet";
+    d.location = c->map->location(fn->second.item->name_span.begin);
+    d.help = "run a function without parameters, such as `main`";
+    return {d};
+  }
+  impl_->log->debug("running {} of {}", function, path);
+  return runtime::run_function(c->typed, *c->map, function, {.print = print});
 }
 
 const char* version() {

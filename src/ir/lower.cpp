@@ -74,6 +74,16 @@ class Lowerer {
     return std::move(g_);
   }
 
+  Graph expression(const Expr& e, const std::map<std::string, Type>& variables) {
+    g_.name = "expression";
+    Scope scope;
+    for (const auto& [name, type] : variables) scope.vars[name] = input(name, type, e.span);
+    flatten_outputs(value(e, scope));
+    if (const std::string bad = verify(g_); !bad.empty())
+      throw std::logic_error("lowering made a bad graph: " + bad);
+    return std::move(g_);
+  }
+
  private:
   struct Scope {
     std::map<std::string, Val> vars;
@@ -446,10 +456,18 @@ Val Lowerer::binary(const Expr& e, Scope& scope) {
     v.integer = l.integer && r.integer && e.text != "/";
     return v;
   }
-  // Literals take the tensor operand's element type.
+  // A literal takes the element type the operation computes in: the
+  // result's for arithmetic (an integer tensor times 1.5 is f32), the other
+  // operand's for a comparison (a float literal against integers: f32).
   const Type& other = l.kind == Val::Kind::tensor ? g_.nodes[static_cast<std::size_t>(l.node)].type
                                                   : g_.nodes[static_cast<std::size_t>(r.node)].type;
-  const ElemKind kind = other.elem.kind == ElemKind::index ? ElemKind::i32 : other.elem.kind;
+  const Val& literal = l.kind == Val::Kind::tensor ? r : l;
+  const ElemKind result = type_of(e, scope).elem.kind;
+  ElemKind kind = result == ElemKind::boolean ? other.elem.kind : result;
+  if (kind == ElemKind::index) kind = ElemKind::i32;
+  if (literal.kind == Val::Kind::number && !literal.integer &&
+      (kind == ElemKind::i32 || kind == ElemKind::boolean))
+    kind = ElemKind::f32;
   Node n = make(Op::binary, e, scope, {tensor(l, kind, e.span), tensor(r, kind, e.span)});
   n.sub = static_cast<int>(op);
   return node(n);
@@ -604,6 +622,11 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
 
 Graph lower_function(const check::TypedProgram& program, const std::string& function) {
   return Lowerer(program).run(function);
+}
+
+Graph lower_expression(const check::TypedProgram& program, const syntax::Expr& e,
+                       const std::map<std::string, check::Type>& variables) {
+  return Lowerer(program).expression(e, variables);
 }
 
 }  // namespace ss::ir

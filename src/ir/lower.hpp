@@ -3,6 +3,7 @@
 // `if` on static values decided, so a graph is pure dataflow.
 #pragma once
 
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -19,5 +20,11 @@ struct NotLowered : std::runtime_error {
 
 // `function` must be a device function of the program. Throws NotLowered.
 Graph lower_function(const check::TypedProgram& program, const std::string& function);
+
+// One expression of a controller function as a graph: each of `variables`
+// (the names it reads, with their types) is an input; its value (or a
+// tuple's parts) the outputs. Throws NotLowered.
+Graph lower_expression(const check::TypedProgram& program, const syntax::Expr& e,
+                       const std::map<std::string, check::Type>& variables);
 
 }  // namespace ss::ir

@@ -169,9 +169,16 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
       case ir::Op::where:
         out = ref::where(in(n, 0), in(n, 1), in(n, 2));
         break;
-      case ir::Op::cast:
+      case ir::Op::cast: {
         out = ref::cast(in(n, 0), dtype);
+        if (n.type.elem.kind == check::ElemKind::index) {  // Index[C](x) is range-checked
+          const auto bound = size_of(*n.type.elem.index_of, sizes, dims);
+          for (std::int64_t k = 0; bound && k < out.size(); ++k)
+            if (out.get(k) < 0 || out.get(k) >= static_cast<double>(*bound))
+              throw ref::RangeError(static_cast<std::int64_t>(out.get(k)), *bound, k);
+        }
         break;
+      }
       case ir::Op::matmul:
         out = ref::matmul(in(n, 0), in(n, 1));
         break;

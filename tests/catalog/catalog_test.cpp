@@ -109,10 +109,10 @@ void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir) {
 void run_program(const CatalogEntry& entry, const ss::test::TempDir& dir) {
   const auto& example = *entry.example;
   const std::string file = dir.write("example.ss", example.body);
-  REQUIRE_MESSAGE(example.command == "check",
+  REQUIRE_MESSAGE((example.command == "check" || example.command == "run"),
                   "the catalog can't run `" << example.command << "` examples yet");
   const auto result =
-      ss::test::run_process({ss::test::kCliPath, "check", file}, {.merge_stderr = true});
+      ss::test::run_process({ss::test::kCliPath, example.command, file}, {.merge_stderr = true});
   CHECK(result.exit_code == 1);
   CHECK_MESSAGE(result.out.find("error[" + entry.code + "]") != std::string::npos, result.out);
 }

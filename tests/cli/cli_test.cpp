@@ -165,3 +165,29 @@ TEST_CASE("check --dump-ir prints each device function's graph, and says what is
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("E0101") != std::string::npos);
 }
+
+TEST_CASE("run prints what the program prints, numpy-style, and exits 0") {
+  const std::string dir = std::string(ss::test::kSourceDir) + "/tests/programs/run/";
+  const auto result = run_process({kCliPath, "run", dir + "prints.ss"});
+  CHECK(result.err.empty());
+  CHECK(result.exit_code == 0);
+  CHECK(result.out == ss::test::read_file(dir + "prints.expected"));
+}
+
+TEST_CASE(
+    "run: a chosen function, its returned value printed; errors coded; a missing function named") {
+  ss::test::TempDir dir;
+  const auto file = dir.write(
+      "m.ss", "dim D = 3\nfn three() -> [D] = arange(D) * 1.5\nfn main():\n    print(1)\n");
+  const auto three = run_process({kCliPath, "run", file, "three"});
+  CHECK(three.exit_code == 0);
+  CHECK(three.out == "[0.  1.5 3. ]\n");
+  const auto missing = run_process({kCliPath, "run", file, "nothing"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("has no function `nothing`") != std::string::npos);
+  const auto bad = dir.write("bad.ss", "fn main():\n    print(y)\n");
+  const auto checked = run_process({kCliPath, "run", bad});
+  CHECK(checked.exit_code == 1);
+  CHECK(checked.err.rfind("error[E0301]", 0) == 0);  // nothing runs when the check fails
+  CHECK(run_process({kCliPath, "run"}).exit_code == 2);
+}

@@ -20,6 +20,7 @@ struct Options {
 
 int run_check(const std::vector<std::string>& files, const Options& options);
 int run_explain(const std::string& code);
+int run_run(const std::vector<std::string>& words, const Options& options);
 int run_devices(const std::vector<std::string>& devices, const Options& options);
 
 // Prints "error: MESSAGE" and the hint to see --help; returns kUsage.

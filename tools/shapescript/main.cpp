@@ -13,10 +13,12 @@
 
 namespace {
 
-constexpr const char* kHelp = R"(shapescript: check shapescript programs
+constexpr const char* kHelp = R"(shapescript: check and run shapescript programs
 
 usage:
   shapescript check FILE...       check programs; errors are printed rustc-style
+  shapescript run FILE [FN]       check a program and run FN (main by default) on
+                                  the reference runtime, printing what it prints
   shapescript --explain CODE      print an error code's entry of the catalog
   shapescript devices [DEVICE]    list the back ends and devices found; with a
                                   DEVICE (cpu, cuda, cuda:N), fail with its
@@ -105,5 +107,6 @@ int main(int argc, char** argv) {
     return run_check(words, options);
   }
   if (command == "devices") return run_devices(words, options);
+  if (command == "run") return run_run(words, options);
   return usage_error("unknown command `" + command + "`");
 }

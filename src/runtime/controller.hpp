@@ -1,0 +1,30 @@
+// Runs a checked program's functions on the reference runtime: controller
+// code (loops, conditions, prints, f-strings, calls) is interpreted, and
+// every expression that computes tensors is lowered to a graph (once, then
+// cached) and run by the interpreter.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "check/checker.hpp"
+#include "shapescript/diagnostic.hpp"
+#include "syntax/source_map.hpp"
+
+namespace ss::runtime {
+
+struct RunOptions {
+  // Receives each line `print` writes, with its newline.
+  std::function<void(std::string_view)> print;
+};
+
+// Runs `function` (it takes no arguments) to the end. Returns the run-time
+// errors, coded and pointing at the source; empty on success. A function
+// that returns a value has it printed.
+std::vector<Diagnostic> run_function(const check::TypedProgram& program,
+                                     const syntax::SourceMap& map, const std::string& function,
+                                     const RunOptions& options);
+
+}  // namespace ss::runtime

@@ -1,0 +1,28 @@
+// `shapescript run FILE [FUNCTION]`: checks the program and runs FUNCTION
+// (main by default) on the reference runtime, printing what it prints.
+#include <iostream>
+
+#include "cli.hpp"
+#include "shapescript/shapescript.hpp"
+
+namespace ss::cli {
+
+int run_run(const std::vector<std::string>& words, const Options& options) {
+  if (words.empty() || words.size() > 2)
+    return usage_error("`run` takes a FILE and, optionally, a FUNCTION");
+  const std::string function = words.size() == 2 ? words[1] : "main";
+  Engine engine;
+  const auto diagnostics = engine.run_file(words[0], function, [](std::string_view line) {
+    std::cout << line;
+    std::cout.flush();
+  });
+  for (const auto& d : diagnostics) {
+    if (options.json)
+      std::cout << to_json(d) << "\n";
+    else
+      std::cerr << d.render({.color = options.color});
+  }
+  return has_errors(diagnostics) ? kFailed : kOk;
+}
+
+}  // namespace ss::cli
