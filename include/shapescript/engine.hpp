@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/export.hpp"
+#include "shapescript/module.hpp"
 
 namespace ss {
 
@@ -113,12 +115,20 @@ class SS_API Engine {
   // and *diagnostics receives them.
   std::string ir_listing(const std::string& path, std::vector<Diagnostic>* diagnostics) const;
 
-  // Checks a program and runs one of its functions (one without parameters,
-  // `main` usually) on the reference runtime. Each line the program prints
-  // goes to `print`. Returns the program's errors, from checking or from
-  // running; empty when it ran to its end.
+  // Loads a program: reads (from a file), checks and keeps it. The module
+  // is false when the program has errors, with the diagnostics.
+  Module load_file(const std::string& path) const;
+  Module load_source(std::string_view text, std::string_view name) const;
+
+  // Checks a program and runs one of its functions on the reference
+  // runtime: a controller function without parameters (`main` usually), or
+  // a device function given its inputs by name in `args` ({"x", t}), whose
+  // results are then printed. Each line printed goes to `print`. Returns the
+  // program's errors, from checking or from running; empty when it ran to
+  // its end.
   std::vector<Diagnostic> run_file(const std::string& path, const std::string& function,
-                                   const std::function<void(std::string_view)>& print) const;
+                                   const std::function<void(std::string_view)>& print,
+                                   const std::map<std::string, Tensor>& args = {}) const;
 
  private:
   struct Impl;

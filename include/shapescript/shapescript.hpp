@@ -10,9 +10,16 @@
 //       for (const auto& d : engine.diagnostics()) std::cerr << d.render();
 //       return 1;
 //     }
-//     auto diagnostics = engine.check_file("mlp.ss");
-//     for (const auto& d : diagnostics) std::cerr << d.render();
-//     return ss::has_errors(diagnostics) ? 1 : 0;
+//     ss::Module mod = engine.load_file("mlp.ss");       // read, check, keep
+//     if (!mod) {
+//       for (const auto& d : mod.diagnostics()) std::cerr << d.render();
+//       return 1;
+//     }
+//     std::vector<float> x(64 * 8);                        // 8 examples of 64 pixels
+//     auto result = mod.call("logits", {ss::Tensor::view(x.data(), {8, 64})},
+//                            {{"m.w1", w1}, {"m.b1", b1}, {"m.w2", w2}, {"m.b2", b2}});
+//     if (!result) { /* E16xx: an argument of the wrong shape, say */ }
+//     std::vector<float> logits = result.tensor().to_floats();   // [8 10]
 //   }
 //
 // Nothing here throws on a user's mistake or on a missing device: those come
@@ -23,4 +30,6 @@
 
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/engine.hpp"
+#include "shapescript/module.hpp"
+#include "shapescript/tensor.hpp"
 #include "shapescript/version.hpp"

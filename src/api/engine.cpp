@@ -2,13 +2,17 @@
 
 #include <variant>
 
+#include "api/compiled.hpp"
+#include "api/module_impl.hpp"
 #include "check/checker.hpp"
+#include "diag/codes.hpp"
 #include "diag/reporter.hpp"
 #include "ir/lower.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_libraries.hpp"
 #include "kernels/nvrtc.hpp"
 #include "runtime/controller.hpp"
+#include "runtime/format.hpp"
 #include "runtime/jit_module.hpp"
 #include "shapescript/version.hpp"
 #include "support/log.hpp"
@@ -108,62 +112,29 @@ BackendReport Engine::backends() const {
   return report;
 }
 
-namespace {
-
-// A program through the front end, kept with the text and tree its types
-// point into.
-struct Compiled {
-  std::string name, text;
-  std::unique_ptr<syntax::SourceMap> map;
-  syntax::Program program;
-  check::TypedProgram typed;
-  std::vector<Diagnostic> diagnostics;
-  bool ok() const { return !has_errors(diagnostics); }
-};
-
-// Lexes, parses and checks. Each stage runs only on what the one before
-// accepted, so one mistake doesn't cascade into others.
-std::unique_ptr<Compiled> compile(syntax::SourceFile file, spdlog::logger& log) {
-  auto c = std::make_unique<Compiled>();
-  c->name = std::move(file.name);
-  c->text = std::move(file.text);
-  c->map = std::make_unique<syntax::SourceMap>(c->name, c->text);
-  diag::Reporter reporter(*c->map);
-  const auto tokens = syntax::lex(c->text, reporter);
-  if (reporter.error_count() == 0) {
-    c->program = syntax::parse(tokens, reporter);
-    if (reporter.error_count() == 0) c->typed = check::check_program(c->program, reporter);
-  }
-  log.debug("checked {} ({} bytes): {} error(s)", c->name, c->text.size(), reporter.error_count());
-  c->diagnostics = reporter.take();
-  return c;
-}
-
-std::unique_ptr<Compiled> compile_file(const std::string& path, spdlog::logger& log) {
-  auto source = syntax::read_source_file(path);
-  if (auto* d = std::get_if<Diagnostic>(&source)) {
-    auto c = std::make_unique<Compiled>();
-    c->diagnostics.push_back(std::move(*d));
-    return c;
-  }
-  return compile(std::move(std::get<syntax::SourceFile>(source)), log);
-}
-
-}  // namespace
-
 std::vector<Diagnostic> Engine::check_file(const std::string& path) const {
-  return compile_file(path, *impl_->log)->diagnostics;
+  return api::compile_file(path, *impl_->log)->diagnostics;
 }
 
 std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_view name) const {
-  auto source = syntax::decode_source(text, std::string(name));
-  if (auto* d = std::get_if<Diagnostic>(&source)) return {std::move(*d)};
-  return compile(std::move(std::get<syntax::SourceFile>(source)), *impl_->log)->diagnostics;
+  return api::compile_text(text, name, *impl_->log)->diagnostics;
+}
+
+Module Engine::load_file(const std::string& path) const {
+  Module m;
+  m.impl_->compiled = api::compile_file(path, *impl_->log);
+  return m;
+}
+
+Module Engine::load_source(std::string_view text, std::string_view name) const {
+  Module m;
+  m.impl_->compiled = api::compile_text(text, name, *impl_->log);
+  return m;
 }
 
 std::string Engine::ir_listing(const std::string& path,
                                std::vector<Diagnostic>* diagnostics) const {
-  const auto c = compile_file(path, *impl_->log);
+  const auto c = api::compile_file(path, *impl_->log);
   if (!c->ok()) {
     if (diagnostics) *diagnostics = c->diagnostics;
     return {};
@@ -183,25 +154,36 @@ std::string Engine::ir_listing(const std::string& path,
 }
 
 std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::string& function,
-                                         const std::function<void(std::string_view)>& print) const {
-  const auto c = compile_file(path, *impl_->log);
-  if (!c->ok()) return c->diagnostics;
-  const auto fn = c->typed.functions.find(function);
-  if (fn == c->typed.functions.end() || fn->second.item->is_extern) {
-    Diagnostic d;
-    d.message = "`" + path + "` has no function `" + function + "` to run";
-    d.help = "name one of its functions: `shapescript run FILE FUNCTION`";
-    return {d};
-  }
-  if (!fn->second.params.empty()) {
-    Diagnostic d;
-    d.message = "`" + function + "` takes arguments, and `run` passes none yet";
-    d.location = c->map->location(fn->second.item->name_span.begin);
-    d.help = "run a function without parameters, such as `main`";
-    return {d};
-  }
+                                         const std::function<void(std::string_view)>& print,
+                                         const std::map<std::string, Tensor>& args) const {
+  Module module = load_file(path);
+  if (!module) return module.diagnostics();
+  const auto& c = *module.impl_->compiled;
+  const auto fn = c.typed.functions.find(function);
+  if (fn == c.typed.functions.end() || fn->second.item->is_extern)
+    return {diag::error(diag::Code::E1604,
+                        "`" + path + "` has no function `" + function + "` to run",
+                        "name one of its functions: `shapescript run FILE FUNCTION`")};
   impl_->log->debug("running {} of {}", function, path);
-  return runtime::run_function(c->typed, *c->map, function, {.print = print});
+  if (fn->second.controller || (fn->second.params.empty() && args.empty())) {
+    if (!args.empty() || !fn->second.params.empty()) {
+      Diagnostic d;
+      d.message = "`" + function + "` runs in the controller and takes no arguments from `run` yet";
+      d.location = c.map->location(fn->second.item->name_span.begin);
+      return {d};
+    }
+    return runtime::run_function(c.typed, *c.map, function, {.print = print});
+  }
+  // A device function: called as a host would, its results printed.
+  const CallResult result = module.call(function, {}, args);
+  if (!result) return result.diagnostics;
+  for (const auto& out : result.outputs)
+    if (print)
+      print(runtime::format_tensor(runtime::Tensor::borrow(const_cast<void*>(out.data()),
+                                                           static_cast<runtime::DType>(out.dtype()),
+                                                           out.shape())) +
+            "\n");
+  return {};
 }
 
 const char* version() {

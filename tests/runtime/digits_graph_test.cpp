@@ -8,6 +8,7 @@
 #include "ir/lower.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
+#include "support/digits_fixture.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
 
@@ -17,52 +18,25 @@ using namespace ss;
 using runtime::DType;
 using runtime::Tensor;
 
-constexpr std::int64_t D = 64, H = 128, C = 10;
-
-// The golden script's formulas, evaluated in double and stored as f32.
-Tensor formula(runtime::Shape shape, double (*f)(std::int64_t, std::int64_t)) {
-  Tensor t = Tensor::zeros(DType::f32, shape);
-  const std::int64_t cols = shape.size() == 2 ? shape[1] : 1;
-  for (std::int64_t k = 0; k < t.size(); ++k) t.set(k, f(k / cols, k % cols));
-  return t;
+// The fixture's arrays as runtime tensors.
+Tensor tensor(const test::digits::Array& a) {
+  std::vector<double> values(a.values.begin(), a.values.end());
+  return Tensor::from_values(DType::f32, a.shape, values);
 }
 
 std::map<std::string, Tensor> parameters() {
-  return {
-      {"m.w1",
-       formula({D, H}, [](std::int64_t i,
-                          std::int64_t j) { return 0.1 * std::sin(0.37 * i + 0.11 * j + 0.5); })},
-      {"m.b1", formula({H}, [](std::int64_t i, std::int64_t) { return 0.01 * std::cos(0.3 * i); })},
-      {"m.w2", formula({H, C}, [](std::int64_t i,
-                                  std::int64_t j) { return 0.1 * std::sin(0.23 * i - 0.17 * j); })},
-      {"m.b2", formula({C}, [](std::int64_t i, std::int64_t) { return 0.02 * std::cos(0.7 * i); })},
-  };
+  std::map<std::string, Tensor> out;
+  for (const auto& [name, a] : test::digits::parameters()) out[name] = tensor(a);
+  return out;
 }
 
 Tensor pixels(std::int64_t b) {
-  return formula({b, D}, [](std::int64_t n, std::int64_t d) {
-    return 8 * std::sin(0.013 * n + 0.07 * d) + 8;
-  });
+  return tensor(test::digits::pixels(b));
 }
 
 Tensor labels(std::int64_t b) {
-  Tensor t = Tensor::zeros(DType::i32, {b});
-  for (std::int64_t n = 0; n < b; ++n) t.set(n, static_cast<double>((n * 7) % C));
-  return t;
-}
-
-std::map<std::string, std::vector<double>> goldens() {
-  std::map<std::string, std::vector<double>> out;
-  std::istringstream in(
-      test::read_file(std::string(test::kSourceDir) + "/tests/goldens/digits_mlp.txt"));
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream words(line);
-    std::string what, b;
-    words >> what >> b;
-    auto& values = out[what + " " + b];
-    for (double v; words >> v;) values.push_back(v);
-  }
-  return out;
+  const auto l = test::digits::labels(b);
+  return Tensor::from_values(DType::i32, {b}, std::vector<double>(l.begin(), l.end()));
 }
 
 void check_close(const Tensor& got, const std::vector<double>& want) {
@@ -83,7 +57,6 @@ TEST_CASE("one graph of the design's logits runs at batch sizes 1, 64 and 1000 a
   CHECK(ir::verify(logits).empty());
   CHECK(logits.symbols == std::set<std::string>{"b"});
   const std::string before = ir::print(logits);
-  const auto expected = goldens();
   for (const std::int64_t b : {1, 64, 1000}) {
     CAPTURE(b);
     auto inputs = parameters();
@@ -91,7 +64,7 @@ TEST_CASE("one graph of the design's logits runs at batch sizes 1, 64 and 1000 a
     const auto out = runtime::run_graph(logits, inputs, program->typed.dims);
     REQUIRE(out.size() == 1);
     CHECK(runtime::shape_str(out[0].shape()) == "[" + std::to_string(b) + " 10]");
-    check_close(out[0], expected.at("logits " + std::to_string(b)));
+    check_close(out[0], test::digits::golden("logits " + std::to_string(b)));
   }
   CHECK(ir::print(logits) == before);  // nothing in the graph depends on a batch size
 }
@@ -100,16 +73,15 @@ TEST_CASE("the loss and accuracy graphs inline logits and match numpy") {
   const auto program = test::check_source_file("examples/digits/digits.ss");
   const ir::Graph loss = ir::lower_function(program->typed, "loss");
   const ir::Graph accuracy = ir::lower_function(program->typed, "accuracy");
-  const auto expected = goldens();
   for (const std::int64_t b : {1, 64, 1000}) {
     CAPTURE(b);
     auto inputs = parameters();
     inputs["batch.pixels"] = pixels(b);
     inputs["batch.label"] = labels(b);
     check_close(runtime::run_graph(loss, inputs, program->typed.dims).at(0),
-                expected.at("loss " + std::to_string(b)));
+                test::digits::golden("loss " + std::to_string(b)));
     check_close(runtime::run_graph(accuracy, inputs, program->typed.dims).at(0),
-                expected.at("accuracy " + std::to_string(b)));
+                test::digits::golden("accuracy " + std::to_string(b)));
   }
 }
 

@@ -16,6 +16,7 @@ struct Options {
   bool color = false;
   bool json = false;     // --format json: one JSON object per diagnostic, on standard output
   bool dump_ir = false;  // --dump-ir: print the device functions' IR
+  std::vector<std::pair<std::string, std::string>> args;  // --arg NAME=VALUE, for run
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

@@ -30,6 +30,8 @@ options:
   --color=auto|always|never       colour the diagnostics (auto: on a terminal)
   --format=text|json              json: one object per diagnostic, on standard output
   --dump-ir                       with check: print each device function's tensor IR
+  --arg NAME=VALUE                with run: a device function's input, as a number or
+                                  nested list ([[1.0, 2.0]]); f32, or i32 with `i32:`
 
 environment:
   SHAPESCRIPT_LOG                 log level: trace, debug, info, warn, error, off
@@ -67,6 +69,14 @@ int main(int argc, char** argv) {
     if (arg == "--explain") {
       if (i + 1 >= argc) return usage_error("`--explain` needs a code, such as E0603");
       return run_explain(argv[i + 1]);
+    }
+    if (arg == "--arg") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      const auto eq = value.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return usage_error("`--arg` takes NAME=VALUE, such as x=[[1.0, 2.0]]");
+      options.args.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+      continue;
     }
     if (arg == "--dump-ir") {
       options.dump_ir = true;

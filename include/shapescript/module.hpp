@@ -1,0 +1,53 @@
+// A loaded program: checked once, its device functions prepared (lowered)
+// on first call and kept, so later calls at any batch size prepare nothing.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shapescript/diagnostic.hpp"
+#include "shapescript/export.hpp"
+#include "shapescript/tensor.hpp"
+
+namespace ss {
+
+struct SS_API CallResult {
+  std::vector<Tensor> outputs;  // one per returned value; a tuple gives several
+  std::vector<Diagnostic> diagnostics;
+  explicit operator bool() const { return !has_errors(diagnostics); }
+  const Tensor& tensor(std::size_t i = 0) const { return outputs.at(i); }
+};
+
+class SS_API Module {
+ public:
+  Module();
+  ~Module();
+  Module(Module&&) noexcept;
+  Module& operator=(Module&&) noexcept;
+
+  // False when the program had errors; diagnostics() has them.
+  explicit operator bool() const;
+  const std::vector<Diagnostic>& diagnostics() const;
+
+  // Calls a device function. Tensor parameters take the positional
+  // arguments in order; a model's parameters and a record's fields are
+  // named: {"m.w1", w1}, {"batch.pixels", x} (a named tensor parameter
+  // works too: {"x", x}). A missing argument is E1605, one of the wrong
+  // shape or element type E1603, an unknown function E1604; the host never
+  // sees an exception or a crash.
+  CallResult call(const std::string& function, const std::vector<Tensor>& positional,
+                  const std::map<std::string, Tensor>& named = {}) const;
+
+  // How many functions have been prepared (lowered) so far.
+  std::size_t prepared() const;
+
+  struct Impl;
+
+ private:
+  friend class Engine;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ss

@@ -1,0 +1,35 @@
+// A program through the front end, kept with the text and tree its types
+// point into: what check, run and a loaded Module share.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "check/checker.hpp"
+#include "shapescript/diagnostic.hpp"
+#include "syntax/ast.hpp"
+#include "syntax/source_file.hpp"
+#include "syntax/source_map.hpp"
+
+namespace ss::api {
+
+struct Compiled {
+  std::string name, text;
+  std::unique_ptr<syntax::SourceMap> map;
+  syntax::Program program;
+  check::TypedProgram typed;
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return !has_errors(diagnostics); }
+};
+
+// Lexes, parses and checks. Each stage runs only on what the one before
+// accepted, so one mistake doesn't cascade into others.
+std::unique_ptr<Compiled> compile(syntax::SourceFile file, spdlog::logger& log);
+std::unique_ptr<Compiled> compile_file(const std::string& path, spdlog::logger& log);
+std::unique_ptr<Compiled> compile_text(std::string_view text, std::string_view name,
+                                       spdlog::logger& log);
+
+}  // namespace ss::api

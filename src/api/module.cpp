@@ -1,0 +1,140 @@
+#include <variant>
+
+#include "api/module_impl.hpp"
+#include "diag/codes.hpp"
+#include "ir/lower.hpp"
+#include "runtime/interpreter.hpp"
+#include "runtime/reference/ops.hpp"
+
+namespace ss {
+namespace {
+
+static_assert(static_cast<int>(DType::boolean) == static_cast<int>(runtime::DType::boolean),
+              "ss::DType and runtime::DType list the element types alike");
+
+runtime::Tensor to_runtime(const Tensor& t) {
+  return runtime::Tensor::borrow(const_cast<void*>(t.data()),
+                                 static_cast<runtime::DType>(t.dtype()), t.shape());
+}
+
+Tensor to_public(const runtime::Tensor& t) {
+  // Results are copied out: the host owns what it gets, whatever the
+  // runtime's buffers alias.
+  return Tensor::copy(static_cast<DType>(t.dtype()), t.raw(), t.shape());
+}
+
+CallResult failed(diag::Code code, std::string message, std::string help) {
+  CallResult r;
+  r.diagnostics.push_back(diag::error(code, std::move(message), std::move(help)));
+  return r;
+}
+
+}  // namespace
+
+Module::Module() : impl_(std::make_unique<Impl>()) {}
+Module::~Module() = default;
+Module::Module(Module&&) noexcept = default;
+Module& Module::operator=(Module&&) noexcept = default;
+
+Module::operator bool() const {
+  return impl_->compiled && impl_->compiled->ok();
+}
+
+const std::vector<Diagnostic>& Module::diagnostics() const {
+  static const std::vector<Diagnostic> none;
+  return impl_->compiled ? impl_->compiled->diagnostics : none;
+}
+
+std::size_t Module::prepared() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->graphs.size();
+}
+
+CallResult Module::call(const std::string& function, const std::vector<Tensor>& positional,
+                        const std::map<std::string, Tensor>& named) const {
+  if (!*this) {
+    CallResult r;
+    r.diagnostics = diagnostics();
+    if (r.diagnostics.empty())
+      r.diagnostics.push_back(diag::error(diag::Code::E1604, "no program is loaded"));
+    return r;
+  }
+  const auto& typed = impl_->compiled->typed;
+  const auto fn = typed.functions.find(function);
+  if (fn == typed.functions.end() || fn->second.controller || fn->second.item->is_extern)
+    return failed(diag::Code::E1604, "`" + function + "` isn't a device function of this program",
+                  fn == typed.functions.end()
+                      ? "call one of the program's `fn`s by name"
+                      : "only device functions are called from the host; this one runs in "
+                        "the controller");
+
+  // Prepare once: the graph serves every later call, at any sizes.
+  const ir::Graph* graph = nullptr;
+  {
+    std::lock_guard lock(impl_->mutex);
+    auto it = impl_->graphs.find(function);
+    if (it == impl_->graphs.end()) {
+      try {
+        it = impl_->graphs.emplace(function, ir::lower_function(typed, function)).first;
+      } catch (const ir::NotLowered& e) {
+        Diagnostic d;
+        d.message =
+            std::string(e.what()) + ": `" + function + "` can't run on the reference runtime yet";
+        d.location = impl_->compiled->map->location(e.span.begin);
+        CallResult r;
+        r.diagnostics.push_back(std::move(d));
+        return r;
+      }
+    }
+    graph = &it->second;
+  }
+
+  // Arguments: positional ones to the tensor parameters in order.
+  std::map<std::string, runtime::Tensor> inputs;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < fn->second.params.size() && next < positional.size(); ++i) {
+    const auto kind = fn->second.params[i].kind;
+    if (kind != check::Type::Kind::tensor && kind != check::Type::Kind::integer &&
+        kind != check::Type::Kind::floating)
+      continue;  // models and records are passed by name, field by field
+    inputs[fn->second.item->params[i].name] = to_runtime(positional[next++]);
+  }
+  if (next < positional.size())
+    return failed(diag::Code::E1603,
+                  "`" + function + "` takes fewer tensor parameters than the " +
+                      std::to_string(positional.size()) + " positional arguments given",
+                  "name a model's parameters and a record's fields instead: {\"m.w1\", w1}");
+  for (const auto& [name, tensor] : named) inputs[name] = to_runtime(tensor);
+  for (const int id : graph->inputs) {
+    const auto& node = graph->nodes[static_cast<std::size_t>(id)];
+    if (!inputs.count(node.name))
+      return failed(diag::Code::E1605,
+                    "`" + function + "` needs `" + node.name + "`, a " + node.type.str(),
+                    "pass it by position, or by name: {\"" + node.name + "\", tensor}");
+  }
+  for (const auto& [name, tensor] : named) {
+    bool known = false;
+    for (const int id : graph->inputs)
+      known = known || graph->nodes[static_cast<std::size_t>(id)].name == name;
+    if (!known)
+      return failed(diag::Code::E1603, "`" + function + "` has no input `" + name + "`",
+                    "its inputs are its tensor parameters, models' parameters (m.w1) and records' "
+                    "fields (batch.x)");
+  }
+  try {
+    CallResult r;
+    for (const auto& t : runtime::run_graph(*graph, inputs, typed.dims))
+      r.outputs.push_back(to_public(t));
+    return r;
+  } catch (const runtime::InputMismatch& e) {
+    return failed(diag::Code::E1603, e.what(),
+                  "pass a tensor of the declared shape and element type");
+  } catch (const runtime::reference::RangeError& e) {
+    return failed(
+        diag::Code::E0509,
+        "the value " + std::to_string(e.value) + " is outside 0.." + std::to_string(e.bound - 1),
+        "an Index[C] holds 0 to C-1: check the data");
+  }
+}
+
+}  // namespace ss

@@ -1,0 +1,118 @@
+// The embedding API as a host uses it: load, call at several batch sizes
+// (prepared once), read results; every host mistake a coded diagnostic.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "shapescript/shapescript.hpp"
+#include "support/digits_fixture.hpp"
+#include "support/paths.hpp"
+
+namespace {
+
+namespace digits = ss::test::digits;
+
+std::map<std::string, ss::Tensor> parameters() {
+  std::map<std::string, ss::Tensor> out;
+  for (const auto& [name, a] : digits::parameters()) out[name] = ss::Tensor::of(a.values, a.shape);
+  return out;
+}
+
+std::string digits_path() {
+  return std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a host calls the design's logits at batch sizes 1, 64 and 1000, prepared once, matching "
+    "numpy") {
+  const ss::Engine engine;
+  const ss::Module mod = engine.load_file(digits_path());
+  REQUIRE(mod);
+  CHECK(mod.prepared() == 0);
+  const auto params = parameters();
+  for (const std::int64_t b : {1, 64, 1000}) {
+    CAPTURE(b);
+    const auto x = digits::pixels(b);  // the host's memory, viewed without a copy
+    const auto result = mod.call("logits", {ss::Tensor::view(x.values.data(), x.shape)}, params);
+    REQUIRE_MESSAGE(result, (result.diagnostics.empty() ? "" : result.diagnostics[0].render()));
+    REQUIRE(result.outputs.size() == 1);
+    CHECK(result.tensor().shape() == std::vector<std::int64_t>{b, digits::C});
+    const auto got = result.tensor().to_floats();
+    const auto& want = digits::golden("logits " + std::to_string(b));
+    REQUIRE(got.size() == want.size());
+    int wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (std::fabs(got[i] - want[i]) > 1e-5 + 1e-5 * std::fabs(want[i]) && ++wrong <= 3)
+        FAIL_CHECK("element " << i << ": " << got[i] << ", numpy " << want[i]);
+  }
+  CHECK(mod.prepared() == 1);  // one preparation served all three sizes
+}
+
+TEST_CASE("a host passes records by field and reads a scalar loss") {
+  const ss::Module mod = ss::Engine().load_file(digits_path());
+  auto inputs = parameters();
+  const auto x = digits::pixels(64);
+  inputs["batch.pixels"] = ss::Tensor::of(x.values, x.shape);
+  inputs["batch.label"] = ss::Tensor::of(digits::labels(64), {64});
+  const auto result = mod.call("loss", {}, inputs);
+  REQUIRE(result);
+  CHECK(result.tensor().shape().empty());
+  CHECK(std::fabs(result.tensor().to_floats()[0] - digits::golden("loss 64")[0]) < 1e-5);
+}
+
+TEST_CASE("host mistakes are coded diagnostics: wrong shape, wrong type, missing, unknown") {
+  const ss::Module mod = ss::Engine().load_file(digits_path());
+  const auto params = parameters();
+  const std::vector<float> wrong(5 * 63);
+  const auto shape = mod.call("logits", {ss::Tensor::view(wrong.data(), {5, 63})}, params);
+  REQUIRE_FALSE(shape);
+  CHECK(shape.diagnostics[0].code == "E1603");
+  CHECK(shape.diagnostics[0].message == "`x` is [b D]: its axis D has size 64, given 63");
+
+  const std::vector<std::int32_t> ints(5 * 64);
+  const auto type = mod.call("logits", {ss::Tensor::view(ints.data(), {5, 64})}, params);
+  CHECK(type.diagnostics.at(0).code == "E1603");
+  CHECK(type.diagnostics.at(0).message == "`x` holds f32, given i32");
+
+  const std::vector<float> x(64);
+  auto partial = params;
+  partial.erase("m.w2");
+  const auto missing = mod.call("logits", {ss::Tensor::view(x.data(), {1, 64})}, partial);
+  CHECK(missing.diagnostics.at(0).code == "E1605");
+  CHECK(missing.diagnostics.at(0).message == "`logits` needs `m.w2`, a [H C]");
+
+  CHECK(mod.call("nothing", {}).diagnostics.at(0).code == "E1604");
+  CHECK(mod.call("main", {}).diagnostics.at(0).code == "E1604");  // runs in the controller
+  auto extra = params;
+  extra["m.w3"] = ss::Tensor::scalar(1.0f);
+  CHECK(mod.call("logits", {ss::Tensor::view(x.data(), {1, 64})}, extra).diagnostics.at(0).code ==
+        "E1603");
+}
+
+TEST_CASE(
+    "a program with errors loads as a false module with its diagnostics, and calls report them") {
+  const ss::Module mod =
+      ss::Engine().load_source("dim D = 4\nfn f(x: [D]) -> [D] = y\n", "host.ss");
+  CHECK_FALSE(mod);
+  REQUIRE(mod.diagnostics().size() == 1);
+  CHECK(mod.diagnostics()[0].code == "E0301");
+  CHECK(mod.call("f", {ss::Tensor::scalar(1.0f)}).diagnostics.at(0).code == "E0301");
+}
+
+TEST_CASE("tensors: views borrow, copies own, values convert") {
+  std::vector<float> host = {1, 2, 3, 4, 5, 6};
+  const auto view = ss::Tensor::view(host.data(), {2, 3});
+  CHECK(view.data() == host.data());
+  CHECK(view.size() == 6);
+  const auto copy = ss::Tensor::of(host, {2, 3});
+  CHECK(copy.data() != host.data());
+  host[0] = 100;
+  CHECK(view.to_floats()[0] == 100);
+  CHECK(copy.to_floats()[0] == 1);
+  CHECK(ss::Tensor::of(std::vector<std::int32_t>{7, -2}, {2}).to_floats() ==
+        std::vector<float>{7, -2});
+  const bool flags[] = {true, false};
+  CHECK(ss::Tensor::copy(ss::DType::boolean, flags, {2}).to_floats() == std::vector<float>{1, 0});
+}
