@@ -117,8 +117,9 @@ class SS_API Engine {
 
   // Loads a program: reads (from a file), checks and keeps it. The module
   // is false when the program has errors, with the diagnostics.
-  Module load_file(const std::string& path) const;
-  Module load_source(std::string_view text, std::string_view name) const;
+  Module load_file(const std::string& path, const LoadOptions& options = {}) const;
+  Module load_source(std::string_view text, std::string_view name,
+                     const LoadOptions& options = {}) const;
 
   // Checks a program and runs one of its functions on the reference
   // runtime: a controller function without parameters (`main` usually), or
@@ -128,7 +129,8 @@ class SS_API Engine {
   // its end.
   std::vector<Diagnostic> run_file(const std::string& path, const std::string& function,
                                    const std::function<void(std::string_view)>& print,
-                                   const std::map<std::string, Tensor>& args = {}) const;
+                                   const std::map<std::string, Tensor>& args = {},
+                                   const LoadOptions& options = {}) const;
 
  private:
   struct Impl;

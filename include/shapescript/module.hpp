@@ -13,6 +13,13 @@
 
 namespace ss {
 
+// Sizes for the program's dims declared without one (`dim V`); the CLI's
+// `--dim V=32000`. Naming an unknown dim is E0405, resizing a dim the
+// program sizes E0406; running with a dim still unsized is E0404.
+struct LoadOptions {
+  std::map<std::string, std::int64_t> dims;
+};
+
 struct SS_API CallResult {
   std::vector<Tensor> outputs;  // one per returned value; a tuple gives several
   std::vector<Diagnostic> diagnostics;

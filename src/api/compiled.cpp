@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "diag/codes.hpp"
 #include "diag/reporter.hpp"
 #include "syntax/lexer.hpp"
 #include "syntax/parser.hpp"
@@ -44,6 +45,46 @@ std::unique_ptr<Compiled> compile_file(const std::string& path, spdlog::logger& 
 std::unique_ptr<Compiled> compile_text(std::string_view text, std::string_view name,
                                        spdlog::logger& log) {
   return compile_decoded(syntax::decode_source(text, std::string(name)), log);
+}
+
+void apply_dims(Compiled& c, const std::map<std::string, std::int64_t>& dims) {
+  if (!c.ok()) return;
+  for (const auto& [name, size] : dims) {
+    const auto it = c.typed.dims.find(name);
+    if (it == c.typed.dims.end()) {
+      c.diagnostics.push_back(
+          diag::error(diag::Code::E0405, "`" + c.name + "` declares no dim `" + name + "`",
+                      "size the program's own dims, those declared `dim NAME`"));
+    } else if (size <= 0) {
+      c.diagnostics.push_back(diag::error(diag::Code::E0402,
+                                          "dim `" + name + "` given size " + std::to_string(size),
+                                          "a dim's size is 1 or more"));
+    } else if (it->second && *it->second != size) {
+      c.diagnostics.push_back(diag::error(
+          diag::Code::E0406,
+          "dim `" + name + "` is " + std::to_string(*it->second) + " in the program, given " +
+              std::to_string(size),
+          "only a dim declared without a size (`dim " + name + "`) takes one from the host"));
+    } else {
+      it->second = size;
+    }
+  }
+}
+
+std::vector<Diagnostic> unsized_dims(const Compiled& c) {
+  std::vector<Diagnostic> out;
+  for (const auto& item : c.program.dims) {
+    const auto it = c.typed.dims.find(item.name);
+    if (it == c.typed.dims.end() || it->second) continue;
+    Diagnostic d = diag::error(diag::Code::E0404, "dim `" + item.name + "` has no size",
+                               "give it one: `--dim " + item.name +
+                                   "=32000` on the command line, or "
+                                   "LoadOptions::dims from a host");
+    d.labels.push_back(c.map->label(item.span, "declared without a size", true));
+    d.location = d.labels.back().start;
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 }  // namespace ss::api

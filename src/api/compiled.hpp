@@ -2,6 +2,7 @@
 // point into: what check, run and a loaded Module share.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,5 +32,12 @@ std::unique_ptr<Compiled> compile(syntax::SourceFile file, spdlog::logger& log);
 std::unique_ptr<Compiled> compile_file(const std::string& path, spdlog::logger& log);
 std::unique_ptr<Compiled> compile_text(std::string_view text, std::string_view name,
                                        spdlog::logger& log);
+
+// Gives the program's unsized dims the host's sizes (E0405, E0406 on
+// conflicts, added to its diagnostics).
+void apply_dims(Compiled& c, const std::map<std::string, std::int64_t>& dims);
+
+// E0404 for each dim still without a size, once the program is to run.
+std::vector<Diagnostic> unsized_dims(const Compiled& c);
 
 }  // namespace ss::api

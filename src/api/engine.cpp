@@ -120,15 +120,18 @@ std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_
   return api::compile_text(text, name, *impl_->log)->diagnostics;
 }
 
-Module Engine::load_file(const std::string& path) const {
+Module Engine::load_file(const std::string& path, const LoadOptions& options) const {
   Module m;
   m.impl_->compiled = api::compile_file(path, *impl_->log);
+  api::apply_dims(*m.impl_->compiled, options.dims);
   return m;
 }
 
-Module Engine::load_source(std::string_view text, std::string_view name) const {
+Module Engine::load_source(std::string_view text, std::string_view name,
+                           const LoadOptions& options) const {
   Module m;
   m.impl_->compiled = api::compile_text(text, name, *impl_->log);
+  api::apply_dims(*m.impl_->compiled, options.dims);
   return m;
 }
 
@@ -155,9 +158,11 @@ std::string Engine::ir_listing(const std::string& path,
 
 std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::string& function,
                                          const std::function<void(std::string_view)>& print,
-                                         const std::map<std::string, Tensor>& args) const {
-  Module module = load_file(path);
+                                         const std::map<std::string, Tensor>& args,
+                                         const LoadOptions& options) const {
+  Module module = load_file(path, options);
   if (!module) return module.diagnostics();
+  if (auto unsized = api::unsized_dims(*module.impl_->compiled); !unsized.empty()) return unsized;
   const auto& c = *module.impl_->compiled;
   const auto fn = c.typed.functions.find(function);
   if (fn == c.typed.functions.end() || fn->second.item->is_extern)

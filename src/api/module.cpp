@@ -59,6 +59,11 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
       r.diagnostics.push_back(diag::error(diag::Code::E1604, "no program is loaded"));
     return r;
   }
+  if (auto unsized = api::unsized_dims(*impl_->compiled); !unsized.empty()) {
+    CallResult r;
+    r.diagnostics = std::move(unsized);
+    return r;
+  }
   const auto& typed = impl_->compiled->typed;
   const auto fn = typed.functions.find(function);
   if (fn == typed.functions.end() || fn->second.controller || fn->second.item->is_extern)

@@ -191,3 +191,16 @@ TEST_CASE(
   CHECK(checked.err.rfind("error[E0301]", 0) == 0);  // nothing runs when the check fails
   CHECK(run_process({kCliPath, "run"}).exit_code == 2);
 }
+
+TEST_CASE("run --dim sizes a dim declared without one, and refuses bad sizes") {
+  ss::test::TempDir dir;
+  const auto file = dir.write("v.ss", "dim V\nfn main():\n    print(zeros([V]) + 1.0)\n");
+  const auto sized = run_process({kCliPath, "run", file, "--dim", "V=3"});
+  CHECK(sized.exit_code == 0);
+  CHECK(sized.out == "[1. 1. 1.]\n");
+  CHECK(run_process({kCliPath, "run", file}).err.rfind("error[E0404]", 0) == 0);
+  CHECK(run_process({kCliPath, "run", file, "--dim", "V=0"}).err.rfind("error[E0402]", 0) == 0);
+  for (const char* bad : {"V", "=3", "V=x", "V=3x"})
+    CHECK(run_process({kCliPath, "run", file, "--dim", bad}).exit_code == 2);
+  CHECK(run_process({kCliPath, "check", file}).exit_code == 0);  // checking needs no size
+}

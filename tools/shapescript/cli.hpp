@@ -2,6 +2,8 @@
 // command is a function from its arguments to an exit status.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@ struct Options {
   bool json = false;     // --format json: one JSON object per diagnostic, on standard output
   bool dump_ir = false;  // --dump-ir: print the device functions' IR
   std::vector<std::pair<std::string, std::string>> args;  // --arg NAME=VALUE, for run
+  std::map<std::string, std::int64_t> dims;               // --dim NAME=SIZE, for run
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

@@ -30,6 +30,7 @@ options:
   --color=auto|always|never       colour the diagnostics (auto: on a terminal)
   --format=text|json              json: one object per diagnostic, on standard output
   --dump-ir                       with check: print each device function's tensor IR
+  --dim NAME=SIZE                 with run: the size of a dim declared without one
   --arg NAME=VALUE                with run: a device function's input, as a number or
                                   nested list ([[1.0, 2.0]]); f32, or i32 with `i32:`
 
@@ -69,6 +70,18 @@ int main(int argc, char** argv) {
     if (arg == "--explain") {
       if (i + 1 >= argc) return usage_error("`--explain` needs a code, such as E0603");
       return run_explain(argv[i + 1]);
+    }
+    if (arg == "--dim") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      const auto eq = value.find('=');
+      char* end = nullptr;
+      const long long size =
+          eq == std::string::npos ? 0 : std::strtoll(value.c_str() + eq + 1, &end, 10);
+      if (eq == std::string::npos || eq == 0 || !end || *end != '\0' ||
+          end == value.c_str() + eq + 1)
+        return usage_error("`--dim` takes NAME=SIZE, such as V=32000");
+      options.dims[value.substr(0, eq)] = size;
+      continue;
     }
     if (arg == "--arg") {
       const std::string value = i + 1 < argc ? argv[++i] : "";

@@ -20,13 +20,12 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
     args[name] = std::move(*value);
   }
   Engine engine;
-  const auto diagnostics = engine.run_file(
-      words[0], function,
-      [](std::string_view line) {
-        std::cout << line;
-        std::cout.flush();
-      },
-      args);
+  const auto diagnostics = engine.run_file(words[0], function,
+                                           [](std::string_view line) {
+                                             std::cout << line;
+                                             std::cout.flush();
+                                           },
+                                           args, {.dims = options.dims});
   for (const auto& d : diagnostics) {
     if (options.json)
       std::cout << to_json(d) << "\n";
