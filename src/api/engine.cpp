@@ -151,6 +151,8 @@ std::string Engine::ir_listing(const std::string& path,
       const auto at = c->map->location(e.span.begin);
       out += "# " + name + ": not lowered yet (" + e.what() + ", line " + std::to_string(at.line) +
              ")\n";
+    } catch (const std::exception& bug) {
+      out += "# " + name + ": internal error (" + bug.what() + "): please report it\n";
     }
   }
   return out;

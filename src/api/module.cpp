@@ -3,6 +3,7 @@
 #include "api/module_impl.hpp"
 #include "diag/codes.hpp"
 #include "ir/lower.hpp"
+#include "runtime/controller.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -88,6 +89,10 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
         d.location = impl_->compiled->map->location(e.span.begin);
         CallResult r;
         r.diagnostics.push_back(std::move(d));
+        return r;
+      } catch (const std::exception& bug) {
+        CallResult r;
+        r.diagnostics.push_back(runtime::internal_error(bug.what()));
         return r;
       }
     }

@@ -69,6 +69,8 @@ const char* op_name(Op op) {
       return "literal";
     case Op::arange:
       return "arange";
+    case Op::random:
+      return "random";
   }
   return "?";
 }
@@ -118,6 +120,7 @@ std::size_t arity(Op op) {
     case Op::fill:
     case Op::literal:
     case Op::arange:
+    case Op::random:
       return 0;
     case Op::binary:
     case Op::matmul:

@@ -47,6 +47,7 @@ enum class Op {
   pad,         // axes[0]; ints: before, after; number: the value
   literal,     // values, in the node's shape
   arange,      // 0, 1, ... along the node's one axis
+  random,      // name: normal or uniform; values: mean, std or low, high; ints: seed
 };
 
 const char* op_name(Op op);

@@ -604,6 +604,19 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
     return node(n);
   }
   if (name == "arange") return node(make(Op::arange, e, scope, {}));
+  if (name == "normal" || name == "uniform") {
+    Node n = make(Op::random, e, scope, {});
+    n.name = name;
+    n.values = name == "normal" ? std::vector<double>{0.0, 1.0} : std::vector<double>{0.0, 1.0};
+    n.ints = {0};
+    for (const auto& kw : e.kwargs) {
+      const double v = number(*kw.value, scope);
+      if (kw.name == "mean" || kw.name == "low") n.values[0] = v;
+      if (kw.name == "std" || kw.name == "high") n.values[1] = v;
+      if (kw.name == "seed") n.ints[0] = static_cast<std::int64_t>(v);
+    }
+    return node(n);
+  }
   if (name == "rearrange" || name == "reduce" || name == "repeat" || name == "einsum") {
     const auto& plan = p_.patterns.at(&e);
     std::vector<int> in;

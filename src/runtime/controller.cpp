@@ -371,6 +371,13 @@ class Controller {
 
 }  // namespace
 
+Diagnostic internal_error(const std::string& what) {
+  Diagnostic d;
+  d.message = "internal error: " + what;
+  d.help = "this is a bug in shapescript, not in the program: please report it with the program";
+  return d;
+}
+
 std::vector<Diagnostic> run_function(const check::TypedProgram& program,
                                      const syntax::SourceMap& map, const std::string& function,
                                      const RunOptions& options) {
@@ -381,6 +388,8 @@ std::vector<Diagnostic> run_function(const check::TypedProgram& program,
       options.print(controller.show(result) + "\n");
   } catch (const Failure& failure) {
     return {failure.diagnostic};
+  } catch (const std::exception& bug) {
+    return {internal_error(bug.what())};
   }
   return {};
 }

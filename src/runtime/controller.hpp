@@ -20,6 +20,10 @@ struct RunOptions {
   std::function<void(std::string_view)> print;
 };
 
+// Our own bug, reached at run time, as a diagnostic for the host (never an
+// exception across the API).
+Diagnostic internal_error(const std::string& what);
+
 // Runs `function` (it takes no arguments) to the end. Returns the run-time
 // errors, coded and pointing at the source; empty on success. A function
 // that returns a value has it printed.

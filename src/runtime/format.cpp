@@ -31,8 +31,18 @@ std::string element(double value, DType dtype, bool in_array) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   std::string s = format_float(value, dtype);
+  if (!in_array) return s;
+  // In an array numpy keeps at most 8 digits after the point (its
+  // precision), fewer where fewer tell the value apart.
+  const auto dot = s.find('.');
+  if (dot != std::string::npos && s.find('e') == std::string::npos && s.size() - dot - 1 > 8) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.8f", value);
+    s = buffer;
+    while (s.back() == '0') s.pop_back();
+  }
   // numpy writes an array's whole floats as `1.`, a scalar's as `1.0`.
-  if (in_array && s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.pop_back();
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.pop_back();
   return s;
 }
 

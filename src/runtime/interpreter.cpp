@@ -1,5 +1,6 @@
 #include "runtime/interpreter.hpp"
 
+#include "runtime/random.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime {
@@ -254,6 +255,23 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
         for (const auto& axis : n.type.axes)
           shape.push_back(size_of(axis, sizes, dims).value_or(0));
         out = Tensor::from_values(dtype, shape, n.values);
+        break;
+      }
+      case ir::Op::random: {
+        Shape shape;
+        for (const auto& axis : n.type.axes) {
+          const auto size = size_of(axis, sizes, dims);
+          if (!size) throw ref::InternalError("random values of an unknown size " + axis.str());
+          shape.push_back(*size);
+        }
+        out = Tensor::zeros(dtype, shape);
+        const auto seed = static_cast<std::uint64_t>(n.ints[0]);
+        for (std::int64_t k = 0; k < out.size(); ++k) {
+          const auto at = static_cast<std::uint64_t>(k);
+          out.set(k, n.name == "normal"
+                         ? n.values[0] + n.values[1] * random_normal(seed, 0, at)
+                         : n.values[0] + (n.values[1] - n.values[0]) * random_uniform(seed, 0, at));
+        }
         break;
       }
       case ir::Op::arange: {
