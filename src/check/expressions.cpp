@@ -22,28 +22,6 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-// Replaces a callee's generic axes with what a call bound them to.
-Axis substitute(const Axis& a, const std::map<std::string, Axis>& bindings) {
-  Axis out;
-  for (const auto& f : a.factors) {
-    const auto it = f.kind == Factor::Kind::generic ? bindings.find(f.name) : bindings.end();
-    if (it == bindings.end()) {
-      out.factors.push_back(f);
-    } else {
-      for (const auto& g : it->second.factors) out.factors.push_back(g);
-    }
-  }
-  return out;
-}
-
-Type substitute(Type t, const std::map<std::string, Axis>& bindings) {
-  for (auto& a : t.axes) a = substitute(a, bindings);
-  if (t.elem.index_of) t.elem.index_of = substitute(*t.elem.index_of, bindings);
-  if (t.is(Type::Kind::batch)) t.batch_axis = substitute(t.batch_axis, bindings);
-  for (auto& item : t.items) item = substitute(item, bindings);
-  return t;
-}
-
 void generic_names(const Type& t, std::set<std::string>& out) {
   const auto add = [&](const Axis& a) {
     for (const auto& f : a.factors)

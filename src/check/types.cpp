@@ -92,4 +92,24 @@ std::string Type::str() const {
   return "?";
 }
 
+Axis substitute(const Axis& a, const std::map<std::string, Axis>& bindings) {
+  Axis out;
+  for (const auto& f : a.factors) {
+    const auto it = f.kind == Factor::Kind::generic ? bindings.find(f.name) : bindings.end();
+    if (it == bindings.end())
+      out.factors.push_back(f);
+    else
+      out.factors.insert(out.factors.end(), it->second.factors.begin(), it->second.factors.end());
+  }
+  return out;
+}
+
+Type substitute(Type t, const std::map<std::string, Axis>& bindings) {
+  for (auto& a : t.axes) a = substitute(a, bindings);
+  if (t.elem.index_of) t.elem.index_of = substitute(*t.elem.index_of, bindings);
+  if (t.is(Type::Kind::batch)) t.batch_axis = substitute(t.batch_axis, bindings);
+  for (auto& item : t.items) item = substitute(item, bindings);
+  return t;
+}
+
 }  // namespace ss::check

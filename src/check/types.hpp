@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,5 +109,10 @@ struct Type {
 };
 
 std::string axes_str(const std::vector<Axis>& axes);  // "[b D]"
+
+// Replaces generic axes by what they are bound to (a call's bindings, an
+// inlined function's): `b*D` with b = n*T is `n*T*D`.
+Axis substitute(const Axis& a, const std::map<std::string, Axis>& bindings);
+Type substitute(Type t, const std::map<std::string, Axis>& bindings);
 
 }  // namespace ss::check

@@ -32,26 +32,6 @@ struct Val {
   std::vector<Val> items;
 };
 
-Axis substitute(const Axis& a, const std::map<std::string, Axis>& s) {
-  Axis out;
-  for (const auto& f : a.factors) {
-    const auto it = f.kind == Factor::Kind::generic ? s.find(f.name) : s.end();
-    if (it == s.end())
-      out.factors.push_back(f);
-    else
-      out.factors.insert(out.factors.end(), it->second.factors.begin(), it->second.factors.end());
-  }
-  return out;
-}
-
-Type substitute(Type t, const std::map<std::string, Axis>& s) {
-  for (auto& a : t.axes) a = substitute(a, s);
-  if (t.elem.index_of) t.elem.index_of = substitute(*t.elem.index_of, s);
-  if (t.is(Type::Kind::batch)) t.batch_axis = substitute(t.batch_axis, s);
-  for (auto& item : t.items) item = substitute(item, s);
-  return t;
-}
-
 class Lowerer {
  public:
   explicit Lowerer(const check::TypedProgram& p) : p_(p) {}

@@ -46,6 +46,19 @@ std::optional<std::int64_t> size_of(const check::Axis& axis,
   return n;
 }
 
+// A node's shape from its type, for nodes that make values (fill, literal,
+// random): every axis's size must be known by now.
+Shape shape_of(const check::Type& type, const std::map<std::string, std::int64_t>& sizes,
+               const Dims& dims) {
+  Shape shape;
+  for (const auto& axis : type.axes) {
+    const auto size = size_of(axis, sizes, dims);
+    if (!size) throw ref::InternalError("a value of unknown size " + axis.str());
+    shape.push_back(*size);
+  }
+  return shape;
+}
+
 // The pattern's names' sizes: from the plan where they are known, else
 // (one per input axis at most) what the input's size leaves.
 Tensor run_einops(const ir::Node& n, const Tensor& x,
@@ -150,13 +163,7 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
         break;
       }
       case ir::Op::fill: {
-        Shape shape;
-        for (const auto& axis : n.type.axes) {
-          const auto s = size_of(axis, sizes, dims);
-          if (!s) throw ref::InternalError("fill with an unknown size " + axis.str());
-          shape.push_back(*s);
-        }
-        out = Tensor::zeros(dtype, shape);
+        out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
         if (n.number != 0)
           for (std::int64_t k = 0; k < out.size(); ++k) out.set(k, n.number);
         break;
@@ -251,20 +258,11 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
         out = run_einops(n, in(n, 0), sizes, dims);
         break;
       case ir::Op::literal: {
-        Shape shape;
-        for (const auto& axis : n.type.axes)
-          shape.push_back(size_of(axis, sizes, dims).value_or(0));
-        out = Tensor::from_values(dtype, shape, n.values);
+        out = Tensor::from_values(dtype, shape_of(n.type, sizes, dims), n.values);
         break;
       }
       case ir::Op::random: {
-        Shape shape;
-        for (const auto& axis : n.type.axes) {
-          const auto size = size_of(axis, sizes, dims);
-          if (!size) throw ref::InternalError("random values of an unknown size " + axis.str());
-          shape.push_back(*size);
-        }
-        out = Tensor::zeros(dtype, shape);
+        out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
         const auto seed = static_cast<std::uint64_t>(n.ints[0]);
         for (std::int64_t k = 0; k < out.size(); ++k) {
           const auto at = static_cast<std::uint64_t>(k);
