@@ -55,7 +55,9 @@ TEST_CASE(
        {"tests/programs/valid/operations.ss", "tests/programs/valid/features.ss",
         "tests/programs/valid/tinylm.ss", "examples/digits/digits.ss"}) {
     const auto program = ss::test::check_source_file(file);
-    for (const auto& [name, fn] : program->typed.functions) {
+    for (const auto& entry : program->typed.functions) {
+      const std::string& name = entry.first;
+      const auto& fn = entry.second;
       if (fn.controller || fn.item->is_extern) continue;
       CAPTURE(file);
       CAPTURE(name);
