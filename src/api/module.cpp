@@ -136,6 +136,12 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     for (const auto& t : runtime::run_graph(*graph, inputs, typed.dims))
       r.outputs.push_back(to_public(t));
     return r;
+  } catch (const runtime::SplitMismatch& e) {
+    CallResult r;
+    Diagnostic d = diag::error(diag::Code::E0708, e.what(), "the given sizes must divide the axis");
+    d.location = impl_->compiled->map->location(e.span.begin);
+    r.diagnostics.push_back(std::move(d));
+    return r;
   } catch (const runtime::InputMismatch& e) {
     return failed(diag::Code::E1603, e.what(),
                   "pass a tensor of the declared shape and element type");

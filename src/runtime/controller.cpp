@@ -318,6 +318,9 @@ class Controller {
     std::vector<Tensor> outputs;
     try {
       outputs = run_graph(cached->second, inputs, p_.dims);
+    } catch (const SplitMismatch& m) {
+      fail(diag::Code::E0708, m.span, m.what(), "at run time",
+           "the given sizes must divide the axis");
     } catch (const reference::RangeError& r) {
       fail(diag::Code::E0509, e.span,
            "the value " + std::to_string(r.value) + " is outside 0.." + std::to_string(r.bound - 1),

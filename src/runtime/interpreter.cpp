@@ -80,8 +80,8 @@ Tensor run_einops(const ir::Node& n, const Tensor& x,
     if (!unknown.empty()) {
       const std::int64_t total = x.dim(static_cast<std::int64_t>(a));
       if (known == 0 || total % known != 0)
-        throw ref::InternalError("an axis of size " + std::to_string(total) + " doesn't split by " +
-                                 std::to_string(known));
+        throw SplitMismatch(n.span, "an axis of size " + std::to_string(total) +
+                                        " doesn't split into parts of " + std::to_string(known));
       sizes[unknown] = total / known;
     }
     if (atoms[a].empty()) names.emplace_back();

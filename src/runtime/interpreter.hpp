@@ -23,6 +23,13 @@ struct InputMismatch : std::runtime_error {
   std::string input;
 };
 
+// A pattern's split `(h w)` of an axis whose size its given parts don't
+// divide, found when the size is known only at run time.
+struct SplitMismatch : std::runtime_error {
+  SplitMismatch(syntax::Span at, const std::string& why) : std::runtime_error(why), span(at) {}
+  syntax::Span span;
+};
+
 using Dims = std::map<std::string, std::optional<std::int64_t>>;
 
 // The sizes of the graph's generic axes, bound from the inputs' shapes.

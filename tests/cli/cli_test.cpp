@@ -204,3 +204,18 @@ TEST_CASE("run --dim sizes a dim declared without one, and refuses bad sizes") {
     CHECK(run_process({kCliPath, "run", file, "--dim", bad}).exit_code == 2);
   CHECK(run_process({kCliPath, "check", file}).exit_code == 0);  // checking needs no size
 }
+
+TEST_CASE(
+    "run: a split that doesn't divide a size known only at run time is E0708 at the pattern") {
+  ss::test::TempDir dir;
+  const auto file =
+      dir.write("split.ss",
+                "fn total(x: [n]) -> [] = sum(rearrange(x, (h m) -> h m, h=2))\n"
+                "fn main():\n    print(total(zeros([4]) + 1.0))\n    print(total(zeros([5])))\n");
+  const auto result = run_process({kCliPath, "run", file});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out == "4.0\n");  // what ran before the failure was printed
+  CHECK(result.err.rfind("error[E0708]: an axis of size 5 doesn't split into parts of 2\n", 0) ==
+        0);
+  CHECK(result.err.find(file + ":1:30") != std::string::npos);
+}
