@@ -51,8 +51,10 @@ struct TypedProgram {
   std::map<std::string, std::vector<MemberInfo>> models;
   std::map<std::string, std::vector<std::pair<std::string, Type>>> records;
   std::map<std::string, FunctionInfo> functions;
-  // Every expression's type, as the function that holds it sees it.
-  std::unordered_map<const syntax::Expr*, Type> types;
+  // Every expression's type, as the function that holds it sees it, by the
+  // expression's id.
+  std::vector<Type> types;
+  const Type& type_of(const syntax::Expr& e) const { return types.at(e.id); }
   // The axis positions an operation works on: `over=` of a reduction,
   // softmax, cross_entropy, concat or pad (calls), the axis an index names
   // (keyword values of an index expression).

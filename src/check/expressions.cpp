@@ -110,7 +110,7 @@ void Checker::note_axes(const Type& t, Span span, FnCtx& ctx) {
 
 Type Checker::expr(const Expr& e, FnCtx& ctx, const Type* expected) {
   Type t = expr_kind(e, ctx, expected);
-  typed_.types[&e] = t;
+  if (e.id < typed_.types.size()) typed_.types[e.id] = t;
   return t;
 }
 

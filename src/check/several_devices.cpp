@@ -147,7 +147,45 @@ void Checker::several_device_rules() {
   }
 }
 
+namespace {
+
+// Gives every expression of the program its id, 1 up; returns how many.
+std::uint32_t number_expressions(const syntax::Program& p) {
+  std::uint32_t next = 0;
+  std::vector<const Expr*> pending;
+  const auto push = [&](const syntax::ExprPtr& e) {
+    if (e) pending.push_back(e.get());
+  };
+  std::vector<const Stmt*> stmts;
+  for (const auto& fn : p.fns) {
+    push(fn.expr_body);
+    for (const auto& s : fn.body) stmts.push_back(&s);
+  }
+  for (const auto& m : p.models)
+    for (const auto& member : m.members) push(member.init);
+  while (!stmts.empty()) {
+    const Stmt* s = stmts.back();
+    stmts.pop_back();
+    push(s->value);
+    for (const auto& t : s->targets) push(t);
+    for (const auto& b : s->body) stmts.push_back(&b);
+    for (const auto& b : s->else_body) stmts.push_back(&b);
+  }
+  while (!pending.empty()) {
+    const Expr* e = pending.back();
+    pending.pop_back();
+    e->id = ++next;
+    for (const auto& item : e->items) push(item);
+    for (const auto& kw : e->kwargs) push(kw.value);
+    for (const auto& part : e->parts) push(part.expr);
+  }
+  return next;
+}
+
+}  // namespace
+
 TypedProgram Checker::run() {
+  typed_.types.resize(number_expressions(p_) + 1);
   declare_items();
   place_functions();
   for (auto& [name, fn] : fns_) check_function(fn);

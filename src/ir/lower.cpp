@@ -205,7 +205,7 @@ class Lowerer {
   }
 
   Type type_of(const Expr& e, const Scope& scope) const {
-    return substitute(p_.types.at(&e), scope.subst);
+    return substitute(p_.type_of(e), scope.subst);
   }
 
   int constant(double x, ElemKind kind, syntax::Span span) {

@@ -168,7 +168,7 @@ class Controller {
   }
 
   Value eval(const Expr& e, Frame& f) {
-    const Type& type = p_.types.at(&e);
+    const Type& type = p_.type_of(e);
     switch (e.kind) {
       case ExprKind::integer:
         return number(static_cast<double>(e.int_value), true);
@@ -286,7 +286,7 @@ class Controller {
       if (it != f.vars.end() &&
           (it->second.kind == Value::Kind::tensor || it->second.kind == Value::Kind::integer ||
            it->second.kind == Value::Kind::floating))
-        out.emplace(e.text, p_.types.at(&e));
+        out.emplace(e.text, p_.type_of(e));
       return;
     }
     for (std::size_t i = 0; i < e.items.size(); ++i) {
@@ -326,7 +326,7 @@ class Controller {
            "the value " + std::to_string(r.value) + " is outside 0.." + std::to_string(r.bound - 1),
            "here", "an Index[C] holds 0 to C-1: check the data, or clip before casting");
     }
-    const Type& type = p_.types.at(&e);
+    const Type& type = p_.type_of(e);
     const auto to_value = [&](const Tensor& t, const Type& ty) {
       if (is_number(ty)) return number(t.get(0), ty.is(Type::Kind::integer));
       Value v;

@@ -91,6 +91,9 @@ struct FStringPart {
 struct Expr {
   ExprKind kind = ExprKind::name;
   Span span;
+  // Numbered by the checker, 1 up, to index what it records per expression
+  // (TypedProgram::types) without hashing; 0 before.
+  mutable std::uint32_t id = 0;
   std::string text;
   std::int64_t int_value = 0;
   double float_value = 0;
