@@ -85,14 +85,10 @@ struct CallSite {
   std::vector<std::set<std::string>> arg_axes;
 };
 
-struct FnInfo {
-  const syntax::FnItem* item = nullptr;
-  std::vector<Type> params;
-  Type ret;
-  bool has_ret = false;
-  std::set<std::string> generics;
+// What lowering keeps (FunctionInfo: the signature, generics, placement),
+// and what only the checker needs.
+struct FnInfo : FunctionInfo {
   // placement
-  bool controller = false;
   Span controller_reason;  // what made it a controller function
   std::string controller_why;
   std::vector<Span> device_work;

@@ -198,8 +198,7 @@ TypedProgram Checker::run() {
     for (const auto& m : model.members) typed_.models[name].push_back({m.name, m.type, m.is_param});
   for (const auto& [name, record] : records_)
     for (const auto& f : record.fields) typed_.records[name].emplace_back(f.name, f.type);
-  for (const auto& [name, fn] : fns_)
-    typed_.functions[name] = {fn.item, fn.params, fn.ret, fn.has_ret, fn.generics, fn.controller};
+  for (const auto& [name, fn] : fns_) typed_.functions[name] = fn;  // the FunctionInfo part
   return std::move(typed_);
 }
 
