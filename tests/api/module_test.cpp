@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <thread>
 
 #include "shapescript/shapescript.hpp"
 #include "support/digits_fixture.hpp"
@@ -115,4 +116,31 @@ TEST_CASE("tensors: views borrow, copies own, values convert") {
         std::vector<float>{7, -2});
   const bool flags[] = {true, false};
   CHECK(ss::Tensor::copy(ss::DType::boolean, flags, {2}).to_floats() == std::vector<float>{1, 0});
+}
+
+TEST_CASE("one module called from several threads at once gives each call its own right answer") {
+  const ss::Module mod = ss::Engine().load_file(digits_path());
+  const auto params = parameters();
+  const std::vector<std::int64_t> batches = {1, 7, 64, 200};
+  std::vector<std::vector<float>> expected;
+  for (const auto b : batches) {
+    const auto x = digits::pixels(b);
+    expected.push_back(
+        mod.call("logits", {ss::Tensor::of(x.values, x.shape)}, params).tensor().to_floats());
+  }
+  std::vector<int> wrong(batches.size() * 4, 0);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < batches.size() * 4; ++t) {
+    threads.emplace_back([&, t] {
+      const std::size_t k = t % batches.size();
+      const auto x = digits::pixels(batches[k]);
+      for (int round = 0; round < 3; ++round) {
+        const auto r = mod.call("logits", {ss::Tensor::view(x.values.data(), x.shape)}, params);
+        if (!r || r.tensor().to_floats() != expected[k]) ++wrong[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const int w : wrong) CHECK(w == 0);
+  CHECK(mod.prepared() == 1);
 }
