@@ -1,6 +1,6 @@
 // The one entry point the fuzzer and the test suite share: source bytes in,
-// diagnostics or success out, and never a crash. Today it covers reading and
-// decoding; it grows with the parser and the checker.
+// diagnostics or success out, and never a crash: reading, lexing, parsing,
+// checking, and lowering every device function of a program that checks.
 #pragma once
 
 #include <cstddef>
