@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "runtime/reference/ops.hpp"
+#include "ir/ops.hpp"
 
 namespace ss::ir {
 
@@ -82,8 +82,6 @@ int Graph::add(Node node) {
 
 namespace {
 
-namespace ref = runtime::reference;
-
 // The operation a unary, binary or reduce node applies, by name.
 const char* sub_name(Op op, int sub) {
   static const char* const unary[] = {"neg",  "exp",     "log",  "sqrt", "abs",
@@ -92,9 +90,9 @@ const char* sub_name(Op op, int sub) {
                                        "floordiv", "maximum", "minimum", "lt",  "le",  "gt",
                                        "ge",       "eq",      "ne",      "and", "or"};
   static const char* const reduce[] = {"sum", "mean", "max", "min", "logsumexp", "var", "std"};
-  static_assert(std::size(unary) == static_cast<std::size_t>(ref::Unary::logical_not) + 1);
-  static_assert(std::size(binary) == static_cast<std::size_t>(ref::Binary::logical_or) + 1);
-  static_assert(std::size(reduce) == static_cast<std::size_t>(ref::Reduce::std) + 1);
+  static_assert(std::size(unary) == static_cast<std::size_t>(Unary::logical_not) + 1);
+  static_assert(std::size(binary) == static_cast<std::size_t>(Binary::logical_or) + 1);
+  static_assert(std::size(reduce) == static_cast<std::size_t>(Reduce::std) + 1);
   const auto at = static_cast<std::size_t>(sub);
   switch (op) {
     case Op::unary:

@@ -21,12 +21,12 @@ enum class Op {
   constant,  // number, in the node's dtype, shape []
   size,      // name: a generic axis; its size as an i32 scalar
   fill,      // number, in the node's shape (zeros, ones, full)
-  unary,     // sub: runtime::reference::Unary
-  binary,    // sub: runtime::reference::Binary
+  unary,     // sub: Unary (ir/ops.hpp)
+  binary,    // sub: Binary
   where,
   cast,  // to the node's dtype
   matmul,
-  reduce,         // sub: runtime::reference::Reduce; axes; keep
+  reduce,         // sub: Reduce; axes; keep
   argmax,         // axes[0]; keep
   softmax,        // axes[0]
   log_softmax,    // axes[0]

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/ops.hpp"
 #include "runtime/tensor.hpp"
 
 namespace ss::runtime::reference {
@@ -26,27 +27,10 @@ struct RangeError : std::runtime_error {
   std::int64_t value, bound, position;
 };
 
-enum class Unary { neg, exp, log, sqrt, abs, tanh, sigmoid, relu, gelu, logical_not };
-enum class Binary {
-  add,
-  sub,
-  mul,
-  div,
-  pow,
-  mod,
-  floordiv,
-  maximum,
-  minimum,
-  lt,
-  le,
-  gt,
-  ge,
-  eq,
-  ne,
-  logical_and,
-  logical_or,
-};
-enum class Reduce { sum, mean, max, min, logsumexp, var, std };
+// The operations' kinds are the IR's (ir/ops.hpp): one list for every executor.
+using ir::Binary;
+using ir::Reduce;
+using ir::Unary;
 
 // numpy's broadcasting: shapes aligned from the right, size 1 stretches.
 Shape broadcast_shapes(const Shape& a, const Shape& b);
