@@ -136,20 +136,14 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     for (const auto& t : runtime::run_graph(*graph, inputs, typed.dims))
       r.outputs.push_back(to_public(t));
     return r;
-  } catch (const runtime::SplitMismatch& e) {
-    CallResult r;
-    Diagnostic d = diag::error(diag::Code::E0708, e.what(), "the given sizes must divide the axis");
-    d.location = impl_->compiled->map->location(e.span.begin);
-    r.diagnostics.push_back(std::move(d));
-    return r;
   } catch (const runtime::InputMismatch& e) {
     return failed(diag::Code::E1603, e.what(),
                   "pass a tensor of the declared shape and element type");
-  } catch (const runtime::reference::RangeError& e) {
-    return failed(
-        diag::Code::E0509,
-        "the value " + std::to_string(e.value) + " is outside 0.." + std::to_string(e.bound - 1),
-        "an Index[C] holds 0 to C-1: check the data");
+  } catch (const std::exception& e) {
+    CallResult r;
+    auto d = runtime::program_failure(e, *impl_->compiled->map, fn->second.item->name_span);
+    r.diagnostics.push_back(d ? std::move(*d) : runtime::internal_error(e.what()));
+    return r;
   }
 }
 

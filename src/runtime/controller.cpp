@@ -318,13 +318,9 @@ class Controller {
     std::vector<Tensor> outputs;
     try {
       outputs = run_graph(cached->second, inputs, p_.dims);
-    } catch (const SplitMismatch& m) {
-      fail(diag::Code::E0708, m.span, m.what(), "at run time",
-           "the given sizes must divide the axis");
-    } catch (const reference::RangeError& r) {
-      fail(diag::Code::E0509, e.span,
-           "the value " + std::to_string(r.value) + " is outside 0.." + std::to_string(r.bound - 1),
-           "here", "an Index[C] holds 0 to C-1: check the data, or clip before casting");
+    } catch (const std::exception& failure) {
+      if (auto d = program_failure(failure, map_, e.span)) throw Failure{std::move(*d)};
+      throw;
     }
     const Type& type = p_.type_of(e);
     const auto to_value = [&](const Tensor& t, const Type& ty) {
@@ -373,6 +369,25 @@ class Controller {
 };
 
 }  // namespace
+
+std::optional<Diagnostic> program_failure(const std::exception& e, const syntax::SourceMap& map,
+                                          syntax::Span at) {
+  Diagnostic d;
+  if (const auto* split = dynamic_cast<const SplitMismatch*>(&e)) {
+    d = diag::error(diag::Code::E0708, split->what(), "the given sizes must divide the axis");
+    d.labels.push_back(map.label(split->span, "at run time", true));
+  } else if (const auto* range = dynamic_cast<const reference::RangeError*>(&e)) {
+    d = diag::error(diag::Code::E0509,
+                    "the value " + std::to_string(range->value) + " is outside 0.." +
+                        std::to_string(range->bound - 1),
+                    "an Index[C] holds 0 to C-1: check the data, or clip before casting");
+    d.labels.push_back(map.label(at, "here", true));
+  } else {
+    return std::nullopt;
+  }
+  d.location = d.labels.back().start;
+  return d;
+}
 
 Diagnostic internal_error(const std::string& what) {
   Diagnostic d;

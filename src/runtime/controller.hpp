@@ -4,7 +4,9 @@
 // cached) and run by the interpreter.
 #pragma once
 
+#include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,13 @@ struct RunOptions {
 // Our own bug, reached at run time, as a diagnostic for the host (never an
 // exception across the API).
 Diagnostic internal_error(const std::string& what);
+
+// A graph's run-time failure in the program (a split that doesn't divide,
+// a value outside its Index range) as its coded diagnostic: a split points
+// at its pattern, a range at `at`, the expression or call that ran. Nullopt
+// for any other exception.
+std::optional<Diagnostic> program_failure(const std::exception& e, const syntax::SourceMap& map,
+                                          syntax::Span at);
 
 // Runs `function` (it takes no arguments) to the end. Returns the run-time
 // errors, coded and pointing at the source; empty on success. A function
