@@ -157,11 +157,7 @@ void Parser::item(Program& out) {
 
 DimItem Parser::dim_item() {
   DimItem d;
-  const Token& kw = advance();
-  const Token& name = expect(Tok::ident, "the dim's name");
-  d.name = std::string(name.text);
-  d.name_span = name.span;
-  d.span = Span::cover(kw.span, name.span);
+  item_head(d, "the dim's name");
   if (accept(Tok::assign)) {
     const Token& value = expect(Tok::integer, "the dim's size, an integer");
     d.value = value.int_value;
@@ -195,11 +191,7 @@ DevicesItem Parser::devices_item() {
 
 DataItem Parser::data_item() {
   DataItem d;
-  const Token& kw = advance();
-  const Token& name = expect(Tok::ident, "the record's name");
-  d.name = std::string(name.text);
-  d.name_span = name.span;
-  d.span = Span::cover(kw.span, name.span);
+  item_head(d, "the record's name");
   open_block("`data " + d.name + ":` needs an indented block of fields",
              "expected an indented field", "list the fields below it, indented: `    x: [D]`");
   while (!at(Tok::dedent) && !at(Tok::eof)) {
@@ -222,11 +214,7 @@ DataItem Parser::data_item() {
 
 ModelItem Parser::model_item() {
   ModelItem m;
-  const Token& kw = advance();
-  const Token& name = expect(Tok::ident, "the model's name");
-  m.name = std::string(name.text);
-  m.name_span = name.span;
-  m.span = Span::cover(kw.span, name.span);
+  item_head(m, "the model's name");
   open_block("`model " + m.name + ":` needs an indented block of parameters",
              "expected an indented parameter",
              "list its parameters below it, indented: `    param w: [D C] = normal(std=0.02)`");
@@ -304,11 +292,7 @@ FnItem Parser::fn_item(bool is_extern) {
 
 SinkItem Parser::sink_item() {
   SinkItem s;
-  const Token& kw = advance();
-  const Token& name = expect(Tok::ident, "the sink's name");
-  s.name = std::string(name.text);
-  s.name_span = name.span;
-  s.span = Span::cover(kw.span, name.span);
+  item_head(s, "the sink's name");
   expect(Tok::newline, "the end of the line");
   return s;
 }

@@ -24,6 +24,15 @@ class Parser {
   FnItem fn_item(bool is_extern);
   SinkItem sink_item();
   std::vector<Stmt> block();
+  // `KEYWORD NAME` opening an item: fills its name, name_span and span.
+  template <typename Item>
+  void item_head(Item& item, const char* what) {
+    const Token& kw = advance();
+    const Token& name = expect(Tok::ident, what);
+    item.name = std::string(name.text);
+    item.name_span = name.span;
+    item.span = Span::cover(kw.span, name.span);
+  }
   // `:`, the end of the line and an indent; E0206 (`missing`) without one.
   void open_block(const std::string& missing, const std::string& label, const std::string& help);
   Stmt statement();
