@@ -7,6 +7,7 @@
 #include "check/checker.hpp"
 #include "diag/codes.hpp"
 #include "diag/reporter.hpp"
+#include "ir/host.hpp"
 #include "ir/lower.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_libraries.hpp"
@@ -144,9 +145,10 @@ std::string Engine::ir_listing(const std::string& path,
   }
   std::string out;
   for (const auto& [name, fn] : c->typed.functions) {
-    if (fn.controller || fn.item->is_extern) continue;
+    if (fn.item->is_extern) continue;
     try {
-      out += ir::print(ir::lower_function(c->typed, name));
+      out += fn.controller ? ir::print(ir::lower_controller_function(c->typed, name))
+                           : ir::print(ir::lower_function(c->typed, name));
     } catch (const ir::NotLowered& e) {
       const auto at = c->map->location(e.span.begin);
       out += "# " + name + ": not lowered yet (" + e.what() + ", line " + std::to_string(at.line) +
@@ -172,14 +174,15 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
                         "`" + path + "` has no function `" + function + "` to run",
                         "name one of its functions: `shapescript run FILE FUNCTION`")};
   impl_->log->debug("running {} of {}", function, path);
-  if (fn->second.controller || (fn->second.params.empty() && args.empty())) {
-    if (!args.empty() || !fn->second.params.empty()) {
-      Diagnostic d;
-      d.message = "`" + function + "` runs in the controller and takes no arguments from `run` yet";
-      d.location = c.map->location(fn->second.item->name_span.begin);
-      return {d};
+  if (fn->second.controller) {
+    std::map<std::string, runtime::Tensor> values;
+    for (const auto& [name, tensor] : args) values[name] = Module::Impl::to_runtime(tensor);
+    try {
+      return runtime::run_function(c.typed, module.impl_->controller_code(), *c.map, function,
+                                   values, {.print = print});
+    } catch (const std::exception& bug) {
+      return {runtime::internal_error(bug.what())};
     }
-    return runtime::run_function(c.typed, *c.map, function, {.print = print});
   }
   // A device function: called as a host would, its results printed.
   const CallResult result = module.call(function, {}, args);

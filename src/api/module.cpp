@@ -13,11 +13,6 @@ namespace {
 static_assert(static_cast<int>(DType::boolean) == static_cast<int>(runtime::DType::boolean),
               "ss::DType and runtime::DType list the element types alike");
 
-runtime::Tensor to_runtime(const Tensor& t) {
-  return runtime::Tensor::borrow(const_cast<void*>(t.data()),
-                                 static_cast<runtime::DType>(t.dtype()), t.shape());
-}
-
 Tensor to_public(const runtime::Tensor& t) {
   // Results are copied out: the host owns what it gets, whatever the
   // runtime's buffers alias.
@@ -31,6 +26,24 @@ CallResult failed(diag::Code code, std::string message, std::string help) {
 }
 
 }  // namespace
+
+runtime::Tensor Module::Impl::to_runtime(const Tensor& t) {
+  return runtime::Tensor::borrow(const_cast<void*>(t.data()),
+                                 static_cast<runtime::DType>(t.dtype()), t.shape());
+}
+
+const ir::HostProgram& Module::Impl::controller_code() const {
+  std::lock_guard lock(mutex);
+  if (!controller) {
+    controller = std::make_unique<ir::HostProgram>(ir::lower_controller(compiled->typed));
+#ifndef NDEBUG
+    for (const auto& [name, fn] : *controller)
+      if (auto why = ir::verify(fn); !why.empty())
+        throw std::logic_error("lowering made a bad controller function: " + why);
+#endif
+  }
+  return *controller;
+}
 
 Module::Module() : impl_(std::make_unique<Impl>()) {}
 Module::~Module() = default;
@@ -107,14 +120,14 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     if (kind != check::Type::Kind::tensor && kind != check::Type::Kind::integer &&
         kind != check::Type::Kind::floating)
       continue;  // models and records are passed by name, field by field
-    inputs[fn->second.item->params[i].name] = to_runtime(positional[next++]);
+    inputs[fn->second.item->params[i].name] = Impl::to_runtime(positional[next++]);
   }
   if (next < positional.size())
     return failed(diag::Code::E1603,
                   "`" + function + "` takes fewer tensor parameters than the " +
                       std::to_string(positional.size()) + " positional arguments given",
                   "name a model's parameters and a record's fields instead: {\"m.w1\", w1}");
-  for (const auto& [name, tensor] : named) inputs[name] = to_runtime(tensor);
+  for (const auto& [name, tensor] : named) inputs[name] = Impl::to_runtime(tensor);
   for (const int id : graph->inputs) {
     const auto& node = graph->nodes[static_cast<std::size_t>(id)];
     if (!inputs.count(node.name))

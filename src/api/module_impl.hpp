@@ -1,4 +1,5 @@
-// What a Module holds: the checked program and its prepared graphs.
+// What a Module holds: the checked program, its prepared graphs and its
+// controller functions' compact form.
 #pragma once
 
 #include <map>
@@ -8,14 +9,23 @@
 
 #include "api/compiled.hpp"
 #include "ir/graph.hpp"
+#include "ir/host.hpp"
+#include "runtime/tensor.hpp"
 #include "shapescript/module.hpp"
 
 namespace ss {
 
 struct Module::Impl {
   std::unique_ptr<api::Compiled> compiled;
-  mutable std::mutex mutex;  // guards `graphs`: a module may be called from several threads
+  mutable std::mutex mutex;  // guards the caches: a module may be called from several threads
   mutable std::map<std::string, ir::Graph> graphs;
+  mutable std::unique_ptr<ir::HostProgram> controller;  // lowered at the first run
+
+  // The controller functions' compact form, lowered once.
+  const ir::HostProgram& controller_code() const;
+
+  // A host's tensor as the runtime's, borrowing its memory.
+  static runtime::Tensor to_runtime(const Tensor& t);
 };
 
 }  // namespace ss

@@ -235,9 +235,18 @@ class Lowerer {
     Node n;
     n.op = op;
     n.in = std::move(in);
-    n.type = type_of(e, scope);
+    n.type = node_type(e, scope);
     n.span = e.span;
     return n;
+  }
+
+  // The tensor type of an expression's node: a controller's number computed
+  // in a graph is a scalar.
+  Type node_type(const Expr& e, const Scope& scope) const {
+    Type t = type_of(e, scope);
+    if (t.is(Type::Kind::integer)) return Type::scalar(ElemKind::i32);
+    if (t.is(Type::Kind::floating)) return Type::scalar(ElemKind::f32);
+    return t;
   }
 
   Val value(const Expr& e, Scope& scope);
@@ -442,7 +451,7 @@ Val Lowerer::binary(const Expr& e, Scope& scope) {
   const Type& other = l.kind == Val::Kind::tensor ? g_.nodes[static_cast<std::size_t>(l.node)].type
                                                   : g_.nodes[static_cast<std::size_t>(r.node)].type;
   const Val& literal = l.kind == Val::Kind::tensor ? r : l;
-  const ElemKind result = type_of(e, scope).elem.kind;
+  const ElemKind result = node_type(e, scope).elem.kind;
   ElemKind kind = result == ElemKind::boolean ? other.elem.kind : result;
   if (kind == ElemKind::index) kind = ElemKind::i32;
   if (literal.kind == Val::Kind::number && !literal.integer &&

@@ -5,7 +5,6 @@
 #include <optional>
 
 #include "diag/codes.hpp"
-#include "ir/lower.hpp"
 #include "runtime/format.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
@@ -13,15 +12,13 @@
 namespace ss::runtime {
 namespace {
 
-using check::Type;
-using syntax::Expr;
-using syntax::ExprKind;
-using syntax::Stmt;
-using syntax::StmtKind;
+using ir::HostInstr;
+using ir::HostKind;
+using ir::HostOp;
 
 struct Value {
-  enum class Kind { none, tensor, integer, floating, string, tuple, range, function };
-  Kind kind = Kind::none;
+  enum class Kind { unbound, none, tensor, integer, floating, string, tuple, range, function };
+  Kind kind = Kind::unbound;
   Tensor tensor;
   double number = 0;
   std::string text;
@@ -34,51 +31,83 @@ struct Failure {
   Diagnostic diagnostic;
 };
 
-struct Frame {
-  std::map<std::string, Value> vars;
-  bool breaking = false;
-  std::optional<Value> returned;
-};
+Value number(double x, bool integer) {
+  Value v;
+  v.kind = integer ? Value::Kind::integer : Value::Kind::floating;
+  v.number = integer ? std::trunc(x) : x;
+  return v;
+}
+
+Value of_kind(Value::Kind kind) {
+  Value v;
+  v.kind = kind;
+  return v;
+}
+
+bool truthy(const Value& v) {
+  if (v.kind == Value::Kind::tensor) return v.tensor.size() > 0 && v.tensor.get(0) != 0;
+  return v.number != 0;
+}
+
+Tensor as_tensor(const Value& v) {
+  if (v.kind == Value::Kind::tensor) return v.tensor;
+  return Tensor::scalar(v.kind == Value::Kind::integer ? DType::i32 : DType::f32, v.number);
+}
+
+// A graph's output as the value the checker typed it.
+Value from_output(const Tensor& t, HostKind kind) {
+  if (kind == HostKind::integer || kind == HostKind::floating)
+    return number(t.get(0), kind == HostKind::integer);
+  Value v = of_kind(Value::Kind::tensor);
+  v.tensor = t;
+  return v;
+}
+
+std::string show(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::unbound:
+    case Value::Kind::none:
+      return "None";
+    case Value::Kind::tensor:
+      return format_tensor(v.tensor);
+    case Value::Kind::integer:
+      return std::to_string(static_cast<long long>(v.number));
+    case Value::Kind::floating:
+      return format_float(v.number, DType::f32);
+    case Value::Kind::string:
+      return v.text;
+    case Value::Kind::tuple: {
+      std::string out = "(";
+      for (std::size_t i = 0; i < v.items.size(); ++i) out += (i ? ", " : "") + show(v.items[i]);
+      return out + ")";
+    }
+    case Value::Kind::range:
+      return "range(" + std::to_string(v.lo) + ", " + std::to_string(v.hi) + ")";
+    case Value::Kind::function:
+      return "<fn " + v.text + ">";
+  }
+  return "?";
+}
 
 class Controller {
  public:
-  Controller(const check::TypedProgram& p, const syntax::SourceMap& map, const RunOptions& options)
-      : p_(p), map_(map), options_(options) {}
+  Controller(const check::TypedProgram& p, const ir::HostProgram& code,
+             const syntax::SourceMap& map, const RunOptions& options)
+      : p_(p), code_(code), map_(map), options_(options) {}
 
   Value call(const std::string& name, std::vector<Value> args, syntax::Span at) {
-    const auto& fn = p_.functions.at(name);
-    if (fn.item->is_extern) unsupported("calling the host function `" + name + "`", at);
-    Frame frame;
-    for (std::size_t i = 0; i < args.size() && i < fn.item->params.size(); ++i)
-      frame.vars[fn.item->params[i].name] = std::move(args[i]);
-    if (fn.item->expr_body) return eval(*fn.item->expr_body, frame);
-    block(fn.item->body, frame);
-    return frame.returned.value_or(Value{});
-  }
-
-  std::string show(const Value& v) {
-    switch (v.kind) {
-      case Value::Kind::none:
-        return "None";
-      case Value::Kind::tensor:
-        return format_tensor(v.tensor);
-      case Value::Kind::integer:
-        return std::to_string(static_cast<long long>(v.number));
-      case Value::Kind::floating:
-        return format_float(v.number, DType::f32);
-      case Value::Kind::string:
-        return v.text;
-      case Value::Kind::tuple: {
-        std::string out = "(";
-        for (std::size_t i = 0; i < v.items.size(); ++i) out += (i ? ", " : "") + show(v.items[i]);
-        return out + ")";
-      }
-      case Value::Kind::range:
-        return "range(" + std::to_string(v.lo) + ", " + std::to_string(v.hi) + ")";
-      case Value::Kind::function:
-        return "<fn " + v.text + ">";
+    const auto found = code_.find(name);
+    if (found == code_.end()) {
+      const auto fn = p_.functions.find(name);
+      if (fn != p_.functions.end() && fn->second.item->is_extern)
+        unsupported("calling the host function `" + name + "`", at);
+      throw std::logic_error("no compact form of the controller function `" + name + "`");
     }
-    return "?";
+    const ir::HostFunction& fn = found->second;
+    std::vector<Value> slots(fn.slots.size());
+    for (std::size_t i = 0; i < args.size() && i < fn.params.size(); ++i)
+      slots[static_cast<std::size_t>(fn.params[i])] = std::move(args[i]);
+    return run(fn, slots);
   }
 
  private:
@@ -99,166 +128,138 @@ class Controller {
     throw Failure{std::move(d)};
   }
 
-  void block(const std::vector<Stmt>& stmts, Frame& f) {
-    for (const auto& s : stmts) {
-      if (f.breaking || f.returned) return;
-      statement(s, f);
-    }
-  }
-
-  void bind(const Expr& target, Value v, Frame& f) {
-    if (target.kind != ExprKind::name) unsupported("changing a field", target.span);
-    f.vars[target.text] = std::move(v);
-  }
-
-  void statement(const Stmt& s, Frame& f) {
-    switch (s.kind) {
-      case StmtKind::expr:
-        (void)eval(*s.value, f);
-        return;
-      case StmtKind::assign: {
-        Value v = eval(*s.value, f);
-        if (s.targets.size() == 1) return bind(*s.targets[0], std::move(v), f);
-        for (std::size_t i = 0; i < s.targets.size(); ++i) bind(*s.targets[i], v.items.at(i), f);
-        return;
-      }
-      case StmtKind::return_:
-        f.returned = s.value ? eval(*s.value, f) : Value{};
-        return;
-      case StmtKind::break_:
-        f.breaking = true;
-        return;
-      case StmtKind::if_:
-        block(truthy(eval(*s.value, f)) ? s.body : s.else_body, f);
-        return;
-      case StmtKind::for_: {
-        const Value it = eval(*s.value, f);
-        if (it.kind != Value::Kind::range) unsupported("looping over a dataset", s.value->span);
-        for (std::int64_t i = it.lo; i < it.hi; ++i) {
-          Value v;
-          v.kind = Value::Kind::integer;
-          v.number = static_cast<double>(i);
-          f.vars[s.loop_var] = v;
-          block(s.body, f);
-          if (f.breaking) {
-            f.breaking = false;
+  Value run(const ir::HostFunction& fn, std::vector<Value>& slots) {
+    const auto at = [&](int s) -> Value& { return slots[static_cast<std::size_t>(s)]; };
+    std::size_t pc = 0;
+    while (pc < fn.code.size()) {
+      const HostInstr& in = fn.code[pc++];
+      for (const auto& read : in.reads)
+        if (at(read.slot).kind == Value::Kind::unbound)
+          fail(diag::Code::E1508, read.span,
+               "`" + fn.slots[static_cast<std::size_t>(read.slot)] +
+                   "` is read before any binding of it ran",
+               "not bound yet",
+               "bind it on every path that reaches here (a loop's body may not run)");
+      switch (in.op) {
+        case HostOp::constant:
+          at(in.dst) = constant(in);
+          break;
+        case HostOp::dim: {
+          const auto it = p_.dims.find(in.text);
+          if (it == p_.dims.end() || !it->second)
+            throw std::logic_error("the dim `" + in.text + "` has no size at run time");
+          at(in.dst) = number(static_cast<double>(*it->second), true);
+          break;
+        }
+        case HostOp::copy:
+          at(in.dst) = at(in.args[0]);
+          break;
+        case HostOp::graph:
+          at(in.dst) = graph(fn, in, slots);
+          break;
+        case HostOp::arith:
+          at(in.dst) = arithmetic(in, slots);
+          break;
+        case HostOp::call: {
+          std::vector<Value> args;
+          for (const int a : in.args) args.push_back(at(a));
+          at(in.dst) = call(in.text, std::move(args), in.span);
+          break;
+        }
+        case HostOp::print: {
+          std::string line;
+          for (std::size_t i = 0; i < in.args.size(); ++i)
+            line += (i ? " " : "") + show(at(in.args[i]));
+          if (options_.print) options_.print(line + "\n");
+          break;
+        }
+        case HostOp::format:
+          at(in.dst) = format(in, slots);
+          break;
+        case HostOp::shape: {
+          Value v = of_kind(Value::Kind::string);
+          v.text = shape_str(at(in.args[0]).tensor.shape());
+          at(in.dst) = std::move(v);
+          break;
+        }
+        case HostOp::tuple: {
+          Value v = of_kind(Value::Kind::tuple);
+          for (const int a : in.args) v.items.push_back(at(a));
+          at(in.dst) = std::move(v);
+          break;
+        }
+        case HostOp::item:
+          at(in.dst) = at(in.args[0]).items.at(static_cast<std::size_t>(in.number));
+          break;
+        case HostOp::range: {
+          Value v = of_kind(Value::Kind::range);
+          const auto bound = [&](int s) { return static_cast<std::int64_t>(at(s).number); };
+          if (in.args.size() == 1) {
+            v.hi = bound(in.args[0]);
+          } else {
+            v.lo = bound(in.args[0]);
+            v.hi = bound(in.args[1]);
+          }
+          at(in.dst) = std::move(v);
+          break;
+        }
+        case HostOp::loop_start: {
+          const Value& range = at(in.args[0]);
+          if (range.kind != Value::Kind::range) unsupported("looping over a dataset", in.span);
+          at(in.dst) = number(static_cast<double>(range.lo), true);
+          break;
+        }
+        case HostOp::loop_next: {
+          Value& counter = at(in.args[1]);
+          if (counter.number >= static_cast<double>(at(in.args[0]).hi)) {
+            pc = static_cast<std::size_t>(in.target);
             break;
           }
-          if (f.returned) return;
+          at(in.dst) = counter;
+          counter.number += 1;
+          break;
         }
-        return;
+        case HostOp::branch:
+          if (!truthy(at(in.args[0]))) pc = static_cast<std::size_t>(in.target);
+          break;
+        case HostOp::jump:
+          pc = static_cast<std::size_t>(in.target);
+          break;
+        case HostOp::ret:
+          return in.args.empty() ? of_kind(Value::Kind::none) : at(in.args[0]);
+        case HostOp::unsupported:
+          unsupported(in.text, in.span);
       }
     }
+    return of_kind(Value::Kind::none);
   }
 
-  static bool truthy(const Value& v) {
-    if (v.kind == Value::Kind::tensor) return v.tensor.size() > 0 && v.tensor.get(0) != 0;
-    return v.number != 0;
-  }
-
-  static bool is_number(const Type& t) {
-    return t.is(Type::Kind::integer) || t.is(Type::Kind::floating);
-  }
-
-  Value number(double x, bool integer) {
-    Value v;
-    v.kind = integer ? Value::Kind::integer : Value::Kind::floating;
-    v.number = integer ? std::trunc(x) : x;
-    return v;
-  }
-
-  Value eval(const Expr& e, Frame& f) {
-    const Type& type = p_.type_of(e);
-    switch (e.kind) {
-      case ExprKind::integer:
-        return number(static_cast<double>(e.int_value), true);
-      case ExprKind::floating:
-        return number(e.float_value, false);
-      case ExprKind::string: {
-        Value v;
-        v.kind = Value::Kind::string;
-        v.text = e.text;
+  static Value constant(const HostInstr& in) {
+    switch (in.kind) {
+      case HostKind::integer:
+      case HostKind::floating:
+        return number(in.number, in.kind == HostKind::integer);
+      case HostKind::string: {
+        Value v = of_kind(Value::Kind::string);
+        v.text = in.text;
         return v;
       }
-      case ExprKind::fstring:
-        return fstring(e, f);
-      case ExprKind::name: {
-        if (auto it = f.vars.find(e.text); it != f.vars.end()) return it->second;
-        if (auto it = p_.dims.find(e.text); it != p_.dims.end() && it->second)
-          return number(static_cast<double>(*it->second), true);
-        if (p_.functions.count(e.text)) {
-          Value v;
-          v.kind = Value::Kind::function;
-          v.text = e.text;
-          return v;
-        }
-        fail(diag::Code::E1508, e.span, "`" + e.text + "` is read before any binding of it ran",
-             "not bound yet",
-             "bind it on every path that reaches here (a loop's body may not run)");
-      }
-      case ExprKind::tuple: {
-        Value v;
-        v.kind = Value::Kind::tuple;
-        for (const auto& item : e.items) v.items.push_back(eval(*item, f));
+      case HostKind::function: {
+        Value v = of_kind(Value::Kind::function);
+        v.text = in.text;
         return v;
-      }
-      case ExprKind::call: {
-        const Expr& callee = *e.items[0];
-        if (callee.kind == ExprKind::name) {
-          const std::string& name = callee.text;
-          if (name == "print") {
-            std::string line;
-            for (std::size_t i = 1; i < e.items.size(); ++i)
-              line += (i > 1 ? " " : "") + show(eval(*e.items[i], f));
-            if (options_.print) options_.print(line + "\n");
-            return {};
-          }
-          if (name == "range") {
-            Value v;
-            v.kind = Value::Kind::range;
-            const double a = eval(*e.items[1], f).number;
-            if (e.items.size() == 2)
-              v.hi = static_cast<std::int64_t>(a);
-            else {
-              v.lo = static_cast<std::int64_t>(a);
-              v.hi = static_cast<std::int64_t>(eval(*e.items[2], f).number);
-            }
-            return v;
-          }
-          if (name == "shape") {
-            const Value x = eval(*e.items[1], f);
-            Value v;
-            v.kind = Value::Kind::string;
-            v.text = shape_str(x.tensor.shape());
-            return v;
-          }
-          if (name == "load" || name == "save" || name == "write" || name == "len" ||
-              p_.models.count(name) || name == "SGD" || name == "Adam" || name == "AdamW" ||
-              name == "value_and_grad" || name == "grad" || name == "update")
-            unsupported("`" + name + "`", e.span);
-          if (const auto fn = p_.functions.find(name);
-              fn != p_.functions.end() && fn->second.controller) {
-            std::vector<Value> args;
-            for (std::size_t i = 1; i < e.items.size(); ++i) args.push_back(eval(*e.items[i], f));
-            return call(name, std::move(args), e.span);
-          }
-        }
-        break;
       }
       default:
-        break;
+        return of_kind(Value::Kind::none);
     }
-    if (is_number(type) && (e.kind == ExprKind::binary || e.kind == ExprKind::unary))
-      return arithmetic(e, type, f);
-    return tensors(e, f);
   }
 
-  Value arithmetic(const Expr& e, const Type& type, Frame& f) {
-    if (e.kind == ExprKind::unary)
-      return number(-eval(*e.items[0], f).number, type.is(Type::Kind::integer));
-    const double a = eval(*e.items[0], f).number, b = eval(*e.items[1], f).number;
-    const std::string& op = e.text;
-    const bool integer = type.is(Type::Kind::integer);
+  Value arithmetic(const HostInstr& in, const std::vector<Value>& slots) {
+    const bool integer = in.kind == HostKind::integer;
+    const double a = slots[static_cast<std::size_t>(in.args[0])].number;
+    if (in.text == "neg") return number(-a, integer);
+    const double b = slots[static_cast<std::size_t>(in.args[1])].number;
+    const std::string& op = in.text;
     double r = 0;
     if (op == "+")
       r = a + b;
@@ -275,76 +276,37 @@ class Controller {
     else if (op == "%")
       r = b == 0 ? 0 : a - std::floor(a / b) * b;
     else
-      unsupported("`" + op + "` on numbers", e.span);
+      unsupported("`" + op + "` on numbers", in.span);
     return number(r, integer);
   }
 
-  // Names an expression reads that the frame binds to a tensor or a number.
-  void free_variables(const Expr& e, const Frame& f, std::map<std::string, Type>& out) {
-    if (e.kind == ExprKind::name) {
-      const auto it = f.vars.find(e.text);
-      if (it != f.vars.end() &&
-          (it->second.kind == Value::Kind::tensor || it->second.kind == Value::Kind::integer ||
-           it->second.kind == Value::Kind::floating))
-        out.emplace(e.text, p_.type_of(e));
-      return;
-    }
-    for (std::size_t i = 0; i < e.items.size(); ++i) {
-      if (e.kind == ExprKind::call && i == 0) continue;  // the callee
-      if (e.items[i]) free_variables(*e.items[i], f, out);
-    }
-    for (const auto& kw : e.kwargs) free_variables(*kw.value, f, out);
-  }
-
-  Tensor as_tensor(const Value& v) {
-    if (v.kind == Value::Kind::tensor) return v.tensor;
-    return Tensor::scalar(v.kind == Value::Kind::integer ? DType::i32 : DType::f32, v.number);
-  }
-
-  // The expression as a graph, lowered once, run on the frame's values.
-  Value tensors(const Expr& e, Frame& f) {
-    std::map<std::string, Type> variables;
-    free_variables(e, f, variables);
-    auto cached = graphs_.find(&e);
-    if (cached == graphs_.end()) {
-      try {
-        cached = graphs_.emplace(&e, ir::lower_expression(p_, e, variables)).first;
-      } catch (const ir::NotLowered& failure) {
-        unsupported(failure.what(), failure.span);
-      }
-    }
+  Value graph(const ir::HostFunction& fn, const HostInstr& in, const std::vector<Value>& slots) {
+    const ir::Graph& g = fn.graphs[static_cast<std::size_t>(in.target)];
     std::map<std::string, Tensor> inputs;
-    for (const auto& [name, type] : variables) inputs[name] = as_tensor(f.vars.at(name));
+    for (std::size_t i = 0; i < g.inputs.size(); ++i)
+      inputs[g.nodes[static_cast<std::size_t>(g.inputs[i])].name] =
+          as_tensor(slots[static_cast<std::size_t>(in.args[i])]);
     std::vector<Tensor> outputs;
     try {
-      outputs = run_graph(cached->second, inputs, p_.dims);
+      outputs = run_graph(g, inputs, p_.dims);
     } catch (const std::exception& failure) {
-      if (auto d = program_failure(failure, map_, e.span)) throw Failure{std::move(*d)};
+      if (auto d = program_failure(failure, map_, in.span)) throw Failure{std::move(*d)};
       throw;
     }
-    const Type& type = p_.type_of(e);
-    const auto to_value = [&](const Tensor& t, const Type& ty) {
-      if (is_number(ty)) return number(t.get(0), ty.is(Type::Kind::integer));
-      Value v;
-      v.kind = Value::Kind::tensor;
-      v.tensor = t;
-      return v;
-    };
-    if (outputs.size() == 1 && !type.is(Type::Kind::tuple)) return to_value(outputs[0], type);
-    Value v;
-    v.kind = Value::Kind::tuple;
+    if (outputs.size() == 1 && in.kind != HostKind::tuple) return from_output(outputs[0], in.kind);
+    Value v = of_kind(Value::Kind::tuple);
     for (std::size_t i = 0; i < outputs.size(); ++i)
-      v.items.push_back(to_value(outputs[i], i < type.items.size() ? type.items[i] : Type{}));
+      v.items.push_back(
+          from_output(outputs[i], i < in.items.size() ? in.items[i] : HostKind::tensor));
     return v;
   }
 
-  Value fstring(const Expr& e, Frame& f) {
-    Value v;
-    v.kind = Value::Kind::string;
-    for (const auto& part : e.parts) {
+  Value format(const HostInstr& in, const std::vector<Value>& slots) {
+    Value v = of_kind(Value::Kind::string);
+    for (const auto& part : in.parts) {
       v.text += part.text;
-      if (!part.expr) continue;
-      const Value x = eval(*part.expr, f);
+      if (part.slot < 0) continue;
+      const Value& x = slots[static_cast<std::size_t>(part.slot)];
       if (part.spec.empty()) {
         v.text += show(x);
         continue;
@@ -356,16 +318,16 @@ class Controller {
       const bool integer = x.kind == Value::Kind::integer ||
                            (x.kind == Value::Kind::tensor && !is_float(x.tensor.dtype()));
       if (!scalar || !format_number(n, integer, part.spec, &formatted))
-        unsupported("the format `" + part.spec + "`", part.expr->span);
+        unsupported("the format `" + part.spec + "`", part.span);
       v.text += formatted;
     }
     return v;
   }
 
   const check::TypedProgram& p_;
+  const ir::HostProgram& code_;
   const syntax::SourceMap& map_;
   const RunOptions& options_;
-  std::map<const Expr*, ir::Graph> graphs_;
 };
 
 }  // namespace
@@ -396,14 +358,78 @@ Diagnostic internal_error(const std::string& what) {
   return d;
 }
 
-std::vector<Diagnostic> run_function(const check::TypedProgram& program,
-                                     const syntax::SourceMap& map, const std::string& function,
-                                     const RunOptions& options) {
-  Controller controller(program, map, options);
+namespace {
+
+// `function`'s parameters bound from the host's values by name: a tensor's
+// shape and element type checked as a call's inputs are, a number given as
+// a scalar. Throws Failure.
+std::vector<Value> bind_arguments(const check::TypedProgram& program, const std::string& function,
+                                  const std::map<std::string, Tensor>& args) {
+  const auto& fn = program.functions.at(function);
+  const auto fail = [&](diag::Code code, std::string message, std::string help) {
+    throw Failure{diag::error(code, std::move(message), std::move(help))};
+  };
+  ir::Graph shapes;  // one input per tensor parameter, to check the given shapes
+  std::map<std::string, Tensor> given;
+  std::vector<Value> values;
+  for (std::size_t i = 0; i < fn.params.size(); ++i) {
+    const std::string& name = fn.item->params[i].name;
+    const check::Type& type = fn.params[i];
+    const auto it = args.find(name);
+    if (it == args.end())
+      fail(diag::Code::E1605, "`" + function + "` needs `" + name + "`, a " + type.str(),
+           "give it with `--arg " + name + "=VALUE`");
+    const Tensor& t = it->second;
+    if (type.is(check::Type::Kind::tensor)) {
+      ir::Node input{.op = ir::Op::input, .name = name, .type = type};
+      shapes.inputs.push_back(shapes.add(std::move(input)));
+      given[name] = t;
+      Value v = of_kind(Value::Kind::tensor);
+      v.tensor = t;
+      values.push_back(std::move(v));
+    } else if (type.is(check::Type::Kind::integer) || type.is(check::Type::Kind::floating)) {
+      const bool integer = type.is(check::Type::Kind::integer);
+      if (t.rank() != 0)
+        fail(diag::Code::E1603,
+             "`" + name + "` is " + (integer ? "an integer" : "a number") +
+                 ", given a tensor of shape " + shape_str(t.shape()),
+             "give one number: `--arg " + name + (integer ? "=3`" : "=0.5`"));
+      if (integer && t.get(0) != std::trunc(t.get(0)))
+        fail(diag::Code::E1603,
+             "`" + name + "` is an integer, given " + format_float(t.get(0), t.dtype()),
+             "give a whole number: `--arg " + name + "=3`");
+      values.push_back(number(t.get(0), integer));
+    } else {
+      fail(diag::Code::E1602, "`" + name + "` is a " + type.str() + ", which a host can't pass",
+           "give the function tensor and number parameters, and build the rest inside it");
+    }
+  }
+  for (const auto& [name, tensor] : args) {
+    bool known = false;
+    for (const auto& param : fn.item->params) known = known || param.name == name;
+    if (!known)
+      fail(diag::Code::E1603, "`" + function + "` has no parameter `" + name + "`",
+           "its parameters are named in its `fn` line");
+  }
   try {
-    const Value result = controller.call(function, {}, {});
-    if (result.kind != Value::Kind::none && options.print)
-      options.print(controller.show(result) + "\n");
+    (void)bind_sizes(shapes, given, program.dims);
+  } catch (const InputMismatch& e) {
+    fail(diag::Code::E1603, e.what(), "pass a tensor of the declared shape and element type");
+  }
+  return values;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> run_function(const check::TypedProgram& program,
+                                     const ir::HostProgram& code, const syntax::SourceMap& map,
+                                     const std::string& function,
+                                     const std::map<std::string, Tensor>& args,
+                                     const RunOptions& options) {
+  Controller controller(program, code, map, options);
+  try {
+    const Value result = controller.call(function, bind_arguments(program, function, args), {});
+    if (result.kind != Value::Kind::none && options.print) options.print(show(result) + "\n");
   } catch (const Failure& failure) {
     return {failure.diagnostic};
   } catch (const std::exception& bug) {

@@ -1,17 +1,20 @@
-// Runs a checked program's functions on the reference runtime: controller
-// code (loops, conditions, prints, f-strings, calls) is interpreted, and
-// every expression that computes tensors is lowered to a graph (once, then
-// cached) and run by the interpreter.
+// Runs a checked program's controller functions on the reference runtime:
+// their compact form (ir/host.hpp: loops, conditions, prints, f-strings,
+// calls) is interpreted, and each of its graphs is run by the graph
+// interpreter.
 #pragma once
 
 #include <exception>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "check/checker.hpp"
+#include "ir/host.hpp"
+#include "runtime/tensor.hpp"
 #include "shapescript/diagnostic.hpp"
 #include "syntax/source_map.hpp"
 
@@ -33,11 +36,15 @@ Diagnostic internal_error(const std::string& what);
 std::optional<Diagnostic> program_failure(const std::exception& e, const syntax::SourceMap& map,
                                           syntax::Span at);
 
-// Runs `function` (it takes no arguments) to the end. Returns the run-time
-// errors, coded and pointing at the source; empty on success. A function
-// that returns a value has it printed.
+// Runs the controller `function` (lowered with the rest, once, by
+// ir::lower_controller) to the end, its parameters bound by name
+// from `args` (a number's as a scalar tensor). Returns the run-time errors,
+// coded and pointing at the source; empty on success. A function that
+// returns a value has it printed.
 std::vector<Diagnostic> run_function(const check::TypedProgram& program,
-                                     const syntax::SourceMap& map, const std::string& function,
+                                     const ir::HostProgram& code, const syntax::SourceMap& map,
+                                     const std::string& function,
+                                     const std::map<std::string, Tensor>& args,
                                      const RunOptions& options);
 
 }  // namespace ss::runtime

@@ -151,7 +151,9 @@ TEST_CASE("check reports a program's checker errors rustc-style with the source 
   CHECK(result.err.find("3 | fn f(x: [b D]) -> [b C] = x\n") != std::string::npos);
 }
 
-TEST_CASE("check --dump-ir prints each device function's graph, and says what isn't lowered yet") {
+TEST_CASE(
+    "check --dump-ir prints each function's graph or compact form, and says what isn't lowered "
+    "yet") {
   const auto result =
       run_process({kCliPath, "check", "--dump-ir",
                    std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss"});
@@ -161,6 +163,7 @@ TEST_CASE("check --dump-ir prints each device function's graph, and says what is
   CHECK(result.out.find("# train_step: not lowered yet") !=
         std::string::npos);                                   // training lowers later
   CHECK(result.out.find("graph main") == std::string::npos);  // the controller's code isn't a graph
+  CHECK(result.out.find("controller main()\n") != std::string::npos);  // but its compact form
   const auto bad = run_process({kCliPath, "check", "--dump-ir", "/nonexistent.ss"});
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("E0101") != std::string::npos);
@@ -190,6 +193,21 @@ TEST_CASE(
   CHECK(checked.exit_code == 1);
   CHECK(checked.err.rfind("error[E0301]", 0) == 0);  // nothing runs when the check fails
   CHECK(run_process({kCliPath, "run"}).exit_code == 2);
+}
+
+TEST_CASE("run --arg binds a controller function's parameters; a bad one is a coded error") {
+  const std::string file = std::string(ss::test::kSourceDir) + "/tests/programs/run/controller.ss";
+  const auto ran = run_process({kCliPath, "run", file, "main", "--arg", "steps=1", "--arg", "lr=2",
+                                "--arg", "x=[[1, 0, -1]]"});
+  CHECK(ran.exit_code == 0);
+  CHECK(ran.err.empty());
+  CHECK(ran.out.find("[[ 2.  0. -2.]]\n2.0\n") != std::string::npos);
+  const auto missing = run_process({kCliPath, "run", file, "main", "--arg", "steps=1"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.rfind("error[E1605]: `main` needs `lr`", 0) == 0);
+  const auto fractional =
+      run_process({kCliPath, "run", file, "grid", "--arg", "rows=1.5", "--arg", "cols=2"});
+  CHECK(fractional.err.rfind("error[E1603]: `rows` is an integer, given 1.5", 0) == 0);
 }
 
 TEST_CASE("run --dim sizes a dim declared without one, and refuses bad sizes") {

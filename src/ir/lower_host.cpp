@@ -1,0 +1,384 @@
+// Lowering of controller functions to their compact form (ir/host.hpp):
+// variables get slots, statements become instructions and jumps, and each
+// tensor-valued expression becomes one graph, lowered here, once.
+#include <map>
+#include <set>
+
+#include "ir/host.hpp"
+#include "ir/lower.hpp"
+
+namespace ss::ir {
+namespace {
+
+using check::Type;
+using syntax::Expr;
+using syntax::ExprKind;
+using syntax::Span;
+using syntax::Stmt;
+using syntax::StmtKind;
+
+HostKind kind_of(const Type& t) {
+  switch (t.kind) {
+    case Type::Kind::tensor:
+      return HostKind::tensor;
+    case Type::Kind::integer:
+      return HostKind::integer;
+    case Type::Kind::floating:
+      return HostKind::floating;
+    case Type::Kind::string:
+    case Type::Kind::shape:
+      return HostKind::string;
+    case Type::Kind::tuple:
+      return HostKind::tuple;
+    case Type::Kind::range:
+      return HostKind::range;
+    case Type::Kind::function:
+      return HostKind::function;
+    default:
+      return HostKind::none;
+  }
+}
+
+bool holds_number_or_tensor(const Type& t) {
+  return t.is(Type::Kind::tensor) || t.is(Type::Kind::integer) || t.is(Type::Kind::floating);
+}
+
+// Built-ins of the training library that the controller can't run yet.
+bool training_builtin(const std::string& name) {
+  static const std::set<std::string> names = {"load", "save",  "write",          "len",  "SGD",
+                                              "Adam", "AdamW", "value_and_grad", "grad", "update"};
+  return names.count(name) > 0;
+}
+
+class HostLowering {
+ public:
+  HostLowering(const check::TypedProgram& p, const std::string& name) : p_(p) {
+    fn_.name = name;
+    info_ = &p.functions.at(name);
+  }
+
+  HostFunction run() {
+    for (const auto& param : info_->item->params) fn_.params.push_back(variable(param.name));
+    if (info_->item->expr_body) {
+      const int v = value(*info_->item->expr_body);
+      emit({.op = HostOp::ret, .args = {v}});
+    } else {
+      collect_variables(info_->item->body);
+      block(info_->item->body);
+      emit({.op = HostOp::ret});
+    }
+    return std::move(fn_);
+  }
+
+ private:
+  int variable(const std::string& name) {
+    auto [it, added] = variables_.emplace(name, static_cast<int>(fn_.slots.size()));
+    if (added) fn_.slots.push_back(name);
+    return it->second;
+  }
+
+  int temporary() {
+    fn_.slots.emplace_back();
+    return static_cast<int>(fn_.slots.size()) - 1;
+  }
+
+  int emit(HostInstr instr) {
+    fn_.code.push_back(std::move(instr));
+    return static_cast<int>(fn_.code.size()) - 1;
+  }
+
+  int here() const { return static_cast<int>(fn_.code.size()); }
+
+  // Every name the body binds gets its slot up front, so an expression that
+  // reads one before a binding ran reads an unbound slot, not a dim or a
+  // function of the same name.
+  void collect_variables(const std::vector<Stmt>& stmts) {
+    for (const auto& s : stmts) {
+      for (const auto& t : s.targets)
+        if (t->kind == ExprKind::name) variable(t->text);
+      if (s.kind == StmtKind::for_) variable(s.loop_var);
+      collect_variables(s.body);
+      collect_variables(s.else_body);
+    }
+  }
+
+  void block(const std::vector<Stmt>& stmts) {
+    for (const auto& s : stmts) statement(s);
+  }
+
+  void statement(const Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::expr:
+        (void)value(*s.value);
+        return;
+      case StmtKind::assign: {
+        const int v = value(*s.value);
+        for (std::size_t i = 0; i < s.targets.size(); ++i) {
+          const Expr& target = *s.targets[i];
+          if (target.kind != ExprKind::name) {
+            unsupported("changing a field", target.span);
+            continue;
+          }
+          const int slot = variable(target.text);
+          if (s.targets.size() == 1)
+            emit({.op = HostOp::copy, .dst = slot, .args = {v}, .span = s.span});
+          else
+            emit({.op = HostOp::item,
+                  .dst = slot,
+                  .args = {v},
+                  .number = static_cast<double>(i),
+                  .span = s.span});
+        }
+        return;
+      }
+      case StmtKind::return_:
+        if (s.value)
+          emit({.op = HostOp::ret, .args = {value(*s.value)}, .span = s.span});
+        else
+          emit({.op = HostOp::ret, .span = s.span});
+        return;
+      case StmtKind::break_:
+        breaks_.back().push_back(emit({.op = HostOp::jump, .span = s.span}));
+        return;
+      case StmtKind::if_: {
+        const int condition = value(*s.value);
+        const int branch = emit({.op = HostOp::branch, .args = {condition}, .span = s.value->span});
+        block(s.body);
+        if (s.else_body.empty()) {
+          fn_.code[static_cast<std::size_t>(branch)].target = here();
+          return;
+        }
+        const int skip = emit({.op = HostOp::jump, .span = s.span});
+        fn_.code[static_cast<std::size_t>(branch)].target = here();
+        block(s.else_body);
+        fn_.code[static_cast<std::size_t>(skip)].target = here();
+        return;
+      }
+      case StmtKind::for_: {
+        const int range = value(*s.value);
+        const int counter = temporary();
+        emit({.op = HostOp::loop_start, .dst = counter, .args = {range}, .span = s.value->span});
+        const int head = emit({.op = HostOp::loop_next,
+                               .dst = variable(s.loop_var),
+                               .args = {range, counter},
+                               .span = s.value->span});
+        breaks_.emplace_back();
+        block(s.body);
+        emit({.op = HostOp::jump, .target = head, .span = s.span});
+        for (const int b : breaks_.back()) fn_.code[static_cast<std::size_t>(b)].target = here();
+        breaks_.pop_back();
+        fn_.code[static_cast<std::size_t>(head)].target = here();
+        return;
+      }
+    }
+  }
+
+  void unsupported(const std::string& what, Span at) {
+    emit({.op = HostOp::unsupported, .text = what, .span = at});
+  }
+
+  int constant(HostKind kind, double number, std::string text = {}) {
+    const int dst = temporary();
+    emit({.op = HostOp::constant,
+          .dst = dst,
+          .text = std::move(text),
+          .number = number,
+          .kind = kind});
+    return dst;
+  }
+
+  // A variable's slot, noting the read so an unbound one is caught there.
+  int read(const Expr& name, int slot, HostInstr& into) {
+    into.reads.push_back({slot, name.span});
+    return slot;
+  }
+
+  // The slot of an operand: a variable's own, else a temporary it computes.
+  int operand(const Expr& e, HostInstr& into) {
+    if (e.kind == ExprKind::name)
+      if (const auto it = variables_.find(e.text); it != variables_.end())
+        return read(e, it->second, into);
+    return value(e);
+  }
+
+  int value(const Expr& e) {
+    const Type& type = p_.type_of(e);
+    switch (e.kind) {
+      case ExprKind::integer:
+        return constant(HostKind::integer, static_cast<double>(e.int_value));
+      case ExprKind::floating:
+        return constant(HostKind::floating, e.float_value);
+      case ExprKind::string:
+        return constant(HostKind::string, 0, e.text);
+      case ExprKind::fstring:
+        return fstring(e);
+      case ExprKind::name: {
+        if (const auto it = variables_.find(e.text); it != variables_.end()) {
+          // A copy, so a later binding of the variable can't change it.
+          HostInstr copy{.op = HostOp::copy, .dst = temporary(), .span = e.span};
+          copy.args = {read(e, it->second, copy)};
+          const int dst = copy.dst;
+          emit(std::move(copy));
+          return dst;
+        }
+        if (const auto it = p_.dims.find(e.text); it != p_.dims.end()) {
+          const int dst = temporary();
+          emit({.op = HostOp::dim, .dst = dst, .text = e.text, .span = e.span});
+          return dst;
+        }
+        if (p_.functions.count(e.text)) return constant(HostKind::function, 0, e.text);
+        break;
+      }
+      case ExprKind::tuple: {
+        HostInstr tuple{.op = HostOp::tuple, .dst = -1, .span = e.span};
+        for (const auto& item : e.items) tuple.args.push_back(operand(*item, tuple));
+        tuple.dst = temporary();
+        const int dst = tuple.dst;
+        emit(std::move(tuple));
+        return dst;
+      }
+      case ExprKind::call:
+        if (const auto slot = builtin_call(e)) return *slot;
+        break;
+      default:
+        break;
+    }
+    if ((type.is(Type::Kind::integer) || type.is(Type::Kind::floating)) &&
+        ((e.kind == ExprKind::binary && e.text != "|>") ||
+         (e.kind == ExprKind::unary && e.text == "-")))
+      return arithmetic(e, type);
+    return tensors(e);
+  }
+
+  std::optional<int> builtin_call(const Expr& e) {
+    const Expr& callee = *e.items[0];
+    if (callee.kind != ExprKind::name) return std::nullopt;
+    const std::string& name = callee.text;
+    const auto args_of = [&](HostInstr& instr) {
+      for (std::size_t i = 1; i < e.items.size(); ++i)
+        instr.args.push_back(operand(*e.items[i], instr));
+    };
+    const auto finish = [&](HostInstr instr) {
+      const int dst = instr.dst;
+      emit(std::move(instr));
+      return dst;
+    };
+    if (name == "print") {
+      HostInstr print{.op = HostOp::print, .span = e.span};
+      args_of(print);
+      emit(std::move(print));
+      return constant(HostKind::none, 0);
+    }
+    if (name == "range" || name == "shape") {
+      HostInstr instr{.op = name == "range" ? HostOp::range : HostOp::shape, .span = e.span};
+      args_of(instr);
+      instr.dst = temporary();
+      return finish(std::move(instr));
+    }
+    if (training_builtin(name) || p_.models.count(name)) {
+      unsupported("`" + name + "`", e.span);
+      return constant(HostKind::none, 0);
+    }
+    if (const auto fn = p_.functions.find(name);
+        fn != p_.functions.end() && fn->second.controller) {
+      HostInstr call{.op = HostOp::call, .text = name, .span = e.span};
+      args_of(call);
+      call.dst = temporary();
+      return finish(std::move(call));
+    }
+    return std::nullopt;
+  }
+
+  int arithmetic(const Expr& e, const Type& type) {
+    HostInstr instr{.op = HostOp::arith,
+                    .text = e.kind == ExprKind::unary ? "neg" : e.text,
+                    .kind = type.is(Type::Kind::integer) ? HostKind::integer : HostKind::floating,
+                    .span = e.span};
+    for (const auto& item : e.items) instr.args.push_back(operand(*item, instr));
+    instr.dst = temporary();
+    const int dst = instr.dst;
+    emit(std::move(instr));
+    return dst;
+  }
+
+  // The variables (tensors and numbers) an expression reads.
+  void free_variables(const Expr& e, std::map<std::string, Type>& out,
+                      std::vector<VariableRead>& reads) {
+    if (e.kind == ExprKind::name) {
+      const auto it = variables_.find(e.text);
+      const Type& type = p_.type_of(e);
+      if (it != variables_.end() && holds_number_or_tensor(type)) {
+        if (out.emplace(e.text, type).second) reads.push_back({it->second, e.span});
+      }
+      return;
+    }
+    for (std::size_t i = 0; i < e.items.size(); ++i) {
+      if (e.kind == ExprKind::call && i == 0) continue;  // the callee
+      if (e.items[i]) free_variables(*e.items[i], out, reads);
+    }
+    for (const auto& kw : e.kwargs) free_variables(*kw.value, out, reads);
+  }
+
+  int tensors(const Expr& e) {
+    std::map<std::string, Type> variables;
+    HostInstr instr{.op = HostOp::graph, .span = e.span};
+    free_variables(e, variables, instr.reads);
+    try {
+      fn_.graphs.push_back(lower_expression(p_, e, variables));
+    } catch (const NotLowered& failure) {
+      unsupported(failure.what(), failure.span);
+      return constant(HostKind::none, 0);
+    }
+    const Graph& graph = fn_.graphs.back();
+    instr.target = static_cast<int>(fn_.graphs.size()) - 1;
+    for (const int input : graph.inputs)
+      instr.args.push_back(variables_.at(graph.nodes[static_cast<std::size_t>(input)].name));
+    const Type& type = p_.type_of(e);
+    instr.kind = kind_of(type);
+    if (type.is(Type::Kind::tuple))
+      for (const auto& item : type.items) instr.items.push_back(kind_of(item));
+    instr.dst = temporary();
+    const int dst = instr.dst;
+    emit(std::move(instr));
+    return dst;
+  }
+
+  int fstring(const Expr& e) {
+    HostInstr instr{.op = HostOp::format, .span = e.span};
+    for (const auto& part : e.parts) {
+      FormatPart out{.text = part.text, .spec = part.spec};
+      if (part.expr) {
+        out.slot = operand(*part.expr, instr);
+        out.span = part.expr->span;
+      }
+      instr.parts.push_back(std::move(out));
+    }
+    instr.dst = temporary();
+    const int dst = instr.dst;
+    emit(std::move(instr));
+    return dst;
+  }
+
+  const check::TypedProgram& p_;
+  const check::FunctionInfo* info_ = nullptr;
+  HostFunction fn_;
+  std::map<std::string, int> variables_;
+  std::vector<std::vector<int>> breaks_;  // per enclosing loop: its breaks' jumps
+};
+
+}  // namespace
+
+HostFunction lower_controller_function(const check::TypedProgram& program,
+                                       const std::string& function) {
+  return HostLowering(program, function).run();
+}
+
+HostProgram lower_controller(const check::TypedProgram& program) {
+  HostProgram out;
+  for (const auto& [name, fn] : program.functions)
+    if (fn.controller && !fn.item->is_extern)
+      out.emplace(name, lower_controller_function(program, name));
+  return out;
+}
+
+}  // namespace ss::ir
