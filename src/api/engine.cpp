@@ -176,7 +176,10 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
   impl_->log->debug("running {} of {}", function, path);
   if (fn->second.controller) {
     std::map<std::string, runtime::Tensor> values;
-    for (const auto& [name, tensor] : args) values[name] = Module::Impl::to_runtime(tensor);
+    for (const auto& [name, tensor] : args) {
+      if (auto bad = Module::Impl::unusable(name, tensor)) return {std::move(*bad)};
+      values[name] = Module::Impl::to_runtime(tensor);
+    }
     try {
       return runtime::run_function(c.typed, module.impl_->controller_code(), *c.map, function,
                                    values, {.print = print});

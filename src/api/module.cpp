@@ -16,7 +16,8 @@ static_assert(static_cast<int>(DType::boolean) == static_cast<int>(runtime::DTyp
 Tensor to_public(const runtime::Tensor& t) {
   // Results are copied out: the host owns what it gets, whatever the
   // runtime's buffers alias.
-  return Tensor::copy(static_cast<DType>(t.dtype()), t.raw(), t.shape());
+  const runtime::Tensor packed = t.compact();  // a view's elements, in order
+  return Tensor::copy(static_cast<DType>(t.dtype()), packed.raw(), t.shape());
 }
 
 CallResult failed(diag::Code code, std::string message, std::string help) {
@@ -28,8 +29,22 @@ CallResult failed(diag::Code code, std::string message, std::string help) {
 }  // namespace
 
 runtime::Tensor Module::Impl::to_runtime(const Tensor& t) {
-  return runtime::Tensor::borrow(const_cast<void*>(t.data()),
-                                 static_cast<runtime::DType>(t.dtype()), t.shape());
+  return runtime::Tensor::borrow_strided(
+      const_cast<void*>(t.data()), static_cast<runtime::DType>(t.dtype()), t.shape(), t.strides());
+}
+
+std::optional<Diagnostic> Module::Impl::unusable(const std::string& name, const Tensor& t) {
+  std::string why;
+  if (t.strides().size() != t.shape().size())
+    why = "`" + name + "` has " + std::to_string(t.strides().size()) + " strides for " +
+          std::to_string(t.shape().size()) + " axes";
+  else if (t.data() == nullptr && t.size() > 0)
+    why = "`" + name + "` has no data";
+  for (const auto d : t.shape())
+    if (d < 0) why = "`" + name + "` has a negative size in its shape";
+  if (why.empty()) return std::nullopt;
+  return diag::error(diag::Code::E1603, why,
+                     "make it with Tensor::of, Tensor::view or Tensor::copy, one stride per axis");
 }
 
 const ir::HostProgram& Module::Impl::controller_code() const {
@@ -111,6 +126,19 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     }
     graph = &it->second;
   }
+
+  for (std::size_t i = 0; i < positional.size(); ++i)
+    if (auto bad = Impl::unusable("argument " + std::to_string(i + 1), positional[i])) {
+      CallResult r;
+      r.diagnostics.push_back(std::move(*bad));
+      return r;
+    }
+  for (const auto& [name, tensor] : named)
+    if (auto bad = Impl::unusable(name, tensor)) {
+      CallResult r;
+      r.diagnostics.push_back(std::move(*bad));
+      return r;
+    }
 
   // Arguments: positional ones to the tensor parameters in order.
   std::map<std::string, runtime::Tensor> inputs;

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "api/compiled.hpp"
@@ -24,8 +25,11 @@ struct Module::Impl {
   // The controller functions' compact form, lowered once.
   const ir::HostProgram& controller_code() const;
 
-  // A host's tensor as the runtime's, borrowing its memory.
+  // A host's tensor as the runtime's, borrowing its memory. Check it first:
+  // `unusable` gives E1603 for one without data or with strides that don't
+  // fit its shape.
   static runtime::Tensor to_runtime(const Tensor& t);
+  static std::optional<Diagnostic> unusable(const std::string& name, const Tensor& t);
 };
 
 }  // namespace ss

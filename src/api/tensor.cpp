@@ -30,17 +30,31 @@ std::int64_t Tensor::size() const {
 }
 
 Tensor Tensor::view(const float* data, std::vector<std::int64_t> shape) {
+  auto strides = runtime::row_major_strides(shape);
+  return view(data, std::move(shape), std::move(strides));
+}
+
+Tensor Tensor::view(const std::int32_t* data, std::vector<std::int64_t> shape) {
+  auto strides = runtime::row_major_strides(shape);
+  return view(data, std::move(shape), std::move(strides));
+}
+
+Tensor Tensor::view(const float* data, std::vector<std::int64_t> shape,
+                    std::vector<std::int64_t> strides) {
   Tensor t;
   t.dtype_ = DType::f32;
   t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
   t.data_ = data;
   return t;
 }
 
-Tensor Tensor::view(const std::int32_t* data, std::vector<std::int64_t> shape) {
+Tensor Tensor::view(const std::int32_t* data, std::vector<std::int64_t> shape,
+                    std::vector<std::int64_t> strides) {
   Tensor t;
   t.dtype_ = DType::i32;
   t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
   t.data_ = data;
   return t;
 }
@@ -49,6 +63,7 @@ Tensor Tensor::copy(DType dtype, const void* data, std::vector<std::int64_t> sha
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
+  t.strides_ = runtime::row_major_strides(t.shape_);
   const std::size_t bytes = static_cast<std::size_t>(t.size()) * element_size(dtype);
   auto owned = std::shared_ptr<unsigned char[]>(new unsigned char[bytes == 0 ? 1 : bytes]);
   if (bytes) std::memcpy(owned.get(), data, bytes);
@@ -67,8 +82,9 @@ Tensor Tensor::of(std::vector<std::int32_t> values, std::vector<std::int64_t> sh
 
 std::vector<float> Tensor::to_floats() const {
   // Read through the runtime's conversions, without copying the data in.
-  const auto view = runtime::Tensor::borrow(const_cast<void*>(data_),
-                                            static_cast<runtime::DType>(dtype_), shape_);
+  if (strides_.size() != shape_.size()) return {};
+  const auto view = runtime::Tensor::borrow_strided(
+      const_cast<void*>(data_), static_cast<runtime::DType>(dtype_), shape_, strides_);
   std::vector<float> out(static_cast<std::size_t>(size()));
   for (std::int64_t i = 0; i < size(); ++i)
     out[static_cast<std::size_t>(i)] = static_cast<float>(view.get(i));

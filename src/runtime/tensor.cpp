@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 namespace ss::runtime {
 
@@ -11,6 +12,12 @@ std::int64_t element_count(const Shape& shape) {
   std::int64_t n = 1;
   for (const auto d : shape) n *= d;
   return n;
+}
+
+Strides row_major_strides(const Shape& shape) {
+  Strides strides(shape.size(), 1);
+  for (std::size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
+  return strides;
 }
 
 std::string shape_str(const Shape& shape) {
@@ -39,6 +46,7 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
+  t.strides_ = row_major_strides(t.shape_);
   t.buffer_ = Buffer::allocate(static_cast<std::size_t>(t.size()) * dtype_size(dtype));
   return t;
 }
@@ -47,8 +55,97 @@ Tensor Tensor::borrow(void* data, DType dtype, Shape shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
+  t.strides_ = row_major_strides(t.shape_);
   t.buffer_ = Buffer::borrow(data, static_cast<std::size_t>(t.size()) * dtype_size(dtype));
   return t;
+}
+
+Tensor Tensor::borrow_strided(void* data, DType dtype, Shape shape, Strides strides) {
+  if (strides.size() != shape.size())
+    throw std::invalid_argument("a view needs one stride per axis");
+  Tensor t = borrow(data, dtype, std::move(shape));
+  t.strides_ = std::move(strides);
+  t.contiguous_ = t.strides_ == row_major_strides(t.shape_) || t.size() <= 1;
+  return t;
+}
+
+bool Tensor::contiguous() const {
+  return contiguous_;
+}
+
+std::int64_t Tensor::physical(std::int64_t flat) const {
+  if (contiguous_) return flat;
+  std::int64_t at = 0;
+  for (std::size_t k = shape_.size(); k-- > 0;) {
+    const std::int64_t n = shape_[k];
+    if (n == 0) return 0;
+    at += (flat % n) * strides_[k];
+    flat /= n;
+  }
+  return at;
+}
+
+namespace {
+
+std::size_t checked_axis(const Tensor& t, std::int64_t axis) {
+  if (axis < 0 || axis >= t.rank())
+    throw std::out_of_range("axis " + std::to_string(axis) + " of a rank-" +
+                            std::to_string(t.rank()) + " tensor");
+  return static_cast<std::size_t>(axis);
+}
+
+}  // namespace
+
+Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t end) const {
+  const std::size_t k = checked_axis(*this, axis);
+  if (start < 0 || end > shape_[k] || start > end)
+    throw std::out_of_range("slice " + std::to_string(start) + ":" + std::to_string(end) +
+                            " of an axis of size " + std::to_string(shape_[k]));
+  Tensor t = *this;
+  t.shape_[k] = end - start;
+  if (t.shape_[k] > 0) t.offset_ += start * strides_[k];
+  t.contiguous_ = t.strides_ == row_major_strides(t.shape_) || t.size() <= 1;
+  return t;
+}
+
+Tensor Tensor::select(std::int64_t axis, std::int64_t index) const {
+  const std::size_t k = checked_axis(*this, axis);
+  if (index < 0 || index >= shape_[k])
+    throw std::out_of_range("index " + std::to_string(index) + " of an axis of size " +
+                            std::to_string(shape_[k]));
+  Tensor t = *this;
+  t.offset_ += index * strides_[k];
+  t.shape_.erase(t.shape_.begin() + static_cast<std::ptrdiff_t>(k));
+  t.strides_.erase(t.strides_.begin() + static_cast<std::ptrdiff_t>(k));
+  t.contiguous_ = t.strides_ == row_major_strides(t.shape_) || t.size() <= 1;
+  return t;
+}
+
+Tensor Tensor::permute(const std::vector<std::int64_t>& order) const {
+  if (order.size() != shape_.size()) throw std::out_of_range("a permutation names every axis");
+  std::vector<bool> seen(order.size(), false);
+  Tensor t = *this;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::size_t from = checked_axis(*this, order[i]);
+    if (seen[from]) throw std::out_of_range("a permutation names an axis twice");
+    seen[from] = true;
+    t.shape_[i] = shape_[from];
+    t.strides_[i] = strides_[from];
+  }
+  t.contiguous_ = t.strides_ == row_major_strides(t.shape_) || t.size() <= 1;
+  return t;
+}
+
+Tensor Tensor::compact() const {
+  if (contiguous_) return *this;
+  Tensor out = zeros(dtype_, shape_);
+  const std::size_t bytes = dtype_size(dtype_);
+  const auto* from = static_cast<const unsigned char*>(raw());
+  auto* to = static_cast<unsigned char*>(out.raw());
+  for (std::int64_t i = 0; i < size(); ++i)
+    std::memcpy(to + static_cast<std::size_t>(i) * bytes,
+                from + physical(i) * static_cast<std::int64_t>(bytes), bytes);
+  return out;
 }
 
 Tensor Tensor::from_values(DType dtype, Shape shape, const std::vector<double>& values) {
@@ -59,10 +156,13 @@ Tensor Tensor::from_values(DType dtype, Shape shape, const std::vector<double>& 
 }
 
 void* Tensor::raw() const {
-  return buffer_ ? buffer_->data() : nullptr;
+  if (!buffer_) return nullptr;
+  return static_cast<unsigned char*>(buffer_->data()) +
+         offset_ * static_cast<std::int64_t>(dtype_size(dtype_));
 }
 
 double Tensor::get(std::int64_t i) const {
+  i = physical(i);
   const auto* p = static_cast<const unsigned char*>(raw());
   switch (dtype_) {
     case DType::f32:
@@ -80,6 +180,7 @@ double Tensor::get(std::int64_t i) const {
 }
 
 void Tensor::set(std::int64_t i, double value) {
+  i = physical(i);
   auto* p = static_cast<unsigned char*>(raw());
   switch (dtype_) {
     case DType::f32:

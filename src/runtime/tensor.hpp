@@ -1,7 +1,9 @@
-// Tensors of the runtime: an element type, a shape and a shared buffer,
-// 64-byte aligned, holding the elements contiguously in row-major order. A
-// tensor may also borrow host memory without copying it; then the host keeps
-// the memory alive. (Strided views arrive with the executors that use them.)
+// Tensors of the runtime: an element type, a shape, strides and a shared
+// buffer, 64-byte aligned when owned. A new tensor is contiguous, row-major;
+// views (a slice, one index of an axis, a permutation of the axes, host
+// memory with the host's strides) share their buffer and read through their
+// strides, so they cost no copy. A tensor may borrow host memory; then the
+// host keeps the memory alive.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +16,10 @@
 namespace ss::runtime {
 
 using Shape = std::vector<std::int64_t>;
+using Strides = std::vector<std::int64_t>;  // in elements, per axis; may be 0 or negative
 
 std::int64_t element_count(const Shape& shape);
+Strides row_major_strides(const Shape& shape);
 std::string shape_str(const Shape& shape);  // "[2 3]"
 
 // Memory a tensor's elements live in: owned (aligned, zeroed) or borrowed.
@@ -46,6 +50,9 @@ class Tensor {
   static Tensor zeros(DType dtype, Shape shape);
   // A contiguous view of host memory, not copied.
   static Tensor borrow(void* data, DType dtype, Shape shape);
+  // A view of host memory with the host's strides: element (i, j, ...) is
+  // at data + (i*strides[0] + j*strides[1] + ...) elements.
+  static Tensor borrow_strided(void* data, DType dtype, Shape shape, Strides strides);
   // From values given as doubles, converted to dtype.
   static Tensor from_values(DType dtype, Shape shape, const std::vector<double>& values);
   static Tensor scalar(DType dtype, double value) { return from_values(dtype, {}, {value}); }
@@ -55,20 +62,33 @@ class Tensor {
   std::int64_t rank() const { return static_cast<std::int64_t>(shape_.size()); }
   std::int64_t size() const { return element_count(shape_); }
   std::int64_t dim(std::int64_t axis) const { return shape_[static_cast<std::size_t>(axis)]; }
+  const Strides& strides() const { return strides_; }
+  bool contiguous() const;  // row-major without gaps: raw() holds size() elements in order
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
-  void* raw() const;  // the first element
+  void* raw() const;  // the first element (index 0 on every axis)
 
-  // Elements in row-major order, as doubles (exact for every dtype). set()
-  // rounds to the dtype: to nearest even for floats; for i32 it truncates
-  // toward zero, saturating at the type's bounds, NaN giving 0; for bool,
-  // anything but 0 is true.
+  // Views sharing this tensor's buffer. Axes are checked (std::out_of_range).
+  Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t end) const;
+  Tensor select(std::int64_t axis, std::int64_t index) const;  // the axis removed
+  Tensor permute(const std::vector<std::int64_t>& order) const;
+  // This tensor if contiguous, else a contiguous copy.
+  Tensor compact() const;
+
+  // Elements in row-major order of the shape (whatever the strides), as doubles (exact for every
+  // dtype). set() rounds to the dtype: to nearest even for floats; for i32 it truncates toward
+  // zero, saturating at the type's bounds, NaN giving 0; for bool, anything but 0 is true.
   double get(std::int64_t flat) const;
   void set(std::int64_t flat, double value);
   std::vector<double> values() const;
 
  private:
+  std::int64_t physical(std::int64_t flat) const;  // a row-major index's offset from raw()
+
   DType dtype_ = DType::f32;
   Shape shape_;
+  Strides strides_;
+  std::int64_t offset_ = 0;  // of the first element in the buffer, in elements
+  bool contiguous_ = true;
   std::shared_ptr<Buffer> buffer_;
 };
 

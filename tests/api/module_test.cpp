@@ -102,6 +102,35 @@ TEST_CASE(
   CHECK(mod.call("f", {ss::Tensor::scalar(1.0f)}).diagnostics.at(0).code == "E0301");
 }
 
+TEST_CASE(
+    "a host's strided view is read in place: a transposed batch gives the packed one's logits") {
+  const ss::Module mod = ss::Engine().load_file(digits_path());
+  const auto params = parameters();
+  const auto x = digits::pixels(7);  // [7 64], row-major
+  // The same batch stored transposed, [64 7], and passed as a [7 64] view.
+  std::vector<float> transposed(x.values.size());
+  for (std::size_t i = 0; i < 7; ++i)
+    for (std::size_t j = 0; j < 64; ++j) transposed[j * 7 + i] = x.values[i * 64 + j];
+  const auto packed = mod.call("logits", {ss::Tensor::view(x.values.data(), {7, 64})}, params);
+  const auto strided =
+      mod.call("logits", {ss::Tensor::view(transposed.data(), {7, 64}, {1, 7})}, params);
+  REQUIRE(packed);
+  REQUIRE(strided);
+  CHECK(strided.tensor().to_floats() == packed.tensor().to_floats());
+  CHECK(strided.tensor().strides() == std::vector<std::int64_t>{10, 1});  // results are packed
+
+  const auto bad = mod.call("logits", {ss::Tensor::view(x.values.data(), {7, 64}, {64})}, params);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.diagnostics[0].code == "E1603");
+  CHECK(bad.diagnostics[0].message == "`argument 1` has 1 strides for 2 axes");
+  const auto empty = mod.call("logits", {}, [&] {
+    auto p = params;
+    p["x"] = ss::Tensor();
+    return p;
+  }());
+  CHECK(empty.diagnostics.at(0).code == "E1603");
+}
+
 TEST_CASE("tensors: views borrow, copies own, values convert") {
   std::vector<float> host = {1, 2, 3, 4, 5, 6};
   const auto view = ss::Tensor::view(host.data(), {2, 3});
@@ -114,6 +143,9 @@ TEST_CASE("tensors: views borrow, copies own, values convert") {
   CHECK(copy.to_floats()[0] == 1);
   CHECK(ss::Tensor::of(std::vector<std::int32_t>{7, -2}, {2}).to_floats() ==
         std::vector<float>{7, -2});
+  const auto column = ss::Tensor::view(host.data() + 2, {2}, {3});
+  CHECK(column.to_floats() == std::vector<float>{3, 6});
+  CHECK(ss::Tensor::view(host.data(), {2}, {}).to_floats().empty());
   const bool flags[] = {true, false};
   CHECK(ss::Tensor::copy(ss::DType::boolean, flags, {2}).to_floats() == std::vector<float>{1, 0});
 }
