@@ -71,6 +71,12 @@ const char* op_name(Op op) {
       return "arange";
     case Op::random:
       return "random";
+    case Op::scatter_add:
+      return "scatter_add";
+    case Op::place:
+      return "place";
+    case Op::take_along:
+      return "take_along";
   }
   return "?";
 }
@@ -84,8 +90,8 @@ namespace {
 
 // The operation a unary, binary or reduce node applies, by name.
 const char* sub_name(Op op, int sub) {
-  static const char* const unary[] = {"neg",  "exp",     "log",  "sqrt", "abs",
-                                      "tanh", "sigmoid", "relu", "gelu", "not"};
+  static const char* const unary[] = {"neg",     "exp",  "log",  "sqrt",      "abs", "tanh",
+                                      "sigmoid", "relu", "gelu", "gelu_grad", "not"};
   static const char* const binary[] = {"add",      "sub",     "mul",     "div", "pow", "mod",
                                        "floordiv", "maximum", "minimum", "lt",  "le",  "gt",
                                        "ge",       "eq",      "ne",      "and", "or"};
@@ -124,6 +130,9 @@ std::size_t arity(Op op) {
     case Op::matmul:
     case Op::cross_entropy:
     case Op::gather:
+    case Op::scatter_add:
+    case Op::place:
+    case Op::take_along:
       return 2;
     case Op::where:
       return 3;
@@ -197,8 +206,9 @@ std::string verify(const Graph& g) {
         n.axes.empty())
       return at + "names no axis";
     for (const auto a : n.axes) {
+      const int shaped = n.op == Op::place ? n.in[1] : n.in[0];  // place: values may lack it
       const auto rank =
-          static_cast<std::int64_t>(g.nodes[static_cast<std::size_t>(n.in[0])].type.axes.size());
+          static_cast<std::int64_t>(g.nodes[static_cast<std::size_t>(shaped)].type.axes.size());
       if (a < 0 || a >= rank)
         return at + "axis " + std::to_string(a) + " is outside its input's " + std::to_string(rank);
     }

@@ -34,7 +34,8 @@ enum class Op {
   causal,
   gather,
   index,    // axes[0]: the axis; number: the static index (negative counts from the end)
-  slice,    // axes[0]; ints: start, end (within the axis)
+  slice,    // axes[0]; ints: start, end (within the axis); keep: end counts back from the
+            // axis' end (end = size - ints[1])
   einops,   // groups_in[0]: the input's axes as groups of names; groups_out; sizes; name: reduce op
             // or ""
   einsum,   // groups_in: each input's names; groups_out: the output's
@@ -48,6 +49,13 @@ enum class Op {
   literal,     // values, in the node's shape
   arange,      // 0, 1, ... along the node's one axis
   random,      // name: normal or uniform; values: mean, std or low, high; ints: seed
+  // Made by differentiation (ir/autodiff.hpp):
+  scatter_add,  // in: values, ids; gather's reverse: rows of a zero table (the node's type)
+                // get the values added at the ids
+  place,        // in: values, like; a zero tensor of like's shape with the values put
+                // at axes[0]: the slice ints[0]:ints[1] or, when ints is empty, the
+                // index `number` (values lack that axis)
+  take_along,   // in: x, ids; along axes[0], out[.., j, ..] = x[.., ids[.., j, ..], ..]
 };
 
 const char* op_name(Op op);

@@ -4,7 +4,8 @@
 
 namespace ss::ir {
 
-enum class Unary { neg, exp, log, sqrt, abs, tanh, sigmoid, relu, gelu, logical_not };
+// gelu_grad, gelu's derivative, comes from differentiation only.
+enum class Unary { neg, exp, log, sqrt, abs, tanh, sigmoid, relu, gelu, gelu_grad, logical_not };
 enum class Binary {
   add,
   sub,

@@ -214,8 +214,30 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
       case ir::Op::index:
         out = ref::take(in(n, 0), n.axes[0], static_cast<std::int64_t>(n.number));
         break;
-      case ir::Op::slice:
-        out = ref::slice(in(n, 0), n.axes[0], n.ints[0], n.ints[1]);
+      case ir::Op::slice: {
+        const std::int64_t end = n.keep ? in(n, 0).dim(n.axes[0]) - n.ints[1] : n.ints[1];
+        out = ref::slice(in(n, 0), n.axes[0], n.ints[0], end);
+        break;
+      }
+      case ir::Op::scatter_add:
+        out = ref::scatter_add(in(n, 0), in(n, 1), shape_of(n.type, sizes, dims));
+        break;
+      case ir::Op::place: {
+        const Shape& shape = in(n, 1).shape();
+        const std::int64_t axis = n.axes[0];
+        if (n.ints.empty()) {  // an index: the values gain the axis back, size 1
+          const std::int64_t size = shape.at(static_cast<std::size_t>(axis));
+          const auto at = static_cast<std::int64_t>(n.number < 0 ? n.number + size : n.number);
+          out = ref::place(in(n, 0), shape, axis, at, at + 1);
+        } else {
+          const std::int64_t end =
+              n.keep ? shape.at(static_cast<std::size_t>(axis)) - n.ints[1] : n.ints[1];
+          out = ref::place(in(n, 0), shape, axis, n.ints[0], end);
+        }
+        break;
+      }
+      case ir::Op::take_along:
+        out = ref::take_along(in(n, 0), in(n, 1), n.axes[0]);
         break;
       case ir::Op::sort:
         out = ref::sort(in(n, 0), n.axes[0]);

@@ -76,6 +76,9 @@ double apply(Unary op, double x) {
       return x > 0 ? x : 0.0;
     case Unary::gelu:
       return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case Unary::gelu_grad:  // Phi(x) + x phi(x)
+      return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) +
+             x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * 3.14159265358979323846);
     case Unary::logical_not:
       return x == 0 ? 1.0 : 0.0;
   }

@@ -91,4 +91,13 @@ Tensor pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::int64_t
 // x[axis=start:end], bounds already within the axis.
 Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t end);
 
+// The reverses differentiation uses. scatter_add: a zero table of
+// `table_shape` with values' rows added at ids (gather's reverse). place: a
+// zero tensor of `shape` with values put at [start, end) along the axis.
+// take_along: out[.., j, ..] = x[.., ids[.., j, ..], ..] along the axis.
+Tensor scatter_add(const Tensor& values, const Tensor& ids, const Shape& table_shape);
+Tensor place(const Tensor& values, const Shape& shape, std::int64_t axis, std::int64_t start,
+             std::int64_t end);
+Tensor take_along(const Tensor& x, const Tensor& ids, std::int64_t axis);
+
 }  // namespace ss::runtime::reference
