@@ -32,7 +32,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   ss::Engine engine({.device = ss::Device::cpu()});
-  ss::Module mod = engine.load_file(argv[1]);
+  // The program's sink `metrics` gets what `write(metrics, ...)` sends; a
+  // host binds every sink the program declares.
+  ss::LoadOptions options;
+  options.sinks["metrics"] = [](const ss::SinkRecord& record) {
+    for (const auto& [name, value] : record) std::printf("%s=%g ", name.c_str(), value);
+    std::printf("\n");
+  };
+  ss::Module mod = engine.load_file(argv[1], options);
   if (!mod) {
     for (const auto& d : mod.diagnostics()) std::cerr << d.render();
     return 1;

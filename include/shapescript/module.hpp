@@ -2,9 +2,11 @@
 // on first call and kept, so later calls at any batch size prepare nothing.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shapescript/diagnostic.hpp"
@@ -16,12 +18,27 @@ namespace ss {
 // Sizes for the program's dims declared without one (`dim V`); the CLI's
 // `--dim V=32000`. Naming an unknown dim is E0405, resizing a dim the
 // program sizes E0406; running with a dim still unsized is E0404.
+//
+// Sinks: each `sink NAME` the program declares is bound to a callback that
+// receives what `write(NAME, k=v, ...)` sends, the names and values in
+// order. A sink left unbound is E1705 at load.
+using SinkRecord = std::vector<std::pair<std::string, double>>;
+using SinkCallback = std::function<void(const SinkRecord&)>;
+
 struct LoadOptions {
   std::map<std::string, std::int64_t> dims;
+  std::map<std::string, SinkCallback> sinks;
+  // Told how far a loop over a dataset's batches has got (done of total),
+  // after each batch: the CLI draws a progress bar with it on a terminal.
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
 };
 
 struct SS_API CallResult {
-  std::vector<Tensor> outputs;  // one per returned value; a tuple gives several
+  // One per returned value (a tuple gives several; a model, one per
+  // parameter), then the new value of each tensor of a `mut` parameter the
+  // function changed, named in `updated` ("m.w1", "opt.step").
+  std::vector<Tensor> outputs;
+  std::vector<std::string> updated;
   std::vector<Diagnostic> diagnostics;
   explicit operator bool() const { return !has_errors(diagnostics); }
   const Tensor& tensor(std::size_t i = 0) const { return outputs.at(i); }

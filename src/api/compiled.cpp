@@ -1,5 +1,7 @@
 #include "api/compiled.hpp"
 
+#include <algorithm>
+
 #include <variant>
 
 #include "diag/codes.hpp"
@@ -68,6 +70,19 @@ void apply_dims(Compiled& c, const std::map<std::string, std::int64_t>& dims) {
     } else {
       it->second = size;
     }
+  }
+}
+
+void check_sinks(Compiled& c, const std::vector<std::string>& bound) {
+  if (!c.ok()) return;
+  for (const auto& [name, span] : c.typed.sinks) {
+    if (std::find(bound.begin(), bound.end(), name) != bound.end()) continue;
+    Diagnostic d = diag::error(diag::Code::E1705, "the sink `" + name + "` has no destination",
+                               "bind it: `--sink " + name + "=" + name +
+                                   ".csv` (or .jsonl), or LoadOptions::sinks from a host");
+    d.labels.push_back(c.map->label(span, "declared here", true));
+    d.location = d.labels.back().start;
+    c.diagnostics.push_back(std::move(d));
   }
 }
 

@@ -37,6 +37,10 @@ std::unique_ptr<Compiled> compile_text(std::string_view text, std::string_view n
 // conflicts, added to its diagnostics).
 void apply_dims(Compiled& c, const std::map<std::string, std::int64_t>& dims);
 
+// E1705 for each sink the program declares that `bound` lacks (added to
+// its diagnostics).
+void check_sinks(Compiled& c, const std::vector<std::string>& bound);
+
 // E0404 for each dim still without a size, once the program is to run.
 std::vector<Diagnostic> unsized_dims(const Compiled& c);
 

@@ -124,7 +124,7 @@ std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_
 Module Engine::load_file(const std::string& path, const LoadOptions& options) const {
   Module m;
   m.impl_->compiled = api::compile_file(path, *impl_->log);
-  api::apply_dims(*m.impl_->compiled, options.dims);
+  m.impl_->bind(options);
   return m;
 }
 
@@ -132,7 +132,7 @@ Module Engine::load_source(std::string_view text, std::string_view name,
                            const LoadOptions& options) const {
   Module m;
   m.impl_->compiled = api::compile_text(text, name, *impl_->log);
-  api::apply_dims(*m.impl_->compiled, options.dims);
+  m.impl_->bind(options);
   return m;
 }
 
@@ -181,8 +181,12 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       values[name] = Module::Impl::to_runtime(tensor);
     }
     try {
+      runtime::RunOptions run{.print = print, .progress = options.progress};
+      if (const auto slash = path.rfind('/'); slash != std::string::npos)
+        run.base_dir = path.substr(0, slash == 0 ? 1 : slash);
+      for (const auto& [name, callback] : module.impl_->sinks) run.sinks[name] = callback;
       return runtime::run_function(c.typed, module.impl_->controller_code(), *c.map, function,
-                                   values, {.print = print});
+                                   values, run);
     } catch (const std::exception& bug) {
       return {runtime::internal_error(bug.what())};
     }

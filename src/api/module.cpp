@@ -47,6 +47,15 @@ std::optional<Diagnostic> Module::Impl::unusable(const std::string& name, const 
                      "make it with Tensor::of, Tensor::view or Tensor::copy, one stride per axis");
 }
 
+void Module::Impl::bind(const LoadOptions& options) {
+  api::apply_dims(*compiled, options.dims);
+  std::vector<std::string> bound;
+  for (const auto& [name, callback] : options.sinks)
+    if (callback) bound.push_back(name);
+  api::check_sinks(*compiled, bound);
+  sinks = options.sinks;
+}
+
 const ir::HostProgram& Module::Impl::controller_code() const {
   std::lock_guard lock(mutex);
   if (!controller) {

@@ -21,6 +21,11 @@ struct Module::Impl {
   mutable std::mutex mutex;  // guards the caches: a module may be called from several threads
   mutable std::map<std::string, ir::Graph> graphs;
   mutable std::unique_ptr<ir::HostProgram> controller;  // lowered at the first run
+  std::map<std::string, SinkCallback> sinks;            // bound at load
+
+  // What a load gives a program: its dims' sizes, its sinks' callbacks
+  // (E1705 for one left unbound).
+  void bind(const LoadOptions& options);
 
   // The controller functions' compact form, lowered once.
   const ir::HostProgram& controller_code() const;

@@ -29,6 +29,7 @@ struct MemberInfo {
   std::string name;
   Type type;  // a tensor (a parameter) or a model (a sub-model)
   bool is_param = false;
+  const syntax::Expr* init = nullptr;  // a parameter's initialiser: `zeros`, `normal(std=0.1)`
 };
 
 // How an einops call maps axes, by name: each input's axes as groups of
@@ -51,6 +52,7 @@ struct TypedProgram {
   std::map<std::string, std::vector<MemberInfo>> models;
   std::map<std::string, std::vector<std::pair<std::string, Type>>> records;
   std::map<std::string, FunctionInfo> functions;
+  std::map<std::string, syntax::Span> sinks;  // by name, at their declarations
   // Every expression's type, as the function that holds it sees it, by the
   // expression's id.
   std::vector<Type> types;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include <algorithm>
 #include <sstream>
 
 #include "ir/ops.hpp"
@@ -184,7 +185,11 @@ std::string print(const Graph& g) {
     out << " : " << n.type.str() << "\n";
   }
   out << "  return";
-  for (const int o : g.outputs) out << " %" << o;
+  const std::size_t results = g.outputs.size() - std::min(g.outputs.size(), g.updated.size());
+  for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+    out << " %" << g.outputs[i];
+    if (i >= results) out << "->" << g.updated[i - results];
+  }
   out << "\n";
   return out.str();
 }
@@ -220,6 +225,7 @@ std::string verify(const Graph& g) {
   for (const int x : g.outputs)
     if (x < 0 || x >= static_cast<int>(g.nodes.size()))
       return "output %" + std::to_string(x) + " doesn't exist";
+  if (g.updated.size() > g.outputs.size()) return "more updated names than outputs";
   return {};
 }
 

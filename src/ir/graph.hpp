@@ -80,8 +80,11 @@ struct Node {
 struct Graph {
   std::string name;
   std::vector<Node> nodes;
-  std::vector<int> inputs;        // in parameter order, a parameter's fields flattened
-  std::vector<int> outputs;       // a tuple gives several
+  std::vector<int> inputs;   // in parameter order, a parameter's fields flattened
+  std::vector<int> outputs;  // a tuple gives several
+  // The last outputs' names, when the function changes `mut` structures:
+  // their tensors' new values ("m.w1", "opt.step"), after the results.
+  std::vector<std::string> updated;
   std::set<std::string> symbols;  // the generic axes the sizes depend on
 
   int add(Node node);

@@ -24,6 +24,16 @@ const char* kind_name(HostKind kind) {
       return "range";
     case HostKind::function:
       return "fn";
+    case HostKind::model:
+      return "model";
+    case HostKind::optimizer:
+      return "optimizer";
+    case HostKind::dataset:
+      return "dataset";
+    case HostKind::batches:
+      return "batches";
+    case HostKind::record:
+      return "record";
   }
   return "?";
 }
@@ -89,6 +99,22 @@ const char* host_op_name(HostOp op) {
       return "return";
     case HostOp::unsupported:
       return "unsupported";
+    case HostOp::model:
+      return "model";
+    case HostOp::optimizer:
+      return "optimizer";
+    case HostOp::load:
+      return "load";
+    case HostOp::save:
+      return "save";
+    case HostOp::write:
+      return "write";
+    case HostOp::pipe:
+      return "pipe";
+    case HostOp::len:
+      return "len";
+    case HostOp::set_field:
+      return "set_field";
   }
   return "?";
 }
@@ -115,7 +141,15 @@ std::string print(const HostFunction& fn) {
       case HostOp::dim:
       case HostOp::arith:
       case HostOp::call:
+      case HostOp::model:
+      case HostOp::optimizer:
+      case HostOp::write:
+      case HostOp::pipe:
+      case HostOp::set_field:
         out << " " << in.text;
+        break;
+      case HostOp::load:
+        out << " " << kind_name(in.kind) << " " << in.text;
         break;
       case HostOp::graph:
         out << " #" << in.target << " -> " << kind_name(in.kind);
@@ -137,6 +171,8 @@ std::string print(const HostFunction& fn) {
     }
     if (in.op == HostOp::branch || in.op == HostOp::jump || in.op == HostOp::loop_next)
       out << " -> " << in.target;
+    for (std::size_t w = 0; w < in.writes.size(); ++w)
+      out << (w ? ", " : " => ") << slot(fn, in.writes[w]);
     out << "\n";
   }
   for (std::size_t g = 0; g < fn.graphs.size(); ++g) out << "#" << g << " " << print(fn.graphs[g]);
@@ -162,7 +198,10 @@ std::string verify(const HostFunction& fn) {
         return at + "a format part's slot is out of range";
     const bool writes = in.op != HostOp::print && in.op != HostOp::branch &&
                         in.op != HostOp::jump && in.op != HostOp::ret &&
-                        in.op != HostOp::unsupported;
+                        in.op != HostOp::unsupported && in.op != HostOp::save &&
+                        in.op != HostOp::write;
+    for (const int w : in.writes)
+      if (bad_slot(w)) return at + "writes back to a slot out of range";
     if (writes && bad_slot(in.dst)) return at + "writes no valid slot";
     const bool jumps =
         in.op == HostOp::branch || in.op == HostOp::jump || in.op == HostOp::loop_next;
@@ -193,6 +232,7 @@ std::string verify(const HostFunction& fn) {
           return at + "names no graph";
         const Graph& g = fn.graphs[static_cast<std::size_t>(in.target)];
         if (g.inputs.size() != arity) return at + "passes the wrong number of graph inputs";
+        if (g.updated.size() != in.writes.size()) return at + "writes back the wrong number";
         break;
       }
       default:

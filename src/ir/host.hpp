@@ -34,12 +34,37 @@ enum class HostOp {
   jump,         // to target
   ret,          // return args[0], or nothing when args is empty
   unsupported,  // fails at run time: text isn't supported yet
+  // Training and data (the controller's own work):
+  model,      // dst <- a new model `text`, drawn with seed args[0] (none: 0)
+  optimizer,  // dst <- optimiser `text` for model args[0]; parts: settings given
+  load,       // dst <- the file at path args[0] as `kind` (a dataset of record `text`,
+              // a model `text`, an optimiser for model `text`)
+  save,       // saves args[0] (a model or optimiser) to path args[1]
+  write,      // sends parts (name, value) to the sink `text`
+  pipe,       // dst <- stage `text` (shuffle, batches, take, split, whole) of
+              // dataset args[0]; args[1]: batches' n, take's k; parts: keywords
+  len,        // dst <- the number of examples of args[0]
+  set_field,  // the structure in slot dst gets args[0] as its field `text` (opt.lr = x)
 };
 
 const char* host_op_name(HostOp op);
 
 // What a slot holds once an instruction wrote it.
-enum class HostKind { none, tensor, integer, floating, string, tuple, range, function };
+enum class HostKind {
+  none,
+  tensor,
+  integer,
+  floating,
+  string,
+  tuple,
+  range,
+  function,
+  model,
+  optimizer,
+  dataset,
+  batches,
+  record,
+};
 
 struct FormatPart {
   std::string text;  // literal text before the value
@@ -62,8 +87,10 @@ struct HostInstr {
   int target = -1;  // an instruction's index (jumps), a graph's (graph)
   std::string text;
   double number = 0;
-  HostKind kind = HostKind::none;  // constant's kind; graph: the result's
-  std::vector<HostKind> items;     // graph with a tuple result: each part's
+  HostKind kind = HostKind::none;   // constant's kind; graph: the result's
+  std::vector<HostKind> items;      // graph with a tuple result: each part's
+  std::vector<std::string> models;  // graph: a model result's (or each item's) model name
+  std::vector<int> writes;          // graph: the slot each of graph.updated names
   std::vector<FormatPart> parts;
   std::vector<VariableRead> reads;
   syntax::Span span;

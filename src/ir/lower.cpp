@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "ir/autodiff.hpp"
+#include "ir/optimizers.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::ir {
@@ -18,23 +20,56 @@ using syntax::StmtKind;
 namespace ref = runtime::reference;
 
 // What a name holds while lowering: a tensor node, a static number, or a
-// structure whose tensors are inputs named by a path ("m", "batch").
+// structure (a model, a record or batch, an optimiser) of named fields,
+// each a Val: at first the graph's inputs ("m.w1"), then whatever nodes
+// the function computed for them (a gradient, an updated model).
 struct Val {
-  enum class Kind { tensor, number, model, record, tuple, function, none };
+  enum class Kind { tensor, number, model, record, optimizer, tuple, function, none };
   Kind kind = Kind::none;
   int node = -1;
   double number = 0;
   bool integer = false;
-  std::string path;  // model or record: the inputs' name prefix
-  std::string type;  // model or record name; the function's name
+  std::string type;  // model or record name, optimiser kind; the function's name
   Axis batch;        // a batch's axis (records of a batch carry it)
   bool is_batch = false;
-  std::vector<Val> items;
+  std::vector<Val> items;          // a tuple's items; a structure's fields
+  std::vector<std::string> names;  // a structure's fields' names
+
+  const Val* field(const std::string& name) const {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return &items[i];
+    return nullptr;
+  }
 };
+
+// A structure's tensors in order, depth first, with their paths under it.
+void leaves(const Val& v, const std::string& path, std::vector<int>& nodes,
+            std::vector<std::string>* paths) {
+  if (v.kind == Val::Kind::tensor) {
+    nodes.push_back(v.node);
+    if (paths) paths->push_back(path);
+    return;
+  }
+  for (std::size_t i = 0; i < v.items.size(); ++i)
+    leaves(v.items[i], path.empty() ? v.names[i] : path + "." + v.names[i], nodes, paths);
+}
+
+// The structure `shape` with its tensors replaced, in leaves' order.
+Val with_leaves(const Val& shape, const std::vector<int>& nodes, std::size_t& at) {
+  Val v = shape;
+  if (v.kind == Val::Kind::tensor) {
+    v.node = nodes.at(at++);
+    return v;
+  }
+  for (auto& item : v.items) item = with_leaves(item, nodes, at);
+  return v;
+}
 
 class Lowerer {
  public:
   explicit Lowerer(const check::TypedProgram& p) : p_(p) {}
+
+  const std::map<const syntax::Expr*, std::string>* bound = nullptr;
 
   Graph run(const std::string& name) {
     const auto& fn = p_.functions.at(name);
@@ -47,8 +82,13 @@ class Lowerer {
     for (std::size_t i = 0; i < fn.params.size(); ++i)
       scope.vars[fn.item->params[i].name] =
           input(fn.item->params[i].name, fn.params[i], fn.item->params[i].span);
+    const std::map<std::string, Val> before = scope.vars;
     const Val result = body(fn, scope);
     flatten_outputs(result);
+    for (std::size_t i = 0; i < fn.params.size(); ++i) {
+      const std::string& param = fn.item->params[i].name;
+      if (fn.item->params[i].is_mut) output_updates(param, before.at(param), scope.vars.at(param));
+    }
     if (const std::string bad = verify(g_); !bad.empty())
       throw std::logic_error("lowering made a bad graph: " + bad);
     return std::move(g_);
@@ -58,7 +98,11 @@ class Lowerer {
     g_.name = "expression";
     Scope scope;
     for (const auto& [name, type] : variables) scope.vars[name] = input(name, type, e.span);
+    const std::map<std::string, Val> before = scope.vars;
     flatten_outputs(value(e, scope));
+    // The structures the expression changed (`f(mut m)`): their new tensors.
+    for (const auto& [name, was] : before)
+      if (was.kind != Val::Kind::tensor) output_updates(name, was, scope.vars.at(name));
     if (const std::string bad = verify(g_); !bad.empty())
       throw std::logic_error("lowering made a bad graph: " + bad);
     return std::move(g_);
@@ -90,25 +134,45 @@ class Lowerer {
       }
       case Type::Kind::model:
         v.kind = Val::Kind::model;
-        v.path = path;
         v.type = type.name;
         for (const auto& m : p_.models.at(type.name))
-          if (m.type.is_tensor() || m.type.is(Type::Kind::model))
-            (void)input(path + "." + m.name, m.type, span);
+          if (m.type.is_tensor() || m.type.is(Type::Kind::model)) {
+            v.names.push_back(m.name);
+            v.items.push_back(input(path + "." + m.name, m.type, span));
+          }
         return v;
       case Type::Kind::record:
       case Type::Kind::batch:
         v.kind = Val::Kind::record;
-        v.path = path;
         v.type = type.name;
         v.is_batch = type.is(Type::Kind::batch);
         v.batch = type.batch_axis;
         for (const auto& [field, ft] : p_.records.at(type.name)) {
           Type t = ft;
           if (v.is_batch) t.axes.insert(t.axes.begin(), type.batch_axis);
-          (void)input(path + "." + field, t, span);
+          v.names.push_back(field);
+          v.items.push_back(input(path + "." + field, t, span));
         }
         return v;
+      case Type::Kind::optimizer: {
+        // Settings, the step count, then per state a copy of the model.
+        const OptimizerSpec* spec = optimizer_spec(type.opt_kind);
+        if (!spec) throw NotLowered("an optimiser of kind " + type.opt_kind, span);
+        v.kind = Val::Kind::optimizer;
+        v.type = type.opt_kind;
+        for (const auto& [name, fallback] : spec->settings) {
+          v.names.push_back(name);
+          v.items.push_back(input(path + "." + name, Type::scalar(ElemKind::f32), span));
+        }
+        v.names.push_back("step");
+        v.items.push_back(input(path + ".step", Type::scalar(ElemKind::f32), span));
+        for (const auto& state : spec->state) {
+          v.names.push_back(state);
+          v.items.push_back(
+              input(path + "." + state, Type::of(Type::Kind::model, type.name), span));
+        }
+        return v;
+      }
       case Type::Kind::integer:
       case Type::Kind::floating: {
         Type t = Type::scalar(type.is(Type::Kind::integer) ? ElemKind::i32 : ElemKind::f32);
@@ -119,10 +183,17 @@ class Lowerer {
     }
   }
 
-  int find_input(const std::string& name) const {
-    for (const int i : g_.inputs)
-      if (g_.nodes[static_cast<std::size_t>(i)].name == name) return i;
-    throw std::logic_error("no input " + name);
+  // The tensors of a `mut` structure the code changed, as named outputs.
+  void output_updates(const std::string& name, const Val& was, const Val& now) {
+    std::vector<int> old_nodes, nodes;
+    std::vector<std::string> paths;
+    leaves(was, "", old_nodes, nullptr);
+    leaves(now, "", nodes, &paths);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (i < old_nodes.size() && old_nodes[i] == nodes[i]) continue;
+      g_.outputs.push_back(nodes[i]);
+      g_.updated.push_back(name + "." + paths[i]);
+    }
   }
 
   void flatten_outputs(const Val& v) {
@@ -132,6 +203,8 @@ class Lowerer {
       g_.outputs.push_back(v.node);
     } else if (v.kind == Val::Kind::number) {
       g_.outputs.push_back(constant(v.number, v.integer ? ElemKind::i32 : ElemKind::f32, {}));
+    } else if (v.kind == Val::Kind::model) {  // a gradient: its tensors, in order
+      leaves(v, "", g_.outputs, nullptr);
     }
   }
 
@@ -224,6 +297,13 @@ class Lowerer {
     throw NotLowered("a value that isn't a tensor", span);
   }
 
+  static Val node_val(int id) {
+    Val v;
+    v.kind = Val::Kind::tensor;
+    v.node = id;
+    return v;
+  }
+
   Val node(Node n) {
     Val v;
     v.kind = Val::Kind::tensor;
@@ -251,6 +331,12 @@ class Lowerer {
 
   Val value(const Expr& e, Scope& scope);
   Val binary(const Expr& e, Scope& scope);
+  void changed(const Expr& target, Val v, Scope& scope);
+  Val differentiate(const std::string& name, const Expr& e, Scope& scope);
+  Val update(const Expr& e, Scope& scope);
+  int elementwise(ref::Binary op, int a, int b, syntax::Span span);
+  int global_norm(const Val& g, syntax::Span span);
+  Val structure_arithmetic(ref::Binary op, const Val& l, const Val& r, syntax::Span span);
   Val call(const Expr& e, Scope& scope);
   Val builtin(const std::string& name, const Expr& e, Scope& scope);
 
@@ -259,6 +345,8 @@ class Lowerer {
 };
 
 Val Lowerer::value(const Expr& e, Scope& scope) {
+  if (bound)
+    if (const auto it = bound->find(&e); it != bound->end()) return scope.vars.at(it->second);
   switch (e.kind) {
     case ExprKind::integer:
     case ExprKind::floating:
@@ -302,29 +390,7 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
     }
     case ExprKind::member: {
       const Val base = value(*e.items[0], scope);
-      if (base.kind == Val::Kind::model) {
-        const std::string path = base.path + "." + e.text;
-        for (const auto& m : p_.models.at(base.type)) {
-          if (m.name != e.text) continue;
-          if (m.type.is(Type::Kind::model)) {
-            Val v;
-            v.kind = Val::Kind::model;
-            v.path = path;
-            v.type = m.type.name;
-            return v;
-          }
-          Val v;
-          v.kind = Val::Kind::tensor;
-          v.node = find_input(path);
-          return v;
-        }
-      }
-      if (base.kind == Val::Kind::record) {
-        Val v;
-        v.kind = Val::Kind::tensor;
-        v.node = find_input(base.path + "." + e.text);
-        return v;
-      }
+      if (const Val* field = base.field(e.text)) return *field;
       throw NotLowered("this field on a device", e.span);
     }
     case ExprKind::unary: {
@@ -431,6 +497,8 @@ Val Lowerer::binary(const Expr& e, Scope& scope) {
   if (e.text == "|>") throw NotLowered("a pipe on a device", e.span);
   const Val l = value(*e.items[0], scope);
   const Val r = value(*e.items[1], scope);
+  if (l.kind == Val::Kind::model || r.kind == Val::Kind::model)
+    return structure_arithmetic(ops.at(e.text), l, r, e.span);
   if (e.text == "@")
     return node(make(Op::matmul, e, scope,
                      {tensor(l, ElemKind::f32, e.span), tensor(r, ElemKind::f32, e.span)}));
@@ -481,7 +549,160 @@ Val Lowerer::call(const Expr& e, Scope& scope) {
     inner.vars[fn->second.item->params[i].name] =
         value(arg.kind == ExprKind::mut ? *arg.items[0] : arg, scope);
   }
-  return body(fn->second, inner);
+  const Val result = body(fn->second, inner);
+  // What the callee changed, `mut`, the caller's variable now holds.
+  for (std::size_t i = 0; i < fn->second.params.size(); ++i) {
+    const Expr& arg = *e.items[i + 1];
+    if (arg.kind == ExprKind::mut)
+      changed(*arg.items[0], inner.vars.at(fn->second.item->params[i].name), scope);
+  }
+  return result;
+}
+
+void Lowerer::changed(const Expr& target, Val v, Scope& scope) {
+  if (target.kind != ExprKind::name) throw NotLowered("changing a sub-model in place", target.span);
+  scope.vars[target.text] = std::move(v);
+}
+
+// value_and_grad(f, m, args...) and grad(...): f inlined, then its value
+// differentiated with respect to every tensor of m.
+Val Lowerer::differentiate(const std::string& name, const Expr& e, Scope& scope) {
+  const auto& f = p_.functions.at(e.items[1]->text);
+  Scope inner;
+  for (const auto& [generic, axis] : p_.bindings.at(&e))
+    inner.subst[generic] = substitute(axis, scope.subst);
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
+    const Expr& arg = *e.items[i + 2];
+    inner.vars[f.item->params[i].name] =
+        value(arg.kind == ExprKind::mut ? *arg.items[0] : arg, scope);
+  }
+  const Val model = inner.vars.at(f.item->params[0].name);
+  const Val loss = body(f, inner);
+  if (loss.kind != Val::Kind::tensor)
+    throw NotLowered("differentiating a value that doesn't depend on the model", e.span);
+  std::vector<int> wrt;
+  leaves(model, "", wrt, nullptr);
+  std::vector<int> grads;
+  try {
+    grads = append_gradients(g_, loss.node, wrt, p_.dims);
+  } catch (const NotDifferentiable& failure) {
+    throw NotLowered(failure.what(), failure.span);
+  }
+  bool any = false;
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    if (grads[i] >= 0) {
+      any = true;
+      continue;
+    }
+    // A parameter the value doesn't use: its gradient is zero.
+    Node zero{
+        .op = Op::fill, .type = g_.nodes[static_cast<std::size_t>(wrt[i])].type, .span = e.span};
+    grads[i] = g_.add(std::move(zero));
+  }
+  if (!any)
+    throw NotLowered("`" + e.items[1]->text + "`'s value has no differentiable path to the model",
+                     e.span);
+  std::size_t at = 0;
+  const Val gradient = with_leaves(model, grads, at);
+  if (name == "grad") return gradient;
+  Val v;
+  v.kind = Val::Kind::tuple;
+  v.items = {loss, gradient};
+  return v;
+}
+
+// update(mut m, mut opt, g): one optimiser step; m and opt rebound.
+Val Lowerer::update(const Expr& e, Scope& scope) {
+  const Expr& m_expr = *e.items[1]->items[0];
+  const Expr& opt_expr = *e.items[2]->items[0];
+  const Val m = value(m_expr, scope);
+  Val opt = value(opt_expr, scope);
+  const Val g = value(*e.items[3], scope);
+  const OptimizerSpec* spec = optimizer_spec(opt.type);
+  if (!spec) throw NotLowered("an optimiser of kind " + opt.type, e.span);
+  OptimizerNodes nodes;
+  for (const auto& [setting, fallback] : spec->settings)
+    nodes.settings.push_back(opt.field(setting)->node);
+  nodes.step = opt.field("step")->node;
+  for (const auto& state : spec->state) {
+    leaves(*opt.field(state), "", nodes.state.emplace_back(), nullptr);
+  }
+  std::vector<int> params, grads;
+  leaves(m, "", params, nullptr);
+  leaves(g, "", grads, nullptr);
+  const auto updated = append_optimizer_step(g_, *spec, nodes, params, grads, e.span);
+  std::size_t at = 0;
+  changed(m_expr, with_leaves(m, updated, at), scope);
+  for (std::size_t i = 0; i < opt.names.size(); ++i) {
+    if (opt.names[i] == "step") opt.items[i].node = nodes.step;
+    for (std::size_t k = 0; k < spec->state.size(); ++k)
+      if (opt.names[i] == spec->state[k]) {
+        std::size_t from = 0;
+        opt.items[i] = with_leaves(opt.items[i], nodes.state[k], from);
+      }
+  }
+  changed(opt_expr, opt, scope);
+  return Val{};
+}
+
+// An elementwise node of two f32 tensors, taking the wider one's axes.
+int Lowerer::elementwise(ref::Binary op, int a, int b, syntax::Span span) {
+  const Type& ta = g_.nodes[static_cast<std::size_t>(a)].type;
+  const Type& tb = g_.nodes[static_cast<std::size_t>(b)].type;
+  Type t = ta.axes.size() >= tb.axes.size() ? ta : tb;
+  t.elem = check::Elem{ElemKind::f32, {}, false};
+  return g_.add(
+      {.op = Op::binary, .in = {a, b}, .sub = static_cast<int>(op), .type = t, .span = span});
+}
+
+// The gradient's global norm: sqrt of every tensor's sum of squares.
+int Lowerer::global_norm(const Val& g, syntax::Span span) {
+  std::vector<int> parts;
+  leaves(g, "", parts, nullptr);
+  int total = constant(0, ElemKind::f32, span);
+  for (const int x : parts) {
+    int squares = elementwise(ref::Binary::mul, x, x, span);
+    const Type t = g_.nodes[static_cast<std::size_t>(squares)].type;
+    if (!t.axes.empty()) {
+      std::vector<std::int64_t> axes;
+      for (std::size_t k = 0; k < t.axes.size(); ++k) axes.push_back(static_cast<std::int64_t>(k));
+      squares = g_.add({.op = Op::reduce,
+                        .in = {squares},
+                        .sub = static_cast<int>(ref::Reduce::sum),
+                        .axes = axes,
+                        .type = Type::scalar(ElemKind::f32),
+                        .span = span});
+    }
+    total = elementwise(ref::Binary::add, total, squares, span);
+  }
+  return g_.add({.op = Op::unary,
+                 .in = {total},
+                 .sub = static_cast<int>(ref::Unary::sqrt),
+                 .type = Type::scalar(ElemKind::f32),
+                 .span = span});
+}
+
+// A structure combined elementwise, tensor by tensor, with another of the
+// same shape or with a scalar: g1 + g2, g * 0.5.
+Val Lowerer::structure_arithmetic(ref::Binary op, const Val& l, const Val& r, syntax::Span span) {
+  const Val& shape = l.kind == Val::Kind::model ? l : r;
+  std::vector<int> left, right, out;
+  const auto operand = [&](const Val& v, std::vector<int>& nodes) {
+    if (v.kind == Val::Kind::model) {
+      leaves(v, "", nodes, nullptr);
+      return;
+    }
+    const int scalar = tensor(v, ElemKind::f32, span);
+    std::vector<int> all;
+    leaves(shape, "", all, nullptr);
+    nodes.assign(all.size(), scalar);
+  };
+  operand(l, left);
+  operand(r, right);
+  for (std::size_t i = 0; i < left.size(); ++i)
+    out.push_back(elementwise(op, left[i], right[i], span));
+  std::size_t at = 0;
+  return with_leaves(shape, out, at);
 }
 
 Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
@@ -617,6 +838,24 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
     n.name = plan.op;
     return node(n);
   }
+  if (name == "value_and_grad" || name == "grad") return differentiate(name, e, scope);
+  if (name == "update") return update(e, scope);
+  if (name == "norm") return node_val(global_norm(value(*e.items[1], scope), e.span));
+  if (name == "clip_norm") {
+    // torch.nn.utils.clip_grad_norm_: scaled by max / (norm + 1e-6), at most 1.
+    const Val g = value(*e.items[1], scope);
+    const int limit = tensor(value(*e.items[2], scope), ElemKind::f32, e.span);
+    const int coef = elementwise(ref::Binary::div, limit,
+                                 elementwise(ref::Binary::add, global_norm(g, e.span),
+                                             constant(1e-6, ElemKind::f32, e.span), e.span),
+                                 e.span);
+    const int capped =
+        elementwise(ref::Binary::minimum, coef, constant(1, ElemKind::f32, e.span), e.span);
+    Val scale;
+    scale.kind = Val::Kind::tensor;
+    scale.node = capped;
+    return structure_arithmetic(ref::Binary::mul, g, scale, e.span);
+  }
   throw NotLowered("`" + name + "` isn't lowered to the IR yet", e.span);
 }
 
@@ -627,8 +866,11 @@ Graph lower_function(const check::TypedProgram& program, const std::string& func
 }
 
 Graph lower_expression(const check::TypedProgram& program, const syntax::Expr& e,
-                       const std::map<std::string, check::Type>& variables) {
-  return Lowerer(program).expression(e, variables);
+                       const std::map<std::string, check::Type>& variables,
+                       const std::map<const syntax::Expr*, std::string>& bound) {
+  Lowerer lowerer(program);
+  lowerer.bound = &bound;
+  return lowerer.expression(e, variables);
 }
 
 }  // namespace ss::ir

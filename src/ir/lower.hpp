@@ -24,7 +24,10 @@ Graph lower_function(const check::TypedProgram& program, const std::string& func
 // One expression of a controller function as a graph: each of `variables`
 // (the names it reads, with their types) is an input; its value (or a
 // tuple's parts) the outputs. Throws NotLowered.
+// `bound` names sub-expressions the controller computes itself (a dataset's
+// `test |> whole`): each is read as the variable of that name instead.
 Graph lower_expression(const check::TypedProgram& program, const syntax::Expr& e,
-                       const std::map<std::string, check::Type>& variables);
+                       const std::map<std::string, check::Type>& variables,
+                       const std::map<const syntax::Expr*, std::string>& bound = {});
 
 }  // namespace ss::ir

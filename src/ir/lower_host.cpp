@@ -2,7 +2,6 @@
 // variables get slots, statements become instructions and jumps, and each
 // tensor-valued expression becomes one graph, lowered here, once.
 #include <map>
-#include <set>
 
 #include "ir/host.hpp"
 #include "ir/lower.hpp"
@@ -34,20 +33,33 @@ HostKind kind_of(const Type& t) {
       return HostKind::range;
     case Type::Kind::function:
       return HostKind::function;
+    case Type::Kind::model:
+      return HostKind::model;
+    case Type::Kind::optimizer:
+      return HostKind::optimizer;
+    case Type::Kind::dataset:
+      return HostKind::dataset;
+    case Type::Kind::batches:
+      return HostKind::batches;
+    case Type::Kind::record:
+    case Type::Kind::batch:
+      return HostKind::record;
     default:
       return HostKind::none;
   }
 }
 
-bool holds_number_or_tensor(const Type& t) {
-  return t.is(Type::Kind::tensor) || t.is(Type::Kind::integer) || t.is(Type::Kind::floating);
+// What a graph takes as inputs: tensors, numbers, and structures of
+// tensors (models, optimisers, records and batches).
+bool passes_to_graph(const Type& t) {
+  return t.is(Type::Kind::tensor) || t.is(Type::Kind::integer) || t.is(Type::Kind::floating) ||
+         t.is(Type::Kind::model) || t.is(Type::Kind::optimizer) || t.is(Type::Kind::record) ||
+         t.is(Type::Kind::batch);
 }
 
-// Built-ins of the training library that the controller can't run yet.
-bool training_builtin(const std::string& name) {
-  static const std::set<std::string> names = {"load", "save",  "write",          "len",  "SGD",
-                                              "Adam", "AdamW", "value_and_grad", "grad", "update"};
-  return names.count(name) > 0;
+// The variable a graph input or update belongs to: "m" of "m.w1".
+std::string variable_of(const std::string& path) {
+  return path.substr(0, path.find('.'));
 }
 
 class HostLowering {
@@ -115,8 +127,19 @@ class HostLowering {
         const int v = value(*s.value);
         for (std::size_t i = 0; i < s.targets.size(); ++i) {
           const Expr& target = *s.targets[i];
+          if (target.kind == ExprKind::member && target.items[0]->kind == ExprKind::name &&
+              variables_.count(target.items[0]->text)) {  // opt.lr = x
+            HostInstr set{.op = HostOp::set_field,
+                          .dst = variables_.at(target.items[0]->text),
+                          .args = {v},
+                          .text = target.text,
+                          .span = target.span};
+            set.reads.push_back({set.dst, target.items[0]->span});
+            emit(std::move(set));
+            continue;
+          }
           if (target.kind != ExprKind::name) {
-            unsupported("changing a field", target.span);
+            unsupported("changing this field", target.span);
             continue;
           }
           const int slot = variable(target.text);
@@ -240,6 +263,9 @@ class HostLowering {
       case ExprKind::call:
         if (const auto slot = builtin_call(e)) return *slot;
         break;
+      case ExprKind::binary:
+        if (e.text == "|>") return pipe(e);
+        break;
       default:
         break;
     }
@@ -275,8 +301,51 @@ class HostLowering {
       instr.dst = temporary();
       return finish(std::move(instr));
     }
-    if (training_builtin(name) || p_.models.count(name)) {
-      unsupported("`" + name + "`", e.span);
+    const auto keywords = [&](HostInstr& instr) {
+      for (const auto& kw : e.kwargs) {
+        FormatPart part{.text = kw.name, .span = kw.value->span};
+        part.slot = operand(*kw.value, instr);
+        instr.parts.push_back(std::move(part));
+      }
+    };
+    if (p_.models.count(name)) {  // Mlp(seed=0)
+      HostInstr instr{.op = HostOp::model, .text = name, .kind = HostKind::model, .span = e.span};
+      keywords(instr);
+      for (const auto& part : instr.parts)
+        if (part.text == "seed") instr.args.push_back(part.slot);
+      instr.parts.clear();
+      instr.dst = temporary();
+      return finish(std::move(instr));
+    }
+    if (name == "SGD" || name == "Adam" || name == "AdamW") {
+      HostInstr instr{
+          .op = HostOp::optimizer, .text = name, .kind = HostKind::optimizer, .span = e.span};
+      args_of(instr);
+      keywords(instr);
+      instr.dst = temporary();
+      return finish(std::move(instr));
+    }
+    if (name == "load") {
+      const Type& type = p_.type_of(e);
+      HostInstr instr{.op = HostOp::load, .text = type.name, .kind = kind_of(type), .span = e.span};
+      args_of(instr);
+      instr.dst = temporary();
+      return finish(std::move(instr));
+    }
+    if (name == "save" || name == "len") {
+      HostInstr instr{.op = name == "save" ? HostOp::save : HostOp::len, .span = e.span};
+      args_of(instr);
+      if (name == "save") {
+        emit(std::move(instr));
+        return constant(HostKind::none, 0);
+      }
+      instr.dst = temporary();
+      return finish(std::move(instr));
+    }
+    if (name == "write") {
+      HostInstr instr{.op = HostOp::write, .text = e.items[1]->text, .span = e.span};
+      keywords(instr);
+      emit(std::move(instr));
       return constant(HostKind::none, 0);
     }
     if (const auto fn = p_.functions.find(name);
@@ -304,10 +373,19 @@ class HostLowering {
   // The variables (tensors and numbers) an expression reads.
   void free_variables(const Expr& e, std::map<std::string, Type>& out,
                       std::vector<VariableRead>& reads) {
+    if (e.kind == ExprKind::binary && e.text == "|>") {  // the controller's own: computed first
+      const int slot = pipe(e);
+      const std::string name = "$" + std::to_string(slot);
+      fn_.slots[static_cast<std::size_t>(slot)] = name;
+      variables_[name] = slot;
+      out.emplace(name, p_.type_of(e));
+      bound_[&e] = name;
+      return;
+    }
     if (e.kind == ExprKind::name) {
       const auto it = variables_.find(e.text);
       const Type& type = p_.type_of(e);
-      if (it != variables_.end() && holds_number_or_tensor(type)) {
+      if (it != variables_.end() && passes_to_graph(type)) {
         if (out.emplace(e.text, type).second) reads.push_back({it->second, e.span});
       }
       return;
@@ -319,12 +397,42 @@ class HostLowering {
     for (const auto& kw : e.kwargs) free_variables(*kw.value, out, reads);
   }
 
+  // `data |> stage`: the stage's name, its positional argument and keywords.
+  int pipe(const Expr& e) {
+    HostInstr instr{.op = HostOp::pipe, .kind = kind_of(p_.type_of(e)), .span = e.span};
+    instr.args.push_back(operand(*e.items[0], instr));
+    const Expr& stage = *e.items[1];
+    if (stage.kind == ExprKind::name) {
+      instr.text = stage.text;  // whole
+    } else if (stage.kind == ExprKind::call && stage.items[0]->kind == ExprKind::name) {
+      instr.text = stage.items[0]->text;
+      if (instr.text == "map") {
+        unsupported("`map`", stage.span);
+        return constant(HostKind::none, 0);
+      }
+      for (std::size_t i = 1; i < stage.items.size(); ++i)
+        instr.args.push_back(operand(*stage.items[i], instr));
+      for (const auto& kw : stage.kwargs) {
+        FormatPart part{.text = kw.name, .span = kw.value->span};
+        part.slot = operand(*kw.value, instr);
+        instr.parts.push_back(std::move(part));
+      }
+    } else {
+      unsupported("this pipe stage", stage.span);
+      return constant(HostKind::none, 0);
+    }
+    instr.dst = temporary();
+    const int dst = instr.dst;
+    emit(std::move(instr));
+    return dst;
+  }
+
   int tensors(const Expr& e) {
     std::map<std::string, Type> variables;
     HostInstr instr{.op = HostOp::graph, .span = e.span};
     free_variables(e, variables, instr.reads);
     try {
-      fn_.graphs.push_back(lower_expression(p_, e, variables));
+      fn_.graphs.push_back(lower_expression(p_, e, variables, bound_));
     } catch (const NotLowered& failure) {
       unsupported(failure.what(), failure.span);
       return constant(HostKind::none, 0);
@@ -332,11 +440,19 @@ class HostLowering {
     const Graph& graph = fn_.graphs.back();
     instr.target = static_cast<int>(fn_.graphs.size()) - 1;
     for (const int input : graph.inputs)
-      instr.args.push_back(variables_.at(graph.nodes[static_cast<std::size_t>(input)].name));
+      instr.args.push_back(
+          variables_.at(variable_of(graph.nodes[static_cast<std::size_t>(input)].name)));
+    for (const auto& path : graph.updated) instr.writes.push_back(variables_.at(variable_of(path)));
     const Type& type = p_.type_of(e);
     instr.kind = kind_of(type);
-    if (type.is(Type::Kind::tuple))
-      for (const auto& item : type.items) instr.items.push_back(kind_of(item));
+    instr.models.push_back(type.is(Type::Kind::model) ? type.name : "");
+    if (type.is(Type::Kind::tuple)) {
+      instr.models.clear();
+      for (const auto& item : type.items) {
+        instr.items.push_back(kind_of(item));
+        instr.models.push_back(item.is(Type::Kind::model) ? item.name : "");
+      }
+    }
     instr.dst = temporary();
     const int dst = instr.dst;
     emit(std::move(instr));
@@ -363,7 +479,8 @@ class HostLowering {
   const check::FunctionInfo* info_ = nullptr;
   HostFunction fn_;
   std::map<std::string, int> variables_;
-  std::vector<std::vector<int>> breaks_;  // per enclosing loop: its breaks' jumps
+  std::vector<std::vector<int>> breaks_;      // per enclosing loop: its breaks' jumps
+  std::map<const Expr*, std::string> bound_;  // pipes inside tensor expressions, by slot name
 };
 
 }  // namespace

@@ -5,9 +5,12 @@
 #include <optional>
 
 #include "diag/codes.hpp"
+#include "runtime/controller_ops.hpp"
+#include "runtime/data_error.hpp"
 #include "runtime/format.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
+#include "runtime/value.hpp"
 
 namespace ss::runtime {
 namespace {
@@ -16,43 +19,10 @@ using ir::HostInstr;
 using ir::HostKind;
 using ir::HostOp;
 
-struct Value {
-  enum class Kind { unbound, none, tensor, integer, floating, string, tuple, range, function };
-  Kind kind = Kind::unbound;
-  Tensor tensor;
-  double number = 0;
-  std::string text;
-  std::vector<Value> items;
-  std::int64_t lo = 0, hi = 0;  // range
-};
-
 // A run-time failure, already a diagnostic.
 struct Failure {
   Diagnostic diagnostic;
 };
-
-Value number(double x, bool integer) {
-  Value v;
-  v.kind = integer ? Value::Kind::integer : Value::Kind::floating;
-  v.number = integer ? std::trunc(x) : x;
-  return v;
-}
-
-Value of_kind(Value::Kind kind) {
-  Value v;
-  v.kind = kind;
-  return v;
-}
-
-bool truthy(const Value& v) {
-  if (v.kind == Value::Kind::tensor) return v.tensor.size() > 0 && v.tensor.get(0) != 0;
-  return v.number != 0;
-}
-
-Tensor as_tensor(const Value& v) {
-  if (v.kind == Value::Kind::tensor) return v.tensor;
-  return Tensor::scalar(v.kind == Value::Kind::integer ? DType::i32 : DType::f32, v.number);
-}
 
 // A graph's output as the value the checker typed it.
 Value from_output(const Tensor& t, HostKind kind) {
@@ -61,32 +31,6 @@ Value from_output(const Tensor& t, HostKind kind) {
   Value v = of_kind(Value::Kind::tensor);
   v.tensor = t;
   return v;
-}
-
-std::string show(const Value& v) {
-  switch (v.kind) {
-    case Value::Kind::unbound:
-    case Value::Kind::none:
-      return "None";
-    case Value::Kind::tensor:
-      return format_tensor(v.tensor);
-    case Value::Kind::integer:
-      return std::to_string(static_cast<long long>(v.number));
-    case Value::Kind::floating:
-      return format_float(v.number, DType::f32);
-    case Value::Kind::string:
-      return v.text;
-    case Value::Kind::tuple: {
-      std::string out = "(";
-      for (std::size_t i = 0; i < v.items.size(); ++i) out += (i ? ", " : "") + show(v.items[i]);
-      return out + ")";
-    }
-    case Value::Kind::range:
-      return "range(" + std::to_string(v.lo) + ", " + std::to_string(v.hi) + ")";
-    case Value::Kind::function:
-      return "<fn " + v.text + ">";
-  }
-  return "?";
 }
 
 class Controller {
@@ -205,13 +149,28 @@ class Controller {
         }
         case HostOp::loop_start: {
           const Value& range = at(in.args[0]);
-          if (range.kind != Value::Kind::range) unsupported("looping over a dataset", in.span);
-          at(in.dst) = number(static_cast<double>(range.lo), true);
+          at(in.dst) =
+              number(range.kind == Value::Kind::range ? static_cast<double>(range.lo) : 0, true);
           break;
         }
         case HostOp::loop_next: {
           Value& counter = at(in.args[1]);
-          if (counter.number >= static_cast<double>(at(in.args[0]).hi)) {
+          const Value& iterable = at(in.args[0]);
+          if (iterable.kind != Value::Kind::range) {  // a dataset's examples, or batches
+            auto item = nth_item(iterable, static_cast<std::int64_t>(counter.number));
+            if (!item) {
+              if (options_.progress && iterable.kind == Value::Kind::batches)
+                options_.progress(length(iterable), length(iterable));
+              pc = static_cast<std::size_t>(in.target);
+              break;
+            }
+            at(in.dst) = std::move(*item);
+            counter.number += 1;
+            if (options_.progress && iterable.kind == Value::Kind::batches)
+              options_.progress(static_cast<std::int64_t>(counter.number) - 1, length(iterable));
+            break;
+          }
+          if (counter.number >= static_cast<double>(iterable.hi)) {
             pc = static_cast<std::size_t>(in.target);
             break;
           }
@@ -229,6 +188,15 @@ class Controller {
           return in.args.empty() ? of_kind(Value::Kind::none) : at(in.args[0]);
         case HostOp::unsupported:
           unsupported(in.text, in.span);
+        default:
+          try {
+            training(in, slots);
+          } catch (const DataError& e) {
+            Diagnostic d = diag::error(e.code, e.what(), e.help);
+            d.labels.push_back(map_.label(in.span, "here", true));
+            d.location = d.labels.back().start;
+            throw Failure{std::move(d)};
+          }
       }
     }
     return of_kind(Value::Kind::none);
@@ -280,12 +248,24 @@ class Controller {
     return number(r, integer);
   }
 
-  Value graph(const ir::HostFunction& fn, const HostInstr& in, const std::vector<Value>& slots) {
+  // Runs a tensor expression's graph: its inputs read from the slots (a
+  // structure's by path, "m.w1"), its results assembled as the checker
+  // typed them, and the structures it changed (`mut`) written back.
+  Value graph(const ir::HostFunction& fn, const HostInstr& in, std::vector<Value>& slots) {
     const ir::Graph& g = fn.graphs[static_cast<std::size_t>(in.target)];
     std::map<std::string, Tensor> inputs;
-    for (std::size_t i = 0; i < g.inputs.size(); ++i)
-      inputs[g.nodes[static_cast<std::size_t>(g.inputs[i])].name] =
-          as_tensor(slots[static_cast<std::size_t>(in.args[i])]);
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+      const std::string& name = g.nodes[static_cast<std::size_t>(g.inputs[i])].name;
+      const Value& v = slots[static_cast<std::size_t>(in.args[i])];
+      const auto dot = name.find('.');
+      if (dot == std::string::npos) {
+        inputs[name] = as_tensor(v);
+        continue;
+      }
+      const auto field = v.fields.find(name.substr(dot + 1));
+      if (field == v.fields.end()) throw std::logic_error("no value for the graph input " + name);
+      inputs[name] = field->second;
+    }
     std::vector<Tensor> outputs;
     try {
       outputs = run_graph(g, inputs, p_.dims);
@@ -293,12 +273,99 @@ class Controller {
       if (auto d = program_failure(failure, map_, in.span)) throw Failure{std::move(*d)};
       throw;
     }
-    if (outputs.size() == 1 && in.kind != HostKind::tuple) return from_output(outputs[0], in.kind);
+    const std::size_t results = outputs.size() - g.updated.size();
+    for (std::size_t k = 0; k < g.updated.size(); ++k) {
+      const std::string& path = g.updated[k];
+      slots[static_cast<std::size_t>(in.writes[k])].fields[path.substr(path.find('.') + 1)] =
+          outputs[results + k];
+    }
+    std::size_t next = 0;
+    const auto take = [&](HostKind kind, const std::string& model) {
+      if (kind == HostKind::model) {  // a gradient: the model's tensors, in order
+        Value v = of_kind(Value::Kind::model);
+        v.text = model;
+        for (const auto& param : model_layout(p_, model)) v.fields[param.path] = outputs.at(next++);
+        return v;
+      }
+      if (kind == HostKind::none) return of_kind(Value::Kind::none);
+      return from_output(outputs.at(next++), kind);
+    };
+    if (in.kind != HostKind::tuple) return take(in.kind, in.models.empty() ? "" : in.models[0]);
     Value v = of_kind(Value::Kind::tuple);
-    for (std::size_t i = 0; i < outputs.size(); ++i)
-      v.items.push_back(
-          from_output(outputs[i], i < in.items.size() ? in.items[i] : HostKind::tensor));
+    for (std::size_t i = 0; i < in.items.size(); ++i)
+      v.items.push_back(take(in.items[i], in.models[i]));
     return v;
+  }
+
+  std::string resolve(const std::string& path) const {
+    if (path.empty() || path[0] == '/' || options_.base_dir.empty()) return path;
+    return options_.base_dir + "/" + path;
+  }
+
+  double number_in(const std::vector<Value>& slots, int slot) const {
+    const Value& v = slots[static_cast<std::size_t>(slot)];
+    return v.kind == Value::Kind::tensor ? v.tensor.get(0) : v.number;
+  }
+
+  std::map<std::string, double> keywords(const HostInstr& in, const std::vector<Value>& slots) {
+    std::map<std::string, double> out;
+    for (const auto& part : in.parts) out[part.text] = number_in(slots, part.slot);
+    return out;
+  }
+
+  // Models, optimisers, files, sinks and datasets.
+  void training(const HostInstr& in, std::vector<Value>& slots) {
+    const auto at = [&](int s) -> Value& { return slots[static_cast<std::size_t>(s)]; };
+    switch (in.op) {
+      case HostOp::model:
+        at(in.dst) = new_model(
+            p_, in.text,
+            in.args.empty() ? 0 : static_cast<std::uint64_t>(number_in(slots, in.args[0])));
+        return;
+      case HostOp::optimizer: {
+        auto opt = new_optimizer(in.text, at(in.args.at(0)), keywords(in, slots));
+        if (!opt) unsupported("the optimiser `" + in.text + "`", in.span);
+        at(in.dst) = std::move(*opt);
+        return;
+      }
+      case HostOp::load: {
+        const std::string path = resolve(at(in.args.at(0)).text);
+        if (in.kind == HostKind::dataset)
+          at(in.dst) = load_dataset_value(p_, in.text, path);
+        else if (in.kind == HostKind::model)
+          at(in.dst) = load_model_value(p_, in.text, path);
+        else
+          unsupported("loading this kind of value", in.span);
+        return;
+      }
+      case HostOp::save:
+        save_value(at(in.args.at(0)), resolve(at(in.args.at(1)).text));
+        return;
+      case HostOp::write: {
+        SinkRecord record;
+        for (const auto& part : in.parts)
+          record.emplace_back(part.text, number_in(slots, part.slot));
+        if (const auto sink = options_.sinks.find(in.text);
+            sink != options_.sinks.end() && sink->second)
+          sink->second(record);
+        return;
+      }
+      case HostOp::pipe: {
+        std::optional<double> positional;
+        if (in.args.size() > 1) positional = number_in(slots, in.args[1]);
+        const Value& data = at(in.args.at(0));
+        at(in.dst) = pipe_stage(data, in.text, positional, keywords(in, slots), data.text);
+        return;
+      }
+      case HostOp::len:
+        at(in.dst) = number(static_cast<double>(length(at(in.args.at(0)))), true);
+        return;
+      case HostOp::set_field:
+        at(in.dst).fields[in.text] = Tensor::scalar(DType::f32, number_in(slots, in.args.at(0)));
+        return;
+      default:
+        throw std::logic_error(std::string("the controller can't run ") + ir::host_op_name(in.op));
+    }
   }
 
   Value format(const HostInstr& in, const std::vector<Value>& slots) {
@@ -427,6 +494,15 @@ std::vector<Diagnostic> run_function(const check::TypedProgram& program,
                                      const std::map<std::string, Tensor>& args,
                                      const RunOptions& options) {
   Controller controller(program, code, map, options);
+  for (const auto& [name, span] : program.sinks)
+    if (!options.sinks.count(name)) {
+      Diagnostic d = diag::error(diag::Code::E1705, "the sink `" + name + "` has no destination",
+                                 "bind it: `--sink " + name + "=" + name +
+                                     ".csv` (or .jsonl), or Engine::bind_sink from a host");
+      d.labels.push_back(map.label(span, "declared here", true));
+      d.location = d.labels.back().start;
+      return {d};
+    }
   try {
     const Value result = controller.call(function, bind_arguments(program, function, args), {});
     if (result.kind != Value::Kind::none && options.print) options.print(show(result) + "\n");

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "check/checker.hpp"
@@ -20,9 +21,20 @@
 
 namespace ss::runtime {
 
+// What a sink receives from `write(sink, k=v, ...)`: the names and values.
+using SinkRecord = std::vector<std::pair<std::string, double>>;
+using Sink = std::function<void(const SinkRecord&)>;
+
 struct RunOptions {
   // Receives each line `print` writes, with its newline.
   std::function<void(std::string_view)> print;
+  // Every sink the program declares must be bound here (E1705 otherwise).
+  std::map<std::string, Sink> sinks;
+  // After each batch of a loop over batches: how many of how many.
+  std::function<void(std::int64_t, std::int64_t)> progress;
+  // The folder relative paths of `load` and `save` start from: the
+  // program file's (empty: the working directory).
+  std::string base_dir;
 };
 
 // Our own bug, reached at run time, as a diagnostic for the host (never an

@@ -150,6 +150,12 @@ Tensor Tensor::compact() const {
 
 Tensor Tensor::from_values(DType dtype, Shape shape, const std::vector<double>& values) {
   Tensor t = zeros(dtype, std::move(shape));
+  if (dtype == DType::f32 && static_cast<std::int64_t>(values.size()) >= t.size()) {
+    auto* p = static_cast<float*>(t.raw());
+    for (std::int64_t i = 0; i < t.size(); ++i)
+      p[i] = static_cast<float>(values[static_cast<std::size_t>(i)]);
+    return t;
+  }
   for (std::int64_t i = 0; i < t.size() && i < static_cast<std::int64_t>(values.size()); ++i)
     t.set(i, values[i]);
   return t;
@@ -206,6 +212,11 @@ void Tensor::set(std::int64_t i, double value) {
 
 std::vector<double> Tensor::values() const {
   std::vector<double> out(static_cast<std::size_t>(size()));
+  if (contiguous_ && dtype_ == DType::f32) {  // the common case, without a switch per element
+    const auto* p = static_cast<const float*>(raw());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+    return out;
+  }
   for (std::int64_t i = 0; i < size(); ++i) out[static_cast<std::size_t>(i)] = get(i);
   return out;
 }

@@ -23,13 +23,18 @@ std::string digits_path() {
   return std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss";
 }
 
+// The digits program declares a sink, `metrics`; a host binds every sink.
+ss::LoadOptions digits_options() {
+  return {.sinks = {{"metrics", [](const ss::SinkRecord&) {}}}};
+}
+
 }  // namespace
 
 TEST_CASE(
     "a host calls the design's logits at batch sizes 1, 64 and 1000, prepared once, matching "
     "numpy") {
   const ss::Engine engine;
-  const ss::Module mod = engine.load_file(digits_path());
+  const ss::Module mod = engine.load_file(digits_path(), digits_options());
   REQUIRE(mod);
   CHECK(mod.prepared() == 0);
   const auto params = parameters();
@@ -52,7 +57,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a host passes records by field and reads a scalar loss") {
-  const ss::Module mod = ss::Engine().load_file(digits_path());
+  const ss::Module mod = ss::Engine().load_file(digits_path(), digits_options());
   auto inputs = parameters();
   const auto x = digits::pixels(64);
   inputs["batch.pixels"] = ss::Tensor::of(x.values, x.shape);
@@ -64,7 +69,7 @@ TEST_CASE("a host passes records by field and reads a scalar loss") {
 }
 
 TEST_CASE("host mistakes are coded diagnostics: wrong shape, wrong type, missing, unknown") {
-  const ss::Module mod = ss::Engine().load_file(digits_path());
+  const ss::Module mod = ss::Engine().load_file(digits_path(), digits_options());
   const auto params = parameters();
   const std::vector<float> wrong(5 * 63);
   const auto shape = mod.call("logits", {ss::Tensor::view(wrong.data(), {5, 63})}, params);
@@ -104,7 +109,7 @@ TEST_CASE(
 
 TEST_CASE(
     "a host's strided view is read in place: a transposed batch gives the packed one's logits") {
-  const ss::Module mod = ss::Engine().load_file(digits_path());
+  const ss::Module mod = ss::Engine().load_file(digits_path(), digits_options());
   const auto params = parameters();
   const auto x = digits::pixels(7);  // [7 64], row-major
   // The same batch stored transposed, [64 7], and passed as a [7 64] view.
@@ -131,6 +136,17 @@ TEST_CASE(
   CHECK(empty.diagnostics.at(0).code == "E1603");
 }
 
+TEST_CASE("a sink the host leaves unbound is E1705 at load, pointing at its declaration") {
+  const ss::Module mod = ss::Engine().load_file(digits_path());
+  REQUIRE_FALSE(mod);
+  REQUIRE(mod.diagnostics().size() == 1);
+  CHECK(mod.diagnostics()[0].code == "E1705");
+  CHECK(mod.diagnostics()[0].message == "the sink `metrics` has no destination");
+  CHECK(mod.diagnostics()[0].location.line == 32);
+  // A null callback doesn't bind it either.
+  CHECK_FALSE(ss::Engine().load_file(digits_path(), {.sinks = {{"metrics", nullptr}}}));
+}
+
 TEST_CASE("tensors: views borrow, copies own, values convert") {
   std::vector<float> host = {1, 2, 3, 4, 5, 6};
   const auto view = ss::Tensor::view(host.data(), {2, 3});
@@ -151,7 +167,7 @@ TEST_CASE("tensors: views borrow, copies own, values convert") {
 }
 
 TEST_CASE("one module called from several threads at once gives each call its own right answer") {
-  const ss::Module mod = ss::Engine().load_file(digits_path());
+  const ss::Module mod = ss::Engine().load_file(digits_path(), digits_options());
   const auto params = parameters();
   const std::vector<std::int64_t> batches = {1, 7, 64, 200};
   std::vector<std::vector<float>> expected;

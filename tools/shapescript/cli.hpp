@@ -20,6 +20,7 @@ struct Options {
   bool dump_ir = false;  // --dump-ir: print the device functions' IR
   std::vector<std::pair<std::string, std::string>> args;  // --arg NAME=VALUE, for run
   std::map<std::string, std::int64_t> dims;               // --dim NAME=SIZE, for run
+  std::map<std::string, std::string> sinks;               // --sink NAME=FILE, for run
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

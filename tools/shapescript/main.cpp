@@ -31,6 +31,9 @@ options:
   --format=text|json              json: one object per diagnostic, on standard output
   --dump-ir                       with check: print each device function's tensor IR
   --dim NAME=SIZE                 with run: the size of a dim declared without one
+  --sink NAME=FILE                with run: where the sink NAME writes: a .csv file
+                                  (a header line, then a row per write) or JSON lines
+                                  (any other name: one object per write)
   --arg NAME=VALUE                with run: a device function's input, as a number or
                                   nested list ([[1.0, 2.0]]); f32, or i32 with `i32:`
 
@@ -81,6 +84,14 @@ int main(int argc, char** argv) {
           end == value.c_str() + eq + 1)
         return usage_error("`--dim` takes NAME=SIZE, such as V=32000");
       options.dims[value.substr(0, eq)] = size;
+      continue;
+    }
+    if (arg == "--sink") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      const auto eq = value.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
+        return usage_error("`--sink` takes NAME=FILE, such as metrics=metrics.csv");
+      options.sinks[value.substr(0, eq)] = value.substr(eq + 1);
       continue;
     }
     if (arg == "--arg") {

@@ -107,39 +107,67 @@ Tensor einops(const Tensor& x, const std::vector<std::string>& in,
 
 Tensor einsum(const std::vector<Tensor>& xs, const std::vector<std::vector<std::string>>& in,
               const std::vector<std::string>& out) {
-  std::map<std::string, std::int64_t> sizes;
+  // Every name once, the output's first: an odometer over all of them
+  // visits each product once, adding it into its output element.
+  std::vector<std::string> names = out;
+  std::vector<std::int64_t> sizes(out.size(), -1);
   for (std::size_t t = 0; t < xs.size(); ++t)
-    for (std::size_t k = 0; k < in[t].size(); ++k)
-      sizes[in[t][k]] = xs[t].dim(static_cast<std::int64_t>(k));
-  std::vector<std::string> contracted;
-  Shape contracted_shape, out_shape;
-  for (const auto& [name, size] : sizes)
-    if (std::find(out.begin(), out.end(), name) == out.end()) {
-      contracted.push_back(name);
-      contracted_shape.push_back(size);
+    for (std::size_t k = 0; k < in[t].size(); ++k) {
+      const auto at = std::find(names.begin(), names.end(), in[t][k]);
+      const std::int64_t size = xs[t].dim(static_cast<std::int64_t>(k));
+      if (at == names.end()) {
+        names.push_back(in[t][k]);
+        sizes.push_back(size);
+      } else {
+        sizes[static_cast<std::size_t>(at - names.begin())] = size;
+      }
     }
-  for (const auto& name : out) out_shape.push_back(sizes.at(name));
+  Shape out_shape(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(out.size()));
+  for (const auto d : out_shape)
+    if (d < 0) throw InternalError("einsum: an output name no input has");
+  // Each name's step in each input's elements and in the output's.
+  const std::size_t n = names.size();
+  std::vector<std::vector<std::int64_t>> steps(xs.size() + 1, std::vector<std::int64_t>(n, 0));
+  for (std::size_t t = 0; t < xs.size(); ++t) {
+    const Strides row_major = row_major_strides(xs[t].shape());
+    for (std::size_t k = 0; k < in[t].size(); ++k)
+      steps[t][static_cast<std::size_t>(std::find(names.begin(), names.end(), in[t][k]) -
+                                        names.begin())] += row_major[k];
+  }
+  const Strides out_strides = row_major_strides(out_shape);
+  for (std::size_t k = 0; k < out.size(); ++k) steps[xs.size()][k] = out_strides[k];
+  std::vector<std::vector<double>> values;
+  for (const auto& x : xs) values.push_back(x.values());
   DType dtype = DType::f32;
   for (const auto& x : xs)
     if (is_float(x.dtype())) dtype = x.dtype();
-  Tensor result = Tensor::zeros(dtype, out_shape);
-  std::map<std::string, std::int64_t> at;
-  for_each_index(out_shape, [&](const std::vector<std::int64_t>& o) {
-    for (std::size_t k = 0; k < out.size(); ++k) at[out[k]] = o[k];
-    double sum = 0;
-    for_each_index(contracted_shape, [&](const std::vector<std::int64_t>& c) {
-      for (std::size_t k = 0; k < contracted.size(); ++k) at[contracted[k]] = c[k];
+  std::vector<double> sums(static_cast<std::size_t>(element_count(out_shape)), 0.0);
+  // The last name runs in the inner loop; an odometer turns the others.
+  if (n == 0) {
+    double product = 1;
+    for (const auto& v : values) product *= v.at(0);
+    sums.at(0) = product;
+    return Tensor::from_values(dtype, out_shape, sums);
+  }
+  const std::size_t last = n - 1, m = xs.size();
+  std::int64_t outer = 1;
+  for (std::size_t k = 0; k < last; ++k) outer *= sizes[k];
+  std::vector<std::int64_t> index(n, 0), offset(m + 1, 0);
+  for (std::int64_t step = 0; step < outer; ++step) {
+    for (std::int64_t j = 0; j < sizes[last]; ++j) {
       double product = 1;
-      for (std::size_t t = 0; t < xs.size(); ++t) {
-        std::vector<std::int64_t> index;
-        for (const auto& name : in[t]) index.push_back(at[name]);
-        product *= xs[t].get(flat_of(index, xs[t].shape()));
-      }
-      sum += product;
-    });
-    result.set(flat_of(o, out_shape), sum);
-  });
-  return result;
+      for (std::size_t t = 0; t < m; ++t)
+        product *= values[t][static_cast<std::size_t>(offset[t] + j * steps[t][last])];
+      sums[static_cast<std::size_t>(offset[m] + j * steps[m][last])] += product;
+    }
+    for (std::size_t k = last; k-- > 0;) {
+      for (std::size_t t = 0; t <= m; ++t) offset[t] += steps[t][k];
+      if (++index[k] < sizes[k]) break;
+      for (std::size_t t = 0; t <= m; ++t) offset[t] -= steps[t][k] * sizes[k];
+      index[k] = 0;
+    }
+  }
+  return Tensor::from_values(dtype, out_shape, sums);
 }
 
 namespace {

@@ -1,0 +1,188 @@
+#include "runtime/controller_ops.hpp"
+
+#include <cmath>
+
+#include "runtime/data_error.hpp"
+#include "runtime/safetensors.hpp"
+
+namespace ss::runtime {
+namespace {
+
+using diag::Code;
+
+DType dtype_of_elem(const check::Elem& e) {
+  switch (e.kind) {
+    case check::ElemKind::bf16:
+      return DType::bf16;
+    case check::ElemKind::f16:
+      return DType::f16;
+    case check::ElemKind::i32:
+    case check::ElemKind::index:
+      return DType::i32;
+    case check::ElemKind::boolean:
+      return DType::boolean;
+    default:
+      return DType::f32;
+  }
+}
+
+// A static size, or -1 for an axis only the data fixes.
+std::int64_t size_or_any(const check::Axis& axis, const check::TypedProgram& p) {
+  std::int64_t n = 1;
+  for (const auto& f : axis.factors) {
+    if (f.kind == check::Factor::Kind::literal) {
+      n *= f.value;
+    } else if (f.kind == check::Factor::Kind::dim) {
+      const auto it = p.dims.find(f.name);
+      if (it == p.dims.end() || !it->second) return -1;
+      n *= *it->second;
+    } else {
+      return -1;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+Value new_model(const check::TypedProgram& program, const std::string& model, std::uint64_t seed) {
+  Value v = of_kind(Value::Kind::model);
+  v.text = model;
+  v.fields = initialise_model(program, model, seed);
+  return v;
+}
+
+std::optional<Value> new_optimizer(const std::string& kind, const Value& model,
+                                   const std::map<std::string, double>& settings) {
+  const ir::OptimizerSpec* spec = ir::optimizer_spec(kind);
+  if (!spec) return std::nullopt;
+  Value v = of_kind(Value::Kind::optimizer);
+  v.text = kind;
+  v.fields = make_optimizer(*spec, model.fields, settings);
+  return v;
+}
+
+Value load_dataset_value(const check::TypedProgram& program, const std::string& record,
+                         const std::string& path) {
+  std::vector<FieldSpec> fields;
+  for (const auto& [name, type] : program.records.at(record)) {
+    FieldSpec f{.name = name, .dtype = dtype_of_elem(type.elem)};
+    for (const auto& axis : type.axes) f.shape.push_back(size_or_any(axis, program));
+    if (type.elem.kind == check::ElemKind::index && type.elem.index_of) {
+      const std::int64_t bound = size_or_any(*type.elem.index_of, program);
+      if (bound > 0) f.index_bound = bound;
+    }
+    fields.push_back(std::move(f));
+  }
+  Value v = of_kind(Value::Kind::dataset);
+  v.text = record;
+  v.data = std::make_shared<Dataset>(load_dataset(path, fields));
+  return v;
+}
+
+Value load_model_value(const check::TypedProgram& program, const std::string& model,
+                       const std::string& path) {
+  auto tensors = read_safetensors(path);
+  Value v = of_kind(Value::Kind::model);
+  v.text = model;
+  for (const auto& param : model_layout(program, model)) {
+    const auto it = tensors.find(param.path);
+    if (it == tensors.end())
+      throw DataError(Code::E1704,
+                      "the checkpoint `" + path + "` has no tensor `" + param.path + "` for " +
+                          model + "'s parameter " + shape_str(param.shape),
+                      "load a checkpoint saved from a " + model);
+    if (it->second.shape() != param.shape)
+      throw DataError(Code::E1704,
+                      "the checkpoint's `" + param.path + "` is " + shape_str(it->second.shape()) +
+                          ", " + model + "'s parameter is " + shape_str(param.shape),
+                      "the model's dims must match the ones it was saved with");
+    if (!is_float(it->second.dtype()))
+      throw DataError(Code::E1704,
+                      "the checkpoint's `" + param.path + "` holds " +
+                          dtype_name(it->second.dtype()) + ", a parameter holds floats",
+                      "load a checkpoint saved from a " + model);
+    v.fields[param.path] = it->second.dtype() == param.dtype
+                               ? it->second
+                               : Tensor::from_values(param.dtype, param.shape, it->second.values());
+    tensors.erase(it);
+  }
+  if (!tensors.empty())
+    throw DataError(Code::E1704,
+                    "the checkpoint `" + path + "` holds `" + tensors.begin()->first + "`, which " +
+                        model + " doesn't have",
+                    "load a checkpoint saved from a " + model);
+  return v;
+}
+
+void save_value(const Value& v, const std::string& path) {
+  std::map<std::string, std::string> metadata;
+  if (v.kind == Value::Kind::optimizer) metadata["optimizer"] = v.text;
+  if (v.kind == Value::Kind::model) metadata["model"] = v.text;
+  write_safetensors(path, v.fields, metadata);
+}
+
+Value pipe_stage(const Value& data, const std::string& stage, std::optional<double> positional,
+                 const std::map<std::string, double>& keywords, const std::string& record) {
+  const auto keyword = [&](const char* name, double fallback) {
+    const auto it = keywords.find(name);
+    return it == keywords.end() ? fallback : it->second;
+  };
+  const auto seed = static_cast<std::uint64_t>(keyword("seed", 0));
+  if (stage == "batches") {
+    Value v = of_kind(Value::Kind::batches);
+    v.text = record;
+    v.data = data.data;
+    v.number = positional.value_or(1);
+    return v;
+  }
+  if (stage == "whole") {  // every example, as one batch
+    Value v = of_kind(Value::Kind::record);
+    v.text = record;
+    v.fields = data.data->batch(0, data.data->size());
+    return v;
+  }
+  Value v = of_kind(Value::Kind::dataset);
+  v.text = record;
+  if (stage == "shuffle") {
+    v.data = std::make_shared<Dataset>(shuffled(*data.data, seed));
+  } else if (stage == "take") {
+    v.data = std::make_shared<Dataset>(
+        taken(*data.data, static_cast<std::int64_t>(positional.value_or(0))));
+  } else if (stage == "split") {
+    auto [a, b] = split(*data.data, keyword("frac", 0.5), seed);
+    Value first = v, second = v;
+    first.data = std::make_shared<Dataset>(std::move(a));
+    second.data = std::make_shared<Dataset>(std::move(b));
+    Value pair = of_kind(Value::Kind::tuple);
+    pair.items = {first, second};
+    return pair;
+  } else {
+    throw std::logic_error("no dataset stage `" + stage + "`");
+  }
+  return v;
+}
+
+std::int64_t length(const Value& v) {
+  if (!v.data) return 0;
+  if (v.kind == Value::Kind::batches) {
+    const auto n = static_cast<std::int64_t>(v.number);
+    return (v.data->size() + n - 1) / n;
+  }
+  return v.data->size();
+}
+
+std::optional<Value> nth_item(const Value& iterable, std::int64_t k) {
+  if (!iterable.data || k < 0 || k >= length(iterable)) return std::nullopt;
+  Value v = of_kind(Value::Kind::record);
+  v.text = iterable.text;
+  if (iterable.kind == Value::Kind::batches) {
+    const auto n = static_cast<std::int64_t>(iterable.number);
+    v.fields = iterable.data->batch(k * n, std::min(iterable.data->size(), (k + 1) * n));
+  } else {  // one example: its fields without the examples axis
+    for (auto& [name, t] : iterable.data->batch(k, k + 1)) v.fields[name] = t.select(0, 0);
+  }
+  return v;
+}
+
+}  // namespace ss::runtime

@@ -1,0 +1,139 @@
+#include "runtime/models.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "runtime/random.hpp"
+
+namespace ss::runtime {
+namespace {
+
+using check::Type;
+using syntax::Expr;
+using syntax::ExprKind;
+
+DType dtype_for(const check::Elem& e) {
+  switch (e.kind) {
+    case check::ElemKind::bf16:
+      return DType::bf16;
+    case check::ElemKind::f16:
+      return DType::f16;
+    default:
+      return DType::f32;
+  }
+}
+
+std::int64_t axis_size(const check::Axis& axis, const check::TypedProgram& p) {
+  std::int64_t n = 1;
+  for (const auto& f : axis.factors) {
+    if (f.kind == check::Factor::Kind::literal) {
+      n *= f.value;
+    } else if (f.kind == check::Factor::Kind::dim) {
+      const auto it = p.dims.find(f.name);
+      if (it == p.dims.end() || !it->second)
+        throw std::logic_error("the dim " + f.name + " has no size");
+      n *= *it->second;
+    } else {
+      throw std::logic_error("a parameter with a generic axis");
+    }
+  }
+  return n;
+}
+
+double literal(const Expr& e) {
+  if (e.kind == ExprKind::integer) return static_cast<double>(e.int_value);
+  if (e.kind == ExprKind::floating) return e.float_value;
+  if (e.kind == ExprKind::unary && e.text == "-") return -literal(*e.items[0]);
+  if (e.kind == ExprKind::unary && e.text == "+") return literal(*e.items[0]);
+  throw std::logic_error("an initialiser's setting isn't a literal");
+}
+
+struct Walk {
+  const check::TypedProgram& p;
+  std::uint64_t seed;
+  Fields out;
+  std::vector<ParamInfo> layout;
+  std::uint32_t stream = 0;
+  bool draw = true;
+
+  void model(const std::string& name, const std::string& prefix) {
+    for (const auto& m : p.models.at(name)) {
+      const std::string path = prefix + m.name;
+      if (m.type.is(Type::Kind::model)) {
+        model(m.type.name, path + ".");
+        continue;
+      }
+      if (!m.is_param) continue;
+      Shape shape;
+      for (const auto& axis : m.type.axes) shape.push_back(axis_size(axis, p));
+      layout.push_back({path, dtype_for(m.type.elem), shape});
+      if (draw) out[path] = initialise(*m.init, dtype_for(m.type.elem), shape, stream);
+      ++stream;
+    }
+  }
+
+  Tensor initialise(const Expr& init, DType dtype, const Shape& shape, std::uint32_t k) const {
+    Tensor t = Tensor::zeros(dtype, shape);
+    const std::string kind = init.kind == ExprKind::call ? init.items[0]->text : init.text;
+    std::map<std::string, double> kw;
+    for (const auto& arg : init.kwargs) kw[arg.name] = literal(*arg.value);
+    const auto setting = [&](const char* name, double fallback) {
+      const auto it = kw.find(name);
+      return it == kw.end() ? fallback : it->second;
+    };
+    double low = 0, high = 0;
+    if (kind == "glorot") {
+      const std::int64_t fan_out = shape.empty() ? 1 : shape.back();
+      const std::int64_t fan_in = shape.size() <= 1 ? fan_out : element_count(shape) / fan_out;
+      high = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+      low = -high;
+    } else if (kind == "uniform") {
+      low = setting("low", 0.0);
+      high = setting("high", 1.0);
+    }
+    for (std::int64_t i = 0; i < t.size(); ++i) {
+      const auto at = static_cast<std::uint64_t>(i);
+      double v = 0;
+      if (kind == "ones")
+        v = 1;
+      else if (kind == "normal")
+        v = setting("mean", 0.0) + setting("std", 1.0) * random_normal(seed, k, at);
+      else if (kind == "uniform" || kind == "glorot")
+        v = low + (high - low) * random_uniform(seed, k, at);
+      t.set(i, v);
+    }
+    return t;
+  }
+};
+
+}  // namespace
+
+std::vector<ParamInfo> model_layout(const check::TypedProgram& program, const std::string& model) {
+  Walk walk{program, 0};
+  walk.draw = false;
+  walk.model(model, "");
+  return walk.layout;
+}
+
+Fields initialise_model(const check::TypedProgram& program, const std::string& model,
+                        std::uint64_t seed) {
+  Walk walk{program, seed};
+  walk.model(model, "");
+  return walk.out;
+}
+
+Fields make_optimizer(const ir::OptimizerSpec& spec, const Fields& model,
+                      const std::map<std::string, double>& given) {
+  Fields out;
+  for (const auto& [name, fallback] : spec.settings) {
+    const auto it = given.find(name);
+    out[name] = Tensor::scalar(DType::f32, it == given.end() ? fallback : it->second);
+  }
+  out["step"] = Tensor::scalar(DType::f32, 0);
+  for (const auto& state : spec.state)
+    for (const auto& [path, tensor] : model)
+      out[state + "." + path] = Tensor::zeros(DType::f32, tensor.shape());
+  return out;
+}
+
+}  // namespace ss::runtime
