@@ -201,7 +201,10 @@ std::string verify(const HostFunction& fn) {
                         in.op != HostOp::unsupported && in.op != HostOp::save &&
                         in.op != HostOp::write;
     for (const int w : in.writes)
-      if (bad_slot(w)) return at + "writes back to a slot out of range";
+      if (bad_slot(w) && !(in.op == HostOp::call && w == -1))
+        return at + "writes back to a slot out of range";
+    if (in.op == HostOp::call && !in.writes.empty() && in.writes.size() != in.args.size())
+      return at + "writes back a number of arguments other than it passes";
     if (writes && bad_slot(in.dst)) return at + "writes no valid slot";
     const bool jumps =
         in.op == HostOp::branch || in.op == HostOp::jump || in.op == HostOp::loop_next;

@@ -38,7 +38,7 @@ enum class HostOp {
   model,      // dst <- a new model `text`, drawn with seed args[0] (none: 0)
   optimizer,  // dst <- optimiser `text` for model args[0]; parts: settings given
   load,       // dst <- the file at path args[0] as `kind` (a dataset of record `text`,
-              // a model `text`, an optimiser for model `text`)
+              // a model `text`, an optimiser of kind `text` for model models[0])
   save,       // saves args[0] (a model or optimiser) to path args[1]
   write,      // sends parts (name, value) to the sink `text`
   pipe,       // dst <- stage `text` (shuffle, batches, take, split, whole) of
@@ -90,7 +90,9 @@ struct HostInstr {
   HostKind kind = HostKind::none;   // constant's kind; graph: the result's
   std::vector<HostKind> items;      // graph with a tuple result: each part's
   std::vector<std::string> models;  // graph: a model result's (or each item's) model name
-  std::vector<int> writes;          // graph: the slot each of graph.updated names
+  std::vector<int> writes;          // graph: the slot each of graph.updated names; call (when
+                                    // any argument is `mut`): per argument, the variable that
+                                    // gets the callee's final parameter, or -1
   std::vector<FormatPart> parts;
   std::vector<VariableRead> reads;
   syntax::Span span;

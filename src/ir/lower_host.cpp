@@ -328,6 +328,10 @@ class HostLowering {
     if (name == "load") {
       const Type& type = p_.type_of(e);
       HostInstr instr{.op = HostOp::load, .text = type.name, .kind = kind_of(type), .span = e.span};
+      if (type.is(Type::Kind::optimizer)) {  // AdamW[Mlp]: the kind, and the model's name
+        instr.text = type.opt_kind;
+        instr.models = {type.name};
+      }
       args_of(instr);
       instr.dst = temporary();
       return finish(std::move(instr));
@@ -350,8 +354,18 @@ class HostLowering {
     }
     if (const auto fn = p_.functions.find(name);
         fn != p_.functions.end() && fn->second.controller) {
+      // `f(mut m)`: m passed, and what f left in its parameter written back.
       HostInstr call{.op = HostOp::call, .text = name, .span = e.span};
-      args_of(call);
+      bool changes = false;
+      for (std::size_t i = 1; i < e.items.size(); ++i) {
+        const Expr& arg = *e.items[i];
+        const bool by_mut = arg.kind == ExprKind::mut && arg.items[0]->kind == ExprKind::name &&
+                            variables_.count(arg.items[0]->text);
+        call.args.push_back(operand(by_mut ? *arg.items[0] : arg, call));
+        call.writes.push_back(by_mut ? variables_.at(arg.items[0]->text) : -1);
+        changes = changes || by_mut;
+      }
+      if (!changes) call.writes.clear();
       call.dst = temporary();
       return finish(std::move(call));
     }

@@ -39,7 +39,10 @@ class Controller {
              const syntax::SourceMap& map, const RunOptions& options)
       : p_(p), code_(code), map_(map), options_(options) {}
 
-  Value call(const std::string& name, std::vector<Value> args, syntax::Span at) {
+  // Runs a controller function; `finals`, when given, gets its parameters'
+  // values as it returned (for `mut` arguments).
+  Value call(const std::string& name, std::vector<Value> args, syntax::Span at,
+             std::vector<Value>* finals = nullptr) {
     const auto found = code_.find(name);
     if (found == code_.end()) {
       const auto fn = p_.functions.find(name);
@@ -51,7 +54,11 @@ class Controller {
     std::vector<Value> slots(fn.slots.size());
     for (std::size_t i = 0; i < args.size() && i < fn.params.size(); ++i)
       slots[static_cast<std::size_t>(fn.params[i])] = std::move(args[i]);
-    return run(fn, slots);
+    Value result = run(fn, slots);
+    if (finals)
+      for (const int p : fn.params)
+        finals->push_back(std::move(slots[static_cast<std::size_t>(p)]));
+    return result;
   }
 
  private:
@@ -105,9 +112,12 @@ class Controller {
           at(in.dst) = arithmetic(in, slots);
           break;
         case HostOp::call: {
-          std::vector<Value> args;
+          std::vector<Value> args, finals;
           for (const int a : in.args) args.push_back(at(a));
-          at(in.dst) = call(in.text, std::move(args), in.span);
+          at(in.dst) =
+              call(in.text, std::move(args), in.span, in.writes.empty() ? nullptr : &finals);
+          for (std::size_t i = 0; i < in.writes.size() && i < finals.size(); ++i)
+            if (in.writes[i] >= 0) at(in.writes[i]) = std::move(finals[i]);
           break;
         }
         case HostOp::print: {
@@ -334,6 +344,8 @@ class Controller {
           at(in.dst) = load_dataset_value(p_, in.text, path);
         else if (in.kind == HostKind::model)
           at(in.dst) = load_model_value(p_, in.text, path);
+        else if (in.kind == HostKind::optimizer && !in.models.empty())
+          at(in.dst) = load_optimizer_value(p_, in.text, in.models[0], path);
         else
           unsupported("loading this kind of value", in.span);
         return;

@@ -115,6 +115,40 @@ Value load_model_value(const check::TypedProgram& program, const std::string& mo
   return v;
 }
 
+Value load_optimizer_value(const check::TypedProgram& program, const std::string& kind,
+                           const std::string& model, const std::string& path) {
+  const ir::OptimizerSpec* spec = ir::optimizer_spec(kind);
+  if (!spec) throw std::logic_error("no optimiser " + kind);
+  Fields zeros;
+  for (const auto& param : model_layout(program, model))
+    zeros[param.path] = Tensor::zeros(DType::f32, param.shape);
+  const Fields want = make_optimizer(*spec, zeros, {});
+  auto tensors = read_safetensors(path);
+  Value v = of_kind(Value::Kind::optimizer);
+  v.text = kind;
+  for (const auto& [name, like] : want) {
+    const auto it = tensors.find(name);
+    if (it == tensors.end())
+      throw DataError(Code::E1704,
+                      "the optimiser checkpoint `" + path + "` has no tensor `" + name + "` for " +
+                          kind + "[" + model + "]",
+                      "load a file written by `save(opt, path)` for this optimiser and model");
+    if (it->second.shape() != like.shape())
+      throw DataError(Code::E1704,
+                      "the checkpoint's `" + name + "` is " + shape_str(it->second.shape()) + ", " +
+                          kind + "[" + model + "]'s is " + shape_str(like.shape()),
+                      "the model's dims must match the ones it was saved with");
+    v.fields[name] = Tensor::from_values(DType::f32, like.shape(), it->second.values());
+    tensors.erase(it);
+  }
+  if (!tensors.empty())
+    throw DataError(Code::E1704,
+                    "the checkpoint `" + path + "` holds `" + tensors.begin()->first + "`, which " +
+                        kind + "[" + model + "] doesn't have",
+                    "load a file written by `save(opt, path)` for this optimiser and model");
+  return v;
+}
+
 void save_value(const Value& v, const std::string& path) {
   std::map<std::string, std::string> metadata;
   if (v.kind == Value::Kind::optimizer) metadata["optimizer"] = v.text;

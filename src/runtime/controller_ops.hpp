@@ -25,6 +25,10 @@ Value load_dataset_value(const check::TypedProgram& program, const std::string& 
 // tensor and both shapes); other tensors in the file are an error too.
 Value load_model_value(const check::TypedProgram& program, const std::string& model,
                        const std::string& path);
+// `opt: AdamW[M] = load(path)`: settings, step and state, as `save(opt)`
+// wrote them for a model M (E1704 for a mismatch).
+Value load_optimizer_value(const check::TypedProgram& program, const std::string& kind,
+                           const std::string& model, const std::string& path);
 // Models and optimisers, in safetensors, written atomically.
 void save_value(const Value& v, const std::string& path);
 

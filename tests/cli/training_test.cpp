@@ -1,0 +1,101 @@
+// Training through the CLI, as a user runs it: the digits demo reaches its
+// accuracy, a run saved half way and resumed ends where a straight one
+// does, and sinks write their files.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "support/paths.hpp"
+#include "support/process.hpp"
+
+namespace {
+
+using ss::test::kCliPath;
+using ss::test::run_process;
+
+std::string source(const std::string& relative) {
+  return std::string(ss::test::kSourceDir) + "/" + relative;
+}
+
+// A small two-class-per-row CSV the resume program trains on.
+std::string points_csv() {
+  std::string csv = "a,b,c,d,label\n";
+  for (int i = 0; i < 10; ++i) {
+    for (int k = 0; k < 4; ++k) csv += std::to_string(0.1 * ((i * 7 + k * 3) % 11) - 0.5) + ",";
+    csv += std::to_string(i % 3) + "\n";
+  }
+  return csv;
+}
+
+}  // namespace
+
+TEST_CASE("the digits demo trains to at least 97% test accuracy, its sink to a CSV file") {
+  ss::test::TempDir dir;
+  for (const char* file : {"digits.ss", "digits-train.safetensors", "digits-test.safetensors"})
+    std::filesystem::copy_file(source(std::string("examples/digits/") + file), dir.file(file));
+  const auto result = run_process(
+      {kCliPath, "run", dir.file("digits.ss"), "--sink", "metrics=" + dir.file("metrics.csv")});
+  REQUIRE_MESSAGE(result.exit_code == 0, result.err);
+  std::istringstream lines(result.out);
+  std::string line, last;
+  int epochs = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("epoch ", 0) == 0) ++epochs;
+    last = line;
+  }
+  CHECK(epochs == 30);
+  const double accuracy = std::stod(last.substr(last.rfind(' ') + 1));
+  CHECK(accuracy >= 0.97);
+  // One row per batch: 30 epochs of ceil(1438 / 64) = 23, under a header.
+  const std::string metrics = ss::test::read_file(dir.file("metrics.csv"));
+  CHECK(metrics.rfind("epoch,loss\n0,", 0) == 0);
+  CHECK(std::count(metrics.begin(), metrics.end(), '\n') == 1 + 30 * 23);
+  CHECK(std::filesystem::exists(dir.file("mlp.safetensors")));  // beside the program
+}
+
+TEST_CASE("training saved half way and resumed from its checkpoints ends with the same weights") {
+  ss::test::TempDir dir;
+  std::filesystem::copy_file(source("tests/programs/training/resume.ss"), dir.file("resume.ss"));
+  dir.write("points.csv", points_csv());
+  const auto straight =
+      run_process({kCliPath, "run", dir.file("resume.ss"), "straight", "--arg", "total=4"});
+  REQUIRE_MESSAGE(straight.exit_code == 0, straight.err);
+  const auto first =
+      run_process({kCliPath, "run", dir.file("resume.ss"), "first_half", "--arg", "half=2"});
+  REQUIRE_MESSAGE(first.exit_code == 0, first.err);
+  const auto second = run_process({kCliPath, "run", dir.file("resume.ss"), "second_half", "--arg",
+                                   "half=2", "--arg", "total=4"});
+  REQUIRE_MESSAGE(second.exit_code == 0, second.err);
+  CHECK(second.out == straight.out);
+  CHECK(!straight.out.empty());
+  // A model loaded into another shape of model is E1704.
+  const auto wrong = dir.write("wrong.ss",
+                               "dim D = 5\ndim C = 3\nmodel Net:\n    param w: [D C] = zeros\n"
+                               "    param b: [C] = zeros\nfn main():\n"
+                               "    m: Net = load(\"m.safetensors\")\n    print(m.b)\n");
+  const auto mismatch = run_process({kCliPath, "run", wrong});
+  CHECK(mismatch.exit_code == 1);
+  CHECK(mismatch.err.rfind("error[E1704]: the checkpoint's `w` is [4 3], Net's parameter is [5 3]",
+                           0) == 0);
+}
+
+TEST_CASE("a sink writes CSV or JSON lines, and a program's unbound sink is E1705") {
+  ss::test::TempDir dir;
+  const auto file = dir.write("s.ss",
+                              "sink metrics\nfn main():\n    for i in range(3):\n"
+                              "        write(metrics, step=i, loss=0.5 * i)\n");
+  CHECK(run_process({kCliPath, "run", file, "--sink", "metrics=" + dir.file("m.csv")}).exit_code ==
+        0);
+  CHECK(ss::test::read_file(dir.file("m.csv")) == "step,loss\n0,0\n1,0.5\n2,1\n");
+  CHECK(
+      run_process({kCliPath, "run", file, "--sink", "metrics=" + dir.file("m.jsonl")}).exit_code ==
+      0);
+  CHECK(ss::test::read_file(dir.file("m.jsonl")) ==
+        "{\"step\": 0, \"loss\": 0}\n{\"step\": 1, \"loss\": 0.5}\n{\"step\": 2, \"loss\": 1}\n");
+  const auto unbound = run_process({kCliPath, "run", file});
+  CHECK(unbound.exit_code == 1);
+  CHECK(unbound.err.rfind("error[E1705]: the sink `metrics` has no destination", 0) == 0);
+  CHECK(run_process({kCliPath, "run", file, "--sink", "metrics"}).exit_code == 2);
+}
