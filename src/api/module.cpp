@@ -121,8 +121,13 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
         it = impl_->graphs.emplace(function, ir::lower_function(typed, function)).first;
       } catch (const ir::NotLowered& e) {
         Diagnostic d;
-        d.message =
-            std::string(e.what()) + ": `" + function + "` can't run on the reference runtime yet";
+        if (e.code) {
+          d = diag::error(*e.code, e.what());
+          d.labels.push_back(impl_->compiled->map->label(e.span, "here", true));
+        } else {
+          d.message =
+              std::string(e.what()) + ": `" + function + "` can't run on the reference runtime yet";
+        }
         d.location = impl_->compiled->map->location(e.span.begin);
         CallResult r;
         r.diagnostics.push_back(std::move(d));

@@ -11,6 +11,7 @@ namespace {
 
 struct Scan {
   const std::map<std::string, FnInfo>& fns;
+  const std::map<std::string, ModelInfo>& models;
   FnInfo& fn;
 
   void controller(Span span, const std::string& why) {
@@ -26,6 +27,9 @@ struct Scan {
       const std::string& name = e->items[0]->text;
       if (name == "print" || name == "save" || name == "load" || name == "write")
         controller(e->span, "it calls `" + name + "`");
+      // Making a model or an optimiser draws and holds state: the controller's.
+      if (name == "SGD" || name == "Adam" || name == "AdamW" || models.count(name))
+        controller(e->span, "it makes `" + name + "`");
       if (name == "value_and_grad" || name == "grad" || name == "update")
         fn.device_work.push_back(e->span);
       if (auto it = fns.find(name); it != fns.end()) {
@@ -68,7 +72,7 @@ struct Scan {
 void Checker::place_functions() {
   for (auto& [name, fn] : fns_) {
     if (fn.item->is_extern) continue;
-    Scan scan{fns_, fn};
+    Scan scan{fns_, models_, fn};
     scan.block(fn.item->body);
     scan.expr(fn.item->expr_body.get());
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,7 @@ struct HostInstr {
   std::vector<FormatPart> parts;
   std::vector<VariableRead> reads;
   syntax::Span span;
+  std::optional<diag::Code> code;  // unsupported: the program's coded mistake, if it is one
 };
 
 struct HostFunction {

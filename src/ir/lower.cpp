@@ -1,5 +1,6 @@
 #include "ir/lower.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "ir/autodiff.hpp"
@@ -229,8 +230,10 @@ class Lowerer {
       case StmtKind::assign: {
         const Val v = value(*s.value, scope);
         if (s.targets.size() == 1) {
-          if (s.targets[0]->kind != ExprKind::name)
-            throw NotLowered("changing a model's field on a device", s.span);
+          if (s.targets[0]->kind == ExprKind::member) {  // m.w = ..., m.enc.w = ...
+            assign_field(*s.targets[0], v, scope);
+            return;
+          }
           scope.vars[s.targets[0]->text] = v;
         } else {
           for (std::size_t i = 0; i < s.targets.size(); ++i)
@@ -332,6 +335,7 @@ class Lowerer {
   Val value(const Expr& e, Scope& scope);
   Val binary(const Expr& e, Scope& scope);
   void changed(const Expr& target, Val v, Scope& scope);
+  void assign_field(const Expr& target, const Val& v, Scope& scope);
   Val differentiate(const std::string& name, const Expr& e, Scope& scope);
   Val update(const Expr& e, Scope& scope);
   int elementwise(ref::Binary op, int a, int b, syntax::Span span);
@@ -559,6 +563,32 @@ Val Lowerer::call(const Expr& e, Scope& scope) {
   return result;
 }
 
+// `m.w = v`: the structure the name holds, with that field replaced (a
+// model is a value: what other names hold is unchanged).
+void Lowerer::assign_field(const Expr& target, const Val& v, Scope& scope) {
+  std::vector<std::string> path;
+  const Expr* at = &target;
+  while (at->kind == ExprKind::member) {
+    path.insert(path.begin(), at->text);
+    at = at->items[0].get();
+  }
+  if (at->kind != ExprKind::name || !scope.vars.count(at->text))
+    throw NotLowered("changing this field on a device", target.span);
+  Val* field = &scope.vars.at(at->text);
+  for (const auto& name : path) {
+    auto it = std::find(field->names.begin(), field->names.end(), name);
+    if (it == field->names.end()) throw NotLowered("changing this field on a device", target.span);
+    field = &field->items[static_cast<std::size_t>(it - field->names.begin())];
+  }
+  if (v.kind == Val::Kind::number) {
+    // A number into a tensor field: a constant of the field's type.
+    const Type t = g_.nodes[static_cast<std::size_t>(field->node)].type;
+    field->node = g_.add({.op = Op::fill, .number = v.number, .type = t, .span = target.span});
+    return;
+  }
+  *field = v;
+}
+
 void Lowerer::changed(const Expr& target, Val v, Scope& scope) {
   if (target.kind != ExprKind::name) throw NotLowered("changing a sub-model in place", target.span);
   scope.vars[target.text] = std::move(v);
@@ -579,7 +609,8 @@ Val Lowerer::differentiate(const std::string& name, const Expr& e, Scope& scope)
   const Val model = inner.vars.at(f.item->params[0].name);
   const Val loss = body(f, inner);
   if (loss.kind != Val::Kind::tensor)
-    throw NotLowered("differentiating a value that doesn't depend on the model", e.span);
+    throw NotLowered("`" + e.items[1]->text + "`'s value doesn't depend on the model's parameters",
+                     e.span, diag::Code::E1204);
   std::vector<int> wrt;
   leaves(model, "", wrt, nullptr);
   std::vector<int> grads;
@@ -600,8 +631,8 @@ Val Lowerer::differentiate(const std::string& name, const Expr& e, Scope& scope)
     grads[i] = g_.add(std::move(zero));
   }
   if (!any)
-    throw NotLowered("`" + e.items[1]->text + "`'s value has no differentiable path to the model",
-                     e.span);
+    throw NotLowered("`" + e.items[1]->text + "`'s value doesn't depend on the model's parameters",
+                     e.span, diag::Code::E1204);
   std::size_t at = 0;
   const Val gradient = with_leaves(model, grads, at);
   if (name == "grad") return gradient;

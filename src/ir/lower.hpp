@@ -4,18 +4,24 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "check/checker.hpp"
+#include "diag/codes.hpp"
 #include "ir/graph.hpp"
 
 namespace ss::ir {
 
-// An operation the checker accepts that this lowering doesn't handle yet.
+// An operation the checker accepts that this lowering doesn't handle yet;
+// or, with a code, the program's mistake only lowering finds (a gradient
+// with no differentiable path, E1204).
 struct NotLowered : std::runtime_error {
-  NotLowered(const std::string& what, syntax::Span at) : std::runtime_error(what), span(at) {}
+  NotLowered(const std::string& what, syntax::Span at, std::optional<diag::Code> c = {})
+      : std::runtime_error(what), span(at), code(c) {}
   syntax::Span span;
+  std::optional<diag::Code> code;
 };
 
 // `function` must be a device function of the program. Throws NotLowered.

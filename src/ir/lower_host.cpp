@@ -448,7 +448,10 @@ class HostLowering {
     try {
       fn_.graphs.push_back(lower_expression(p_, e, variables, bound_));
     } catch (const NotLowered& failure) {
-      unsupported(failure.what(), failure.span);
+      emit({.op = HostOp::unsupported,
+            .text = failure.what(),
+            .span = failure.span,
+            .code = failure.code});
       return constant(HostKind::none, 0);
     }
     const Graph& graph = fn_.graphs.back();

@@ -197,6 +197,9 @@ class Controller {
         case HostOp::ret:
           return in.args.empty() ? of_kind(Value::Kind::none) : at(in.args[0]);
         case HostOp::unsupported:
+          if (in.code)
+            fail(*in.code, in.span, in.text, "here",
+                 "differentiate a value computed from the model: a loss that uses its parameters");
           unsupported(in.text, in.span);
         default:
           try {

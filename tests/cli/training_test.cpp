@@ -99,3 +99,24 @@ TEST_CASE("a sink writes CSV or JSON lines, and a program's unbound sink is E170
   CHECK(unbound.err.rfind("error[E1705]: the sink `metrics` has no destination", 0) == 0);
   CHECK(run_process({kCliPath, "run", file, "--sink", "metrics"}).exit_code == 2);
 }
+
+TEST_CASE("a device function changes a model's fields through `mut`, and copies keep theirs") {
+  const auto result = run_process({kCliPath, "run", source("tests/programs/training/fields.ss")});
+  CHECK(result.err.empty());
+  CHECK(result.out == "[1.5 1.5 1.5] [9. 9. 9.] [0. 0. 0.]\n");
+}
+
+TEST_CASE("a gradient of a value that doesn't depend on the model is E1204 at the call") {
+  ss::test::TempDir dir;
+  const auto file =
+      dir.write("g.ss",
+                "dim D = 4\nmodel M:\n    param w: [D] = zeros\n"
+                "fn loss(m: M, x: [D]) -> [] = sum(x * x) + f32(argmax(m.w, over=D))\n"
+                "fn main():\n    m = M(seed=0)\n"
+                "    l, g = value_and_grad(loss, m, zeros([D]) + 1.0)\n");
+  const auto result = run_process({kCliPath, "run", file});
+  CHECK(result.exit_code == 1);
+  CHECK(result.err.rfind("error[E1204]: `loss`'s value doesn't depend on the model's parameters",
+                         0) == 0);
+  CHECK(result.err.find("g.ss:7:12") != std::string::npos);
+}
