@@ -170,6 +170,12 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
                       std::to_string(positional.size()) + " positional arguments given",
                   "name a model's parameters and a record's fields instead: {\"m.w1\", w1}");
   for (const auto& [name, tensor] : named) inputs[name] = Impl::to_runtime(tensor);
+  std::int32_t seed = 0;
+  for (const int id : graph->inputs)  // dropout's seed, unless the host gives one
+    if (graph->nodes[static_cast<std::size_t>(id)].name == "$seed" && !inputs.count("$seed")) {
+      seed = static_cast<std::int32_t>(impl_->dropout_runs.fetch_add(1));
+      inputs["$seed"] = runtime::Tensor::borrow(&seed, runtime::DType::i32, {});
+    }
   for (const int id : graph->inputs) {
     const auto& node = graph->nodes[static_cast<std::size_t>(id)];
     if (!inputs.count(node.name))

@@ -2,6 +2,7 @@
 // controller functions' compact form.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,7 @@ struct Module::Impl {
   mutable std::map<std::string, ir::Graph> graphs;
   mutable std::unique_ptr<ir::HostProgram> controller;  // lowered at the first run
   std::map<std::string, SinkCallback> sinks;            // bound at load
+  mutable std::atomic<std::int64_t> dropout_runs{0};    // `$seed` for calls that don't give one
 
   // What a load gives a program: its dims' sizes, its sinks' callbacks
   // (E1705 for one left unbound).

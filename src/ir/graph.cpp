@@ -198,7 +198,9 @@ std::string verify(const Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const std::string at = "%" + std::to_string(i) + " (" + op_name(n.op) + "): ";
-    if (arity(n.op) == SIZE_MAX ? n.in.empty() : n.in.size() != arity(n.op))
+    if (n.op == Op::random        ? n.in.size() > 1
+        : arity(n.op) == SIZE_MAX ? n.in.empty()
+                                  : n.in.size() != arity(n.op))
       return at + "takes " +
              (arity(n.op) == SIZE_MAX ? std::string("one or more") : std::to_string(arity(n.op))) +
              " inputs";

@@ -48,7 +48,8 @@ enum class Op {
   pad,         // axes[0]; ints: before, after; number: the value
   literal,     // values, in the node's shape
   arange,      // 0, 1, ... along the node's one axis
-  random,      // name: normal or uniform; values: mean, std or low, high; ints: seed
+  random,      // name: normal or uniform; values: mean, std or low, high; ints: seed and
+               // stream (0 when absent); an input, if any, adds to the seed (dropout)
   // Made by differentiation (ir/autodiff.hpp):
   scatter_add,  // in: values, ids; gather's reverse: rows of a zero table (the node's type)
                 // get the values added at the ids

@@ -336,6 +336,10 @@ class Lowerer {
   Val binary(const Expr& e, Scope& scope);
   void changed(const Expr& target, Val v, Scope& scope);
   void assign_field(const Expr& target, const Val& v, Scope& scope);
+  Val dropout(const Expr& e, Scope& scope);
+  int differentiating_ = 0;  // inside value_and_grad/grad: dropout is active
+  int dropout_sites_ = 0;    // each site its own random stream
+  int seed_input_ = -1;      // the graph's `$seed` input, once a dropout needs it
   Val differentiate(const std::string& name, const Expr& e, Scope& scope);
   Val update(const Expr& e, Scope& scope);
   int elementwise(ref::Binary op, int a, int b, syntax::Span span);
@@ -589,6 +593,48 @@ void Lowerer::assign_field(const Expr& target, const Val& v, Scope& scope) {
   *field = v;
 }
 
+// dropout(x, rate=): the identity, except under value_and_grad/grad, where
+// each element is zeroed with probability `rate` and the rest scaled by
+// 1 / (1 - rate). The mask's randomness is keyed by the graph's `$seed`
+// input, which the runner changes at every run, and the site's own stream.
+Val Lowerer::dropout(const Expr& e, Scope& scope) {
+  const Val x = value(*e.items[1], scope);
+  if (!differentiating_) return x;
+  double rate = 0.5;
+  for (const auto& kw : e.kwargs)
+    if (kw.name == "rate") rate = number(*kw.value, scope);
+  if (rate <= 0) return x;
+  const int xn = tensor(x, ElemKind::f32, e.span);
+  const Type t = g_.nodes[static_cast<std::size_t>(xn)].type;
+  if (seed_input_ < 0) {
+    seed_input_ = g_.add(
+        {.op = Op::input, .name = "$seed", .type = Type::scalar(ElemKind::i32), .span = e.span});
+    g_.inputs.push_back(seed_input_);
+  }
+  Type uniform_type = t;
+  uniform_type.elem = check::Elem{ElemKind::f32, {}, false};
+  const int u = g_.add({.op = Op::random,
+                        .in = {seed_input_},
+                        .name = "uniform",
+                        .ints = {0, ++dropout_sites_},
+                        .values = {0.0, 1.0},
+                        .type = uniform_type,
+                        .span = e.span});
+  Type mask_type = t;
+  mask_type.elem = check::Elem{ElemKind::boolean, {}, false};
+  const int keep = g_.add({.op = Op::binary,
+                           .in = {u, constant(rate, ElemKind::f32, e.span)},
+                           .sub = static_cast<int>(ref::Binary::ge),
+                           .type = mask_type,
+                           .span = e.span});
+  const int scaled = elementwise(ref::Binary::mul, xn,
+                                 constant(1.0 / (1.0 - rate), ElemKind::f32, e.span), e.span);
+  return node_val(g_.add({.op = Op::where,
+                          .in = {keep, scaled, constant(0, ElemKind::f32, e.span)},
+                          .type = uniform_type,
+                          .span = e.span}));
+}
+
 void Lowerer::changed(const Expr& target, Val v, Scope& scope) {
   if (target.kind != ExprKind::name) throw NotLowered("changing a sub-model in place", target.span);
   scope.vars[target.text] = std::move(v);
@@ -607,7 +653,9 @@ Val Lowerer::differentiate(const std::string& name, const Expr& e, Scope& scope)
         value(arg.kind == ExprKind::mut ? *arg.items[0] : arg, scope);
   }
   const Val model = inner.vars.at(f.item->params[0].name);
+  ++differentiating_;
   const Val loss = body(f, inner);
+  --differentiating_;
   if (loss.kind != Val::Kind::tensor)
     throw NotLowered("`" + e.items[1]->text + "`'s value doesn't depend on the model's parameters",
                      e.span, diag::Code::E1204);
@@ -766,7 +814,7 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
   }
   if (name == "f32" || name == "bf16" || name == "f16" || name == "i32")
     return node(make(Op::cast, e, scope, {arg(0, result.elem.kind)}));
-  if (name == "dropout") return value(*e.items[1], scope);  // the identity outside value_and_grad
+  if (name == "dropout") return dropout(e, scope);
   if (name == "matmul")
     return node(make(Op::matmul, e, scope, {arg(0, ElemKind::f32), arg(1, ElemKind::f32)}));
   if (name == "where") {

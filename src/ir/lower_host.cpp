@@ -456,9 +456,14 @@ class HostLowering {
     }
     const Graph& graph = fn_.graphs.back();
     instr.target = static_cast<int>(fn_.graphs.size()) - 1;
-    for (const int input : graph.inputs)
-      instr.args.push_back(
-          variables_.at(variable_of(graph.nodes[static_cast<std::size_t>(input)].name)));
+    for (const int input : graph.inputs) {
+      const std::string& name = graph.nodes[static_cast<std::size_t>(input)].name;
+      if (name == "$seed" && !variables_.count(name)) {  // dropout's: the runner supplies it
+        variables_[name] = temporary();
+        fn_.slots.back() = name;
+      }
+      instr.args.push_back(variables_.at(variable_of(name)));
+    }
     for (const auto& path : graph.updated) instr.writes.push_back(variables_.at(variable_of(path)));
     const Type& type = p_.type_of(e);
     instr.kind = kind_of(type);

@@ -271,6 +271,10 @@ class Controller {
       const std::string& name = g.nodes[static_cast<std::size_t>(g.inputs[i])].name;
       const Value& v = slots[static_cast<std::size_t>(in.args[i])];
       const auto dot = name.find('.');
+      if (name == "$seed") {  // dropout's randomness: new at every run, the same every time
+        inputs[name] = Tensor::scalar(DType::i32, static_cast<double>(dropout_runs_++));
+        continue;
+      }
       if (dot == std::string::npos) {
         inputs[name] = as_tensor(v);
         continue;
@@ -406,6 +410,7 @@ class Controller {
     return v;
   }
 
+  std::int64_t dropout_runs_ = 0;
   const check::TypedProgram& p_;
   const ir::HostProgram& code_;
   const syntax::SourceMap& map_;

@@ -285,12 +285,17 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
       }
       case ir::Op::random: {
         out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
-        const auto seed = static_cast<std::uint64_t>(n.ints[0]);
+        // The seed: the node's, plus its input's when it has one (dropout's
+        // `$seed`); the stream: the node's second int, if any.
+        auto seed = static_cast<std::uint64_t>(n.ints[0]);
+        if (!n.in.empty()) seed += static_cast<std::uint64_t>(in(n, 0).get(0));
+        const auto stream = static_cast<std::uint32_t>(n.ints.size() > 1 ? n.ints[1] : 0);
         for (std::int64_t k = 0; k < out.size(); ++k) {
           const auto at = static_cast<std::uint64_t>(k);
           out.set(k, n.name == "normal"
-                         ? n.values[0] + n.values[1] * random_normal(seed, 0, at)
-                         : n.values[0] + (n.values[1] - n.values[0]) * random_uniform(seed, 0, at));
+                         ? n.values[0] + n.values[1] * random_normal(seed, stream, at)
+                         : n.values[0] +
+                               (n.values[1] - n.values[0]) * random_uniform(seed, stream, at));
         }
         break;
       }

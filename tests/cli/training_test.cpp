@@ -120,3 +120,24 @@ TEST_CASE("a gradient of a value that doesn't depend on the model is E1204 at th
                          0) == 0);
   CHECK(result.err.find("g.ss:7:12") != std::string::npos);
 }
+
+TEST_CASE("dropout: a new mask at each value_and_grad, the same each run, none in a plain call") {
+  const auto first = run_process({kCliPath, "run", source("tests/programs/training/dropout.ss")});
+  REQUIRE_MESSAGE(first.exit_code == 0, first.err);
+  const auto again = run_process({kCliPath, "run", source("tests/programs/training/dropout.ss")});
+  CHECK(again.out == first.out);  // bit for bit
+  std::istringstream lines(first.out);
+  std::vector<std::string> masks;
+  std::string line;
+  for (int i = 0; i < 3 && std::getline(lines, line); ++i) {
+    // "l [g ...]": kept elements count 2 in g and add 2 to l, dropped ones 0.
+    const double l = std::stod(line);
+    const std::string mask = line.substr(line.find('['));
+    masks.push_back(mask);
+    CHECK(l == 2.0 * static_cast<double>(std::count(mask.begin(), mask.end(), '2')));
+  }
+  REQUIRE(masks.size() == 3);
+  CHECK((masks[0] != masks[1] || masks[1] != masks[2]));
+  std::getline(lines, line);
+  CHECK(line == "8.0");  // outside value_and_grad, no dropout
+}
