@@ -42,8 +42,9 @@ enum class HostOp {
               // a model `text`, an optimiser of kind `text` for model models[0])
   save,       // saves args[0] (a model or optimiser) to path args[1]
   write,      // sends parts (name, value) to the sink `text`
-  pipe,       // dst <- stage `text` (shuffle, batches, take, split, whole) of
-              // dataset args[0]; args[1]: batches' n, take's k; parts: keywords
+  pipe,       // dst <- stage `text` (shuffle, batches, take, split, whole, map) of
+              // dataset args[0]; args[1]: batches' n, take's k, map's function;
+              // parts: keywords
   len,        // dst <- the number of examples of args[0]
   set_field,  // the structure in slot dst gets args[0] as its field `text` (opt.lr = x)
 };

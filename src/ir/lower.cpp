@@ -204,8 +204,8 @@ class Lowerer {
       g_.outputs.push_back(v.node);
     } else if (v.kind == Val::Kind::number) {
       g_.outputs.push_back(constant(v.number, v.integer ? ElemKind::i32 : ElemKind::f32, {}));
-    } else if (v.kind == Val::Kind::model) {  // a gradient: its tensors, in order
-      leaves(v, "", g_.outputs, nullptr);
+    } else if (v.kind == Val::Kind::model || v.kind == Val::Kind::record) {
+      leaves(v, "", g_.outputs, nullptr);  // a gradient, a record: its tensors, in order
     }
   }
 

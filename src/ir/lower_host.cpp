@@ -420,10 +420,6 @@ class HostLowering {
       instr.text = stage.text;  // whole
     } else if (stage.kind == ExprKind::call && stage.items[0]->kind == ExprKind::name) {
       instr.text = stage.items[0]->text;
-      if (instr.text == "map") {
-        unsupported("`map`", stage.span);
-        return constant(HostKind::none, 0);
-      }
       for (std::size_t i = 1; i < stage.items.size(); ++i)
         instr.args.push_back(operand(*stage.items[i], instr));
       for (const auto& kw : stage.kwargs) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "diag/codes.hpp"
+#include "ir/lower.hpp"
 #include "runtime/controller_ops.hpp"
 #include "runtime/data_error.hpp"
 #include "runtime/format.hpp"
@@ -319,6 +320,58 @@ class Controller {
     return options_.base_dir + "/" + path;
   }
 
+  // `data |> map(f)`: f (a device function from one record to another) run
+  // on each example; the results make a new dataset, in the same order.
+  Value map_examples(const Value& data, const std::string& function, syntax::Span span) {
+    const auto& fn = p_.functions.at(function);
+    auto found = mapped_.find(function);
+    if (found == mapped_.end()) {
+      try {
+        found = mapped_.emplace(function, ir::lower_function(p_, function)).first;
+      } catch (const ir::NotLowered& failure) {
+        unsupported(std::string(failure.what()) + " in `" + function + "`", failure.span);
+      }
+    }
+    const ir::Graph& g = found->second;
+    const std::string param = fn.item->params.at(0).name;
+    const std::string record = fn.ret.name;
+    const auto& fields = p_.records.at(record);
+    std::vector<std::vector<double>> columns(fields.size());
+    std::vector<Shape> shapes(fields.size());
+    std::vector<DType> dtypes(fields.size(), DType::f32);
+    const std::int64_t n = data.data ? data.data->size() : 0;
+    for (std::int64_t k = 0; k < n; ++k) {
+      std::map<std::string, Tensor> inputs;
+      for (auto& [name, t] : data.data->batch(k, k + 1))
+        inputs[param + "." + name] = t.select(0, 0);
+      std::vector<Tensor> out;
+      try {
+        out = run_graph(g, inputs, p_.dims);
+      } catch (const std::exception& failure) {
+        if (auto d = program_failure(failure, map_, span)) throw Failure{std::move(*d)};
+        throw;
+      }
+      for (std::size_t f = 0; f < fields.size() && f < out.size(); ++f) {
+        const auto values = out[f].values();
+        columns[f].insert(columns[f].end(), values.begin(), values.end());
+        shapes[f] = out[f].shape();
+        dtypes[f] = out[f].dtype();
+      }
+    }
+    auto mapped = std::make_shared<Dataset>();
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      Shape shape = shapes[f];
+      shape.insert(shape.begin(), n);
+      mapped->names.push_back(fields[f].first);
+      mapped->columns.push_back(Tensor::from_values(dtypes[f], shape, columns[f]));
+    }
+    for (std::int64_t k = 0; k < n; ++k) mapped->rows.push_back(k);
+    Value v = of_kind(Value::Kind::dataset);
+    v.text = record;
+    v.data = std::move(mapped);
+    return v;
+  }
+
   double number_in(const std::vector<Value>& slots, int slot) const {
     const Value& v = slots[static_cast<std::size_t>(slot)];
     return v.kind == Value::Kind::tensor ? v.tensor.get(0) : v.number;
@@ -370,6 +423,10 @@ class Controller {
         return;
       }
       case HostOp::pipe: {
+        if (in.text == "map") {
+          at(in.dst) = map_examples(at(in.args.at(0)), at(in.args.at(1)).text, in.span);
+          return;
+        }
         std::optional<double> positional;
         if (in.args.size() > 1) positional = number_in(slots, in.args[1]);
         const Value& data = at(in.args.at(0));
@@ -411,6 +468,7 @@ class Controller {
   }
 
   std::int64_t dropout_runs_ = 0;
+  std::map<std::string, ir::Graph> mapped_;  // map's functions, lowered once
   const check::TypedProgram& p_;
   const ir::HostProgram& code_;
   const syntax::SourceMap& map_;

@@ -141,3 +141,19 @@ TEST_CASE("dropout: a new mask at each value_and_grad, the same each run, none i
   std::getline(lines, line);
   CHECK(line == "8.0");  // outside value_and_grad, no dropout
 }
+
+TEST_CASE("pipes from the controller: map, len, and batches that keep the last partial one") {
+  ss::test::TempDir dir;
+  dir.write("points.csv", "1,2,0\n3,4,1\n5,6,2\n");
+  const auto file =
+      dir.write("m.ss",
+                "dim D = 2\ndim C = 3\ndata Point:\n    x: [D]\n    label: [] Index[C]\n"
+                "fn same(p: Point) -> Point = p\nfn main():\n"
+                "    points: Dataset[Point] = load(\"points.csv\")\n"
+                "    mapped = points |> map(same)\n    print(len(mapped))\n"
+                "    for b in mapped |> batches(2):\n        print(b.x, b.label)\n"
+                "    print(len(points |> take(2)))\n");
+  const auto result = run_process({kCliPath, "run", file});
+  CHECK(result.err.empty());
+  CHECK(result.out == "3\n[[1. 2.] [3. 4.]] [0 1]\n[[5. 6.]] [2]\n2\n");
+}
