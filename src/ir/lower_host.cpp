@@ -346,6 +346,12 @@ class HostLowering {
       instr.dst = temporary();
       return finish(std::move(instr));
     }
+    if ((name == "shuffle" || name == "batches" || name == "take" || name == "split" ||
+         name == "map") &&
+        e.items.size() > 1) {
+      const Type& first = p_.type_of(*e.items[1]);
+      if (first.is(Type::Kind::dataset) || first.is(Type::Kind::batches)) return pipe(e);
+    }
     if (name == "write") {
       HostInstr instr{.op = HostOp::write, .text = e.items[1]->text, .span = e.span};
       keywords(instr);
@@ -412,8 +418,23 @@ class HostLowering {
   }
 
   // `data |> stage`: the stage's name, its positional argument and keywords.
+  // `stage(data, ...)`, the same written as a call, comes here too.
   int pipe(const Expr& e) {
     HostInstr instr{.op = HostOp::pipe, .kind = kind_of(p_.type_of(e)), .span = e.span};
+    if (e.kind == ExprKind::call) {
+      instr.text = e.items[0]->text;
+      for (std::size_t i = 1; i < e.items.size(); ++i)
+        instr.args.push_back(operand(*e.items[i], instr));
+      for (const auto& kw : e.kwargs) {
+        FormatPart part{.text = kw.name, .span = kw.value->span};
+        part.slot = operand(*kw.value, instr);
+        instr.parts.push_back(std::move(part));
+      }
+      instr.dst = temporary();
+      const int dst = instr.dst;
+      emit(std::move(instr));
+      return dst;
+    }
     instr.args.push_back(operand(*e.items[0], instr));
     const Expr& stage = *e.items[1];
     if (stage.kind == ExprKind::name) {

@@ -180,6 +180,11 @@ Value pipe_stage(const Value& data, const std::string& stage, std::optional<doub
   v.text = record;
   if (stage == "shuffle") {
     v.data = std::make_shared<Dataset>(shuffled(*data.data, seed));
+  } else if (stage == "take" && data.kind == Value::Kind::batches) {  // the first k batches
+    Value v2 = data;
+    v2.data = std::make_shared<Dataset>(
+        taken(*data.data, static_cast<std::int64_t>(positional.value_or(0) * data.number)));
+    return v2;
   } else if (stage == "take") {
     v.data = std::make_shared<Dataset>(
         taken(*data.data, static_cast<std::int64_t>(positional.value_or(0))));

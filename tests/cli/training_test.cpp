@@ -157,3 +157,28 @@ TEST_CASE("pipes from the controller: map, len, and batches that keep the last p
   CHECK(result.err.empty());
   CHECK(result.out == "3\n[[1. 2.] [3. 4.]] [0 1]\n[[5. 6.]] [2]\n2\n");
 }
+
+TEST_CASE(
+    "tinylm (embedding, causal attention, layer_norm) learns: its loss falls far below uniform") {
+  // The example, shortened to 40 steps so the suite stays quick.
+  ss::test::TempDir dir;
+  std::string program = ss::test::read_file(source("examples/tinylm/tinylm.ss"));
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const auto at = program.find(from);
+    REQUIRE(at != std::string::npos);
+    program.replace(at, from.size(), to);
+  };
+  replace("range(75)", "range(10)");
+  replace("i % 15 == 14", "i % 5 == 4");
+  dir.write("tinylm.ss", program);
+  std::filesystem::copy_file(source("examples/tinylm/windows.safetensors"),
+                             dir.file("windows.safetensors"));
+  const auto result = run_process({kCliPath, "run", dir.file("tinylm.ss")});
+  REQUIRE_MESSAGE(result.exit_code == 0, result.err);
+  // "step 40: loss L, test T": the uniform baseline is ln(64) = 4.16.
+  const auto at = result.out.rfind("test ");
+  REQUIRE(at != std::string::npos);
+  CHECK(result.out.find("step 20:") != std::string::npos);
+  CHECK(std::stod(result.out.substr(at + 5)) < 3.0);
+  CHECK(std::filesystem::exists(dir.file("tinylm.safetensors")));
+}
