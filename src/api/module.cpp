@@ -196,6 +196,7 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     CallResult r;
     for (const auto& t : runtime::run_graph(*graph, inputs, typed.dims))
       r.outputs.push_back(to_public(t));
+    r.updated = graph->updated;
     return r;
   } catch (const runtime::InputMismatch& e) {
     return failed(diag::Code::E1603, e.what(),

@@ -136,6 +136,35 @@ TEST_CASE(
   CHECK(empty.diagnostics.at(0).code == "E1603");
 }
 
+TEST_CASE("a host trains through Module::call: train_step returns the new model and optimiser") {
+  const ss::Module mod = ss::Engine().load_file(digits_path(), digits_options());
+  auto inputs = parameters();
+  const auto x = digits::pixels(64);
+  inputs["batch.pixels"] = ss::Tensor::of(x.values, x.shape);
+  inputs["batch.label"] = ss::Tensor::of(digits::labels(64), {64});
+  for (const auto& [name, value] : std::map<std::string, float>{{"opt.lr", 1e-2f},
+                                                                {"opt.beta1", 0.9f},
+                                                                {"opt.beta2", 0.999f},
+                                                                {"opt.eps", 1e-8f},
+                                                                {"opt.weight_decay", 0.0f},
+                                                                {"opt.step", 0.0f}})
+    inputs[name] = ss::Tensor::scalar(value);
+  for (const auto& [name, a] : digits::parameters())
+    for (const char* state : {"opt.exp_avg.", "opt.exp_avg_sq."})
+      inputs[state + name.substr(2)] = ss::Tensor::of(std::vector<float>(a.values.size()), a.shape);
+  float first = 0, last = 0;
+  for (int step = 0; step < 5; ++step) {
+    const auto r = mod.call("train_step", {}, inputs);
+    REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? "" : r.diagnostics[0].render()));
+    REQUIRE(r.outputs.size() == 1 + r.updated.size());
+    CHECK(r.updated.front() == "m.w1");
+    (step == 0 ? first : last) = r.tensor().to_floats()[0];
+    for (std::size_t i = 0; i < r.updated.size(); ++i) inputs[r.updated[i]] = r.outputs[1 + i];
+  }
+  CHECK(inputs["opt.step"].to_floats()[0] == 5.0f);
+  CHECK(last < first);  // the same batch, five steps: its loss falls
+}
+
 TEST_CASE("a sink the host leaves unbound is E1705 at load, pointing at its declaration") {
   const ss::Module mod = ss::Engine().load_file(digits_path());
   REQUIRE_FALSE(mod);

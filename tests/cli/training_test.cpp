@@ -182,3 +182,22 @@ TEST_CASE(
   CHECK(std::stod(result.out.substr(at + 5)) < 3.0);
   CHECK(std::filesystem::exists(dir.file("tinylm.safetensors")));
 }
+
+TEST_CASE("grad gives value_and_grad's gradient, and opt.lr set to 0 stops the updates") {
+  ss::test::TempDir dir;
+  const auto file =
+      dir.write("g.ss",
+                "dim D = 3\nmodel M:\n    param w: [D] = uniform(low=-1.0, high=1.0)\n"
+                "fn loss(m: M, x: [D]) -> [] = sum(tanh(m.w * x))\n"
+                "fn step(mut m: M, mut opt: SGD[M], x: [D]):\n"
+                "    update(mut m, mut opt, grad(loss, m, x))\n"
+                "fn main():\n    m = M(seed=3)\n    x = zeros([D]) + 0.5\n"
+                "    l, g = value_and_grad(loss, m, x)\n    h = grad(loss, m, x)\n"
+                "    print(norm(g - h), norm(g) > 0.0)\n"
+                "    opt = SGD(m, lr=0.1)\n    before = m\n    step(mut m, mut opt, x)\n"
+                "    print(norm(m - before) > 0.0)\n    opt.lr = 0.0\n    moved = m\n"
+                "    step(mut m, mut opt, x)\n    print(norm(m - moved))\n");
+  const auto result = run_process({kCliPath, "run", file});
+  CHECK(result.err.empty());
+  CHECK(result.out == "0.0 True\nTrue\n0.0\n");
+}
