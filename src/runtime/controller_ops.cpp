@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "runtime/data_error.hpp"
+#include "runtime/interpreter.hpp"
 #include "runtime/safetensors.hpp"
 
 namespace ss::runtime {
@@ -10,37 +11,9 @@ namespace {
 
 using diag::Code;
 
-DType dtype_of_elem(const check::Elem& e) {
-  switch (e.kind) {
-    case check::ElemKind::bf16:
-      return DType::bf16;
-    case check::ElemKind::f16:
-      return DType::f16;
-    case check::ElemKind::i32:
-    case check::ElemKind::index:
-      return DType::i32;
-    case check::ElemKind::boolean:
-      return DType::boolean;
-    default:
-      return DType::f32;
-  }
-}
-
 // A static size, or -1 for an axis only the data fixes.
 std::int64_t size_or_any(const check::Axis& axis, const check::TypedProgram& p) {
-  std::int64_t n = 1;
-  for (const auto& f : axis.factors) {
-    if (f.kind == check::Factor::Kind::literal) {
-      n *= f.value;
-    } else if (f.kind == check::Factor::Kind::dim) {
-      const auto it = p.dims.find(f.name);
-      if (it == p.dims.end() || !it->second) return -1;
-      n *= *it->second;
-    } else {
-      return -1;
-    }
-  }
-  return n;
+  return size_of(axis, {}, p.dims).value_or(-1);
 }
 
 }  // namespace
@@ -66,7 +39,7 @@ Value load_dataset_value(const check::TypedProgram& program, const std::string& 
                          const std::string& path) {
   std::vector<FieldSpec> fields;
   for (const auto& [name, type] : program.records.at(record)) {
-    FieldSpec f{.name = name, .dtype = dtype_of_elem(type.elem)};
+    FieldSpec f{.name = name, .dtype = dtype_of(type.elem)};
     for (const auto& axis : type.axes) f.shape.push_back(size_or_any(axis, program));
     if (type.elem.kind == check::ElemKind::index && type.elem.index_of) {
       const std::int64_t bound = size_or_any(*type.elem.index_of, program);

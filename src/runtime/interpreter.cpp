@@ -9,43 +9,6 @@ namespace {
 using check::Factor;
 namespace ref = reference;
 
-DType dtype_of(const check::Elem& elem) {
-  switch (elem.kind) {
-    case check::ElemKind::f32:
-      return DType::f32;
-    case check::ElemKind::bf16:
-      return DType::bf16;
-    case check::ElemKind::f16:
-      return DType::f16;
-    case check::ElemKind::i32:
-    case check::ElemKind::index:
-      return DType::i32;
-    case check::ElemKind::boolean:
-      return DType::boolean;
-  }
-  return DType::f32;
-}
-
-std::optional<std::int64_t> size_of(const check::Axis& axis,
-                                    const std::map<std::string, std::int64_t>& sizes,
-                                    const Dims& dims) {
-  std::int64_t n = 1;
-  for (const auto& f : axis.factors) {
-    if (f.kind == Factor::Kind::literal) {
-      n *= f.value;
-    } else if (f.kind == Factor::Kind::dim) {
-      const auto it = dims.find(f.name);
-      if (it == dims.end() || !it->second) return std::nullopt;
-      n *= *it->second;
-    } else if (const auto it = sizes.find(f.name); it != sizes.end()) {
-      n *= it->second;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return n;
-}
-
 // A node's shape from its type, for nodes that make values (fill, literal,
 // random): every axis's size must be known by now.
 Shape shape_of(const check::Type& type, const std::map<std::string, std::int64_t>& sizes,
@@ -96,6 +59,43 @@ Tensor run_einops(const ir::Node& n, const Tensor& x,
 }
 
 }  // namespace
+
+DType dtype_of(const check::Elem& elem) {
+  switch (elem.kind) {
+    case check::ElemKind::f32:
+      return DType::f32;
+    case check::ElemKind::bf16:
+      return DType::bf16;
+    case check::ElemKind::f16:
+      return DType::f16;
+    case check::ElemKind::i32:
+    case check::ElemKind::index:
+      return DType::i32;
+    case check::ElemKind::boolean:
+      return DType::boolean;
+  }
+  return DType::f32;
+}
+
+std::optional<std::int64_t> size_of(const check::Axis& axis,
+                                    const std::map<std::string, std::int64_t>& sizes,
+                                    const Dims& dims) {
+  std::int64_t n = 1;
+  for (const auto& f : axis.factors) {
+    if (f.kind == Factor::Kind::literal) {
+      n *= f.value;
+    } else if (f.kind == Factor::Kind::dim) {
+      const auto it = dims.find(f.name);
+      if (it == dims.end() || !it->second) return std::nullopt;
+      n *= *it->second;
+    } else if (const auto it = sizes.find(f.name); it != sizes.end()) {
+      n *= it->second;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return n;
+}
 
 std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
                                                const std::map<std::string, Tensor>& inputs,

@@ -32,6 +32,15 @@ struct SplitMismatch : std::runtime_error {
 
 using Dims = std::map<std::string, std::optional<std::int64_t>>;
 
+// The runtime's element type for a checked one (Index[C] is i32).
+DType dtype_of(const check::Elem& elem);
+
+// An axis's size: its literal factors, its dims' sizes, its generic names'
+// `sizes`; nullopt when one of them isn't known.
+std::optional<std::int64_t> size_of(const check::Axis& axis,
+                                    const std::map<std::string, std::int64_t>& sizes,
+                                    const Dims& dims);
+
 // The sizes of the graph's generic axes, bound from the inputs' shapes.
 std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
                                                const std::map<std::string, Tensor>& inputs,

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "runtime/interpreter.hpp"
 #include "runtime/random.hpp"
 
 namespace ss::runtime {
@@ -12,32 +13,12 @@ using check::Type;
 using syntax::Expr;
 using syntax::ExprKind;
 
-DType dtype_for(const check::Elem& e) {
-  switch (e.kind) {
-    case check::ElemKind::bf16:
-      return DType::bf16;
-    case check::ElemKind::f16:
-      return DType::f16;
-    default:
-      return DType::f32;
-  }
-}
-
+// A parameter's size on an axis: its dims are sized by the time a model is
+// made (E0404 otherwise), and a parameter has no generic axis.
 std::int64_t axis_size(const check::Axis& axis, const check::TypedProgram& p) {
-  std::int64_t n = 1;
-  for (const auto& f : axis.factors) {
-    if (f.kind == check::Factor::Kind::literal) {
-      n *= f.value;
-    } else if (f.kind == check::Factor::Kind::dim) {
-      const auto it = p.dims.find(f.name);
-      if (it == p.dims.end() || !it->second)
-        throw std::logic_error("the dim " + f.name + " has no size");
-      n *= *it->second;
-    } else {
-      throw std::logic_error("a parameter with a generic axis");
-    }
-  }
-  return n;
+  const auto n = size_of(axis, {}, p.dims);
+  if (!n) throw std::logic_error("a parameter's axis " + axis.str() + " has no size");
+  return *n;
 }
 
 double literal(const Expr& e) {
@@ -66,8 +47,8 @@ struct Walk {
       if (!m.is_param) continue;
       Shape shape;
       for (const auto& axis : m.type.axes) shape.push_back(axis_size(axis, p));
-      layout.push_back({path, dtype_for(m.type.elem), shape});
-      if (draw) out[path] = initialise(*m.init, dtype_for(m.type.elem), shape, stream);
+      layout.push_back({path, dtype_of(m.type.elem), shape});
+      if (draw) out[path] = initialise(*m.init, dtype_of(m.type.elem), shape, stream);
       ++stream;
     }
   }

@@ -36,9 +36,11 @@ std::string render_all(const std::vector<ss::Diagnostic>& diagnostics) {
 
 TEST_CASE("every valid program checks with no error") {
   const std::filesystem::path root = ss::test::kSourceDir;
-  std::vector<std::filesystem::path> files = {root / "examples/digits/digits.ss"};
-  for (const auto& entry : std::filesystem::directory_iterator(root / "tests/programs/valid"))
-    files.push_back(entry.path());
+  std::vector<std::filesystem::path> files = {root / "examples/digits/digits.ss",
+                                              root / "examples/tinylm/tinylm.ss"};
+  for (const char* folder : {"tests/programs/valid", "tests/programs/training"})
+    for (const auto& entry : std::filesystem::directory_iterator(root / folder))
+      files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   CHECK(files.size() >= 8);
   const ss::Engine engine;

@@ -35,7 +35,7 @@ TEST_CASE("every controller function of the programs lowers to a compact form th
   int lowered = 0;
   for (const std::string file :
        {"tests/programs/valid/operations.ss", "tests/programs/valid/features.ss",
-        "tests/programs/valid/tinylm.ss", "tests/programs/valid/several_cpu_devices.ss",
+        "examples/tinylm/tinylm.ss", "tests/programs/valid/several_cpu_devices.ss",
         "tests/programs/run/prints.ss", "tests/programs/run/controller.ss",
         "examples/digits/digits.ss"}) {
     const auto program = ss::test::check_source_file(file);

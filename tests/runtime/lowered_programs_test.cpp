@@ -53,7 +53,7 @@ TEST_CASE(
   int ran = 0;
   for (const std::string file :
        {"tests/programs/valid/operations.ss", "tests/programs/valid/features.ss",
-        "tests/programs/valid/tinylm.ss", "examples/digits/digits.ss"}) {
+        "examples/tinylm/tinylm.ss", "examples/digits/digits.ss"}) {
     const auto program = ss::test::check_source_file(file);
     for (const auto& entry : program->typed.functions) {
       const std::string& name = entry.first;

@@ -37,7 +37,7 @@ Tensor tokens(std::int64_t b, std::int64_t step_n, std::int64_t step_t) {
 }  // namespace
 
 TEST_CASE("the tiny language model's loss runs as one graph and matches numpy") {
-  const auto program = ss::test::check_source_file("tests/programs/valid/tinylm.ss");
+  const auto program = ss::test::check_source_file("examples/tinylm/tinylm.ss");
   const ss::ir::Graph loss = ss::ir::lower_function(program->typed, "loss");
   CHECK(ss::ir::verify(loss).empty());
   std::map<std::string, double> expected;
