@@ -198,9 +198,12 @@ class Controller {
         case HostOp::ret:
           return in.args.empty() ? of_kind(Value::Kind::none) : at(in.args[0]);
         case HostOp::unsupported:
-          if (in.code)
+          if (in.code)  // the program's mistake, found by lowering (E1204)
             fail(*in.code, in.span, in.text, "here",
-                 "differentiate a value computed from the model: a loss that uses its parameters");
+                 *in.code == diag::Code::E1204
+                     ? "differentiate a value computed from the model: a loss that uses its "
+                       "parameters"
+                     : "");
           unsupported(in.text, in.span);
         default:
           try {
