@@ -6,6 +6,7 @@
 
 #include "api/compiled.hpp"
 #include "diag/codes.hpp"
+#include "ir/host.hpp"
 #include "ir/lower.hpp"
 #include "syntax/utf8.hpp"
 
@@ -23,6 +24,15 @@ std::string fuzz_one(const std::uint8_t* data, std::size_t size) {
   if (!compiled->diagnostics.empty()) return {};
   // Whatever the checker accepted is UTF-8, and lowers or says why not.
   if (syntax::find_invalid_utf8(text)) return "accepted text that isn't UTF-8";
+  // Controller functions lower to a compact form that verifies (a tensor
+  // expression the graph lowering can't handle becomes an instruction).
+  try {
+    for (const auto& [name, fn] : ir::lower_controller(compiled->typed))
+      if (const auto bad = ir::verify(fn); !bad.empty())
+        return "controller `" + name + "` lowered badly: " + bad;
+  } catch (const std::exception& e) {
+    return std::string("lowering the controller failed: ") + e.what();
+  }
   for (const auto& [name, fn] : compiled->typed.functions) {
     if (fn.controller || fn.item->is_extern) continue;
     try {
