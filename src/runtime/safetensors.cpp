@@ -58,7 +58,10 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path) {
   const std::size_t data_start = 8 + header_size;
   const std::size_t data_size = bytes.size() - data_start;
   std::map<std::string, Tensor> out;
-  for (const auto& [name, entry] : header.items()) {
+  for (const auto& item : header.items()) {
+    // Named, not a structured binding: clang 14 won't let lambdas capture those.
+    const std::string name = item.key();
+    const auto& entry = item.value();
     if (name == "__metadata__") continue;
     if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
         !entry.contains("data_offsets") || !entry["dtype"].is_string() ||

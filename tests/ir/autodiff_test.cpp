@@ -59,7 +59,8 @@ TEST_CASE("every operation's gradient matches central finite differences") {
   const auto program = ss::test::check_source_file("tests/programs/gradients/ops.ss");
   const auto& dims = program->typed.dims;
   int checked = 0;
-  for (const auto& [name, fn] : program->typed.functions) {
+  for (const auto& entry : program->typed.functions) {
+    const std::string& name = entry.first;  // not a binding: clang 14's CAPTURE can't take one
     CAPTURE(name);
     const ss::ir::Graph forward = ss::ir::lower_function(program->typed, name);
     ss::ir::Graph backward = forward;

@@ -39,7 +39,9 @@ TEST_CASE("every controller function of the programs lowers to a compact form th
         "tests/programs/run/prints.ss", "tests/programs/run/controller.ss",
         "examples/digits/digits.ss"}) {
     const auto program = ss::test::check_source_file(file);
-    for (const auto& [name, fn] : ss::ir::lower_controller(program->typed)) {
+    for (const auto& entry : ss::ir::lower_controller(program->typed)) {
+      const std::string& name = entry.first;  // clang 14's CAPTURE can't take a binding
+      const ss::ir::HostFunction& fn = entry.second;
       CAPTURE(file);
       CAPTURE(name);
       CHECK(ss::ir::verify(fn) == "");
