@@ -374,6 +374,11 @@ Stmt Parser::statement() {
   if (accept(Tok::assign)) {
     s.kind = StmtKind::assign;
     if (e->kind == ExprKind::tuple) {
+      if (e->items.empty()) {  // `() = ...`: nothing to bind
+        r_.error(Code::E0207, e->span, "can't assign to `()`", "no names").help =
+            "assign to a name (`x = ...`) or several names (`a, b = ...`)";
+        throw ParseError{};
+      }
       for (auto& item : e->items) s.targets.push_back(std::move(item));
     } else {
       s.targets.push_back(std::move(e));
