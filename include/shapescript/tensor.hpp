@@ -50,6 +50,10 @@ class SS_API Tensor {
   std::vector<float> to_floats() const;
 
  private:
+  // A view of the host's memory, whatever its element type.
+  static Tensor borrowed(DType dtype, const void* data, std::vector<std::int64_t> shape,
+                         std::vector<std::int64_t> strides);
+
   DType dtype_ = DType::f32;
   std::vector<std::int64_t> shape_;
   std::vector<std::int64_t> strides_;

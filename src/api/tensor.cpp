@@ -41,18 +41,18 @@ Tensor Tensor::view(const std::int32_t* data, std::vector<std::int64_t> shape) {
 
 Tensor Tensor::view(const float* data, std::vector<std::int64_t> shape,
                     std::vector<std::int64_t> strides) {
-  Tensor t;
-  t.dtype_ = DType::f32;
-  t.shape_ = std::move(shape);
-  t.strides_ = std::move(strides);
-  t.data_ = data;
-  return t;
+  return borrowed(DType::f32, data, std::move(shape), std::move(strides));
 }
 
 Tensor Tensor::view(const std::int32_t* data, std::vector<std::int64_t> shape,
                     std::vector<std::int64_t> strides) {
+  return borrowed(DType::i32, data, std::move(shape), std::move(strides));
+}
+
+Tensor Tensor::borrowed(DType dtype, const void* data, std::vector<std::int64_t> shape,
+                        std::vector<std::int64_t> strides) {
   Tensor t;
-  t.dtype_ = DType::i32;
+  t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.strides_ = std::move(strides);
   t.data_ = data;
