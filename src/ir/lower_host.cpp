@@ -276,14 +276,25 @@ class HostLowering {
     return tensors(e);
   }
 
+  // A call's positional arguments (after the callee) as the instruction's
+  // operands; its keyword arguments as parts, name and value.
+  void positional(const Expr& call, HostInstr& instr) {
+    for (std::size_t i = 1; i < call.items.size(); ++i)
+      instr.args.push_back(operand(*call.items[i], instr));
+  }
+  void keywords(const Expr& call, HostInstr& instr) {
+    for (const auto& kw : call.kwargs) {
+      FormatPart part{.text = kw.name, .span = kw.value->span};
+      part.slot = operand(*kw.value, instr);
+      instr.parts.push_back(std::move(part));
+    }
+  }
+
   std::optional<int> builtin_call(const Expr& e) {
     const Expr& callee = *e.items[0];
     if (callee.kind != ExprKind::name) return std::nullopt;
     const std::string& name = callee.text;
-    const auto args_of = [&](HostInstr& instr) {
-      for (std::size_t i = 1; i < e.items.size(); ++i)
-        instr.args.push_back(operand(*e.items[i], instr));
-    };
+    const auto args_of = [&](HostInstr& instr) { positional(e, instr); };
     const auto finish = [&](HostInstr instr) {
       const int dst = instr.dst;
       emit(std::move(instr));
@@ -301,16 +312,9 @@ class HostLowering {
       instr.dst = temporary();
       return finish(std::move(instr));
     }
-    const auto keywords = [&](HostInstr& instr) {
-      for (const auto& kw : e.kwargs) {
-        FormatPart part{.text = kw.name, .span = kw.value->span};
-        part.slot = operand(*kw.value, instr);
-        instr.parts.push_back(std::move(part));
-      }
-    };
     if (p_.models.count(name)) {  // Mlp(seed=0)
       HostInstr instr{.op = HostOp::model, .text = name, .kind = HostKind::model, .span = e.span};
-      keywords(instr);
+      keywords(e, instr);
       for (const auto& part : instr.parts)
         if (part.text == "seed") instr.args.push_back(part.slot);
       instr.parts.clear();
@@ -321,7 +325,7 @@ class HostLowering {
       HostInstr instr{
           .op = HostOp::optimizer, .text = name, .kind = HostKind::optimizer, .span = e.span};
       args_of(instr);
-      keywords(instr);
+      keywords(e, instr);
       instr.dst = temporary();
       return finish(std::move(instr));
     }
@@ -354,7 +358,7 @@ class HostLowering {
     }
     if (name == "write") {
       HostInstr instr{.op = HostOp::write, .text = e.items[1]->text, .span = e.span};
-      keywords(instr);
+      keywords(e, instr);
       emit(std::move(instr));
       return constant(HostKind::none, 0);
     }
@@ -423,13 +427,8 @@ class HostLowering {
     HostInstr instr{.op = HostOp::pipe, .kind = kind_of(p_.type_of(e)), .span = e.span};
     if (e.kind == ExprKind::call) {
       instr.text = e.items[0]->text;
-      for (std::size_t i = 1; i < e.items.size(); ++i)
-        instr.args.push_back(operand(*e.items[i], instr));
-      for (const auto& kw : e.kwargs) {
-        FormatPart part{.text = kw.name, .span = kw.value->span};
-        part.slot = operand(*kw.value, instr);
-        instr.parts.push_back(std::move(part));
-      }
+      positional(e, instr);
+      keywords(e, instr);
       instr.dst = temporary();
       const int dst = instr.dst;
       emit(std::move(instr));
@@ -441,13 +440,8 @@ class HostLowering {
       instr.text = stage.text;  // whole
     } else if (stage.kind == ExprKind::call && stage.items[0]->kind == ExprKind::name) {
       instr.text = stage.items[0]->text;
-      for (std::size_t i = 1; i < stage.items.size(); ++i)
-        instr.args.push_back(operand(*stage.items[i], instr));
-      for (const auto& kw : stage.kwargs) {
-        FormatPart part{.text = kw.name, .span = kw.value->span};
-        part.slot = operand(*kw.value, instr);
-        instr.parts.push_back(std::move(part));
-      }
+      positional(stage, instr);
+      keywords(stage, instr);
     } else {
       unsupported("this pipe stage", stage.span);
       return constant(HostKind::none, 0);
