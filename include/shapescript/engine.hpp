@@ -127,6 +127,13 @@ class SS_API Engine {
   // results are then printed. Each line printed goes to `print`. Returns the
   // program's errors, from checking or from running; empty when it ran to
   // its end.
+  // `shapescript build --standalone`: one self-contained C++ source with no
+  // dependency on the library, written to `output`. A program for several
+  // devices is refused first (E1805: its controller needs the library's
+  // workers). The generator itself isn't written yet: other programs get
+  // an error without a code that says so.
+  std::vector<Diagnostic> build_standalone(const std::string& path,
+                                           const std::string& output) const;
   std::vector<Diagnostic> run_file(const std::string& path, const std::string& function,
                                    const std::function<void(std::string_view)>& print,
                                    const std::map<std::string, Tensor>& args = {},

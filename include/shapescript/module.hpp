@@ -2,6 +2,8 @@
 // on first call and kept, so later calls at any batch size prepare nothing.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,12 +27,57 @@ namespace ss {
 using SinkRecord = std::vector<std::pair<std::string, double>>;
 using SinkCallback = std::function<void(const SinkRecord&)>;
 
+// Several devices (`devices cpu[0 1 2]`): what one worker did, in one call
+// or in a run's calls of one function.
+struct WorkerStats {
+  std::string device;  // "cpu[1]"
+  int rank = 0;        // in the world (every process's workers)
+  std::int64_t calls = 0;
+  std::int64_t examples = 0;        // its parts of the batches
+  std::int64_t all_reduces = 0;     // collectives it issued
+  std::int64_t reduced_values = 0;  // elements those all-reduces summed
+};
+
+// A run's call of a function on the workers (LoadOptions::stats).
+struct CallStats {
+  std::string function;  // the device function the controller called
+  std::vector<WorkerStats> workers;
+};
+
+// A host's own collectives (MPI, Gloo, its own NCCL setup...) for a
+// several-device program: the world's size, each local device's rank (in
+// the order the `devices` line names them), and the operations, each
+// called from the worker thread of `local` and returning 0 on success
+// (anything else is E1806). all_reduce sums in place, and every rank must get
+// the same bits, or replicas drift (an internal error says so). `abort` must
+// wake every worker waiting in a collective. Calls of different local
+// workers overlap; the table must allow it.
+struct CollectiveTable {
+  void* context = nullptr;
+  int world = 1;
+  std::vector<int> ranks;
+  int (*all_reduce_f32)(void* context, int local, float* data, std::size_t count) = nullptr;
+  int (*all_reduce_i32)(void* context, int local, std::int32_t* data, std::size_t count) = nullptr;
+  int (*broadcast)(void* context, int local, void* data, std::size_t bytes, int root) = nullptr;
+  int (*barrier)(void* context, int local) = nullptr;
+  void (*abort)(void* context) = nullptr;
+};
+
 struct LoadOptions {
   std::map<std::string, std::int64_t> dims;
   std::map<std::string, SinkCallback> sinks;
   // Told how far a loop over a dataset's batches has got (done of total),
   // after each batch: the CLI draws a progress bar with it on a terminal.
   std::function<void(std::int64_t done, std::int64_t total)> progress;
+  // Several devices: after each call the workers ran, from a controller
+  // function or Module::call, what each worker did (`run --stats`).
+  std::function<void(const CallStats&)> stats;
+  // How long a `cpu[...]` worker waits for the others in a collective
+  // before the call fails with E1806 (a worker stuck, never a hang).
+  std::chrono::milliseconds collective_timeout{120000};
+  // A host's collectives instead of the library's own (E1806 when its ranks
+  // don't match the `devices` line).
+  std::shared_ptr<const CollectiveTable> collectives;
 };
 
 struct SS_API CallResult {
@@ -39,6 +86,8 @@ struct SS_API CallResult {
   // function changed, named in `updated` ("m.w1", "opt.step").
   std::vector<Tensor> outputs;
   std::vector<std::string> updated;
+  // Several devices: what each worker did in this call.
+  std::vector<WorkerStats> workers;
   std::vector<Diagnostic> diagnostics;
   explicit operator bool() const { return !has_errors(diagnostics); }
   const Tensor& tensor(std::size_t i = 0) const { return outputs.at(i); }

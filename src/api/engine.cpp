@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "api/compiled.hpp"
+#include "api/devices.hpp"
 #include "api/module_impl.hpp"
 #include "check/checker.hpp"
 #include "diag/codes.hpp"
@@ -160,6 +161,29 @@ std::string Engine::ir_listing(const std::string& path,
   return out;
 }
 
+std::vector<Diagnostic> Engine::build_standalone(const std::string& path,
+                                                 const std::string& output) const {
+  const auto compiled = api::compile_file(path, *impl_->log);
+  if (!compiled->ok()) return compiled->diagnostics;
+  const auto& typed = compiled->typed;
+  if (typed.device_count > 1) {
+    Diagnostic d = diag::error(
+        diag::Code::E1805,
+        "a standalone build can't run on " + std::to_string(typed.device_count) + " devices",
+        "build without --standalone, or for one device");
+    if (!compiled->program.devices.empty()) {
+      d.labels.push_back(compiled->map->label(compiled->program.devices.front().span,
+                                              "a controller with a worker per device", true));
+      d.location = d.labels.back().start;
+    }
+    return {d};
+  }
+  Diagnostic d;
+  d.message = "`build --standalone` (to `" + output + "`) isn't supported yet";
+  d.help = "run the program with `shapescript run`, or load it from a host";
+  return {d};
+}
+
 std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::string& function,
                                          const std::function<void(std::string_view)>& print,
                                          const std::map<std::string, Tensor>& args,
@@ -181,7 +205,12 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       values[name] = Module::Impl::to_runtime(tensor);
     }
     try {
-      runtime::RunOptions run{.print = print, .progress = options.progress};
+      runtime::RunOptions run{
+          .print = print, .progress = options.progress, .devices = module.impl_->devices.get()};
+      if (options.stats)
+        run.stats = [&](const std::string& name, const std::vector<runtime::WorkerStats>& stats) {
+          options.stats({name, api::to_public(stats)});
+        };
       if (const auto slash = path.rfind('/'); slash != std::string::npos)
         run.base_dir = path.substr(0, slash == 0 ? 1 : slash);
       for (const auto& [name, callback] : module.impl_->sinks) run.sinks[name] = callback;

@@ -1,7 +1,9 @@
 #include <variant>
 
+#include "api/devices.hpp"
 #include "api/module_impl.hpp"
 #include "diag/codes.hpp"
+#include "ir/distribute.hpp"
 #include "ir/lower.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/interpreter.hpp"
@@ -54,6 +56,8 @@ void Module::Impl::bind(const LoadOptions& options) {
     if (callback) bound.push_back(name);
   api::check_sinks(*compiled, bound);
   sinks = options.sinks;
+  devices = api::make_devices(*compiled, options);
+  stats = options.stats;
 }
 
 const ir::HostProgram& Module::Impl::controller_code() const {
@@ -194,8 +198,24 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
   }
   try {
     CallResult r;
-    for (const auto& t : runtime::run_graph(*graph, inputs, typed.dims))
-      r.outputs.push_back(to_public(t));
+    std::vector<runtime::Tensor> outputs;
+    if (impl_->devices && runtime::has_split_input(*graph)) {
+      const ir::Graph* distributed = nullptr;
+      {
+        std::lock_guard lock(impl_->mutex);
+        auto it = impl_->distributed.find(function);
+        if (it == impl_->distributed.end())
+          it = impl_->distributed.emplace(function, ir::distribute(*graph)).first;
+        distributed = &it->second;
+      }
+      std::vector<runtime::WorkerStats> stats;
+      outputs = impl_->devices->run(*distributed, inputs, typed.dims, &stats);
+      r.workers = api::to_public(stats);
+      if (impl_->stats) impl_->stats({function, r.workers});
+    } else {
+      outputs = runtime::run_graph(*graph, inputs, typed.dims);
+    }
+    for (const auto& t : outputs) r.outputs.push_back(to_public(t));
     r.updated = graph->updated;
     return r;
   } catch (const runtime::InputMismatch& e) {

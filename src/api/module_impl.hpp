@@ -13,6 +13,7 @@
 #include "ir/graph.hpp"
 #include "ir/host.hpp"
 #include "runtime/tensor.hpp"
+#include "runtime/workers.hpp"
 #include "shapescript/module.hpp"
 
 namespace ss {
@@ -24,6 +25,11 @@ struct Module::Impl {
   mutable std::unique_ptr<ir::HostProgram> controller;  // lowered at the first run
   std::map<std::string, SinkCallback> sinks;            // bound at load
   mutable std::atomic<std::int64_t> dropout_runs{0};    // `$seed` for calls that don't give one
+  // Several devices: the workers, each function's graph as they run it,
+  // and where their stats go.
+  std::shared_ptr<runtime::DeviceGroup> devices;
+  mutable std::map<std::string, ir::Graph> distributed;
+  std::function<void(const CallStats&)> stats;
 
   // What a load gives a program: its dims' sizes, its sinks' callbacks
   // (E1705 for one left unbound).

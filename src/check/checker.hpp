@@ -23,6 +23,10 @@ struct FunctionInfo {
   bool has_ret = false;
   std::set<std::string> generics;
   bool controller = false;
+  // With several devices, the generic axes that are batch axes (split
+  // across the devices): a `[b] Record` parameter's, a value's from
+  // `batches`/`whole`, and those a call-graph fixpoint carries them to.
+  std::set<std::string> batch_axes;
 };
 
 struct MemberInfo {
@@ -48,6 +52,7 @@ struct PatternPlan {
 struct TypedProgram {
   int device_count = 1;  // from the `devices` line; 1 when there is none
   std::string device_kind = "cpu";
+  std::vector<std::int64_t> device_indices;  // `cuda[0 1]`: 0 and 1; empty without brackets
   std::map<std::string, std::optional<std::int64_t>> dims;
   std::map<std::string, std::vector<MemberInfo>> models;
   std::map<std::string, std::vector<std::pair<std::string, Type>>> records;

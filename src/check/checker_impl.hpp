@@ -93,8 +93,7 @@ struct FnInfo : FunctionInfo {
   std::string controller_why;
   std::vector<Span> device_work;
   std::set<std::string> callees;
-  // several devices
-  std::set<std::string> batch_axes;
+  // several devices (batch_axes is in FunctionInfo)
   std::vector<CallSite> calls;
   std::vector<BatchEvent> events;
 };
@@ -201,6 +200,7 @@ class Checker {
   diag::Reporter& r_;
   int device_count_ = 1;
   std::string device_kind_ = "cpu";
+  std::vector<std::int64_t> device_indices_;
   std::map<std::string, DimInfo> dims_;
   std::map<std::string, RecordInfo> records_;
   std::map<std::string, ModelInfo> models_;

@@ -67,6 +67,7 @@ void Checker::declare_devices() {
     }
     device_kind_ = d.kind;
     device_count_ = d.indexed ? static_cast<int>(d.indices.size()) : 1;
+    device_indices_.assign(d.indices.begin(), d.indices.end());
   }
 }
 

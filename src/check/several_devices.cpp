@@ -193,6 +193,7 @@ TypedProgram Checker::run() {
 
   typed_.device_count = device_count_;
   typed_.device_kind = device_kind_;
+  typed_.device_indices = device_indices_;
   for (const auto& [name, dim] : dims_) typed_.dims[name] = dim.value;
   for (const auto& [name, model] : models_)
     for (const auto& m : model.members) {

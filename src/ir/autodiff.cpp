@@ -56,6 +56,8 @@ class Rules {
       case Op::argmax:
       case Op::argsort:
         return {};
+      case Op::all_reduce:  // a replicated result: each part's gradient is the result's
+        return {gy};
       case Op::unary:
         return {unary_rule(static_cast<Unary>(n.sub), x, i, gy)};
       case Op::binary:

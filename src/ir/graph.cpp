@@ -58,6 +58,8 @@ const char* op_name(Op op) {
       return "argsort";
     case Op::layer_norm:
       return "layer_norm";
+    case Op::all_reduce:
+      return "all_reduce";
     case Op::rms_norm:
       return "rms_norm";
     case Op::concat:
@@ -161,6 +163,7 @@ std::string print(const Graph& g) {
       for (std::size_t k = 0; k < n.axes.size(); ++k) out << (k ? "," : "") << n.axes[k];
     }
     if (n.keep) out << " keep";
+    if (n.op == Op::cross_entropy && n.sub == 1) out << " sum";
     if (n.op == Op::constant || n.op == Op::fill || n.op == Op::index || n.op == Op::pad)
       out << " " << n.number;
     for (const auto v : n.ints) out << " " << v;

@@ -30,7 +30,7 @@ enum class Op {
   argmax,         // axes[0]; keep
   softmax,        // axes[0]
   log_softmax,    // axes[0]
-  cross_entropy,  // axes[0]
+  cross_entropy,  // axes[0]; sub 1: the sum over the other positions, not the mean
   causal,
   gather,
   index,    // axes[0]: the axis; number: the static index (negative counts from the end)
@@ -57,6 +57,8 @@ enum class Op {
                 // at axes[0]: the slice ints[0]:ints[1] or, when ints is empty, the
                 // index `number` (values lack that axis)
   take_along,   // in: x, ids; along axes[0], out[.., j, ..] = x[.., ids[.., j, ..], ..]
+  // Made by distribution over several devices (ir/distribute.hpp):
+  all_reduce,  // in: each worker's part of a sum; out: the sum, the same bits on every worker
 };
 
 const char* op_name(Op op);
@@ -87,6 +89,12 @@ struct Graph {
   // their tensors' new values ("m.w1", "opt.step"), after the results.
   std::vector<std::string> updated;
   std::set<std::string> symbols;  // the generic axes the sizes depend on
+  // With several devices: the generic axes that are batch axes. An input
+  // with one is split along it; see ir/distribute.hpp.
+  std::set<std::string> batch;
+  // After distribution: per output, whether it is split (each worker
+  // returns its part, joined in rank order) rather than whole.
+  std::vector<bool> split_outputs;
 
   int add(Node node);
 };

@@ -79,6 +79,7 @@ class Lowerer {
                        fn.item->name_span);
     g_.name = name;
     g_.symbols = fn.generics;
+    g_.batch = fn.batch_axes;
     Scope scope;
     for (std::size_t i = 0; i < fn.params.size(); ++i)
       scope.vars[fn.item->params[i].name] =

@@ -465,7 +465,11 @@ class HostLowering {
             .code = failure.code});
       return constant(HostKind::none, 0);
     }
-    const Graph& graph = fn_.graphs.back();
+    Graph& graph = fn_.graphs.back();
+    graph.batch = info_->batch_axes;
+    // Named for --stats by the function it calls, else by its line.
+    graph.name = e.kind == ExprKind::call && e.items[0]->kind == ExprKind::name ? e.items[0]->text
+                                                                                : "expression";
     instr.target = static_cast<int>(fn_.graphs.size()) - 1;
     for (const int input : graph.inputs) {
       const std::string& name = graph.nodes[static_cast<std::size_t>(input)].name;

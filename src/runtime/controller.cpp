@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "diag/codes.hpp"
+#include "ir/distribute.hpp"
 #include "ir/lower.hpp"
 #include "runtime/controller_ops.hpp"
 #include "runtime/data_error.hpp"
@@ -289,7 +290,7 @@ class Controller {
     }
     std::vector<Tensor> outputs;
     try {
-      outputs = run_graph(g, inputs, p_.dims);
+      outputs = run(g, inputs);
     } catch (const std::exception& failure) {
       if (auto d = program_failure(failure, map_, in.span)) throw Failure{std::move(*d)};
       throw;
@@ -316,6 +317,18 @@ class Controller {
     for (std::size_t i = 0; i < in.items.size(); ++i)
       v.items.push_back(take(in.items[i], in.models[i]));
     return v;
+  }
+
+  // A graph on the workers when it has a batch to split, else here.
+  std::vector<Tensor> run(const ir::Graph& g, const std::map<std::string, Tensor>& inputs) {
+    if (!options_.devices || !has_split_input(g)) return run_graph(g, inputs, p_.dims);
+    auto found = distributed_.find(&g);
+    if (found == distributed_.end()) found = distributed_.emplace(&g, ir::distribute(g)).first;
+    std::vector<WorkerStats> stats;
+    auto outputs =
+        options_.devices->run(found->second, inputs, p_.dims, options_.stats ? &stats : nullptr);
+    if (options_.stats) options_.stats(g.name, stats);
+    return outputs;
   }
 
   std::string resolve(const std::string& path) const {
@@ -471,7 +484,9 @@ class Controller {
   }
 
   std::int64_t dropout_runs_ = 0;
-  std::map<std::string, ir::Graph> mapped_;  // map's functions, lowered once
+  std::map<std::string, ir::Graph> mapped_;
+  std::map<const ir::Graph*, ir::Graph>
+      distributed_;  // each graph as the workers run it  // map's functions, lowered once
   const check::TypedProgram& p_;
   const ir::HostProgram& code_;
   const syntax::SourceMap& map_;
@@ -483,7 +498,26 @@ class Controller {
 std::optional<Diagnostic> program_failure(const std::exception& e, const syntax::SourceMap& map,
                                           syntax::Span at) {
   Diagnostic d;
-  if (const auto* split = dynamic_cast<const SplitMismatch*>(&e)) {
+  if (const auto* worker = dynamic_cast<const WorkerFailure*>(&e)) {
+    const std::string where = "on worker " + worker->device + " (rank " +
+                              std::to_string(worker->rank) + "), in its part of the batch";
+    try {
+      std::rethrow_exception(worker->cause);
+    } catch (const CollectiveError& c) {
+      d = diag::error(diag::Code::E1806, std::string("a collective failed: ") + c.what(),
+                      "a worker that stops answering, a lost device or a failed communicator "
+                      "ends the call; the next call starts the collectives afresh");
+      d.labels.push_back(map.label(at, "in this call", true));
+      d.notes.push_back(where);
+    } catch (const std::exception& cause) {
+      auto inner = program_failure(cause, map, at);
+      if (!inner) return std::nullopt;
+      inner->notes.push_back(where);
+      return inner;
+    } catch (...) {
+      return std::nullopt;
+    }
+  } else if (const auto* split = dynamic_cast<const SplitMismatch*>(&e)) {
     d = diag::error(diag::Code::E0708, split->what(), "the given sizes must divide the axis");
     d.labels.push_back(map.label(split->span, "at run time", true));
   } else if (const auto* range = dynamic_cast<const reference::RangeError*>(&e)) {

@@ -16,6 +16,7 @@
 #include "check/checker.hpp"
 #include "ir/host.hpp"
 #include "runtime/tensor.hpp"
+#include "runtime/workers.hpp"
 #include "shapescript/diagnostic.hpp"
 #include "syntax/source_map.hpp"
 
@@ -35,6 +36,12 @@ struct RunOptions {
   // The folder relative paths of `load` and `save` start from: the
   // program file's (empty: the working directory).
   std::string base_dir;
+  // A several-device program's workers; null: one device, the controller's
+  // thread runs every graph.
+  DeviceGroup* devices = nullptr;
+  // Told, after each graph the workers ran, its name (the function it
+  // calls) and what each worker did.
+  std::function<void(const std::string&, const std::vector<WorkerStats>&)> stats;
 };
 
 // Our own bug, reached at run time, as a diagnostic for the host (never an

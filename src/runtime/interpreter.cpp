@@ -1,5 +1,9 @@
 #include "runtime/interpreter.hpp"
 
+#include <functional>
+#include <set>
+
+#include "runtime/collectives.hpp"
 #include "runtime/random.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -56,6 +60,48 @@ Tensor run_einops(const ir::Node& n, const Tensor& x,
   if (n.name == "max") op = ref::Reduce::max;
   if (n.name == "min") op = ref::Reduce::min;
   return ref::einops(x, names, n.groups_out, sizes, op);
+}
+
+// Sums a worker's part with every other worker's, in place: f32 and i32
+// directly, the other element types through f32.
+void all_reduce(WorkerContext& worker, Tensor& t) {
+  ++worker.all_reduces;
+  worker.reduced_values += t.size();
+  if (t.dtype() == DType::f32 || t.dtype() == DType::i32) {
+    worker.collectives->all_reduce(worker.local, t.raw(), static_cast<std::size_t>(t.size()),
+                                   t.dtype());
+    return;
+  }
+  Tensor wide = ref::cast(t, DType::f32);
+  worker.collectives->all_reduce(worker.local, wide.raw(), static_cast<std::size_t>(wide.size()),
+                                 DType::f32);
+  t = ref::cast(wide, t.dtype());
+}
+
+// The index of each element of a value of `type` in the whole batch: on a
+// worker, its batch axis starts at the worker's offset and runs over the
+// whole size. Elsewhere the index is the element's own.
+std::function<std::int64_t(std::int64_t)> global_index(const check::Type& type, const Shape& shape,
+                                                       const std::set<std::string>& batch,
+                                                       const WorkerContext* worker) {
+  std::size_t axis = shape.size();
+  std::string name;
+  for (std::size_t k = 0; worker && k < type.axes.size(); ++k)
+    if (type.axes[k].single() && type.axes[k].factors[0].kind == Factor::Kind::generic &&
+        batch.count(type.axes[k].factors[0].name) &&
+        worker->whole.count(type.axes[k].factors[0].name)) {
+      axis = k;
+      name = type.axes[k].factors[0].name;
+    }
+  if (axis == shape.size()) return [](std::int64_t k) { return k; };
+  std::int64_t inner = 1;
+  for (std::size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+  const std::int64_t local = shape[axis], whole = worker->whole.at(name);
+  const std::int64_t offset = worker->offset.at(name);
+  return [=](std::int64_t k) {
+    const std::int64_t outer = k / (inner * local), at = (k / inner) % local, rest = k % inner;
+    return (outer * whole + offset + at) * inner + rest;
+  };
 }
 
 }  // namespace
@@ -139,7 +185,7 @@ std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
 }
 
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
-                              const Dims& dims) {
+                              const Dims& dims, WorkerContext* worker) {
   const auto sizes = bind_sizes(graph, inputs, dims);
   std::vector<Tensor> values(graph.nodes.size());
   const auto in = [&](const ir::Node& n, std::size_t i) -> const Tensor& {
@@ -157,11 +203,21 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
         out = Tensor::scalar(dtype, n.number);
         break;
       case ir::Op::size: {
-        const auto it = sizes.find(n.name);
-        if (it == sizes.end()) throw ref::InternalError("size of an unbound axis " + n.name);
-        out = Tensor::scalar(DType::i32, static_cast<double>(it->second));
+        std::optional<std::int64_t> size;
+        if (worker && worker->whole.count(n.name)) size = worker->whole.at(n.name);
+        if (const auto it = sizes.find(n.name); !size && it != sizes.end()) size = it->second;
+        if (const auto it = dims.find(n.name); !size && it != dims.end()) size = it->second;
+        if (!size) throw ref::InternalError("size of an unbound axis " + n.name);
+        out = Tensor::scalar(DType::i32, static_cast<double>(*size));
         break;
       }
+      case ir::Op::all_reduce:
+        out = in(n, 0);
+        if (worker) {
+          out = ref::cast(out, out.dtype());  // a copy of its own: reduced in place
+          all_reduce(*worker, out);
+        }
+        break;
       case ir::Op::fill: {
         out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
         if (n.number != 0)
@@ -203,7 +259,7 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
         out = ref::log_softmax(in(n, 0), n.axes[0]);
         break;
       case ir::Op::cross_entropy:
-        out = ref::cross_entropy(in(n, 0), in(n, 1), n.axes[0]);
+        out = ref::cross_entropy(in(n, 0), in(n, 1), n.axes[0], n.sub == 1);
         break;
       case ir::Op::causal:
         out = ref::causal(in(n, 0));
@@ -290,8 +346,9 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
         auto seed = static_cast<std::uint64_t>(n.ints[0]);
         if (!n.in.empty()) seed += static_cast<std::uint64_t>(in(n, 0).get(0));
         const auto stream = static_cast<std::uint32_t>(n.ints.size() > 1 ? n.ints[1] : 0);
+        const auto global = global_index(n.type, out.shape(), graph.batch, worker);
         for (std::int64_t k = 0; k < out.size(); ++k) {
-          const auto at = static_cast<std::uint64_t>(k);
+          const auto at = static_cast<std::uint64_t>(global(k));
           out.set(k, n.name == "normal"
                          ? n.values[0] + n.values[1] * random_normal(seed, stream, at)
                          : n.values[0] +

@@ -46,7 +46,25 @@ std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
                                                const std::map<std::string, Tensor>& inputs,
                                                const Dims& dims);
 
+class Collectives;
+
+// One of several workers running a distributed graph (ir/distribute.hpp) on
+// its part of the batch: all_reduce goes through `collectives`, a batch
+// axis's Op::size is the whole batch's, and random values along a batch axis
+// are drawn at their index in the whole batch, so they don't depend on how
+// the batch was split.
+struct WorkerContext {
+  Collectives* collectives = nullptr;
+  int local = 0;
+  std::map<std::string, std::int64_t> whole;   // each batch axis's whole size
+  std::map<std::string, std::int64_t> offset;  // where this worker's part starts
+  std::int64_t all_reduces = 0;                // counted as they run
+  std::int64_t reduced_values = 0;
+};
+
+// Without a worker context, an all_reduce node passes its value on (one
+// device holds every part).
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
-                              const Dims& dims);
+                              const Dims& dims, WorkerContext* worker = nullptr);
 
 }  // namespace ss::runtime

@@ -21,11 +21,16 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> args;  // --arg NAME=VALUE, for run
   std::map<std::string, std::int64_t> dims;               // --dim NAME=SIZE, for run
   std::map<std::string, std::string> sinks;               // --sink NAME=FILE, for run
+  bool stats = false;                       // --stats: what each worker did, after a run
+  std::int64_t collective_timeout_ms = -1;  // --collective-timeout MS; -1: the library's
+  bool standalone = false;                  // --standalone, for build
+  std::string output;                       // -o FILE, for build
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);
 int run_explain(const std::string& code);
 int run_run(const std::vector<std::string>& words, const Options& options);
+int run_build(const std::vector<std::string>& words, const Options& options);
 int run_devices(const std::vector<std::string>& devices, const Options& options);
 
 // Prints "error: MESSAGE" and the hint to see --help; returns kUsage.

@@ -19,6 +19,9 @@ usage:
   shapescript check FILE...       check programs; errors are printed rustc-style
   shapescript run FILE [FN]       check a program and run FN (main by default) on
                                   the reference runtime, printing what it prints
+  shapescript build --standalone FILE -o OUT
+                                  emit one self-contained C++ source (refused for
+                                  several devices, E1805; not written yet)
   shapescript --explain CODE      print an error code's entry of the catalog
   shapescript devices [DEVICE]    list the back ends and devices found; with a
                                   DEVICE (cpu, cuda, cuda:N), fail with its
@@ -36,6 +39,11 @@ options:
                                   (any other name: one object per write)
   --arg NAME=VALUE                with run: a device function's input, as a number or
                                   nested list ([[1.0, 2.0]]); f32, or i32 with `i32:`
+  --collective-timeout MS         with run: how long a worker waits for the others in
+                                  a collective before the run fails (E1806)
+  --stats                         with run: after it, on standard error, what each
+                                  worker of a several-device program did, per
+                                  function: calls, examples, all-reduces
 
 environment:
   SHAPESCRIPT_LOG                 log level: trace, debug, info, warn, error, off
@@ -102,6 +110,28 @@ int main(int argc, char** argv) {
       options.args.emplace_back(value.substr(0, eq), value.substr(eq + 1));
       continue;
     }
+    if (arg == "--stats") {
+      options.stats = true;
+      continue;
+    }
+    if (arg == "--collective-timeout") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      char* end = nullptr;
+      const long long ms = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || !end || *end != '\0' || ms < 0)
+        return usage_error("`--collective-timeout` takes milliseconds, such as 60000");
+      options.collective_timeout_ms = ms;
+      continue;
+    }
+    if (arg == "--standalone") {
+      options.standalone = true;
+      continue;
+    }
+    if (arg == "-o") {
+      if (i + 1 >= argc) return usage_error("`-o` needs a FILE");
+      options.output = argv[++i];
+      continue;
+    }
     if (arg == "--dump-ir") {
       options.dump_ir = true;
       continue;
@@ -142,5 +172,6 @@ int main(int argc, char** argv) {
   }
   if (command == "devices") return run_devices(words, options);
   if (command == "run") return run_run(words, options);
+  if (command == "build") return run_build(words, options);
   return usage_error("unknown command `" + command + "`");
 }

@@ -3,6 +3,8 @@
 // `--sink NAME=FILE` sends a sink's records to a file.
 #include <unistd.h>
 
+#include <algorithm>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 
@@ -12,6 +14,28 @@
 #include "value_parser.hpp"
 
 namespace ss::cli {
+
+namespace {
+
+void print_stats(const std::vector<CallStats>& totals) {
+  if (totals.empty()) {
+    std::cerr << "stats: no call ran on several workers\n";
+    return;
+  }
+  std::cerr << "stats: what each worker did, per function called on the workers\n";
+  std::cerr << std::left << std::setw(16) << "function" << std::setw(10) << "worker" << std::right
+            << std::setw(6) << "rank" << std::setw(8) << "calls" << std::setw(10) << "examples"
+            << std::setw(13) << "all-reduces" << std::setw(16) << "values reduced"
+            << "\n";
+  for (const auto& call : totals)
+    for (const auto& w : call.workers)
+      std::cerr << std::left << std::setw(16) << call.function << std::setw(10) << w.device
+                << std::right << std::setw(6) << w.rank << std::setw(8) << w.calls << std::setw(10)
+                << w.examples << std::setw(13) << w.all_reduces << std::setw(16) << w.reduced_values
+                << "\n";
+}
+
+}  // namespace
 
 int run_run(const std::vector<std::string>& words, const Options& options) {
   if (words.empty() || words.size() > 2)
@@ -46,6 +70,26 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
                 << "/" << total << std::flush;
       bar = true;
     };
+  if (options.collective_timeout_ms >= 0)
+    load.collective_timeout = std::chrono::milliseconds(options.collective_timeout_ms);
+  // --stats: per function, each worker's calls, examples and collectives.
+  std::vector<CallStats> totals;
+  if (options.stats)
+    load.stats = [&totals](const CallStats& call) {
+      auto it = std::find_if(totals.begin(), totals.end(),
+                             [&](const CallStats& t) { return t.function == call.function; });
+      if (it == totals.end()) {
+        totals.push_back(call);
+        return;
+      }
+      for (std::size_t k = 0; k < call.workers.size() && k < it->workers.size(); ++k) {
+        auto& w = it->workers[k];
+        w.calls += call.workers[k].calls;
+        w.examples += call.workers[k].examples;
+        w.all_reduces += call.workers[k].all_reduces;
+        w.reduced_values += call.workers[k].reduced_values;
+      }
+    };
   Engine engine;
   const auto diagnostics = engine.run_file(
       words[0], function,
@@ -57,6 +101,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
       },
       args, load);
   if (bar) std::cerr << "\r\033[K" << std::flush;
+  if (options.stats) print_stats(totals);
   for (const auto& d : diagnostics) {
     if (options.json)
       std::cout << to_json(d) << "\n";

@@ -6,7 +6,7 @@
 
 namespace ss::runtime::reference {
 
-Tensor cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis) {
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis, bool sum) {
   if (axis < 0 || axis >= logits.rank()) throw InternalError("cross_entropy axis out of range");
   const Tensor log_p = log_softmax(logits, axis);
   const Shape& shape = logits.shape();
@@ -24,6 +24,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t ax
       total -= log_p.get((o * classes + label) * inner + i);
     }
   }
+  if (sum) return Tensor::scalar(DType::f32, total);
   return Tensor::scalar(DType::f32, total / static_cast<double>(outer * inner));
 }
 

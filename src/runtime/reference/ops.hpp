@@ -56,7 +56,9 @@ Tensor softmax(const Tensor& x, std::int64_t axis);
 Tensor log_softmax(const Tensor& x, std::int64_t axis);
 // The mean, over every other position, of logsumexp(logits) - logits[label]
 // along `axis`; labels have the logits' shape without it. A scalar f32.
-Tensor cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis);
+// The mean over the other positions; with `sum`, their sum (a worker's part).
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis,
+                     bool sum = false);
 // Entries above the diagonal of the last two axes become -inf.
 Tensor causal(const Tensor& x);
 // table[ids]: rows of the table's first axis; the result's shape is the

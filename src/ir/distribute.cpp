@@ -1,0 +1,318 @@
+#include "ir/distribute.hpp"
+
+#include <map>
+
+#include "ir/ops.hpp"
+
+namespace ss::ir {
+namespace {
+
+using check::Axis;
+using check::Factor;
+using check::Type;
+
+enum class Place { whole, split, partial };
+
+Type f32_scalar() {
+  return Type::tensor({}, check::Elem{check::ElemKind::f32, {}, false});
+}
+
+class Distributor {
+ public:
+  explicit Distributor(const Graph& g) : src_(g) {
+    out_.name = g.name;
+    out_.symbols = g.symbols;
+    out_.batch = g.batch;
+    out_.updated = g.updated;
+  }
+
+  Graph run() {
+    for (std::size_t i = 0; i < src_.nodes.size(); ++i) {
+      const auto [id, place] = node(src_.nodes[i]);
+      map_.push_back(id);
+      place_.push_back(place);
+    }
+    for (const int x : src_.inputs) out_.inputs.push_back(map_[static_cast<std::size_t>(x)]);
+    for (const int x : src_.outputs) {
+      out_.outputs.push_back(whole(x));
+      out_.split_outputs.push_back(place_[static_cast<std::size_t>(x)] == Place::split);
+    }
+    if (const std::string bad = verify(out_); !bad.empty())
+      throw std::logic_error("distribution made a bad graph: " + bad);
+    return std::move(out_);
+  }
+
+ private:
+  // The position of the batch axis in a type, or -1.
+  int batch_position(const Type& t) const {
+    for (std::size_t k = 0; k < t.axes.size(); ++k)
+      for (const auto& f : t.axes[k].factors)
+        if (f.kind == Factor::Kind::generic && src_.batch.count(f.name)) return static_cast<int>(k);
+    return -1;
+  }
+
+  const Node& at(int src) const { return src_.nodes[static_cast<std::size_t>(src)]; }
+  Place place(int src) const { return place_[static_cast<std::size_t>(src)]; }
+
+  // A source node's value, whole when it was partial (one all_reduce, shared
+  // by every use).
+  int whole(int src) {
+    const int id = map_[static_cast<std::size_t>(src)];
+    if (place(src) != Place::partial) return id;
+    const auto found = reduced_.find(id);
+    if (found != reduced_.end()) return found->second;
+    const int r = out_.add({.op = Op::all_reduce,
+                            .in = {id},
+                            .type = out_.nodes[static_cast<std::size_t>(id)].type,
+                            .span = out_.nodes[static_cast<std::size_t>(id)].span});
+    reduced_[id] = r;
+    return r;
+  }
+
+  // The number of elements of a value of the given axes, as an f32 scalar
+  // (a batch axis's Op::size is the whole batch's on every worker).
+  int count(const std::vector<Axis>& axes, syntax::Span span) {
+    int total = out_.add({.op = Op::constant, .number = 1, .type = f32_scalar(), .span = span});
+    for (const auto& axis : axes)
+      for (const auto& f : axis.factors) {
+        Node n{.type = f32_scalar(), .span = span};
+        if (f.kind == Factor::Kind::literal) {
+          n.op = Op::constant;
+          n.number = static_cast<double>(f.value);
+        } else if (f.kind == Factor::Kind::opaque) {
+          throw NoDistributedLowering("a count over an axis of unknown size " + axis.str());
+        } else {
+          n.op = Op::size;
+          n.name = f.name;
+        }
+        const int factor = out_.add(std::move(n));
+        total = out_.add({.op = Op::binary,
+                          .in = {total, factor},
+                          .sub = static_cast<int>(Binary::mul),
+                          .type = f32_scalar(),
+                          .span = span});
+      }
+    return total;
+  }
+
+  int divide(int x, int by, const Type& t, syntax::Span span) {
+    return out_.add({.op = Op::binary,
+                     .in = {x, by},
+                     .sub = static_cast<int>(Binary::div),
+                     .type = t,
+                     .span = span});
+  }
+
+  std::vector<Axis> axes_at(const Type& t, const std::vector<std::int64_t>& positions) {
+    std::vector<Axis> out;
+    for (const auto p : positions) out.push_back(t.axes.at(static_cast<std::size_t>(p)));
+    return out;
+  }
+
+  [[noreturn]] void no_lowering(const Node& n) {
+    throw NoDistributedLowering(std::string("`") + op_name(n.op) +
+                                "` along the batch axis has no lowering for several devices");
+  }
+
+  std::pair<int, Place> node(const Node& src) {
+    Node n = src;
+    std::vector<Place> places;
+    for (auto& x : n.in) {
+      places.push_back(place(x));
+      x = map_[static_cast<std::size_t>(x)];
+    }
+    const auto count_of = [&](Place p) {
+      int c = 0;
+      for (const auto q : places) c += q == p;
+      return c;
+    };
+    const int splits = count_of(Place::split), partials = count_of(Place::partial);
+    const bool out_batch = batch_position(n.type) >= 0;
+    // Every input whole or split: partials meet an all_reduce first.
+    const auto materialise = [&] {
+      for (std::size_t k = 0; k < n.in.size(); ++k)
+        if (places[k] == Place::partial) {
+          n.in[k] = whole(src.in[k]);
+          places[k] = Place::whole;
+        }
+    };
+    const auto add = [&](Place p) { return std::pair{out_.add(n), p}; };
+    // A linear operation of one partial input, the others whole, stays partial.
+    const bool linear_partial = partials == 1 && splits == 0;
+
+    switch (n.op) {
+      case Op::input:
+        return add(out_batch ? Place::split : Place::whole);
+      case Op::constant:
+      case Op::size:
+      case Op::literal:
+        return add(Place::whole);
+      case Op::fill:
+      case Op::arange:
+      case Op::random:
+        materialise();
+        return add(out_batch ? Place::split : Place::whole);
+      case Op::all_reduce:
+        throw std::logic_error("a graph distributed twice");
+
+      case Op::reduce: {
+        const auto op = static_cast<Reduce>(n.sub);
+        const bool linear = op == Reduce::sum || op == Reduce::mean;
+        if (places[0] == Place::partial && linear) return add(Place::partial);
+        materialise();
+        if (places[0] != Place::split) return add(Place::whole);
+        const int at = batch_position(at_type(src.in[0]));
+        bool across = false;
+        for (const auto a : n.axes) across = across || a == at;
+        if (!across) return add(Place::split);
+        if (!linear) no_lowering(n);
+        // A count (autodiff's sum of ones): the whole size, with no collective.
+        if (op == Reduce::sum && at_node(src.in[0]).op == Op::fill) {
+          const Node& ones = at_node(src.in[0]);
+          int c = count(axes_at(ones.type, n.axes), n.span);
+          if (ones.number != 1) {
+            const int k = out_.add(
+                {.op = Op::constant, .number = ones.number, .type = f32_scalar(), .span = n.span});
+            c = out_.add({.op = Op::binary,
+                          .in = {c, k},
+                          .sub = static_cast<int>(Binary::mul),
+                          .type = f32_scalar(),
+                          .span = n.span});
+          }
+          if (!n.type.axes.empty()) {  // broadcast the count to the reduced shape
+            const int zeros =
+                out_.add({.op = Op::fill, .number = 0, .type = n.type, .span = n.span});
+            c = out_.add({.op = Op::binary,
+                          .in = {zeros, c},
+                          .sub = static_cast<int>(Binary::add),
+                          .type = n.type,
+                          .span = n.span});
+          } else if (!(n.type.elem == f32_scalar().elem)) {
+            c = out_.add({.op = Op::cast, .in = {c}, .type = n.type, .span = n.span});
+          }
+          return {c, Place::whole};
+        }
+        if (op == Reduce::sum) return add(Place::partial);
+        const auto reduced = axes_at(at_type(src.in[0]), n.axes);
+        n.sub = static_cast<int>(Reduce::sum);
+        const int local = out_.add(n);
+        return {divide(local, count(reduced, n.span), n.type, n.span), Place::partial};
+      }
+
+      case Op::unary:
+        if (linear_partial && static_cast<Unary>(n.sub) == Unary::neg) return add(Place::partial);
+        break;
+      case Op::binary: {
+        const auto op = static_cast<Binary>(n.sub);
+        if ((op == Binary::add || op == Binary::sub) && partials == 2) return add(Place::partial);
+        if (op == Binary::mul && linear_partial) return add(Place::partial);
+        if (op == Binary::div && linear_partial && places[0] == Place::partial)
+          return add(Place::partial);
+        break;
+      }
+
+      case Op::matmul:
+      case Op::einsum:
+        if (linear_partial) return add(Place::partial);
+        materialise();
+        if (count_of(Place::split) == 0) return add(Place::whole);
+        return add(out_batch ? Place::split : Place::partial);
+
+      case Op::einops: {
+        const bool linear = n.name.empty() || n.name == "sum" || n.name == "mean";
+        if (places[0] == Place::partial && linear) return add(Place::partial);
+        materialise();
+        if (places[0] != Place::split) return add(Place::whole);
+        if (out_batch) return add(Place::split);
+        if (!linear) no_lowering(n);
+        if (n.name == "sum") return add(Place::partial);
+        n.name = "sum";  // mean: the local sum, over the whole count
+        const int local = out_.add(n);
+        const Type& in_type = at_type(src.in[0]);
+        const int scaled = out_.add({.op = Op::binary,
+                                     .in = {local, count(n.type.axes, n.span)},
+                                     .sub = static_cast<int>(Binary::mul),
+                                     .type = n.type,
+                                     .span = n.span});
+        return {divide(scaled, count(in_type.axes, n.span), n.type, n.span), Place::partial};
+      }
+
+      case Op::cross_entropy: {
+        materialise();
+        if (places[0] != Place::split) return add(Place::whole);
+        n.sub = 1;  // the local sum, over the whole count of positions
+        const int local = out_.add(n);
+        return {divide(local, count(at_type(src.in[1]).axes, n.span), n.type, n.span),
+                Place::partial};
+      }
+
+      case Op::scatter_add:  // a sum of rows: the values' batch axis adds up
+        if (linear_partial && places[0] == Place::partial) return add(Place::partial);
+        materialise();
+        if (count_of(Place::split) == 0) return add(Place::whole);
+        return add(out_batch ? Place::split : Place::partial);
+
+      case Op::place:  // the values into zeros: linear in them
+        if (linear_partial && places[0] == Place::partial) return add(Place::partial);
+        break;
+
+      default:
+        break;
+    }
+
+    // Everything else works on whole values, and a split one only away from
+    // its batch axis.
+    materialise();
+    if (count_of(Place::split) == 0) return add(Place::whole);
+    if (!out_batch) no_lowering(n);
+    check_away_from_batch(src);
+    return add(Place::split);
+  }
+
+  // Ops that work along an axis must not work along the batch axis.
+  void check_away_from_batch(const Node& src) {
+    const int at = src.in.empty() ? -1 : batch_position(at_type(src.in[0]));
+    switch (src.op) {
+      case Op::softmax:
+      case Op::log_softmax:
+      case Op::sort:
+      case Op::argsort:
+      case Op::layer_norm:
+      case Op::rms_norm:
+      case Op::argmax:
+      case Op::index:
+      case Op::slice:
+      case Op::pad:
+      case Op::concat:
+      case Op::take_along:
+        for (const auto a : src.axes)
+          if (a == at) no_lowering(src);
+        break;
+      case Op::causal:
+        if (at >= static_cast<int>(at_type(src.in[0]).axes.size()) - 2) no_lowering(src);
+        break;
+      case Op::gather:  // rows of a split table
+        if (batch_position(at_type(src.in[0])) == 0) no_lowering(src);
+        break;
+      default:
+        break;
+    }
+  }
+
+  const Node& at_node(int src) const { return at(src); }
+  const Type& at_type(int src) const { return at(src).type; }
+
+  const Graph& src_;
+  Graph out_;
+  std::vector<int> map_;
+  std::vector<Place> place_;
+  std::map<int, int> reduced_;
+};
+
+}  // namespace
+
+Graph distribute(const Graph& g) {
+  return Distributor(g).run();
+}
+
+}  // namespace ss::ir
