@@ -11,13 +11,20 @@ using check::Axis;
 using check::Factor;
 using check::Type;
 
-enum class Place { whole, split, partial };
+// mixed: a partial part plus a whole part (a loss plus a penalty on the
+// parameters), kept apart so that the partial part is reduced once.
+enum class Place { whole, split, partial, mixed };
 
 Type f32_scalar() {
   return Type::tensor({}, check::Elem{check::ElemKind::f32, {}, false});
 }
 
 class Distributor {
+  struct Mixed {
+    int partial;  // output nodes; -1 for none
+    int whole;
+  };
+
  public:
   explicit Distributor(const Graph& g) : src_(g) {
     out_.name = g.name;
@@ -57,16 +64,67 @@ class Distributor {
   // A source node's value, whole when it was partial (one all_reduce, shared
   // by every use).
   int whole(int src) {
+    if (place(src) == Place::mixed) {
+      const auto found = joined_.find(src);
+      if (found != joined_.end()) return found->second;
+      const Mixed m = mixed_.at(src);
+      const int id = out_.add({.op = Op::binary,
+                               .in = {all_reduce(m.partial), m.whole},
+                               .sub = static_cast<int>(Binary::add),
+                               .type = at(src).type,
+                               .span = at(src).span});
+      joined_[src] = id;
+      return id;
+    }
     const int id = map_[static_cast<std::size_t>(src)];
-    if (place(src) != Place::partial) return id;
+    return place(src) == Place::partial ? all_reduce(id) : id;
+  }
+
+  // One all_reduce per partial node, shared by every use.
+  int all_reduce(int id) {
     const auto found = reduced_.find(id);
     if (found != reduced_.end()) return found->second;
-    const int r = out_.add({.op = Op::all_reduce,
-                            .in = {id},
-                            .type = out_.nodes[static_cast<std::size_t>(id)].type,
-                            .span = out_.nodes[static_cast<std::size_t>(id)].span});
+    const Node& n = out_.nodes[static_cast<std::size_t>(id)];
+    const int r = out_.add({.op = Op::all_reduce, .in = {id}, .type = n.type, .span = n.span});
     reduced_[id] = r;
     return r;
+  }
+
+  // `a +/- b` where each is whole, partial or mixed, at least one not whole:
+  // the partial parts and the whole parts combine apart.
+  std::pair<int, Place> add_apart(const Node& n, int a, int b) {
+    const auto parts = [&](int src) -> Mixed {
+      const int id = map_[static_cast<std::size_t>(src)];
+      switch (place(src)) {
+        case Place::partial:
+          return {id, -1};
+        case Place::mixed:
+          return mixed_.at(src);
+        default:
+          return {-1, id};
+      }
+    };
+    const Mixed x = parts(a), y = parts(b);
+    const auto combine = [&](int l, int r) {
+      if (l < 0 && r < 0) return -1;
+      if (r < 0) return l;
+      if (l < 0 && n.sub == static_cast<int>(Binary::add)) return r;
+      if (l < 0) {
+        const Type t = out_.nodes[static_cast<std::size_t>(r)].type;
+        return out_.add({.op = Op::unary,
+                         .in = {r},
+                         .sub = static_cast<int>(Unary::neg),
+                         .type = t,
+                         .span = n.span});
+      }
+      Node c = n;
+      c.in = {l, r};
+      return out_.add(std::move(c));
+    };
+    const int partial = combine(x.partial, y.partial), whole = combine(x.whole, y.whole);
+    if (whole < 0) return {partial, Place::partial};
+    mixed_[static_cast<int>(map_.size())] = {partial, whole};
+    return {partial, Place::mixed};
   }
 
   // The number of elements of a value of the given axes, as an f32 scalar
@@ -116,10 +174,20 @@ class Distributor {
 
   std::pair<int, Place> node(const Node& src) {
     Node n = src;
+    const bool apart = n.op == Op::binary && (static_cast<Binary>(n.sub) == Binary::add ||
+                                              static_cast<Binary>(n.sub) == Binary::sub);
+    if (apart) {
+      bool split = false, reduced = false;
+      for (const int x : n.in) {
+        split = split || place(x) == Place::split;
+        reduced = reduced || place(x) == Place::partial || place(x) == Place::mixed;
+      }
+      if (reduced && !split) return add_apart(n, n.in[0], n.in[1]);
+    }
     std::vector<Place> places;
     for (auto& x : n.in) {
-      places.push_back(place(x));
-      x = map_[static_cast<std::size_t>(x)];
+      places.push_back(place(x) == Place::mixed ? Place::whole : place(x));
+      x = place(x) == Place::mixed ? whole(x) : map_[static_cast<std::size_t>(x)];
     }
     const auto count_of = [&](Place p) {
       int c = 0;
@@ -204,7 +272,6 @@ class Distributor {
         break;
       case Op::binary: {
         const auto op = static_cast<Binary>(n.sub);
-        if ((op == Binary::add || op == Binary::sub) && partials == 2) return add(Place::partial);
         if (op == Binary::mul && linear_partial) return add(Place::partial);
         if (op == Binary::div && linear_partial && places[0] == Place::partial)
           return add(Place::partial);
@@ -306,7 +373,9 @@ class Distributor {
   Graph out_;
   std::vector<int> map_;
   std::vector<Place> place_;
-  std::map<int, int> reduced_;
+  std::map<int, int> reduced_;  // partial output node -> its all_reduce
+  std::map<int, Mixed> mixed_;  // by source node
+  std::map<int, int> joined_;   // a mixed source node made whole
 };
 
 }  // namespace

@@ -135,7 +135,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.rank() < 1 || b.rank() < 1 || a.dim(a.rank() - 1) != b.dim(0))
     throw InternalError("matmul of " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
   const std::int64_t k = b.dim(0);
-  const std::int64_t rows = a.size() / k, cols = b.size() / k;
+  // From the shapes, not size / k: a worker's empty part of a contracted
+  // batch axis makes k zero.
+  std::int64_t rows = 1, cols = 1;
+  for (std::int64_t d = 0; d + 1 < a.rank(); ++d) rows *= a.dim(d);
+  for (std::int64_t d = 1; d < b.rank(); ++d) cols *= b.dim(d);
   Shape shape(a.shape().begin(), a.shape().end() - 1);
   shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
   // In doubles, read once: the sums are the same, each element's p-order.

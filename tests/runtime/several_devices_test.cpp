@@ -1,0 +1,272 @@
+// Several devices on CPU workers (chapter 18): every operation with a
+// distributed lowering, and its gradient, gives one device's result on
+// cpu[0 1 2] and cpu[0 1], at even and uneven splits (65 on 3, and 1 on 3
+// where two workers hold nothing); each worker really computes its part;
+// a training step issues one all-reduce per gradient and one for the
+// loss; failures are coded errors, never hangs.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "runtime/collectives.hpp"
+#include "shapescript/shapescript.hpp"
+#include "support/paths.hpp"
+
+namespace {
+
+std::string program_text() {
+  std::ifstream in(std::string(ss::test::kSourceDir) + "/tests/programs/devices/batch_ops.ss");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+ss::Module load(const std::string& devices, ss::LoadOptions options = {}) {
+  const std::string text = (devices.empty() ? "" : "devices " + devices + "\n") + program_text();
+  return ss::Engine().load_source(text, "batch_ops.ss", options);
+}
+
+// The model's parameters and a batch of `b` examples, the same for every
+// executor: seeded draws.
+std::map<std::string, ss::Tensor> inputs(std::int64_t b, unsigned seed = 7) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0, 0.7f);
+  const auto draw = [&](std::size_t n) {
+    std::vector<float> v(n);
+    for (auto& x : v) x = normal(gen);
+    return v;
+  };
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(b));
+  for (auto& y : labels) y = static_cast<std::int32_t>(gen() % 3);
+  return {{"m.w", ss::Tensor::of(draw(12), {4, 3})},
+          {"m.v", ss::Tensor::of(draw(4), {4})},
+          {"m.c", ss::Tensor::of(draw(3), {3})},
+          {"batch.x", ss::Tensor::of(draw(static_cast<std::size_t>(b) * 4), {b, 4})},
+          {"batch.y", ss::Tensor::of(labels, {b})}};
+}
+
+std::string rendered(const ss::CallResult& r) {
+  return r.diagnostics.empty() ? "" : r.diagnostics[0].render();
+}
+
+void check_close(const ss::CallResult& one, const ss::CallResult& several) {
+  REQUIRE(one.outputs.size() == several.outputs.size());
+  for (std::size_t o = 0; o < one.outputs.size(); ++o) {
+    CAPTURE(o);
+    CHECK(one.outputs[o].shape() == several.outputs[o].shape());
+    const auto a = one.outputs[o].to_floats(), b = several.outputs[o].to_floats();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      CHECK_MESSAGE(std::fabs(a[i] - b[i]) <= 1e-5f + 1e-5f * std::fabs(a[i]),
+                    "element " << i << ": one device " << a[i] << ", several " << b[i]);
+  }
+}
+
+// Each function, and the all-reduces one call issues on every worker: one
+// per parameter its loss uses with split values (however many paths it is
+// used on), one for the loss; per-example logits need none.
+const std::map<std::string, std::int64_t> kFunctions = {
+    {"grad_ce", 3},     {"grad_mean", 3},   {"grad_sum", 3},   {"grad_einsum", 2},
+    {"grad_matmul", 3}, {"grad_reduce", 3}, {"grad_twice", 2}, {"logits", 0}};
+
+}  // namespace
+
+TEST_CASE("each distributed operation and its gradient match one device, at uneven splits") {
+  const ss::Module one = load("");
+  REQUIRE(one);
+  for (const char* devices : {"cpu[0 1 2]", "cpu[0 1]"}) {
+    const ss::Module several = load(devices);
+    REQUIRE(several);
+    const std::string line = devices;
+    const std::int64_t workers = line == "cpu[0 1]" ? 2 : 3;
+    for (const std::int64_t b : {65, 1, 2, 3, 8}) {
+      const auto in = inputs(b);
+      for (const auto& [fn, reductions] : kFunctions) {
+        CAPTURE(line);
+        CAPTURE(b);
+        CAPTURE(fn);
+        const auto r1 = one.call(fn, {}, in);
+        REQUIRE_MESSAGE(r1, rendered(r1));
+        CHECK(r1.workers.empty());
+        const auto rn = several.call(fn, {}, in);
+        REQUIRE_MESSAGE(rn, rendered(rn));
+        check_close(r1, rn);
+        // Every worker ran, on its part: contiguous, the first b mod n one larger.
+        REQUIRE(rn.workers.size() == static_cast<std::size_t>(workers));
+        std::int64_t total = 0;
+        for (std::int64_t k = 0; k < workers; ++k) {
+          const auto& w = rn.workers[static_cast<std::size_t>(k)];
+          CHECK(w.rank == k);
+          CHECK(w.examples == b / workers + (k < b % workers ? 1 : 0));
+          total += w.examples;
+          CHECK(w.all_reduces == reductions);
+        }
+        CHECK(total == b);
+      }
+    }
+  }
+}
+
+TEST_CASE("training steps on cpu[0 1 2] follow one device's, and the replicas never drift") {
+  const ss::Module one = load("");
+  const ss::Module several = load("cpu[0 1 2]");
+  REQUIRE(several);
+  auto state1 = inputs(1);
+  state1.erase("batch.x");
+  state1.erase("batch.y");
+  for (const auto& [name, value] : std::map<std::string, float>{{"opt.lr", 0.05f},
+                                                                {"opt.beta1", 0.9f},
+                                                                {"opt.beta2", 0.999f},
+                                                                {"opt.eps", 1e-8f},
+                                                                {"opt.weight_decay", 0.01f},
+                                                                {"opt.step", 0.0f}})
+    state1[name] = ss::Tensor::scalar(value);
+  for (const char* p : {"w", "v", "c"})
+    for (const char* s : {"opt.exp_avg.", "opt.exp_avg_sq."})
+      state1[std::string(s) + p] = ss::Tensor::of(
+          std::vector<float>(static_cast<std::size_t>(state1.at(std::string("m.") + p).size())),
+          state1.at(std::string("m.") + p).shape());
+  auto stateN = state1;
+  for (int step = 0; step < 6; ++step) {
+    CAPTURE(step);
+    const std::int64_t b = step % 2 ? 65 : 10;
+    const auto batch = inputs(b, 100 + static_cast<unsigned>(step));
+    for (auto* state : {&state1, &stateN}) {
+      (*state)["batch.x"] = batch.at("batch.x");
+      (*state)["batch.y"] = batch.at("batch.y");
+    }
+    const auto r1 = one.call("step", {}, state1);
+    const auto rn = several.call("step", {}, stateN);
+    REQUIRE_MESSAGE(r1, rendered(r1));
+    REQUIRE_MESSAGE(rn, rendered(rn));
+    check_close(r1, rn);
+    // The loss and w's gradient (loss_twice uses only w, on three paths):
+    // two all-reduces, none for the optimiser's whole state.
+    for (const auto& w : rn.workers) CHECK(w.all_reduces == 2);
+    for (std::size_t i = 0; i < r1.updated.size(); ++i) {
+      state1[r1.updated[i]] = r1.outputs[1 + i];
+      stateN[rn.updated[i]] = rn.outputs[1 + i];
+    }
+  }
+}
+
+TEST_CASE("a worker's failure is its own coded error, naming the worker, and the next call runs") {
+  const ss::Module several = load("cpu[0 1 2]");
+  auto in = inputs(9);
+  std::vector<std::int32_t> labels(9, 1);
+  labels[8] = 5;  // outside Index[3], in the last worker's part
+  in["batch.y"] = ss::Tensor::of(labels, {9});
+  const auto bad = several.call("grad_ce", {}, in);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.diagnostics[0].code == "E0509");
+  REQUIRE(bad.diagnostics[0].notes.size() == 1);
+  CHECK(bad.diagnostics[0].notes[0] == "on worker cpu[2] (rank 2), in its part of the batch");
+  labels[8] = 2;
+  in["batch.y"] = ss::Tensor::of(labels, {9});
+  const auto good = several.call("grad_ce", {}, in);
+  CHECK_MESSAGE(good, rendered(good));
+}
+
+TEST_CASE("a collective that times out is E1806, never a hang") {
+  ss::LoadOptions options;
+  options.collective_timeout = std::chrono::milliseconds(0);  // no worker can meet it
+  const ss::Module several = load("cpu[0 1]", options);
+  const auto r = several.call("grad_ce", {}, inputs(4));
+  REQUIRE_FALSE(r);
+  CHECK(r.diagnostics[0].code == "E1806");
+  CHECK(r.diagnostics[0].message.rfind("a collective failed: worker ", 0) == 0);
+  // Per-example work needs no collective, so it still runs.
+  CHECK(several.call("logits", {}, inputs(4)));
+}
+
+TEST_CASE("the in-process collectives sum in rank order, give every worker the same bits, abort") {
+  auto c = ss::runtime::in_process_collectives(3, std::chrono::milliseconds(5000));
+  std::vector<std::vector<float>> data = {{1e8f, 1.0f}, {1.0f, 2.0f}, {-1e8f, 3.0f}};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r)
+    threads.emplace_back([&, r] {
+      c->all_reduce(r, data[static_cast<std::size_t>(r)].data(), 2, ss::runtime::DType::f32);
+    });
+  for (auto& t : threads) t.join();
+  // ((1e8 + 1) + -1e8) in f32, in rank order: the 1 is lost, the same on every rank.
+  for (const auto& d : data) CHECK(d == std::vector<float>{0.0f, 6.0f});
+
+  // abort wakes a worker waiting for the others, with a CollectiveError.
+  std::atomic<bool> threw{false};
+  std::thread waiter([&] {
+    float x = 1;
+    try {
+      c->all_reduce(0, &x, 1, ss::runtime::DType::f32);
+    } catch (const ss::runtime::CollectiveError& e) {
+      threw = e.aborted;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  c->abort("a test");
+  waiter.join();
+  CHECK(threw);
+  CHECK(c->reset());
+}
+
+TEST_CASE("a host's collectives: two hosts of cpu[0 1] each make a world of four") {
+  // The host's table: one in-process communicator of four ranks shared by
+  // two modules, as two processes of a multi-node job would share NCCL.
+  struct World {
+    std::unique_ptr<ss::runtime::Collectives> four =
+        ss::runtime::in_process_collectives(4, std::chrono::milliseconds(20000));
+  } world;
+  struct Host {
+    World* world;
+    int first;
+  };
+  Host hosts[2] = {{&world, 0}, {&world, 2}};
+  std::shared_ptr<ss::CollectiveTable> tables[2];
+  for (int h = 0; h < 2; ++h) {
+    auto t = std::make_shared<ss::CollectiveTable>();
+    t->context = &hosts[h];
+    t->world = 4;
+    t->ranks = {hosts[h].first, hosts[h].first + 1};
+    t->all_reduce_f32 = [](void* ctx, int local, float* data, std::size_t n) {
+      auto* host = static_cast<Host*>(ctx);
+      host->world->four->all_reduce(host->first + local, data, n, ss::runtime::DType::f32);
+      return 0;
+    };
+    t->abort = [](void* ctx) { static_cast<Host*>(ctx)->world->four->abort("host abort"); };
+    tables[h] = t;
+  }
+  const ss::Module one = load("");
+  ss::Module modules[2] = {load("cpu[0 1]", {.collectives = tables[0]}),
+                           load("cpu[0 1]", {.collectives = tables[1]})};
+  REQUIRE(modules[0]);
+  REQUIRE(modules[1]);
+  const auto in = inputs(11);
+  for (const std::string fn : {"grad_twice", "logits"}) {
+    CAPTURE(fn);
+    ss::CallResult results[2];
+    std::thread second([&] { results[1] = modules[1].call(fn, {}, in); });
+    results[0] = modules[0].call(fn, {}, in);
+    second.join();
+    const auto r1 = one.call(fn, {}, in);
+    for (const auto& r : results) {
+      REQUIRE_MESSAGE(r, rendered(r));
+      check_close(r1, r);  // split outputs come back whole, through the host's all-reduce
+    }
+    // Ranks 0-3 hold 3, 3, 3, 2 of the 11 examples.
+    CHECK(results[0].workers[0].examples == 3);
+    CHECK(results[1].workers[1].examples == 2);
+    CHECK(results[1].workers[1].rank == 3);
+  }
+
+  // A table that doesn't fit the `devices` line is refused at load.
+  auto wrong = std::make_shared<ss::CollectiveTable>(*tables[0]);
+  wrong->ranks = {0, 0};
+  const auto refused = load("cpu[0 1]", {.collectives = wrong});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.diagnostics().back().code == "E1806");
+  CHECK(refused.diagnostics().back().message == "rank 0 is given twice");
+}
