@@ -194,7 +194,6 @@ class Distributor {
       for (const auto q : places) c += q == p;
       return c;
     };
-    const int splits = count_of(Place::split), partials = count_of(Place::partial);
     const bool out_batch = batch_position(n.type) >= 0;
     // Every input whole or split: partials meet an all_reduce first.
     const auto materialise = [&] {
@@ -205,8 +204,6 @@ class Distributor {
         }
     };
     const auto add = [&](Place p) { return std::pair{out_.add(n), p}; };
-    // A linear operation of one partial input, the others whole, stays partial.
-    const bool linear_partial = partials == 1 && splits == 0;
 
     switch (n.op) {
       case Op::input:
@@ -226,7 +223,6 @@ class Distributor {
       case Op::reduce: {
         const auto op = static_cast<Reduce>(n.sub);
         const bool linear = op == Reduce::sum || op == Reduce::mean;
-        if (places[0] == Place::partial && linear) return add(Place::partial);
         materialise();
         if (places[0] != Place::split) return add(Place::whole);
         const int at = batch_position(at_type(src.in[0]));
@@ -267,27 +263,15 @@ class Distributor {
         return {divide(local, count(reduced, n.span), n.type, n.span), Place::partial};
       }
 
-      case Op::unary:
-        if (linear_partial && static_cast<Unary>(n.sub) == Unary::neg) return add(Place::partial);
-        break;
-      case Op::binary: {
-        const auto op = static_cast<Binary>(n.sub);
-        if (op == Binary::mul && linear_partial) return add(Place::partial);
-        if (op == Binary::div && linear_partial && places[0] == Place::partial)
-          return add(Place::partial);
-        break;
-      }
 
       case Op::matmul:
       case Op::einsum:
-        if (linear_partial) return add(Place::partial);
         materialise();
         if (count_of(Place::split) == 0) return add(Place::whole);
         return add(out_batch ? Place::split : Place::partial);
 
       case Op::einops: {
         const bool linear = n.name.empty() || n.name == "sum" || n.name == "mean";
-        if (places[0] == Place::partial && linear) return add(Place::partial);
         materialise();
         if (places[0] != Place::split) return add(Place::whole);
         if (out_batch) return add(Place::split);
@@ -314,13 +298,11 @@ class Distributor {
       }
 
       case Op::scatter_add:  // a sum of rows: the values' batch axis adds up
-        if (linear_partial && places[0] == Place::partial) return add(Place::partial);
         materialise();
         if (count_of(Place::split) == 0) return add(Place::whole);
         return add(out_batch ? Place::split : Place::partial);
 
       case Op::place:  // the values into zeros: linear in them
-        if (linear_partial && places[0] == Place::partial) return add(Place::partial);
         break;
 
       default:

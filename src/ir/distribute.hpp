@@ -7,13 +7,16 @@
 // An operation that combines a split value across the batch axis with a
 // distributed lowering (sum, mean, cross_entropy, matmul, einsum, einops
 // sum/mean, scatter_add, all of them sums) gives a partial value; mean and
-// cross_entropy sum locally and divide by the whole batch's size. Linear
-// operations keep a value partial (a sum of partials, a partial times a whole
-// value), so the gradients of a parameter used several times add up before
-// they meet; anything else, and every output, needs the value whole, which
-// one all_reduce node makes. Autodiff runs before this pass, on the one-
-// device graph, so gradients follow the same rules: a replicated parameter's
-// gradient gets exactly one all-reduce, a whole value none.
+// cross_entropy sum locally and divide by the whole batch's size. Sums and
+// differences keep values partial (a partial plus a whole value keeps its two
+// parts apart: "mixed"), so the gradients of a parameter used on several
+// paths, and a penalty's, add up before they meet; any other use, and every
+// output, needs the value whole, which one all_reduce node per partial value
+// makes, shared by all its uses. (A partial scaled would be a second partial
+// of the same sum, reduced a second time, so scaling makes it whole first.)
+// Autodiff runs before this pass, on the one-device graph, so gradients
+// follow the same rules: a replicated parameter's gradient gets exactly one
+// all-reduce, a whole value none.
 #pragma once
 
 #include <stdexcept>

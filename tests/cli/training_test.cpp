@@ -201,3 +201,81 @@ TEST_CASE("grad gives value_and_grad's gradient, and opt.lr set to 0 stops the u
   CHECK(result.err.empty());
   CHECK(result.out == "0.0 True\nTrue\n0.0\n");
 }
+
+namespace {
+
+// The digits program for `epochs` epochs, with a `devices` line (none when
+// empty), beside its data in `dir`.
+std::string digits_variant(const ss::test::TempDir& dir, const std::string& devices, int epochs) {
+  std::string text = ss::test::read_file(source("examples/digits/digits.ss"));
+  const std::string loop = "range(30)";
+  text.replace(text.find(loop), loop.size(), "range(" + std::to_string(epochs) + ")");
+  if (!devices.empty()) text = "devices " + devices + "\n" + text;
+  const std::string name = "digits_" + std::to_string(devices.size()) + ".ss";
+  dir.write(name, text);
+  return dir.file(name);
+}
+
+std::vector<double> numbers_after_commas(const std::string& csv) {
+  std::vector<double> out;
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) out.push_back(std::stod(line.substr(line.find(',') + 1)));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("digits on cpu[0 1 2] and cpu[0 1] follow one device's loss curve, step by step") {
+  ss::test::TempDir dir;
+  for (const char* file : {"digits-train.safetensors", "digits-test.safetensors"})
+    std::filesystem::copy_file(source(std::string("examples/digits/") + file), dir.file(file));
+  std::vector<double> curves[3];
+  std::string printed[3];
+  const char* devices[3] = {"", "cpu[0 1]", "cpu[0 1 2]"};
+  for (int k = 0; k < 3; ++k) {
+    CAPTURE(k);
+    const std::string metrics = dir.file("metrics" + std::to_string(k) + ".csv");
+    const auto result = run_process({kCliPath, "run", digits_variant(dir, devices[k], 2), "--sink",
+                                     "metrics=" + metrics, "--stats"});
+    REQUIRE_MESSAGE(result.exit_code == 0, result.err);
+    curves[k] = numbers_after_commas(ss::test::read_file(metrics));
+    printed[k] = result.out;
+    if (k == 0) {
+      CHECK(result.err.find("no call ran on several workers") != std::string::npos);
+      continue;
+    }
+    // --stats: 46 steps of 1438 examples over 2 epochs; each step one
+    // all-reduce per parameter gradient (4) and one for the loss.
+    for (int w = 0; w <= k; ++w) {
+      const std::string worker = "cpu[" + std::to_string(w) + "]";
+      std::istringstream lines(result.err);
+      std::string line;
+      bool seen = false;
+      while (std::getline(lines, line)) {
+        std::istringstream cells(line);
+        std::string fn, device;
+        std::int64_t rank = 0, calls = 0, examples = 0, reduces = 0;
+        cells >> fn >> device >> rank >> calls >> examples >> reduces;
+        if (fn != "train_step" || device != worker) continue;
+        seen = true;
+        CHECK(calls == 46);
+        CHECK(reduces == 46 * 5);
+        CHECK(examples >= 2 * 1438 / (k + 1) - 46);
+        CHECK(examples <= 2 * 1438 / (k + 1) + 46);
+      }
+      CHECK_MESSAGE(seen, result.err);
+    }
+  }
+  REQUIRE(curves[0].size() == 46);
+  for (int k = 1; k < 3; ++k) {
+    REQUIRE(curves[k].size() == curves[0].size());
+    for (std::size_t i = 0; i < curves[0].size(); ++i)
+      CHECK_MESSAGE(std::abs(curves[k][i] - curves[0][i]) <= 1e-4 * (1 + std::abs(curves[0][i])),
+                    devices[k] << " step " << i << ": " << curves[k][i] << ", one device "
+                               << curves[0][i]);
+    // The printed accuracies, over the whole test set split across the workers.
+    CHECK(printed[k].substr(printed[k].rfind(' ')) == printed[0].substr(printed[0].rfind(' ')));
+  }
+}
