@@ -279,3 +279,29 @@ TEST_CASE("digits on cpu[0 1 2] and cpu[0 1] follow one device's loss curve, ste
     CHECK(printed[k].substr(printed[k].rfind(' ')) == printed[0].substr(printed[0].rfind(' ')));
   }
 }
+
+TEST_CASE("the seed's E1801-E1804 programs, fixed as their help says, run on CPU workers as on one") {
+  for (const char* name : {"e1801", "e1802", "e1803", "e1804"}) {
+    CAPTURE(name);
+    ss::test::TempDir dir;
+    const std::string folder = source("tests/programs/devices/seed_fixed/");
+    for (const char* data : {"x4.csv", "xy.csv"})
+      std::filesystem::copy_file(folder + data, dir.file(data));
+    const std::string text = ss::test::read_file(folder + name + ".ss");
+    REQUIRE(text.find("\ndevices cpu[") != std::string::npos);
+    std::string one = text;  // the same program on one device
+    const auto line = one.find("\ndevices ");
+    one.erase(line + 1, one.find('\n', line + 1) - line);
+    dir.write("several.ss", text);
+    dir.write("one.ss", one);
+    const auto several = run_process({kCliPath, "run", dir.file("several.ss"), "--stats"});
+    const auto single = run_process({kCliPath, "run", dir.file("one.ss")});
+    REQUIRE_MESSAGE(several.exit_code == 0, several.err);
+    REQUIRE_MESSAGE(single.exit_code == 0, single.err);
+    CHECK(several.out == single.out);
+    CHECK(!several.out.empty());
+    // Each ran its batch work on the workers (E1804's `both` too: `double`
+    // of the batch is split).
+    CHECK_MESSAGE(several.err.find("cpu[1]") != std::string::npos, several.err);
+  }
+}
