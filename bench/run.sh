@@ -7,3 +7,4 @@ scripts/build default >/dev/null
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
 build/default/bin/bench_check
 bench/digits_training.sh
+bench/several_devices.sh

@@ -36,6 +36,7 @@ struct WorkerStats {
   std::int64_t examples = 0;        // its parts of the batches
   std::int64_t all_reduces = 0;     // collectives it issued
   std::int64_t reduced_values = 0;  // elements those all-reduces summed
+  double collective_seconds = 0;    // in them, waiting for the others included
 };
 
 // A run's call of a function on the workers (LoadOptions::stats).

@@ -98,7 +98,8 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats) {
   std::vector<WorkerStats> out;
   for (const auto& s : stats)
-    out.push_back({s.device, s.rank, s.calls, s.examples, s.all_reduces, s.reduced_values});
+    out.push_back({s.device, s.rank, s.calls, s.examples, s.all_reduces, s.reduced_values,
+                   s.collective_seconds});
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/interpreter.hpp"
 
+#include <chrono>
 #include <functional>
 #include <set>
 
@@ -67,6 +68,15 @@ Tensor run_einops(const ir::Node& n, const Tensor& x,
 void all_reduce(WorkerContext& worker, Tensor& t) {
   ++worker.all_reduces;
   worker.reduced_values += t.size();
+  const auto start = std::chrono::steady_clock::now();
+  struct Timed {  // counts the time however the collective ends
+    WorkerContext& w;
+    std::chrono::steady_clock::time_point start;
+    ~Timed() {
+      w.collective_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+  } timed{worker, start};
   if (t.dtype() == DType::f32 || t.dtype() == DType::i32) {
     worker.collectives->all_reduce(worker.local, t.raw(), static_cast<std::size_t>(t.size()),
                                    t.dtype());

@@ -60,6 +60,7 @@ struct WorkerContext {
   std::map<std::string, std::int64_t> offset;  // where this worker's part starts
   std::int64_t all_reduces = 0;                // counted as they run
   std::int64_t reduced_values = 0;
+  double collective_seconds = 0;  // spent in them, waiting for the others included
 };
 
 // Without a worker context, an all_reduce node passes its value on (one

@@ -216,7 +216,8 @@ std::vector<Tensor> DeviceGroup::run(const ir::Graph& g,
     for (int local = 0; local < local_count; ++local) {
       const auto k = static_cast<std::size_t>(local);
       stats->push_back({devices_[k], collectives_->rank(local), 1, examples[k],
-                        contexts[k].all_reduces, contexts[k].reduced_values});
+                        contexts[k].all_reduces, contexts[k].reduced_values,
+                        contexts[k].collective_seconds});
     }
   }
   return out;

@@ -32,6 +32,7 @@ struct WorkerStats {
   std::int64_t examples = 0;  // the examples of its parts of the batches
   std::int64_t all_reduces = 0;
   std::int64_t reduced_values = 0;  // elements summed by those all-reduces
+  double collective_seconds = 0;    // in them, waiting for the others included
 };
 
 // A worker's failure, with what it threw: the program's own error (an

@@ -272,15 +272,16 @@ TEST_CASE("digits on cpu[0 1 2] and cpu[0 1] follow one device's loss curve, ste
   for (int k = 1; k < 3; ++k) {
     REQUIRE(curves[k].size() == curves[0].size());
     for (std::size_t i = 0; i < curves[0].size(); ++i)
-      CHECK_MESSAGE(std::abs(curves[k][i] - curves[0][i]) <= 1e-4 * (1 + std::abs(curves[0][i])),
-                    devices[k] << " step " << i << ": " << curves[k][i] << ", one device "
-                               << curves[0][i]);
+      CHECK_MESSAGE(
+          std::abs(curves[k][i] - curves[0][i]) <= 1e-4 * (1 + std::abs(curves[0][i])),
+          devices[k] << " step " << i << ": " << curves[k][i] << ", one device " << curves[0][i]);
     // The printed accuracies, over the whole test set split across the workers.
     CHECK(printed[k].substr(printed[k].rfind(' ')) == printed[0].substr(printed[0].rfind(' ')));
   }
 }
 
-TEST_CASE("the seed's E1801-E1804 programs, fixed as their help says, run on CPU workers as on one") {
+TEST_CASE(
+    "the seed's E1801-E1804 programs, fixed as their help says, run on CPU workers as on one") {
   for (const char* name : {"e1801", "e1802", "e1803", "e1804"}) {
     CAPTURE(name);
     ss::test::TempDir dir;

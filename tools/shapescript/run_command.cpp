@@ -25,13 +25,15 @@ void print_stats(const std::vector<CallStats>& totals) {
   std::cerr << "stats: what each worker did, per function called on the workers\n";
   std::cerr << std::left << std::setw(16) << "function" << std::setw(10) << "worker" << std::right
             << std::setw(6) << "rank" << std::setw(8) << "calls" << std::setw(10) << "examples"
-            << std::setw(13) << "all-reduces" << std::setw(16) << "values reduced"
+            << std::setw(13) << "all-reduces" << std::setw(16) << "values reduced" << std::setw(14)
+            << "in them (s)"
             << "\n";
   for (const auto& call : totals)
     for (const auto& w : call.workers)
       std::cerr << std::left << std::setw(16) << call.function << std::setw(10) << w.device
                 << std::right << std::setw(6) << w.rank << std::setw(8) << w.calls << std::setw(10)
                 << w.examples << std::setw(13) << w.all_reduces << std::setw(16) << w.reduced_values
+                << std::setw(14) << std::fixed << std::setprecision(3) << w.collective_seconds
                 << "\n";
 }
 
@@ -88,6 +90,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
         w.examples += call.workers[k].examples;
         w.all_reduces += call.workers[k].all_reduces;
         w.reduced_values += call.workers[k].reduced_values;
+        w.collective_seconds += call.workers[k].collective_seconds;
       }
     };
   Engine engine;
