@@ -86,7 +86,9 @@ TEST_CASE("each distributed operation and its gradient match one device, at unev
     const std::int64_t workers = line == "cpu[0 1]" ? 2 : 3;
     for (const std::int64_t b : {65, 1, 2, 3, 8}) {
       const auto in = inputs(b);
-      for (const auto& [fn, reductions] : kFunctions) {
+      for (const auto& entry : kFunctions) {  // no structured binding: clang 14's CAPTURE
+        const std::string& fn = entry.first;
+        const std::int64_t reductions = entry.second;
         CAPTURE(line);
         CAPTURE(b);
         CAPTURE(fn);
