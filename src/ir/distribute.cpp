@@ -123,7 +123,7 @@ class Distributor {
     };
     const int partial = combine(x.partial, y.partial), whole = combine(x.whole, y.whole);
     if (whole < 0) return {partial, Place::partial};
-    mixed_[static_cast<int>(map_.size())] = {partial, whole};
+    mixed_[static_cast<int>(map_.size())] = {partial, whole};  // map_'s next is this node
     return {partial, Place::mixed};
   }
 
@@ -225,14 +225,14 @@ class Distributor {
         const bool linear = op == Reduce::sum || op == Reduce::mean;
         materialise();
         if (places[0] != Place::split) return add(Place::whole);
-        const int at = batch_position(at_type(src.in[0]));
+        const int batch_at = batch_position(at_type(src.in[0]));
         bool across = false;
-        for (const auto a : n.axes) across = across || a == at;
+        for (const auto a : n.axes) across = across || a == batch_at;
         if (!across) return add(Place::split);
         if (!linear) no_lowering(n);
         // A count (autodiff's sum of ones): the whole size, with no collective.
-        if (op == Reduce::sum && at_node(src.in[0]).op == Op::fill) {
-          const Node& ones = at_node(src.in[0]);
+        if (op == Reduce::sum && at(src.in[0]).op == Op::fill) {
+          const Node& ones = at(src.in[0]);
           int c = count(axes_at(ones.type, n.axes), n.span);
           if (ones.number != 1) {
             const int k = out_.add(
@@ -263,9 +263,9 @@ class Distributor {
         return {divide(local, count(reduced, n.span), n.type, n.span), Place::partial};
       }
 
-
       case Op::matmul:
       case Op::einsum:
+      case Op::scatter_add:  // a sum of rows: the values' batch axis adds up
         materialise();
         if (count_of(Place::split) == 0) return add(Place::whole);
         return add(out_batch ? Place::split : Place::partial);
@@ -296,14 +296,6 @@ class Distributor {
         return {divide(local, count(at_type(src.in[1]).axes, n.span), n.type, n.span),
                 Place::partial};
       }
-
-      case Op::scatter_add:  // a sum of rows: the values' batch axis adds up
-        materialise();
-        if (count_of(Place::split) == 0) return add(Place::whole);
-        return add(out_batch ? Place::split : Place::partial);
-
-      case Op::place:  // the values into zeros: linear in them
-        break;
 
       default:
         break;
@@ -348,7 +340,6 @@ class Distributor {
     }
   }
 
-  const Node& at_node(int src) const { return at(src); }
   const Type& at_type(int src) const { return at(src).type; }
 
   const Graph& src_;

@@ -484,9 +484,8 @@ class Controller {
   }
 
   std::int64_t dropout_runs_ = 0;
-  std::map<std::string, ir::Graph> mapped_;
-  std::map<const ir::Graph*, ir::Graph>
-      distributed_;  // each graph as the workers run it  // map's functions, lowered once
+  std::map<std::string, ir::Graph> mapped_;            // map's functions, lowered once
+  std::map<const ir::Graph*, ir::Graph> distributed_;  // each graph as the workers run it
   const check::TypedProgram& p_;
   const ir::HostProgram& code_;
   const syntax::SourceMap& map_;

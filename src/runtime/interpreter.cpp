@@ -69,23 +69,13 @@ void all_reduce(WorkerContext& worker, Tensor& t) {
   ++worker.all_reduces;
   worker.reduced_values += t.size();
   const auto start = std::chrono::steady_clock::now();
-  struct Timed {  // counts the time however the collective ends
-    WorkerContext& w;
-    std::chrono::steady_clock::time_point start;
-    ~Timed() {
-      w.collective_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-  } timed{worker, start};
-  if (t.dtype() == DType::f32 || t.dtype() == DType::i32) {
-    worker.collectives->all_reduce(worker.local, t.raw(), static_cast<std::size_t>(t.size()),
-                                   t.dtype());
-    return;
-  }
-  Tensor wide = ref::cast(t, DType::f32);
+  const bool direct = t.dtype() == DType::f32 || t.dtype() == DType::i32;
+  Tensor wide = direct ? t : ref::cast(t, DType::f32);
   worker.collectives->all_reduce(worker.local, wide.raw(), static_cast<std::size_t>(wide.size()),
-                                 DType::f32);
-  t = ref::cast(wide, t.dtype());
+                                 wide.dtype());
+  if (!direct) t = ref::cast(wide, t.dtype());
+  worker.collective_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // The index of each element of a value of `type` in the whole batch: on a
@@ -94,27 +84,32 @@ void all_reduce(WorkerContext& worker, Tensor& t) {
 std::function<std::int64_t(std::int64_t)> global_index(const check::Type& type, const Shape& shape,
                                                        const std::set<std::string>& batch,
                                                        const WorkerContext* worker) {
-  std::size_t axis = shape.size();
-  std::string name;
-  for (std::size_t k = 0; worker && k < type.axes.size(); ++k)
-    if (type.axes[k].single() && type.axes[k].factors[0].kind == Factor::Kind::generic &&
-        batch.count(type.axes[k].factors[0].name) &&
-        worker->whole.count(type.axes[k].factors[0].name)) {
-      axis = k;
-      name = type.axes[k].factors[0].name;
-    }
-  if (axis == shape.size()) return [](std::int64_t k) { return k; };
+  const auto found = batch_axis(type, batch);  // not a structured binding: clang 14's lambdas
+  const std::string& name = found.second;
+  if (!worker || found.first < 0 || !worker->whole.count(name))
+    return [](std::int64_t k) { return k; };
+  const auto axis = static_cast<std::size_t>(found.first);
   std::int64_t inner = 1;
   for (std::size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
   const std::int64_t local = shape[axis], whole = worker->whole.at(name);
   const std::int64_t offset = worker->offset.at(name);
   return [=](std::int64_t k) {
-    const std::int64_t outer = k / (inner * local), at = (k / inner) % local, rest = k % inner;
-    return (outer * whole + offset + at) * inner + rest;
+    const std::int64_t outer = k / (inner * local), row = (k / inner) % local, rest = k % inner;
+    return (outer * whole + offset + row) * inner + rest;
   };
 }
 
 }  // namespace
+
+std::pair<int, std::string> batch_axis(const check::Type& t, const std::set<std::string>& batch) {
+  for (std::size_t k = 0; k < t.axes.size(); ++k) {
+    const auto& axis = t.axes[k];
+    if (axis.single() && axis.factors[0].kind == Factor::Kind::generic &&
+        batch.count(axis.factors[0].name))
+      return {static_cast<int>(k), axis.factors[0].name};
+  }
+  return {-1, {}};
+}
 
 DType dtype_of(const check::Elem& elem) {
   switch (elem.kind) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
                                                const Dims& dims);
 
 class Collectives;
+
+// Where a value's batch axis is (an axis that is one of `batch`'s generic
+// names; E1802 keeps it a lone factor), and its name; -1 when it has none.
+std::pair<int, std::string> batch_axis(const check::Type& t, const std::set<std::string>& batch);
 
 // One of several workers running a distributed graph (ir/distribute.hpp) on
 // its part of the batch: all_reduce goes through `collectives`, a batch

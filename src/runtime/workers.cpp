@@ -7,18 +7,6 @@
 namespace ss::runtime {
 namespace {
 
-// The position of the batch axis in a value's type, and its name; -1 when
-// it has none.
-std::pair<int, std::string> batch_axis(const check::Type& t, const std::set<std::string>& batch) {
-  for (std::size_t k = 0; k < t.axes.size(); ++k) {
-    const auto& axis = t.axes[k];
-    if (axis.single() && axis.factors[0].kind == check::Factor::Kind::generic &&
-        batch.count(axis.factors[0].name))
-      return {static_cast<int>(k), axis.factors[0].name};
-  }
-  return {-1, {}};
-}
-
 // Rank r's part of n examples over `world` ranks: where it starts, how many.
 std::pair<std::int64_t, std::int64_t> part(std::int64_t n, int world, int r) {
   const std::int64_t base = n / world, extra = n % world;
