@@ -12,12 +12,20 @@ namespace ss::cuda {
 using CUresult = int;
 using CUdevice = int;
 using CUdevice_attribute = int;
+using CUdeviceptr = unsigned long long;  // cuda.h: CUdeviceptr_v2, on 64-bit hosts
+struct CUctx_st;
+using CUcontext = CUctx_st*;
+struct CUstream_st;
+using CUstream = CUstream_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
 inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
 inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 inline constexpr CUresult CUDA_ERROR_INVALID_DEVICE = 101;
+inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+
+inline constexpr unsigned int CU_STREAM_NON_BLOCKING = 0x1;
 
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
@@ -34,6 +42,20 @@ using cuDeviceGetAttribute_t = CUresult (*)(int* value, CUdevice_attribute attri
                                             CUdevice device);
 using cuGetErrorName_t = CUresult (*)(CUresult error, const char** name);
 using cuGetErrorString_t = CUresult (*)(CUresult error, const char** text);
+// Contexts, streams and memory: what the several-device workers use to stage
+// their collectives' buffers on their GPUs.
+using cuDevicePrimaryCtxRetain_t = CUresult (*)(CUcontext* context, CUdevice device);
+using cuDevicePrimaryCtxRelease_v2_t = CUresult (*)(CUdevice device);
+using cuCtxSetCurrent_t = CUresult (*)(CUcontext context);
+using cuStreamCreate_t = CUresult (*)(CUstream* stream, unsigned int flags);
+using cuStreamDestroy_v2_t = CUresult (*)(CUstream stream);
+using cuStreamQuery_t = CUresult (*)(CUstream stream);
+using cuMemAlloc_v2_t = CUresult (*)(CUdeviceptr* pointer, std::size_t bytes);
+using cuMemFree_v2_t = CUresult (*)(CUdeviceptr pointer);
+using cuMemcpyHtoDAsync_v2_t = CUresult (*)(CUdeviceptr to, const void* from, std::size_t bytes,
+                                            CUstream stream);
+using cuMemcpyDtoHAsync_v2_t = CUresult (*)(void* to, CUdeviceptr from, std::size_t bytes,
+                                            CUstream stream);
 
 }  // namespace ss::cuda
 

@@ -18,6 +18,18 @@ Diagnostic unavailable(const std::string& why, std::vector<std::string> notes = 
   return d;
 }
 
+bool load_device_calls(const support::DynamicLibrary& lib, DeviceCalls& c) {
+  return lib.load(c.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+         lib.load(c.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") &&
+         lib.load(c.cuCtxSetCurrent, "cuCtxSetCurrent") &&
+         lib.load(c.cuStreamCreate, "cuStreamCreate") &&
+         lib.load(c.cuStreamDestroy, "cuStreamDestroy_v2") &&
+         lib.load(c.cuStreamQuery, "cuStreamQuery") && lib.load(c.cuMemAlloc, "cuMemAlloc_v2") &&
+         lib.load(c.cuMemFree, "cuMemFree_v2") &&
+         lib.load(c.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") &&
+         lib.load(c.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+}
+
 }  // namespace
 
 std::vector<std::string> driver_candidates(const std::string& requested) {
@@ -43,7 +55,8 @@ std::variant<Driver, Diagnostic> Driver::open(const std::string& requested_path)
                         lib.load(driver.cuDeviceTotalMem, "cuDeviceTotalMem_v2") &&
                         lib.load(driver.cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
                         lib.load(driver.cuGetErrorName, "cuGetErrorName") &&
-                        lib.load(driver.cuGetErrorString, "cuGetErrorString");
+                        lib.load(driver.cuGetErrorString, "cuGetErrorString") &&
+                        load_device_calls(lib, driver.calls_);
   if (!complete) return unavailable("`" + lib.path() + "` lacks the CUDA Driver API's functions");
 
   const CUresult init = driver.cuInit(0);
@@ -85,6 +98,12 @@ std::optional<Diagnostic> Driver::check_device(int index) const {
       Code::E1902, "no CUDA device " + std::to_string(index) + ": this machine has " + count,
       "use one of " + device_list(devices()));
   return d;
+}
+
+CUdevice Driver::handle(int index) const {
+  CUdevice device = index;
+  cuDeviceGet(&device, index);
+  return device;
 }
 
 std::string Driver::describe(CUresult result) const {

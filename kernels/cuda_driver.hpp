@@ -18,6 +18,21 @@ namespace ss::cuda {
 // else the loader's search for libcuda.so.1. Never the toolkit's stubs folder.
 std::vector<std::string> driver_candidates(const std::string& requested);
 
+// The driver's context, stream and memory calls, for code that stages
+// buffers on a device (kernels/nccl_collectives.hpp).
+struct DeviceCalls {
+  cuDevicePrimaryCtxRetain_t cuDevicePrimaryCtxRetain = nullptr;
+  cuDevicePrimaryCtxRelease_v2_t cuDevicePrimaryCtxRelease = nullptr;
+  cuCtxSetCurrent_t cuCtxSetCurrent = nullptr;
+  cuStreamCreate_t cuStreamCreate = nullptr;
+  cuStreamDestroy_v2_t cuStreamDestroy = nullptr;
+  cuStreamQuery_t cuStreamQuery = nullptr;
+  cuMemAlloc_v2_t cuMemAlloc = nullptr;
+  cuMemFree_v2_t cuMemFree = nullptr;
+  cuMemcpyHtoDAsync_v2_t cuMemcpyHtoDAsync = nullptr;
+  cuMemcpyDtoHAsync_v2_t cuMemcpyDtoHAsync = nullptr;
+};
+
 class Driver {
  public:
   // Opens the driver and calls cuInit. E1901 when there is no usable driver.
@@ -32,9 +47,13 @@ class Driver {
 
   // E1902 when the index names no device.
   std::optional<Diagnostic> check_device(int index) const;
+  // The driver's handle of device `index` (one check_device accepted).
+  CUdevice handle(int index) const;
 
   // "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
   std::string describe(CUresult result) const;
+
+  const DeviceCalls& calls() const { return calls_; }
 
  private:
   support::DynamicLibrary library_;
@@ -49,6 +68,7 @@ class Driver {
   cuDeviceGetAttribute_t cuDeviceGetAttribute = nullptr;
   cuGetErrorName_t cuGetErrorName = nullptr;
   cuGetErrorString_t cuGetErrorString = nullptr;
+  DeviceCalls calls_;
 };
 
 // "cuda:0 (NVIDIA H200)" style names for messages: "cuda:0" when unknown.

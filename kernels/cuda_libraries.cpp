@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/nccl.hpp"
 #include "support/dynamic_library.hpp"
 
 namespace ss::cuda {
@@ -44,33 +45,18 @@ LibraryStatus probe_cublas() {
   return status;
 }
 
-LibraryStatus probe_nccl() {
+LibraryStatus probe_nccl(const std::string& requested) {
   LibraryStatus status;
-  const std::vector<std::string> names = {"libnccl.so.2", "libnccl.so"};
-  auto lib = support::DynamicLibrary::find_loaded(names);
-  const bool hosts_copy = static_cast<bool>(lib);
-  std::string why;
-  if (!lib) {
-    auto candidates = names;
-    if (const char* home = std::getenv("CUDA_HOME"); home && *home)
-      candidates.push_back(std::string(home) + "/lib64/libnccl.so.2");
-    candidates.push_back("/usr/local/cuda/lib64/libnccl.so.2");
-    lib = support::DynamicLibrary::open_first(candidates, &why);
-  }
-  using GetVersion = int (*)(int* version);  // ncclGetVersion
-  GetVersion get_version = nullptr;
-  if (!lib || !lib.load(get_version, "ncclGetVersion")) {
-    status.detail = lib ? lib.path() + " lacks ncclGetVersion" : why;
+  auto found = nccl::Library::open(requested);
+  if (auto* why = std::get_if<std::string>(&found)) {
+    status.detail = *why;
     return status;
   }
-  int code = 0;
-  get_version(&code);
-  // NCCL 2.9 and later: major * 10000 + minor * 100 + patch.
+  const auto& lib = std::get<nccl::Library>(found);
   status.found = true;
   status.path = lib.path();
-  status.version = std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
-                   std::to_string(code % 100);
-  status.detail = hosts_copy ? "the host's copy" : "loaded by shapescript";
+  status.version = lib.version_text();
+  status.detail = lib.hosts_copy ? "the host's copy" : "loaded by shapescript";
   return status;
 }
 

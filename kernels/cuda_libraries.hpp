@@ -3,11 +3,14 @@
 // these probes report what a machine has (the host's own NCCL first).
 #pragma once
 
+#include <string>
+
 #include "shapescript/engine.hpp"
 
 namespace ss::cuda {
 
 LibraryStatus probe_cublas();
-LibraryStatus probe_nccl();
+// `requested`: as nccl::Library::open takes it (empty: the usual search).
+LibraryStatus probe_nccl(const std::string& requested);
 
 }  // namespace ss::cuda

@@ -59,6 +59,8 @@ struct EngineOptions {
   std::string jit_library;          // SHAPESCRIPT_JIT; default: beside libshapescript
   std::string cuda_driver_library;  // SHAPESCRIPT_CUDA_DRIVER; default: libcuda.so.1
   std::string nvrtc_library;        // SHAPESCRIPT_NVRTC; default: libnvrtc.so.13, .12, ...
+  // SHAPESCRIPT_NCCL; default: the host's loaded copy, else libnccl.so.2.
+  std::string nccl_library;
 };
 
 // What a run-time search found for one optional library.

@@ -73,12 +73,19 @@ struct LoadOptions {
   // Several devices: after each call the workers ran, from a controller
   // function or Module::call, what each worker did (`run --stats`).
   std::function<void(const CallStats&)> stats;
-  // How long a `cpu[...]` worker waits for the others in a collective
-  // before the call fails with E1806 (a worker stuck, never a hang).
+  // How long a worker waits for the others in a collective before the call
+  // fails with E1806 (a worker stuck or a device lost, never a hang).
   std::chrono::milliseconds collective_timeout{120000};
   // A host's collectives instead of the library's own (E1806 when its ranks
   // don't match the `devices` line).
   std::shared_ptr<const CollectiveTable> collectives;
+  // `cuda[...]` devices: the host's own NCCL communicators (`ncclComm_t`),
+  // one per device of the `devices` line, in its order, each on its device;
+  // their ranks and world are the job's (a multi-node job set up by the
+  // host). The host keeps them and destroys them after the Module; after
+  // an E1806 they have been aborted (ncclCommAbort) and can't be used again.
+  // Empty: the library makes communicators for the local devices.
+  std::vector<void*> nccl_communicators;
 };
 
 struct SS_API CallResult {

@@ -1,8 +1,15 @@
 #include "api/devices.hpp"
 
 #include <set>
+#include <variant>
 
 #include "diag/codes.hpp"
+#include "diag/reporter.hpp"
+#include "kernels/cuda_driver.hpp"
+#include "kernels/nccl.hpp"
+#include "kernels/nccl_collectives.hpp"
+#include "syntax/lexer.hpp"
+#include "syntax/parser.hpp"
 
 namespace ss::api {
 namespace {
@@ -77,22 +84,117 @@ std::string misfit(const CollectiveTable& t, std::size_t devices) {
 
 }  // namespace
 
-std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOptions& options) {
-  if (!c.ok() || c.typed.device_count <= 1) return nullptr;
-  const auto names = runtime::worker_names(c.typed.device_kind, c.typed.device_indices);
-  if (options.collectives) {
-    if (const std::string why = misfit(*options.collectives, names.size()); !why.empty()) {
-      c.diagnostics.push_back(diag::error(
-          diag::Code::E1806, why,
-          "give one rank per device the `devices` line names, each once, below the world size"));
+namespace {
+
+Diagnostic collective_error(const std::string& why) {
+  return diag::error(diag::Code::E1806, why,
+                     "give one communicator or rank per device the `devices` line names, each "
+                     "once, on that device");
+}
+
+// Chapter 18's rules for a one-device program that a host's communicator
+// puts in a world of several: the program checked again as if its `devices`
+// line named that many.
+std::vector<Diagnostic> world_errors(const Compiled& c, int world) {
+  diag::Reporter reporter(*c.map);
+  const auto tokens = syntax::lex(c.text, reporter);
+  const auto program = syntax::parse(tokens, reporter);
+  check::check_program(program, reporter, world);
+  return reporter.take();
+}
+
+// The collectives of `cuda[...]` devices: the host's communicators, or
+// NCCL's for distinct local devices, or in-process ones for a device named
+// twice (`cuda[0 0]`, a test mode: NCCL refuses two ranks on one GPU).
+std::unique_ptr<runtime::Collectives> cuda_collectives(Compiled& c, const LoadOptions& options,
+                                                       const EngineOptions& engine) {
+  auto driver_or = cuda::Driver::open(engine.cuda_driver_library);
+  if (auto* d = std::get_if<Diagnostic>(&driver_or)) {
+    c.diagnostics.push_back(std::move(*d));
+    return nullptr;
+  }
+  auto driver = std::make_shared<const cuda::Driver>(std::move(std::get<cuda::Driver>(driver_or)));
+  std::vector<int> devices;
+  for (const auto i : c.typed.device_indices) {
+    if (auto bad = driver->check_device(static_cast<int>(i))) {
+      c.diagnostics.push_back(std::move(*bad));
       return nullptr;
     }
-    return std::make_shared<runtime::DeviceGroup>(
-        names, std::make_unique<HostCollectives>(options.collectives));
+    devices.push_back(static_cast<int>(i));
   }
-  return std::make_shared<runtime::DeviceGroup>(
-      names,
-      runtime::in_process_collectives(static_cast<int>(names.size()), options.collective_timeout));
+  const bool shared_gpu = std::set<int>(devices.begin(), devices.end()).size() < devices.size();
+  if (options.collectives) return nullptr;  // the host's table (make_devices)
+  if (shared_gpu && options.nccl_communicators.empty())
+    return runtime::in_process_collectives(static_cast<int>(devices.size()),
+                                           options.collective_timeout);
+
+  auto nccl_or = nccl::Library::open(engine.nccl_library);
+  if (auto* why = std::get_if<std::string>(&nccl_or)) {
+    Diagnostic d = diag::error(
+        diag::Code::E1907, "can't load NCCL, which several CUDA devices reduce their batches with",
+        "install NCCL 2.14 or later (libnccl.so.2), or point SHAPESCRIPT_NCCL at it");
+    d.notes.push_back(*why);
+    c.diagnostics.push_back(std::move(d));
+    return nullptr;
+  }
+  nccl::Setup setup;
+  setup.driver = driver;
+  setup.nccl = std::make_shared<const nccl::Library>(std::move(std::get<nccl::Library>(nccl_or)));
+  setup.devices = devices;
+  for (void* comm : options.nccl_communicators)
+    setup.from_host.push_back(static_cast<nccl::ncclComm_t>(comm));
+  setup.timeout = options.collective_timeout;
+  std::string why;
+  auto collectives = nccl::make_collectives(std::move(setup), &why);
+  if (!collectives) c.diagnostics.push_back(collective_error(why));
+  return collectives;
+}
+
+}  // namespace
+
+std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOptions& options,
+                                                   const EngineOptions& engine) {
+  if (!c.ok()) return nullptr;
+  const bool hosts_own = options.collectives || !options.nccl_communicators.empty();
+  if (c.typed.device_count <= 1 && !hosts_own) return nullptr;
+  const auto names = runtime::worker_names(c.typed.device_kind, c.typed.device_indices.empty()
+                                                                    ? std::vector<std::int64_t>{0}
+                                                                    : c.typed.device_indices);
+  if (options.collectives && !options.nccl_communicators.empty()) {
+    c.diagnostics.push_back(
+        collective_error("the host gave both a CollectiveTable and NCCL communicators"));
+    return nullptr;
+  }
+  if (!options.nccl_communicators.empty() && c.typed.device_kind != "cuda") {
+    c.diagnostics.push_back(
+        collective_error("NCCL communicators are for `cuda[...]` devices; the program runs on `" +
+                         c.typed.device_kind + "`"));
+    return nullptr;
+  }
+
+  std::unique_ptr<runtime::Collectives> collectives;
+  if (c.typed.device_kind == "cuda") {
+    collectives = cuda_collectives(c, options, engine);
+    if (!c.ok()) return nullptr;
+  }
+  if (options.collectives) {
+    if (const std::string why = misfit(*options.collectives, names.size()); !why.empty()) {
+      c.diagnostics.push_back(collective_error(why));
+      return nullptr;
+    }
+    collectives = std::make_unique<HostCollectives>(options.collectives);
+  }
+  if (!collectives)
+    collectives =
+        runtime::in_process_collectives(static_cast<int>(names.size()), options.collective_timeout);
+  if (c.typed.device_count <= 1 && collectives->world() > 1) {
+    auto errors = world_errors(c, collectives->world());
+    if (has_errors(errors)) {
+      c.diagnostics.insert(c.diagnostics.end(), errors.begin(), errors.end());
+      return nullptr;
+    }
+  }
+  return std::make_shared<runtime::DeviceGroup>(names, std::move(collectives));
 }
 
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats) {

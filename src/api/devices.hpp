@@ -7,14 +7,19 @@
 
 #include "api/compiled.hpp"
 #include "runtime/workers.hpp"
+#include "shapescript/engine.hpp"
 #include "shapescript/module.hpp"
 
 namespace ss::api {
 
-// Null for one device. For `cpu[...]`: in-process collectives; with a
-// host's CollectiveTable: those (E1806 when its ranks don't fit). A failure
-// is added to the program's diagnostics.
-std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOptions& options);
+// Null for one device without a host's communicator. For `cpu[...]`:
+// in-process collectives; for `cuda[...]`: NCCL (the host's communicators
+// or the library's), in-process for a GPU named twice; with a host's
+// CollectiveTable: those. A failure (E1806 for communicators that don't fit,
+// E1901/E1902 without the devices, E1907 without NCCL) is added to the
+// program's diagnostics.
+std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOptions& options,
+                                                   const EngineOptions& engine);
 
 // The runtime's per-worker stats as the API's.
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats);

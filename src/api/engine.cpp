@@ -110,7 +110,7 @@ BackendReport Engine::backends() const {
   }
 
   report.cublas = cuda::probe_cublas();
-  report.nccl = cuda::probe_nccl();
+  report.nccl = cuda::probe_nccl(impl_->options.nccl_library);
   return report;
 }
 
@@ -125,7 +125,7 @@ std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_
 Module Engine::load_file(const std::string& path, const LoadOptions& options) const {
   Module m;
   m.impl_->compiled = api::compile_file(path, *impl_->log);
-  m.impl_->bind(options);
+  m.impl_->bind(options, impl_->options);
   return m;
 }
 
@@ -133,7 +133,7 @@ Module Engine::load_source(std::string_view text, std::string_view name,
                            const LoadOptions& options) const {
   Module m;
   m.impl_->compiled = api::compile_text(text, name, *impl_->log);
-  m.impl_->bind(options);
+  m.impl_->bind(options, impl_->options);
   return m;
 }
 

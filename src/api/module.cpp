@@ -49,14 +49,14 @@ std::optional<Diagnostic> Module::Impl::unusable(const std::string& name, const 
                      "make it with Tensor::of, Tensor::view or Tensor::copy, one stride per axis");
 }
 
-void Module::Impl::bind(const LoadOptions& options) {
+void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine) {
   api::apply_dims(*compiled, options.dims);
   std::vector<std::string> bound;
   for (const auto& [name, callback] : options.sinks)
     if (callback) bound.push_back(name);
   api::check_sinks(*compiled, bound);
   sinks = options.sinks;
-  devices = api::make_devices(*compiled, options);
+  devices = api::make_devices(*compiled, options, engine);
   stats = options.stats;
 }
 

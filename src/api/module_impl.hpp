@@ -33,7 +33,7 @@ struct Module::Impl {
 
   // What a load gives a program: its dims' sizes, its sinks' callbacks
   // (E1705 for one left unbound).
-  void bind(const LoadOptions& options);
+  void bind(const LoadOptions& options, const EngineOptions& engine);
 
   // The controller functions' compact form, lowered once.
   const ir::HostProgram& controller_code() const;

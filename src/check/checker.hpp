@@ -73,6 +73,9 @@ struct TypedProgram {
   std::unordered_map<const syntax::Expr*, PatternPlan> patterns;
 };
 
-TypedProgram check_program(const syntax::Program& program, diag::Reporter& reporter);
+// `world`: the devices the program runs on when a host's communicator spans
+// more than its `devices` line names (a node's one GPU in a multi-node job);
+// chapter 18's rules hold for that many. 0: the line's count.
+TypedProgram check_program(const syntax::Program& program, diag::Reporter& reporter, int world = 0);
 
 }  // namespace ss::check

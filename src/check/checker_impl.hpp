@@ -199,6 +199,7 @@ class Checker {
   const syntax::Program& p_;
   diag::Reporter& r_;
   int device_count_ = 1;
+  int world_ = 0;  // check_program's `world`
   std::string device_kind_ = "cpu";
   std::vector<std::int64_t> device_indices_;
   std::map<std::string, DimInfo> dims_;

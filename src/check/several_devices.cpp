@@ -31,8 +31,9 @@ void Checker::several_device_rules() {
       }
     }
   }
-  if (device_count_ <= 1) return;
-  const std::string devices = std::to_string(device_count_) + " devices";
+  const int count = std::max(device_count_, world_);
+  if (count <= 1) return;
+  const std::string devices = std::to_string(count) + " devices";
 
   for (auto& [name, fn] : fns_) {
     if (fn.item->is_extern) continue;
@@ -209,8 +210,10 @@ TypedProgram Checker::run() {
   return std::move(typed_);
 }
 
-TypedProgram check_program(const syntax::Program& program, diag::Reporter& reporter) {
-  return Checker(program, reporter).run();
+TypedProgram check_program(const syntax::Program& program, diag::Reporter& reporter, int world) {
+  Checker checker(program, reporter);
+  checker.world_ = world;
+  return checker.run();
 }
 
 }  // namespace ss::check

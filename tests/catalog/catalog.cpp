@@ -47,6 +47,8 @@ std::vector<CatalogEntry> parse_catalog(const std::string& markdown,
     const std::string machine = m[2];
     if (machine == "needs a CUDA GPU")
       example.machine = CatalogExample::Machine::needs_cuda_gpu;
+    else if (machine == "needs two CUDA GPUs")
+      example.machine = CatalogExample::Machine::needs_two_cuda_gpus;
     else if (machine == "on a machine without a CUDA driver")
       example.machine = CatalogExample::Machine::without_cuda_driver;
     else if (!machine.empty())

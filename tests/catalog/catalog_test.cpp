@@ -36,8 +36,8 @@ bool cuda_driver_loads() {
   return std::holds_alternative<ss::cuda::Driver>(ss::cuda::Driver::open(""));
 }
 
-bool cuda_gpu_usable() {
-  return ss::Engine({.device = ss::Device::cuda(0)}).ok();
+bool cuda_gpu_usable(int index = 0) {
+  return ss::Engine({.device = ss::Device::cuda(index)}).ok();
 }
 
 // An expected line matches an output line that equals it, or, when it ends
@@ -152,12 +152,14 @@ TEST_CASE("every catalog entry has an example, a fix and a See pointer") {
 TEST_CASE("every catalog example reports its code") {
   const bool driver = cuda_driver_loads();
   const bool gpu = driver && cuda_gpu_usable();
+  const bool two_gpus = gpu && cuda_gpu_usable(1);
   int ran = 0;
   for (const auto& entry : load_catalog()) {
     if (!entry.example) continue;
     CAPTURE(entry.code);
     using Machine = CatalogExample::Machine;
     if ((entry.example->machine == Machine::needs_cuda_gpu && !gpu) ||
+        (entry.example->machine == Machine::needs_two_cuda_gpus && !two_gpus) ||
         (entry.example->machine == Machine::without_cuda_driver && driver)) {
       MESSAGE(entry.code << ": its example is for another kind of machine");
       continue;

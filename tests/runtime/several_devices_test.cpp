@@ -7,72 +7,24 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
-#include <cmath>
-#include <fstream>
-#include <random>
-#include <sstream>
 #include <thread>
 
 #include "runtime/collectives.hpp"
 #include "shapescript/shapescript.hpp"
-#include "support/paths.hpp"
+#include "support/batch_ops.hpp"
 
 namespace {
 
-std::string program_text() {
-  std::ifstream in(std::string(ss::test::kSourceDir) + "/tests/programs/devices/batch_ops.ss");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+using ss::test::check_close;
+using ss::test::rendered;
+
+ss::Module load(const std::string& devices, const ss::LoadOptions& options = {}) {
+  return ss::test::load_batch_ops(devices, options);
 }
 
-ss::Module load(const std::string& devices, ss::LoadOptions options = {}) {
-  const std::string text = (devices.empty() ? "" : "devices " + devices + "\n") + program_text();
-  return ss::Engine().load_source(text, "batch_ops.ss", options);
-}
-
-// The model's parameters and a batch of `b` examples, the same for every
-// executor: seeded draws.
 std::map<std::string, ss::Tensor> inputs(std::int64_t b, unsigned seed = 7) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> normal(0, 0.7f);
-  const auto draw = [&](std::size_t n) {
-    std::vector<float> v(n);
-    for (auto& x : v) x = normal(gen);
-    return v;
-  };
-  std::vector<std::int32_t> labels(static_cast<std::size_t>(b));
-  for (auto& y : labels) y = static_cast<std::int32_t>(gen() % 3);
-  return {{"m.w", ss::Tensor::of(draw(12), {4, 3})},
-          {"m.v", ss::Tensor::of(draw(4), {4})},
-          {"m.c", ss::Tensor::of(draw(3), {3})},
-          {"batch.x", ss::Tensor::of(draw(static_cast<std::size_t>(b) * 4), {b, 4})},
-          {"batch.y", ss::Tensor::of(labels, {b})}};
+  return ss::test::batch_ops_inputs(b, seed);
 }
-
-std::string rendered(const ss::CallResult& r) {
-  return r.diagnostics.empty() ? "" : r.diagnostics[0].render();
-}
-
-void check_close(const ss::CallResult& one, const ss::CallResult& several) {
-  REQUIRE(one.outputs.size() == several.outputs.size());
-  for (std::size_t o = 0; o < one.outputs.size(); ++o) {
-    CAPTURE(o);
-    CHECK(one.outputs[o].shape() == several.outputs[o].shape());
-    const auto a = one.outputs[o].to_floats(), b = several.outputs[o].to_floats();
-    REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i)
-      CHECK_MESSAGE(std::fabs(a[i] - b[i]) <= 1e-5f + 1e-5f * std::fabs(a[i]),
-                    "element " << i << ": one device " << a[i] << ", several " << b[i]);
-  }
-}
-
-// Each function, and the all-reduces one call issues on every worker: one
-// per parameter its loss uses with split values (however many paths it is
-// used on), one for the loss; per-example logits need none.
-const std::map<std::string, std::int64_t> kFunctions = {
-    {"grad_ce", 3},     {"grad_mean", 3},   {"grad_sum", 3},   {"grad_einsum", 2},
-    {"grad_matmul", 3}, {"grad_reduce", 3}, {"grad_twice", 2}, {"logits", 0}};
 
 }  // namespace
 
@@ -86,7 +38,8 @@ TEST_CASE("each distributed operation and its gradient match one device, at unev
     const std::int64_t workers = line == "cpu[0 1]" ? 2 : 3;
     for (const std::int64_t b : {65, 1, 2, 3, 8}) {
       const auto in = inputs(b);
-      for (const auto& entry : kFunctions) {  // no structured binding: clang 14's CAPTURE
+      for (const auto& entry :
+           ss::test::kBatchOpsFunctions) {  // no structured binding: clang 14's CAPTURE
         const std::string& fn = entry.first;
         const std::int64_t reductions = entry.second;
         CAPTURE(line);

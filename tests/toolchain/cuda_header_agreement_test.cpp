@@ -18,7 +18,10 @@ static_assert(ss::cuda::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ==
               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 static_assert(ss::cuda::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ==
               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(ss::cuda::CUDA_ERROR_NOT_READY == CUDA_ERROR_NOT_READY);
+static_assert(ss::cuda::CU_STREAM_NON_BLOCKING == CU_STREAM_NON_BLOCKING);
 static_assert(sizeof(ss::cuda::CUresult) == sizeof(CUresult));
+static_assert(sizeof(ss::cuda::CUdeviceptr) == sizeof(CUdeviceptr));
 static_assert(sizeof(ss::cuda::CUdevice) == sizeof(CUdevice));
 static_assert(ss::nvrtc::NVRTC_SUCCESS == NVRTC_SUCCESS);
 static_assert(ss::nvrtc::NVRTC_ERROR_COMPILATION == NVRTC_ERROR_COMPILATION);
@@ -32,6 +35,42 @@ static_assert(std::is_same_v<decltype(&nvrtcCreateProgram),
                              nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int,
                                              const char* const*, const char* const*)>);
 static_assert(std::is_same_v<decltype(&nvrtcGetCUBIN), nvrtcResult (*)(nvrtcProgram, char*)>);
+static_assert(std::is_same_v<decltype(&cuMemAlloc), CUresult (*)(CUdeviceptr*, size_t)>,
+              "cuMemAlloc is cuMemAlloc_v2 with this signature");
+static_assert(std::is_same_v<decltype(&cuMemcpyHtoDAsync_v2),
+                             CUresult (*)(CUdeviceptr, const void*, size_t, CUstream)>);
+static_assert(std::is_same_v<decltype(&cuMemcpyDtoHAsync_v2),
+                             CUresult (*)(void*, CUdeviceptr, size_t, CUstream)>);
+static_assert(std::is_same_v<decltype(&cuStreamDestroy), CUresult (*)(CUstream)>,
+              "cuStreamDestroy is cuStreamDestroy_v2");
+static_assert(std::is_same_v<decltype(&cuDevicePrimaryCtxRelease), CUresult (*)(CUdevice)>,
+              "cuDevicePrimaryCtxRelease is cuDevicePrimaryCtxRelease_v2");
+
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+
+#include <cstddef>
+
+#include "kernels/nccl_api.hpp"
+
+// NCCL's values, and the leading fields of its config where ours has them.
+static_assert(ss::nccl::ncclSuccess == ncclSuccess);
+static_assert(ss::nccl::ncclInProgress == ncclInProgress);
+static_assert(ss::nccl::ncclInt32 == ncclInt32 && ss::nccl::ncclFloat32 == ncclFloat32 &&
+              ss::nccl::ncclUint8 == ncclUint8 && ss::nccl::ncclSum == ncclSum);
+static_assert(sizeof(ss::nccl::ncclUniqueId) == sizeof(ncclUniqueId));
+static_assert(offsetof(ss::nccl::ncclConfigPrefix, size) == offsetof(ncclConfig_t, size));
+static_assert(offsetof(ss::nccl::ncclConfigPrefix, magic) == offsetof(ncclConfig_t, magic));
+static_assert(offsetof(ss::nccl::ncclConfigPrefix, version) == offsetof(ncclConfig_t, version));
+static_assert(offsetof(ss::nccl::ncclConfigPrefix, blocking) == offsetof(ncclConfig_t, blocking));
+static_assert(ss::nccl::ncclConfigPrefix{}.version == NCCL_VERSION(2, 14, 0));
+static_assert(ss::nccl::ncclConfigPrefix{}.blocking == NCCL_CONFIG_UNDEF_INT);
+static_assert(
+    std::is_same_v<decltype(&ncclCommGetAsyncError), ncclResult_t (*)(ncclComm_t, ncclResult_t*)>);
+static_assert(std::is_same_v<decltype(&ncclAllReduce),
+                             ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t,
+                                              ncclRedOp_t, ncclComm_t, cudaStream_t)>);
+#endif
 
 TEST_CASE("the written-out CUDA declarations agree with the toolkit's headers") {
   CHECK(CUDA_VERSION >= 12000);  // the toolkit the tests were built against is 12 or later

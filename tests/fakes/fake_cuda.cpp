@@ -1,0 +1,339 @@
+// A stand-in for the CUDA driver and NCCL, one shared library exporting both
+// APIs' functions the library calls, so the NCCL collectives (staging,
+// streams, the watchdog, aborts, host communicators) are tested on a machine
+// without a GPU. "Device memory" is host memory; a stream is a queue of work
+// done when the stream is queried; an all-reduce completes once every rank
+// of its communicator has reached it, summing in rank order. Tests steer it
+// with the ss_fake_* functions at the end.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+using CUresult = int;
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kInvalidDevice = 101, kNotReady = 600,
+                   kLaunchFailed = 719;
+using ncclResult_t = int;
+constexpr ncclResult_t ncclSuccess = 0, ncclInvalidArgument = 4, ncclInProgress = 7;
+
+struct Context {
+  int device;
+};
+Context g_contexts[8] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
+thread_local int t_device = -1;  // the current context's device
+
+int device_count() {
+  const char* env = std::getenv("SS_FAKE_CUDA_DEVICES");
+  return env ? std::atoi(env) : 2;
+}
+
+// A stream: work items, each done when it returns true.
+struct Stream {
+  int device = 0;
+  std::mutex mutex;
+  std::deque<std::function<bool()>> work;
+};
+
+struct Comm;
+
+// What the ranks of one communicator share: their collectives, by sequence.
+struct Clique {
+  int ranks = 0;
+  std::mutex mutex;
+  struct Op {
+    std::vector<const void*> send;
+    std::vector<void*> receive;
+    int arrived = 0;
+    bool done = false;
+  };
+  std::map<std::int64_t, Op> ops;
+};
+
+struct Comm {
+  std::shared_ptr<Clique> clique;
+  int rank = 0, device = 0;
+  std::int64_t next_op = 0;
+  bool in_progress = false;  // non-blocking init: one query says "in progress"
+  std::atomic<bool> aborted{false};
+};
+
+std::mutex g_mutex;
+std::map<std::string, std::shared_ptr<Clique>> g_cliques;
+std::atomic<int> g_made{0}, g_aborted{0}, g_destroyed{0}, g_collectives{0}, g_id{0};
+std::atomic<int> g_hang_rank{-1}, g_lost_device{-1};
+
+std::string key(const char* id) {
+  return std::string(id, 128);
+}
+
+// Queues a collective: its data is read when it reaches the front of the
+// stream (after the copies before it); it ends when every rank has come.
+ncclResult_t enqueue(Comm* comm, Stream* stream, const void* send, void* receive, std::size_t bytes,
+                     int type, int root) {
+  if (!comm || !stream || comm->aborted) return ncclInvalidArgument;
+  if (t_device != comm->device || stream->device != comm->device) return ncclInvalidArgument;
+  const std::int64_t seq = comm->next_op++;
+  bool joined = false;
+  std::lock_guard lock(stream->mutex);
+  stream->work.push_back([=]() mutable {
+    if (comm->aborted) return true;  // an abort ends NCCL's kernels
+    if (comm->rank == g_hang_rank) return false;
+    auto& clique = *comm->clique;
+    std::lock_guard l(clique.mutex);
+    auto& op = clique.ops[seq];
+    if (!joined) {
+      op.send.resize(static_cast<std::size_t>(clique.ranks));
+      op.receive.resize(static_cast<std::size_t>(clique.ranks));
+      op.send[static_cast<std::size_t>(comm->rank)] = send;
+      op.receive[static_cast<std::size_t>(comm->rank)] = receive;
+      joined = true;
+      if (++op.arrived == clique.ranks) {
+        std::vector<char> result(bytes);
+        if (root >= 0) {
+          std::memcpy(result.data(), op.send[static_cast<std::size_t>(root)], bytes);
+        } else if (type == 7) {  // ncclFloat32, in rank order
+          auto* out = reinterpret_cast<float*>(result.data());
+          for (std::size_t i = 0; i < bytes / 4; ++i) {
+            float sum = 0;
+            for (const void* s : op.send) sum += static_cast<const float*>(s)[i];
+            out[i] = sum;
+          }
+        } else {  // ncclInt32
+          auto* out = reinterpret_cast<std::int32_t*>(result.data());
+          for (std::size_t i = 0; i < bytes / 4; ++i) {
+            std::int32_t sum = 0;
+            for (const void* s : op.send) sum += static_cast<const std::int32_t*>(s)[i];
+            out[i] = sum;
+          }
+        }
+        for (void* r : op.receive) std::memcpy(r, result.data(), bytes);
+        op.done = true;
+        ++g_collectives;
+      }
+    }
+    return op.done;
+  });
+  return ncclSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- the driver ----
+CUresult cuInit(unsigned) {
+  return kSuccess;
+}
+CUresult cuDriverGetVersion(int* v) {
+  *v = 13000;
+  return kSuccess;
+}
+CUresult cuDeviceGetCount(int* n) {
+  *n = device_count();
+  return kSuccess;
+}
+CUresult cuDeviceGet(int* d, int ordinal) {
+  if (ordinal < 0 || ordinal >= device_count()) return kInvalidDevice;
+  *d = ordinal;
+  return kSuccess;
+}
+CUresult cuDeviceGetName(char* name, int length, int) {
+  std::strncpy(name, "Fake GPU", static_cast<std::size_t>(length));
+  return kSuccess;
+}
+CUresult cuDeviceTotalMem_v2(std::size_t* bytes, int) {
+  *bytes = std::size_t{1} << 30;
+  return kSuccess;
+}
+CUresult cuDeviceGetAttribute(int* value, int, int) {
+  *value = 9;
+  return kSuccess;
+}
+CUresult cuGetErrorName(CUresult e, const char** name) {
+  *name = e == kLaunchFailed ? "CUDA_ERROR_LAUNCH_FAILED" : "CUDA_ERROR_FAKE";
+  return kSuccess;
+}
+CUresult cuGetErrorString(CUresult, const char** text) {
+  *text = "a fake failure";
+  return kSuccess;
+}
+CUresult cuDevicePrimaryCtxRetain(Context** c, int device) {
+  if (device < 0 || device >= 8) return kInvalidDevice;
+  *c = &g_contexts[device];
+  return kSuccess;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(int) {
+  return kSuccess;
+}
+CUresult cuCtxSetCurrent(Context* c) {
+  t_device = c ? c->device : -1;
+  return kSuccess;
+}
+CUresult cuStreamCreate(Stream** s, unsigned) {
+  if (t_device < 0) return kInvalidValue;
+  *s = new Stream;
+  (*s)->device = t_device;
+  return kSuccess;
+}
+CUresult cuStreamDestroy_v2(Stream* s) {
+  delete s;
+  return kSuccess;
+}
+CUresult cuStreamQuery(Stream* s) {
+  std::lock_guard lock(s->mutex);
+  if (s->device == g_lost_device && !s->work.empty()) return kLaunchFailed;
+  while (!s->work.empty() && s->work.front()()) s->work.pop_front();
+  return s->work.empty() ? kSuccess : kNotReady;
+}
+CUresult cuMemAlloc_v2(std::uint64_t* p, std::size_t bytes) {
+  if (t_device < 0) return kInvalidValue;
+  *p = reinterpret_cast<std::uint64_t>(std::malloc(bytes));
+  return kSuccess;
+}
+CUresult cuMemFree_v2(std::uint64_t p) {
+  std::free(reinterpret_cast<void*>(p));
+  return kSuccess;
+}
+CUresult cuMemcpyHtoDAsync_v2(std::uint64_t to, const void* from, std::size_t bytes, Stream* s) {
+  std::lock_guard lock(s->mutex);
+  s->work.push_back([=] {
+    std::memcpy(reinterpret_cast<void*>(to), from, bytes);
+    return true;
+  });
+  return kSuccess;
+}
+CUresult cuMemcpyDtoHAsync_v2(void* to, std::uint64_t from, std::size_t bytes, Stream* s) {
+  std::lock_guard lock(s->mutex);
+  s->work.push_back([=] {
+    std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
+    return true;
+  });
+  return kSuccess;
+}
+
+// ---- NCCL ----
+struct ncclUniqueId {
+  char internal[128];
+};
+struct Config {
+  std::size_t size;
+  unsigned magic, version;
+  int blocking;
+};
+
+ncclResult_t ncclGetVersion(int* v) {
+  *v = 22809;
+  return ncclSuccess;
+}
+ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
+  std::memset(id->internal, 0, sizeof id->internal);
+  std::snprintf(id->internal, sizeof id->internal, "fake-%d", ++g_id);
+  return ncclSuccess;
+}
+ncclResult_t ncclCommInitRankConfig(Comm** comm, int ranks, ncclUniqueId id, int rank,
+                                    Config* config) {
+  if (t_device < 0 || rank < 0 || rank >= ranks) return ncclInvalidArgument;
+  if (config && config->magic != 0xcafebeef) return ncclInvalidArgument;
+  auto* c = new Comm;
+  {
+    std::lock_guard lock(g_mutex);
+    auto& clique = g_cliques[key(id.internal)];
+    if (!clique) {
+      clique = std::make_shared<Clique>();
+      clique->ranks = ranks;
+    }
+    c->clique = clique;
+  }
+  c->rank = rank;
+  c->device = t_device;
+  c->in_progress = config && config->blocking == 0;
+  *comm = c;
+  ++g_made;
+  return c->in_progress ? ncclInProgress : ncclSuccess;
+}
+ncclResult_t ncclCommAbort(Comm* c) {
+  c->aborted = true;  // kept (not freed) so queued work can see the abort
+  ++g_aborted;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommDestroy(Comm* c) {
+  ++g_destroyed;
+  c->aborted = true;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommGetAsyncError(Comm* c, ncclResult_t* e) {
+  *e = c->in_progress ? ncclInProgress : ncclSuccess;
+  c->in_progress = false;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommCount(Comm* c, int* n) {
+  *n = c->clique->ranks;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommCuDevice(Comm* c, int* d) {
+  *d = c->device;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommUserRank(Comm* c, int* r) {
+  *r = c->rank;
+  return ncclSuccess;
+}
+const char* ncclGetErrorString(ncclResult_t) {
+  return "fake NCCL error";
+}
+ncclResult_t ncclGroupStart() {
+  return ncclSuccess;
+}
+ncclResult_t ncclGroupEnd() {
+  return ncclSuccess;
+}
+ncclResult_t ncclAllReduce(const void* send, void* receive, std::size_t count, int type, int op,
+                           Comm* comm, Stream* stream) {
+  if (op != 0 || (type != 7 && type != 2)) return ncclInvalidArgument;
+  return enqueue(comm, stream, send, receive, count * 4, type, -1);
+}
+ncclResult_t ncclBroadcast(const void* send, void* receive, std::size_t count, int type, int root,
+                           Comm* comm, Stream* stream) {
+  if (type != 1) return ncclInvalidArgument;
+  return enqueue(comm, stream, send, receive, count, type, root);
+}
+
+// ---- the tests' controls ----
+// A rank whose collectives never arrive (-1: none), a device whose stream
+// fails (-1: none).
+void ss_fake_hang_rank(int rank) {
+  g_hang_rank = rank;
+}
+void ss_fake_lose_device(int device) {
+  g_lost_device = device;
+}
+// Communicators made, aborted, destroyed; collectives completed.
+void ss_fake_counts(int* made, int* aborted, int* destroyed, int* collectives) {
+  *made = g_made;
+  *aborted = g_aborted;
+  *destroyed = g_destroyed;
+  *collectives = g_collectives;
+}
+// A communicator of `ranks` for the current device, as a host would make
+// one: the id names the clique.
+Comm* ss_fake_host_comm(const char* clique, int ranks, int rank, int device) {
+  ncclUniqueId id{};
+  std::snprintf(id.internal, sizeof id.internal, "host-%s", clique);
+  t_device = device;
+  Comm* c = nullptr;
+  ncclCommInitRankConfig(&c, ranks, id, rank, nullptr);
+  return c;
+}
+
+}  // extern "C"

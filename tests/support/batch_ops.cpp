@@ -1,0 +1,61 @@
+#include "support/batch_ops.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "support/paths.hpp"
+
+namespace ss::test {
+
+const std::map<std::string, std::int64_t> kBatchOpsFunctions = {
+    {"grad_ce", 3},     {"grad_mean", 3},   {"grad_sum", 3},   {"grad_einsum", 2},
+    {"grad_matmul", 3}, {"grad_reduce", 3}, {"grad_twice", 2}, {"logits", 0}};
+
+Module load_batch_ops(const std::string& devices, const LoadOptions& options,
+                      const EngineOptions& engine) {
+  std::ifstream in(std::string(kSourceDir) + "/tests/programs/devices/batch_ops.ss");
+  std::stringstream s;
+  s << in.rdbuf();
+  const std::string text = (devices.empty() ? "" : "devices " + devices + "\n") + s.str();
+  return Engine(engine).load_source(text, "batch_ops.ss", options);
+}
+
+std::map<std::string, Tensor> batch_ops_inputs(std::int64_t b, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0, 0.7f);
+  const auto draw = [&](std::size_t n) {
+    std::vector<float> v(n);
+    for (auto& x : v) x = normal(gen);
+    return v;
+  };
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(b));
+  for (auto& y : labels) y = static_cast<std::int32_t>(gen() % 3);
+  return {{"m.w", Tensor::of(draw(12), {4, 3})},
+          {"m.v", Tensor::of(draw(4), {4})},
+          {"m.c", Tensor::of(draw(3), {3})},
+          {"batch.x", Tensor::of(draw(static_cast<std::size_t>(b) * 4), {b, 4})},
+          {"batch.y", Tensor::of(labels, {b})}};
+}
+
+std::string rendered(const CallResult& r) {
+  return r.diagnostics.empty() ? "" : r.diagnostics[0].render();
+}
+
+void check_close(const CallResult& one, const CallResult& several) {
+  REQUIRE(one.outputs.size() == several.outputs.size());
+  for (std::size_t o = 0; o < one.outputs.size(); ++o) {
+    CAPTURE(o);
+    CHECK(one.outputs[o].shape() == several.outputs[o].shape());
+    const auto a = one.outputs[o].to_floats(), b = several.outputs[o].to_floats();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      CHECK_MESSAGE(std::fabs(a[i] - b[i]) <= 1e-5f + 1e-5f * std::fabs(a[i]),
+                    "element " << i << ": one device " << a[i] << ", several " << b[i]);
+  }
+}
+
+}  // namespace ss::test
