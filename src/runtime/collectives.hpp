@@ -1,7 +1,7 @@
 // The collectives several-device workers use, behind one small table:
 // all-reduce (a sum), broadcast, barrier and abort. Implementations: the
 // in-process one for `cpu[...]` workers (here), NCCL for CUDA devices
-// (not written yet), and a host's own (api: ss::CollectiveTable),
+// (kernels/nccl_collectives.hpp), and a host's own (api: ss::CollectiveTable),
 // so an MPI or Gloo host plugs in.
 #pragma once
 
