@@ -1,5 +1,6 @@
 #include "api/devices.hpp"
 
+#include <algorithm>
 #include <set>
 #include <variant>
 
@@ -195,6 +196,25 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
     }
   }
   return std::make_shared<runtime::DeviceGroup>(names, std::move(collectives));
+}
+
+void check_host_device(Compiled& c, const Device& host) {
+  if (!c.ok() || host.kind != Device::Kind::cuda || c.program.devices.empty()) return;
+  const auto& indices = c.typed.device_indices;
+  const bool named = c.typed.device_kind == "cuda" &&
+                     (indices.empty() ? host.index == 0
+                                      : std::find(indices.begin(), indices.end(), host.index) !=
+                                            indices.end());
+  if (named) return;
+  const auto& line = c.program.devices.front();
+  Diagnostic d = diag::error(
+      diag::Code::E1908,
+      "the host asked for " + host.name() + ", and the program's `devices` line doesn't name it",
+      "drop the `devices` line to let the host choose, or have the host ask for a device the "
+      "line names");
+  d.labels.push_back(c.map->label(line.span, "the program runs here", true));
+  d.location = d.labels.back().start;
+  c.diagnostics.push_back(std::move(d));
 }
 
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats) {

@@ -21,6 +21,11 @@ namespace ss::api {
 std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOptions& options,
                                                    const EngineOptions& engine);
 
+// E1908 when the host asked for a CUDA device (EngineOptions::device) that
+// the program's `devices` line doesn't name: the line wins, so the host's
+// request can't be met. A CPU engine (the default) yields to the line.
+void check_host_device(Compiled& c, const Device& host);
+
 // The runtime's per-worker stats as the API's.
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats);
 

@@ -56,6 +56,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
     if (callback) bound.push_back(name);
   api::check_sinks(*compiled, bound);
   sinks = options.sinks;
+  api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
   stats = options.stats;
 }

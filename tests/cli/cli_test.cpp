@@ -28,7 +28,8 @@ TEST_CASE("a bad command line exits 2 with a plain error and a pointer to --help
                                                                 {"check"},
                                                                 {"check", "--bogus", "x.ss"},
                                                                 {"--color=sometimes", "check", "x"},
-                                                                {"devices", "gpu:0"}}) {
+                                                                {"devices", "gpu:0"},
+                                                                {"run", "--device", "tpu", "x.ss"}}) {
     std::vector<std::string> argv = {kCliPath};
     argv.insert(argv.end(), args.begin(), args.end());
     const auto result = run_process(argv);
@@ -99,6 +100,17 @@ TEST_CASE("devices: the CPU is always there; a CUDA device without a driver is E
   CHECK(report.out.find("\ncuda        not found: CUDA isn't available") != std::string::npos);
   for (const char* line : {"\njit ", "\nnvrtc ", "\ncublas ", "\nnccl "})
     CHECK(report.out.find(line) != std::string::npos);
+}
+
+TEST_CASE("run --device cuda:0 needs the device: E1901 without a driver, before the program") {
+  const std::string prints = std::string(ss::test::kSourceDir) + "/tests/programs/run/prints.ss";
+  const auto cuda =
+      run_process({kCliPath, "run", "--device", "cuda:0", prints},
+                  {.env = {{"SHAPESCRIPT_CUDA_DRIVER", "/nonexistent/libcuda.so.1"}}});
+  CHECK(cuda.exit_code == 1);
+  CHECK(cuda.out.empty());
+  CHECK(cuda.err.rfind("error[E1901]: CUDA isn't available", 0) == 0);
+  CHECK(run_process({kCliPath, "run", "--device", "cpu", prints}).exit_code == 0);
 }
 
 TEST_CASE("SHAPESCRIPT_LOG=debug makes the CLI talk on standard error") {

@@ -261,3 +261,25 @@ TEST_CASE("one device with the host's communicator runs distributed, under chapt
   CHECK(code_of(refused) == "E1801");
   CHECK(refused.diagnostics().back().message.find("2 devices") != std::string::npos);
 }
+
+TEST_CASE("a host's CUDA device that the devices line doesn't name is E1908 at load") {
+  const auto load_on = [](ss::Device host, const std::string& devices) {
+    ss::EngineOptions engine = kFake;
+    engine.device = host;
+    return load(devices, {}, engine);
+  };
+  const auto on_cpu = load_on(ss::Device::cuda(0), "cpu[0 1]");
+  REQUIRE(code_of(on_cpu) == "E1908");
+  const auto& d = on_cpu.diagnostics().back();
+  CHECK(d.message == "the host asked for cuda:0, and the program's `devices` line doesn't name it");
+  REQUIRE(d.labels.size() == 1);
+  CHECK(d.labels[0].start.line == 1);
+  CHECK(code_of(load_on(ss::Device::cuda(2), "cuda[0 1]")) == "E1908");
+  CHECK(code_of(load_on(ss::Device::cuda(1), "cuda")) == "E1908");
+  // A device the line names, a line that names none, and a CPU host
+  // (the line wins) are all fine.
+  CHECK(load_on(ss::Device::cuda(1), "cuda[0 1]"));
+  CHECK(load_on(ss::Device::cuda(0), "cuda"));
+  CHECK(load_on(ss::Device::cuda(1), ""));
+  CHECK(load_on(ss::Device::cpu(), "cuda[0 1]"));
+}

@@ -25,6 +25,7 @@ struct Options {
   std::int64_t collective_timeout_ms = -1;  // --collective-timeout MS; -1: the library's
   bool standalone = false;                  // --standalone, for build
   std::string output;                       // -o FILE, for build
+  std::string device;                       // --device cpu|cuda:N, for run; "": the CPU
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

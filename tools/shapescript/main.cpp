@@ -39,6 +39,9 @@ options:
                                   (any other name: one object per write)
   --arg NAME=VALUE                with run: a device function's input, as a number or
                                   nested list ([[1.0, 2.0]]); f32, or i32 with `i32:`
+  --device DEVICE                 with run: the device the host asks for (cpu,
+                                  cuda, cuda:N); a program's `devices` line wins,
+                                  and one that doesn't name it is E1908
   --collective-timeout MS         with run: how long a worker waits for the others in
                                   a collective before the run fails (E1806)
   --stats                         with run: after it, on standard error, what each
@@ -50,6 +53,7 @@ environment:
   SHAPESCRIPT_JIT                 path of libshapescript_jit.so (the LLVM JIT)
   SHAPESCRIPT_CUDA_DRIVER         path of the CUDA driver (default libcuda.so.1)
   SHAPESCRIPT_NVRTC               path of NVRTC (default libnvrtc.so.13, .12)
+  SHAPESCRIPT_NCCL                path of NCCL (default: the loader's libnccl.so.2)
 
 exit status: 0 success, 1 errors in a program or a device, 2 a bad command line
 error codes are explained in docs/errors.md
@@ -121,6 +125,12 @@ int main(int argc, char** argv) {
       if (value.empty() || !end || *end != '\0' || ms < 0)
         return usage_error("`--collective-timeout` takes milliseconds, such as 60000");
       options.collective_timeout_ms = ms;
+      continue;
+    }
+    if (arg == "--device") {
+      options.device = i + 1 < argc ? argv[++i] : "";
+      if (!ss::Device::parse(options.device))
+        return usage_error("`--device` takes cpu, cuda or cuda:N");
       continue;
     }
     if (arg == "--standalone") {

@@ -93,8 +93,9 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
         w.collective_seconds += call.workers[k].collective_seconds;
       }
     };
-  Engine engine;
-  const auto diagnostics = engine.run_file(
+  Engine engine({.device = Device::parse(options.device.empty() ? "cpu" : options.device)
+                               .value_or(Device::cpu())});
+  const auto diagnostics = !engine.ok() ? engine.diagnostics() : engine.run_file(
       words[0], function,
       [&bar](std::string_view line) {
         if (bar) std::cerr << "\r\033[K" << std::flush;
