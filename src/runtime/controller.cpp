@@ -64,6 +64,16 @@ class Controller {
   }
 
  private:
+  // On several processes, print, save and write happen on the one that
+  // holds rank 0; the others compute alike and stay quiet.
+  bool holds_rank_zero() const {
+    if (!options_.devices) return true;
+    auto& c = options_.devices->collectives();
+    for (int local = 0; local < c.local_count(); ++local)
+      if (c.rank(local) == 0) return true;
+    return false;
+  }
+
   [[noreturn]] void fail(diag::Code code, syntax::Span at, std::string message, std::string label,
                          std::string help = {}) {
     Diagnostic d = diag::error(code, std::move(message), std::move(help));
@@ -126,7 +136,7 @@ class Controller {
           std::string line;
           for (std::size_t i = 0; i < in.args.size(); ++i)
             line += (i ? " " : "") + show(at(in.args[i]));
-          if (options_.print) options_.print(line + "\n");
+          if (options_.print && holds_rank_zero()) options_.print(line + "\n");
           break;
         }
         case HostOp::format:
@@ -427,9 +437,10 @@ class Controller {
         return;
       }
       case HostOp::save:
-        save_value(at(in.args.at(0)), resolve(at(in.args.at(1)).text));
+        if (holds_rank_zero()) save_value(at(in.args.at(0)), resolve(at(in.args.at(1)).text));
         return;
       case HostOp::write: {
+        if (!holds_rank_zero()) return;
         SinkRecord record;
         for (const auto& part : in.parts)
           record.emplace_back(part.text, number_in(slots, part.slot));

@@ -12,6 +12,8 @@
 #include "runtime/collectives.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/batch_ops.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
 
 namespace {
 
@@ -25,6 +27,38 @@ ss::Module load(const std::string& devices, const ss::LoadOptions& options = {})
 std::map<std::string, ss::Tensor> inputs(std::int64_t b, unsigned seed = 7) {
   return ss::test::batch_ops_inputs(b, seed);
 }
+
+// The host's table: one in-process communicator of four ranks shared by
+// two modules of cpu[0 1], as two processes of a multi-node job would share
+// NCCL: ranks 0-1 and 2-3.
+struct TwoHosts {
+  struct Host {
+    TwoHosts* world;
+    int first;
+  };
+  std::unique_ptr<ss::runtime::Collectives> four =
+      ss::runtime::in_process_collectives(4, std::chrono::milliseconds(20000));
+  Host hosts[2] = {{this, 0}, {this, 2}};
+  std::shared_ptr<ss::CollectiveTable> tables[2];
+
+  TwoHosts() {
+    for (int h = 0; h < 2; ++h) {
+      auto t = std::make_shared<ss::CollectiveTable>();
+      t->context = &hosts[h];
+      t->world = 4;
+      t->ranks = {hosts[h].first, hosts[h].first + 1};
+      t->all_reduce_f32 = [](void* ctx, int local, float* data, std::size_t n) {
+        auto* host = static_cast<Host*>(ctx);
+        host->world->four->all_reduce(host->first + local, data, n, ss::runtime::DType::f32);
+        return 0;
+      };
+      t->abort = [](void* ctx) { static_cast<Host*>(ctx)->world->four->abort("host abort"); };
+      tables[h] = t;
+    }
+  }
+  TwoHosts(const TwoHosts&) = delete;
+  TwoHosts& operator=(const TwoHosts&) = delete;
+};
 
 }  // namespace
 
@@ -169,31 +203,8 @@ TEST_CASE("the in-process collectives sum in rank order, give every worker the s
 }
 
 TEST_CASE("a host's collectives: two hosts of cpu[0 1] each make a world of four") {
-  // The host's table: one in-process communicator of four ranks shared by
-  // two modules, as two processes of a multi-node job would share NCCL.
-  struct World {
-    std::unique_ptr<ss::runtime::Collectives> four =
-        ss::runtime::in_process_collectives(4, std::chrono::milliseconds(20000));
-  } world;
-  struct Host {
-    World* world;
-    int first;
-  };
-  Host hosts[2] = {{&world, 0}, {&world, 2}};
-  std::shared_ptr<ss::CollectiveTable> tables[2];
-  for (int h = 0; h < 2; ++h) {
-    auto t = std::make_shared<ss::CollectiveTable>();
-    t->context = &hosts[h];
-    t->world = 4;
-    t->ranks = {hosts[h].first, hosts[h].first + 1};
-    t->all_reduce_f32 = [](void* ctx, int local, float* data, std::size_t n) {
-      auto* host = static_cast<Host*>(ctx);
-      host->world->four->all_reduce(host->first + local, data, n, ss::runtime::DType::f32);
-      return 0;
-    };
-    t->abort = [](void* ctx) { static_cast<Host*>(ctx)->world->four->abort("host abort"); };
-    tables[h] = t;
-  }
+  TwoHosts two;
+  const auto& tables = two.tables;
   const ss::Module one = load("");
   ss::Module modules[2] = {load("cpu[0 1]", {.collectives = tables[0]}),
                            load("cpu[0 1]", {.collectives = tables[1]})};
@@ -224,4 +235,37 @@ TEST_CASE("a host's collectives: two hosts of cpu[0 1] each make a world of four
   REQUIRE_FALSE(refused);
   CHECK(refused.diagnostics().back().code == "E1806");
   CHECK(refused.diagnostics().back().message == "rank 0 is given twice");
+}
+
+TEST_CASE("on several processes, only the one holding rank 0 prints") {
+  // The seed's E1803 program, fixed: a training loop printing each batch's
+  // loss, run by two hosts of cpu[0 1] in a world of four.
+  const std::string folder =
+      std::string(ss::test::kSourceDir) + "/tests/programs/devices/seed_fixed/";
+  std::string text = ss::test::read_file(folder + "e1803.ss");
+  const auto line = text.find("devices cpu[0 1 2]");
+  REQUIRE(line != std::string::npos);
+  ss::test::TempDir dir;
+  dir.write("xy.csv", ss::test::read_file(folder + "xy.csv"));
+  const std::string several = dir.write("several.ss", text.replace(line, 18, "devices cpu[0 1]"));
+  const std::string one = dir.write("one.ss", text.replace(line, 16, ""));
+
+  std::string printed_one, printed[2];
+  const ss::Engine engine;
+  CHECK(engine.run_file(one, "main", [&](std::string_view s) { printed_one += s; }).empty());
+  TwoHosts two;
+  std::vector<ss::Diagnostic> errors[2];
+  const auto run = [&](int h) {
+    errors[h] =
+        engine.run_file(several, "main", [&printed, h](std::string_view s) { printed[h] += s; }, {},
+                        {.collectives = two.tables[h]});
+  };
+  std::thread second(run, 1);
+  run(0);
+  second.join();
+  CHECK(errors[0].empty());
+  CHECK(errors[1].empty());
+  CHECK(!printed_one.empty());
+  CHECK(printed[0] == printed_one);  // rank 0's process, as one device
+  CHECK(printed[1].empty());         // ranks 2 and 3's, quiet
 }
