@@ -205,28 +205,8 @@ TEST_CASE("the in-process collectives sum in rank order, give every worker the s
 TEST_CASE("a host's collectives: two hosts of cpu[0 1] each make a world of four") {
   TwoHosts two;
   const auto& tables = two.tables;
-  const ss::Module one = load("");
-  ss::Module modules[2] = {load("cpu[0 1]", {.collectives = tables[0]}),
-                           load("cpu[0 1]", {.collectives = tables[1]})};
-  REQUIRE(modules[0]);
-  REQUIRE(modules[1]);
-  const auto in = inputs(11);
-  for (const std::string fn : {"grad_twice", "logits"}) {
-    CAPTURE(fn);
-    ss::CallResult results[2];
-    std::thread second([&] { results[1] = modules[1].call(fn, {}, in); });
-    results[0] = modules[0].call(fn, {}, in);
-    second.join();
-    const auto r1 = one.call(fn, {}, in);
-    for (const auto& r : results) {
-      REQUIRE_MESSAGE(r, rendered(r));
-      check_close(r1, r);  // split outputs come back whole, through the host's all-reduce
-    }
-    // Ranks 0-3 hold 3, 3, 3, 2 of the 11 examples.
-    CHECK(results[0].workers[0].examples == 3);
-    CHECK(results[1].workers[1].examples == 2);
-    CHECK(results[1].workers[1].rank == 3);
-  }
+  ss::test::check_two_hosts(load("cpu[0 1]", {.collectives = tables[0]}),
+                            load("cpu[0 1]", {.collectives = tables[1]}));
 
   // A table that doesn't fit the `devices` line is refused at load.
   auto wrong = std::make_shared<ss::CollectiveTable>(*tables[0]);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "support/paths.hpp"
 
@@ -55,6 +56,31 @@ void check_close(const CallResult& one, const CallResult& several) {
     for (std::size_t i = 0; i < a.size(); ++i)
       CHECK_MESSAGE(std::fabs(a[i] - b[i]) <= 1e-5f + 1e-5f * std::fabs(a[i]),
                     "element " << i << ": one device " << a[i] << ", several " << b[i]);
+  }
+}
+
+void check_two_hosts(const Module& first, const Module& second) {
+  REQUIRE(first);
+  REQUIRE(second);
+  const Module one = load_batch_ops("");
+  const auto in = batch_ops_inputs(11);
+  for (const std::string fn : {"grad_twice", "logits"}) {
+    CAPTURE(fn);
+    CallResult results[2];
+    std::thread other([&] { results[1] = second.call(fn, {}, in); });
+    results[0] = first.call(fn, {}, in);
+    other.join();
+    const auto r1 = one.call(fn, {}, in);
+    for (const auto& r : results) {
+      REQUIRE_MESSAGE(r, rendered(r));
+      check_close(r1, r);
+      REQUIRE(r.workers.size() == 2);
+    }
+    // Ranks 0-3 hold 3, 3, 3, 2 of the 11 examples.
+    CHECK(results[0].workers[1].examples == 3);
+    CHECK(results[1].workers[0].examples == 3);
+    CHECK(results[1].workers[1].examples == 2);
+    CHECK(results[1].workers[1].rank == 3);
   }
 }
 

@@ -24,6 +24,12 @@ std::string rendered(const CallResult& r);
 // Every output within float32 tolerance of one device's.
 void check_close(const CallResult& one, const CallResult& several);
 
+// Two modules of a world of four (ranks 0-1 and 2-3, as two processes of a
+// multi-node job), called at once from two threads: each gives one
+// device's results (split outputs joined through the world), each rank
+// its part of 11 examples.
+void check_two_hosts(const Module& first, const Module& second);
+
 // Each function, and the all-reduces one call issues on every worker: one
 // per parameter its loss uses with split values (however many paths it is
 // used on), one for the loss; per-example logits need none.
