@@ -83,10 +83,6 @@ std::string misfit(const CollectiveTable& t, std::size_t devices) {
   return {};
 }
 
-}  // namespace
-
-namespace {
-
 Diagnostic collective_error(const std::string& why) {
   return diag::error(diag::Code::E1806, why,
                      "give one communicator or rank per device the `devices` line names, each "
@@ -107,7 +103,9 @@ std::vector<Diagnostic> world_errors(const Compiled& c, int world) {
 // The collectives of `cuda[...]` devices: the host's communicators, or
 // NCCL's for distinct local devices, or in-process ones for a device named
 // twice (`cuda[0 0]`, a test mode: NCCL refuses two ranks on one GPU).
-std::unique_ptr<runtime::Collectives> cuda_collectives(Compiled& c, const LoadOptions& options,
+std::unique_ptr<runtime::Collectives> cuda_collectives(Compiled& c,
+                                                       const std::vector<std::int64_t>& indices,
+                                                       const LoadOptions& options,
                                                        const EngineOptions& engine) {
   auto driver_or = cuda::Driver::open(engine.cuda_driver_library);
   if (auto* d = std::get_if<Diagnostic>(&driver_or)) {
@@ -116,7 +114,7 @@ std::unique_ptr<runtime::Collectives> cuda_collectives(Compiled& c, const LoadOp
   }
   auto driver = std::make_shared<const cuda::Driver>(std::move(std::get<cuda::Driver>(driver_or)));
   std::vector<int> devices;
-  for (const auto i : c.typed.device_indices) {
+  for (const auto i : indices) {
     if (auto bad = driver->check_device(static_cast<int>(i))) {
       c.diagnostics.push_back(std::move(*bad));
       return nullptr;
@@ -158,9 +156,10 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
   if (!c.ok()) return nullptr;
   const bool hosts_own = options.collectives || !options.nccl_communicators.empty();
   if (c.typed.device_count <= 1 && !hosts_own) return nullptr;
-  const auto names = runtime::worker_names(c.typed.device_kind, c.typed.device_indices.empty()
-                                                                    ? std::vector<std::int64_t>{0}
-                                                                    : c.typed.device_indices);
+  // `devices cuda` (no brackets) is device 0.
+  const auto indices =
+      c.typed.device_indices.empty() ? std::vector<std::int64_t>{0} : c.typed.device_indices;
+  const auto names = runtime::worker_names(c.typed.device_kind, indices);
   if (options.collectives && !options.nccl_communicators.empty()) {
     c.diagnostics.push_back(
         collective_error("the host gave both a CollectiveTable and NCCL communicators"));
@@ -175,7 +174,7 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
 
   std::unique_ptr<runtime::Collectives> collectives;
   if (c.typed.device_kind == "cuda") {
-    collectives = cuda_collectives(c, options, engine);
+    collectives = cuda_collectives(c, indices, options, engine);
     if (!c.ok()) return nullptr;
   }
   if (options.collectives) {
@@ -201,10 +200,10 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
 void check_host_device(Compiled& c, const Device& host) {
   if (!c.ok() || host.kind != Device::Kind::cuda || c.program.devices.empty()) return;
   const auto& indices = c.typed.device_indices;
-  const bool named = c.typed.device_kind == "cuda" &&
-                     (indices.empty() ? host.index == 0
-                                      : std::find(indices.begin(), indices.end(), host.index) !=
-                                            indices.end());
+  const bool named =
+      c.typed.device_kind == "cuda" &&
+      (indices.empty() ? host.index == 0
+                       : std::find(indices.begin(), indices.end(), host.index) != indices.end());
   if (named) return;
   const auto& line = c.program.devices.front();
   Diagnostic d = diag::error(

@@ -219,6 +219,11 @@ TEST_CASE("one device with the host's communicator runs distributed, under chapt
   check_close(load("", {}, {}).call("grad_ce", {}, in), r);
   REQUIRE(r.workers.size() == 1);
   CHECK(r.workers[0].all_reduces == 3);
+  // `devices cuda`, without brackets, is cuda[0] too.
+  void* again = fake.host_comm("alone again", 1, 0, 0);
+  const ss::Module plain = load("cuda", {.nccl_communicators = {again}});
+  REQUIRE_MESSAGE(plain, (plain.diagnostics().empty() ? "" : plain.diagnostics()[0].render()));
+  CHECK(plain.call("grad_ce", {}, in).workers.at(0).device == "cuda[0]");
 
   // In a world of two, a batch reduction without a lowering is E1801 at load.
   void* half = fake.host_comm("pair", 2, 0, 0);
