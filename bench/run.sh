@@ -6,5 +6,11 @@ cd "$(dirname "$0")/.."
 scripts/build default >/dev/null
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
 build/default/bin/bench_check
+# The GEMM beside OpenBLAS with the kernel the environment picks
+# (OPENBLAS_CORETYPE, Haswell here), and with the one it finds for this CPU.
+if [[ -x build/default/bin/bench_gemm ]]; then
+  build/default/bin/bench_gemm
+  env -u OPENBLAS_CORETYPE build/default/bin/bench_gemm | tail -n +4
+fi
 bench/digits_training.sh
 bench/several_devices.sh

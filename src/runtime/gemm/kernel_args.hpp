@@ -1,0 +1,44 @@
+// What sgemm.cpp hands the kernels compiled for one instruction set each
+// (sgemm_avx2.cpp, sgemm_avx512.cpp, sgemm_portable.cpp). Plain data, and
+// nothing from the standard library: those files are built with
+// instruction-set flags, and an inline function they shared with the rest
+// of the program could be merged into a copy that the CPU can't run.
+#pragma once
+
+#include <cstdint>
+
+namespace ss::gemm::detail {
+
+struct Args {
+  std::int64_t m, n, k;
+  float alpha, beta;
+  const float* a;
+  std::int64_t a_rows, a_cols;  // strides
+  const float* b;
+  std::int64_t b_rows, b_cols;
+  float* c;
+  std::int64_t c_rows;
+};
+
+// The blocking each kernel wants, so the caller can size its buffers.
+struct Blocking {
+  std::int64_t mr, nr, mc, kc, nc;
+};
+
+// The rows and columns of C one call computes.
+struct Tile {
+  std::int64_t row_begin, row_end, col_begin, col_end;
+};
+
+// Each computes one tile of C with buffers of mc*kc and kc*nc floats
+// (rounded up to whole micro-panels), 64-byte aligned.
+using Kernel = void (*)(const Args& args, Tile tile, float* pack_a, float* pack_b);
+
+Blocking blocking_avx2();
+void kernel_avx2(const Args& args, Tile tile, float* pack_a, float* pack_b);
+Blocking blocking_avx512();
+void kernel_avx512(const Args& args, Tile tile, float* pack_a, float* pack_b);
+Blocking blocking_portable();
+void kernel_portable(const Args& args, Tile tile, float* pack_a, float* pack_b);
+
+}  // namespace ss::gemm::detail

@@ -1,0 +1,98 @@
+// The CPU GEMM against a double-precision loop, with every kernel this CPU
+// can run: sizes around the micro-tile and block edges, transposed operands
+// (by their strides), row strides wider than the rows, alpha and beta, and
+// split over threads.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "runtime/gemm/sgemm.hpp"
+
+namespace {
+
+struct Case {
+  std::int64_t m, n, k;
+  bool trans_a, trans_b;
+  float alpha, beta;
+  int threads;
+};
+
+void check(const std::string& kernel, const Case& t) {
+  std::mt19937 gen(static_cast<unsigned>(t.m * 131 + t.n * 17 + t.k));
+  std::uniform_real_distribution<float> u(-1, 1);
+  // Stored with a row stride 3 wider than needed, so strides are really used.
+  const std::int64_t a_rows = t.trans_a ? t.k : t.m, a_cols = t.trans_a ? t.m : t.k;
+  const std::int64_t b_rows = t.trans_b ? t.n : t.k, b_cols = t.trans_b ? t.k : t.n;
+  const std::int64_t lda = a_cols + 3, ldb = b_cols + 3, ldc = t.n + 3;
+  std::vector<float> a(static_cast<std::size_t>(a_rows * lda)),
+      b(static_cast<std::size_t>(b_rows * ldb)), c(static_cast<std::size_t>(t.m * ldc));
+  for (auto& x : a) x = u(gen);
+  for (auto& x : b) x = u(gen);
+  for (auto& x : c) x = u(gen);
+  const auto at = [&](std::int64_t i, std::int64_t p) {
+    return t.trans_a ? a[static_cast<std::size_t>(p * lda + i)]
+                     : a[static_cast<std::size_t>(i * lda + p)];
+  };
+  const auto bt = [&](std::int64_t p, std::int64_t j) {
+    return t.trans_b ? b[static_cast<std::size_t>(j * ldb + p)]
+                     : b[static_cast<std::size_t>(p * ldb + j)];
+  };
+  std::vector<double> want(c.size());
+  for (std::int64_t i = 0; i < t.m; ++i)
+    for (std::int64_t j = 0; j < t.n; ++j) {
+      double s = 0;
+      for (std::int64_t p = 0; p < t.k; ++p) s += static_cast<double>(at(i, p)) * bt(p, j);
+      const auto o = static_cast<std::size_t>(i * ldc + j);
+      want[o] = t.alpha * s + (t.beta == 0 ? 0.0 : t.beta * static_cast<double>(c[o]));
+    }
+  const ss::gemm::Matrix ma{a.data(), t.trans_a ? 1 : lda, t.trans_a ? lda : 1};
+  const ss::gemm::Matrix mb{b.data(), t.trans_b ? 1 : ldb, t.trans_b ? ldb : 1};
+  const std::vector<float> before = c;
+  ss::gemm::sgemm_with(kernel, t.m, t.n, t.k, t.alpha, ma, mb, t.beta, {c.data(), ldc}, t.threads);
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < t.m; ++i)
+    for (std::int64_t j = 0; j < ldc; ++j) {
+      const auto o = static_cast<std::size_t>(i * ldc + j);
+      if (j >= t.n) {  // the padding past each row is never written
+        wrong += c[o] != before[o];
+        continue;
+      }
+      const double tolerance = 1e-5 * (static_cast<double>(t.k) + 1) + 1e-5 * std::fabs(want[o]);
+      wrong += !(std::fabs(c[o] - want[o]) <= tolerance);
+    }
+  CHECK_MESSAGE(wrong == 0, kernel << ": " << wrong << " wrong of " << t.m << " x " << t.n << " (k "
+                                   << t.k << ", transposes " << t.trans_a << t.trans_b << ", alpha "
+                                   << t.alpha << ", beta " << t.beta << ", threads " << t.threads
+                                   << ")");
+}
+
+}  // namespace
+
+TEST_CASE("the GEMM matches a double-precision loop, on every kernel this CPU has") {
+  const auto kernels = ss::gemm::sgemm_kernels();
+  REQUIRE(!kernels.empty());
+  CHECK(kernels.front() == ss::gemm::sgemm_kernel());
+  CHECK(kernels.back() == "portable");
+  const std::vector<Case> cases = {
+      {1, 1, 1, false, false, 1, 0, 1},          {1, 784, 256, false, false, 1, 0, 1},
+      {64, 256, 784, false, false, 1, 0, 1},     {7, 17, 5, true, false, 2, 0.5f, 1},
+      {13, 33, 300, false, true, 1, 1, 1},       {29, 31, 1000, true, true, -0.5f, 0, 1},
+      {100, 3, 64, false, false, 1, 0, 1},       {3, 100, 64, false, false, 1, 0, 1},
+      {150, 70, 520, false, false, 1, 0.25f, 1}, {200, 200, 50, true, false, 1, 0, 2},
+      {64, 300, 100, false, true, 1, 1, 2},      {257, 33, 129, false, false, 1, 0, 2},
+      {5, 6, 0, false, false, 1, 0.5f, 1},       {4, 4, 4, false, false, 0, 2, 1}};
+  for (const auto& kernel : kernels)
+    for (const auto& t : cases) check(kernel, t);
+}
+
+TEST_CASE("beta 0 ignores C's old values, NaNs included; an unknown kernel is refused") {
+  std::vector<float> a(6, 1.0f), b(6, 2.0f), c(4, std::nanf(""));
+  ss::gemm::sgemm(2, 2, 3, 1.0f, {a.data(), 3, 1}, {b.data(), 2, 1}, 0.0f, {c.data(), 2});
+  for (const float x : c) CHECK(x == 6.0f);
+  CHECK_THROWS_AS(ss::gemm::sgemm_with("sse9", 2, 2, 3, 1.0f, {a.data(), 3, 1}, {b.data(), 2, 1},
+                                       0.0f, {c.data(), 2}),
+                  std::invalid_argument);
+}
