@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The digits demo's training, shapescript's reference runtime beside
+# The digits demo's training, shapescript's reference runtime and fast executor beside
 # PyTorch (one thread) on the same data and schedule: seconds for 30 epochs
 # and the final test accuracy. PyTorch comes from $PYTHON (a Python with
 # torch and safetensors); without one, only shapescript's row is printed.
@@ -10,17 +10,29 @@ cli=build/default/bin/shapescript
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp examples/digits/digits.ss examples/digits/digits-*.safetensors "$work/"
-start=$(date +%s.%N)
-ours=$("$cli" run "$work/digits.ss" --sink metrics="$work/metrics.csv" | tail -1 | awk '{print $NF}')
-end=$(date +%s.%N)
-ours_s=$(echo "$end - $start" | bc -l)
-printf '%-34s %10s %10s %8s\n' "digits training, 30 epochs" "seconds" "accuracy" "time x"
-printf '%-34s %10.2f %10.4f %8s\n' "shapescript (reference runtime)" "$ours_s" "$ours" ""
+# Seconds and final accuracy of one run: `train EXECUTOR`.
+train() {
+  local start end acc
+  start=$(date +%s.%N)
+  acc=$("$cli" run "$work/digits.ss" --executor "$1" --sink metrics="$work/metrics.csv" |
+    tail -1 | awk '{print $NF}')
+  end=$(date +%s.%N)
+  echo "$(echo "$end - $start" | bc -l) $acc"
+}
+read -r ref_s ref_acc <<<"$(train reference)"
+read -r fast_s fast_acc <<<"$(train fast)"
 python=${PYTHON:-python3}
-if peer=$("$python" bench/digits_torch.py 2>/dev/null); then
+peer=""
+peer=$("$python" bench/digits_torch.py 2>/dev/null) || peer=""
+printf '%-34s %10s %10s %8s\n' "digits training, 30 epochs" "seconds" "accuracy" "time x"
+if [[ -n $peer ]]; then
   read -r acc secs <<<"$peer"
-  printf '%-34s %10.2f %10.4f %8.2f\n' "PyTorch (1 thread, eager)" "$secs" "$acc" \
-    "$(echo "$ours_s / $secs" | bc -l)"
+  ratio() { echo "$1 / $secs" | bc -l; }
+  printf '%-34s %10.2f %10.4f %8.2f\n' "shapescript (reference runtime)" "$ref_s" "$ref_acc" "$(ratio "$ref_s")"
+  printf '%-34s %10.2f %10.4f %8.2f\n' "shapescript (fast executor)" "$fast_s" "$fast_acc" "$(ratio "$fast_s")"
+  printf '%-34s %10.2f %10.4f %8.2f\n' "PyTorch (1 thread, eager)" "$secs" "$acc" 1
 else
+  printf '%-34s %10.2f %10.4f\n' "shapescript (reference runtime)" "$ref_s" "$ref_acc"
+  printf '%-34s %10.2f %10.4f\n' "shapescript (fast executor)" "$fast_s" "$fast_acc"
   echo "PyTorch: not found (set PYTHON to a Python with torch and safetensors)"
 fi

@@ -45,6 +45,11 @@ SS_API std::optional<LogLevel> parse_log_level(std::string_view text);
 // thread that logged; it must not call back into the engine.
 using LogCallback = std::function<void(LogLevel level, std::string_view message)>;
 
+// What runs a program's device functions on the CPU: the reference
+// runtime's plain loops (the oracle), or the fast executor, which sends
+// contractions to a packed GEMM and leaves the rest to the reference.
+enum class Executor { reference, fast };
+
 struct EngineOptions {
   // The device asked for. A CUDA device that can't be used leaves the engine
   // not ok() with an E19xx diagnostic; the engine never aborts the host.
@@ -61,6 +66,8 @@ struct EngineOptions {
   std::string nvrtc_library;        // SHAPESCRIPT_NVRTC; default: libnvrtc.so.13, .12, ...
   // SHAPESCRIPT_NCCL; default: the host's loaded copy, else libnccl.so.2.
   std::string nccl_library;
+  Executor executor = Executor::reference;
+  int threads = 1;  // the fast executor's threads for a large contraction
 };
 
 // What a run-time search found for one optional library.

@@ -206,7 +206,10 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
     }
     try {
       runtime::RunOptions run{
-          .print = print, .progress = options.progress, .devices = module.impl_->devices.get()};
+          .print = print,
+          .progress = options.progress,
+          .devices = module.impl_->devices.get(),
+          .accelerator = module.impl_->accelerator.get()};
       if (options.stats)
         run.stats = [&](const std::string& name, const std::vector<runtime::WorkerStats>& stats) {
           options.stats({name, api::to_public(stats)});

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <variant>
 
 #include "api/devices.hpp"
@@ -6,6 +7,7 @@
 #include "ir/distribute.hpp"
 #include "ir/lower.hpp"
 #include "runtime/controller.hpp"
+#include "runtime/fast_executor.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -58,6 +60,9 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   sinks = options.sinks;
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
+  if (engine.executor == Executor::fast)
+    accelerator = runtime::make_fast_executor({.threads = std::max(1, engine.threads)});
+  if (devices) devices->set_accelerator(accelerator);
   stats = options.stats;
 }
 
@@ -214,7 +219,7 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
       r.workers = api::to_public(stats);
       if (impl_->stats) impl_->stats({function, r.workers});
     } else {
-      outputs = runtime::run_graph(*graph, inputs, typed.dims);
+      outputs = runtime::run_graph(*graph, inputs, typed.dims, nullptr, impl_->accelerator.get());
     }
     for (const auto& t : outputs) r.outputs.push_back(to_public(t));
     r.updated = graph->updated;

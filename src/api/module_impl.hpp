@@ -28,6 +28,8 @@ struct Module::Impl {
   // Several devices: the workers, each function's graph as they run it,
   // and where their stats go.
   std::shared_ptr<runtime::DeviceGroup> devices;
+  // EngineOptions::executor's faster executor; null: the reference alone.
+  std::shared_ptr<const runtime::Accelerator> accelerator;
   mutable std::map<std::string, ir::Graph> distributed;
   std::function<void(const CallStats&)> stats;
 

@@ -331,7 +331,8 @@ class Controller {
 
   // A graph on the workers when it has a batch to split, else here.
   std::vector<Tensor> run(const ir::Graph& g, const std::map<std::string, Tensor>& inputs) {
-    if (!options_.devices || !has_split_input(g)) return run_graph(g, inputs, p_.dims);
+    if (!options_.devices || !has_split_input(g))
+      return run_graph(g, inputs, p_.dims, nullptr, options_.accelerator);
     auto found = distributed_.find(&g);
     if (found == distributed_.end()) found = distributed_.emplace(&g, ir::distribute(g)).first;
     std::vector<WorkerStats> stats;
@@ -372,7 +373,7 @@ class Controller {
         inputs[param + "." + name] = t.select(0, 0);
       std::vector<Tensor> out;
       try {
-        out = run_graph(g, inputs, p_.dims);
+        out = run_graph(g, inputs, p_.dims, nullptr, options_.accelerator);
       } catch (const std::exception& failure) {
         if (auto d = program_failure(failure, map_, span)) throw Failure{std::move(*d)};
         throw;

@@ -39,6 +39,8 @@ struct RunOptions {
   // A several-device program's workers; null: one device, the controller's
   // thread runs every graph.
   DeviceGroup* devices = nullptr;
+  // The faster executor offered each node first (null: the reference alone).
+  const Accelerator* accelerator = nullptr;
   // Told, after each graph the workers ran, its name (the function it
   // calls) and what each worker did.
   std::function<void(const std::string&, const std::vector<WorkerStats>&)> stats;

@@ -190,7 +190,8 @@ std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
 }
 
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
-                              const Dims& dims, WorkerContext* worker) {
+                              const Dims& dims, WorkerContext* worker,
+                              const Accelerator* accelerator) {
   const auto sizes = bind_sizes(graph, inputs, dims);
   std::vector<Tensor> values(graph.nodes.size());
   const auto in = [&](const ir::Node& n, std::size_t i) -> const Tensor& {
@@ -200,6 +201,10 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
     const ir::Node& n = graph.nodes[i];
     const DType dtype = dtype_of(n.type.elem);
     Tensor& out = values[i];
+    if (accelerator && accelerator->run(graph, i, values, sizes)) {
+      if (out.dtype() != dtype) out = ref::cast(out, dtype);
+      continue;
+    }
     switch (n.op) {
       case ir::Op::input:
         out = inputs.at(n.name);

@@ -68,9 +68,22 @@ struct WorkerContext {
   double collective_seconds = 0;  // spent in them, waiting for the others included
 };
 
+// A faster executor's share of a graph: run_graph offers it each node
+// first and runs the reference operation where it declines. Its results
+// must match the reference's within float32 rounding (the tests compare).
+class Accelerator {
+ public:
+  virtual ~Accelerator() = default;
+  // Computes node `i` of `g` into values[i] from the values before it
+  // (`sizes`: the generic axes' sizes); false leaves it to the reference.
+  virtual bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
+                   const std::map<std::string, std::int64_t>& sizes) const = 0;
+};
+
 // Without a worker context, an all_reduce node passes its value on (one
 // device holds every part).
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
-                              const Dims& dims, WorkerContext* worker = nullptr);
+                              const Dims& dims, WorkerContext* worker = nullptr,
+                              const Accelerator* accelerator = nullptr);
 
 }  // namespace ss::runtime

@@ -65,12 +65,19 @@ class DeviceGroup {
   std::vector<Tensor> run(const ir::Graph& distributed, const std::map<std::string, Tensor>& inputs,
                           const Dims& dims, std::vector<WorkerStats>* stats = nullptr);
 
+  // The faster executor each worker offers its nodes first (null: the
+  // reference alone). Set before the first run.
+  void set_accelerator(std::shared_ptr<const Accelerator> accelerator) {
+    accelerator_ = std::move(accelerator);
+  }
+
  private:
   void loop(int local);
   void on_every_worker(const std::function<void(int)>& job);
 
   std::vector<std::string> devices_;
   std::unique_ptr<Collectives> collectives_;
+  std::shared_ptr<const Accelerator> accelerator_;
   std::mutex run_mutex_;  // one run at a time: hosts may call from several threads
   std::mutex mutex_;
   std::condition_variable start_, done_;

@@ -306,3 +306,33 @@ TEST_CASE(
     CHECK_MESSAGE(several.err.find("cpu[1]") != std::string::npos, several.err);
   }
 }
+
+TEST_CASE(
+    "digits on the fast executor follows the reference's loss curve, on one and two workers") {
+  ss::test::TempDir dir;
+  for (const char* file : {"digits-train.safetensors", "digits-test.safetensors"})
+    std::filesystem::copy_file(source(std::string("examples/digits/") + file), dir.file(file));
+  const auto curve = [&](const std::string& devices, const std::string& executor,
+                         std::string* printed) {
+    const std::string metrics = dir.file("metrics-" + executor + devices + ".csv");
+    const auto result =
+        run_process({kCliPath, "run", digits_variant(dir, devices, 2), "--sink",
+                     "metrics=" + metrics, "--executor", executor, "--threads", "2"});
+    REQUIRE_MESSAGE(result.exit_code == 0, result.err);
+    *printed = result.out;
+    return numbers_after_commas(ss::test::read_file(metrics));
+  };
+  std::string printed[3];
+  const auto reference = curve("", "reference", &printed[0]);
+  REQUIRE(reference.size() == 46);
+  const auto fast = curve("", "fast", &printed[1]);
+  const auto fast_two = curve("cpu[0 1]", "fast", &printed[2]);
+  for (const auto* other : {&fast, &fast_two}) {
+    REQUIRE(other->size() == reference.size());
+    for (std::size_t i = 0; i < reference.size(); ++i)
+      CHECK_MESSAGE(std::abs((*other)[i] - reference[i]) <= 1e-4 * (1 + std::abs(reference[i])),
+                    "step " << i << ": " << (*other)[i] << ", the reference " << reference[i]);
+  }
+  for (int k = 1; k < 3; ++k)  // the same test accuracy
+    CHECK(printed[k].substr(printed[k].rfind(' ')) == printed[0].substr(printed[0].rfind(' ')));
+}

@@ -10,11 +10,12 @@
 
 namespace ss::test {
 
-std::unique_ptr<CheckedProgram> check_source_file(const std::string& relative_path) {
+namespace {
+
+std::unique_ptr<CheckedProgram> checked(std::string text, const std::string& name) {
   auto c = std::make_unique<CheckedProgram>();
-  const std::string path = std::string(kSourceDir) + "/" + relative_path;
-  c->text = read_file(path);
-  c->map = std::make_unique<syntax::SourceMap>(path, c->text);
+  c->text = std::move(text);
+  c->map = std::make_unique<syntax::SourceMap>(name, c->text);
   diag::Reporter reporter(*c->map);
   c->program = syntax::parse(syntax::lex(c->text, reporter), reporter);
   c->typed = check::check_program(c->program, reporter);
@@ -22,6 +23,17 @@ std::unique_ptr<CheckedProgram> check_source_file(const std::string& relative_pa
   CHECK_MESSAGE(diagnostics.empty(),
                 (diagnostics.empty() ? std::string() : diagnostics[0].render()));
   return c;
+}
+
+}  // namespace
+
+std::unique_ptr<CheckedProgram> check_source_file(const std::string& relative_path) {
+  const std::string path = std::string(kSourceDir) + "/" + relative_path;
+  return checked(read_file(path), path);
+}
+
+std::unique_ptr<CheckedProgram> check_source_text(const std::string& text) {
+  return checked(text, "test.ss");
 }
 
 }  // namespace ss::test

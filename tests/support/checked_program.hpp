@@ -21,5 +21,7 @@ struct CheckedProgram {
 // Reads, parses and checks a file under the source folder; a test fails
 // when it has errors.
 std::unique_ptr<CheckedProgram> check_source_file(const std::string& relative_path);
+// The same for a program's text.
+std::unique_ptr<CheckedProgram> check_source_text(const std::string& text);
 
 }  // namespace ss::test

@@ -26,6 +26,8 @@ struct Options {
   bool standalone = false;                  // --standalone, for build
   std::string output;                       // -o FILE, for build
   std::string device;                       // --device cpu|cuda:N, for run; "": the CPU
+  bool fast = false;                        // --executor fast, for run
+  int threads = 1;                          // --threads N, for run
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

@@ -39,6 +39,11 @@ options:
                                   (any other name: one object per write)
   --arg NAME=VALUE                with run: a device function's input, as a number or
                                   nested list ([[1.0, 2.0]]); f32, or i32 with `i32:`
+  --executor reference|fast       with run: the reference runtime's plain loops
+                                  (default), or the fast executor (a packed GEMM
+                                  for contractions, the rest as the reference)
+  --threads N                     with run and --executor fast: threads for a
+                                  large contraction (default 1)
   --device DEVICE                 with run: the device the host asks for (cpu,
                                   cuda, cuda:N); a program's `devices` line wins,
                                   and one that doesn't name it is E1908
@@ -125,6 +130,22 @@ int main(int argc, char** argv) {
       if (value.empty() || !end || *end != '\0' || ms < 0)
         return usage_error("`--collective-timeout` takes milliseconds, such as 60000");
       options.collective_timeout_ms = ms;
+      continue;
+    }
+    if (arg == "--executor") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      if (value != "fast" && value != "reference")
+        return usage_error("`--executor` takes reference or fast");
+      options.fast = value == "fast";
+      continue;
+    }
+    if (arg == "--threads") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      char* end = nullptr;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || !end || *end != '\0' || n < 1 || n > 256)
+        return usage_error("`--threads` takes a number of threads, 1 to 256");
+      options.threads = static_cast<int>(n);
       continue;
     }
     if (arg == "--device") {

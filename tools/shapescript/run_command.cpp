@@ -94,7 +94,9 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
       }
     };
   Engine engine({.device = Device::parse(options.device.empty() ? "cpu" : options.device)
-                               .value_or(Device::cpu())});
+                               .value_or(Device::cpu()),
+                 .executor = options.fast ? Executor::fast : Executor::reference,
+                 .threads = options.threads});
   const auto diagnostics = !engine.ok() ? engine.diagnostics() : engine.run_file(
       words[0], function,
       [&bar](std::string_view line) {

@@ -56,7 +56,9 @@ bool is_comparison(Binary op) {
          op == Binary::logical_or;
 }
 
-double apply(Unary op, double x) {
+}  // namespace
+
+double apply_unary(Unary op, double x) {
   switch (op) {
     case Unary::neg:
       return -x;
@@ -85,7 +87,7 @@ double apply(Unary op, double x) {
   return 0;
 }
 
-double apply(Binary op, double a, double b, bool integers) {
+double apply_binary(Binary op, double a, double b, bool integers) {
   switch (op) {
     case Binary::add:
       return a + b;
@@ -130,8 +132,6 @@ double apply(Binary op, double a, double b, bool integers) {
   return 0;
 }
 
-}  // namespace
-
 RangeError::RangeError(std::int64_t v, std::int64_t b, std::int64_t p)
     : std::runtime_error("index " + std::to_string(v) + " is outside 0.." + std::to_string(b - 1) +
                          " at position " + std::to_string(p)),
@@ -157,7 +157,7 @@ Tensor unary(Unary op, const Tensor& x) {
                       : is_float(x.dtype())                                         ? x.dtype()
                                                                                     : DType::f32;
   Tensor out = Tensor::zeros(dtype, x.shape());
-  for (std::int64_t i = 0; i < x.size(); ++i) out.set(i, apply(op, x.get(i)));
+  for (std::int64_t i = 0; i < x.size(); ++i) out.set(i, apply_unary(op, x.get(i)));
   return out;
 }
 
@@ -168,7 +168,7 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b) {
   if (op == Binary::div && integers) dtype = DType::f32;
   Tensor out = Tensor::zeros(dtype, shape);
   for_each_broadcast(shape, {&a, &b}, [&](std::int64_t i, const std::vector<std::int64_t>& at) {
-    out.set(i, apply(op, a.get(at[0]), b.get(at[1]), integers));
+    out.set(i, apply_binary(op, a.get(at[0]), b.get(at[1]), integers));
   });
   return out;
 }

@@ -35,6 +35,11 @@ using ir::Unary;
 // numpy's broadcasting: shapes aligned from the right, size 1 stretches.
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 
+// One element of unary and binary, in double: what a faster executor calls
+// where it wants the reference's bits (`integers`: both operands integral).
+double apply_unary(Unary op, double x);
+double apply_binary(Binary op, double a, double b, bool integers);
+
 Tensor unary(Unary op, const Tensor& x);
 // Arithmetic keeps the operands' dtype (a float over an integer, f32 over
 // two different floats); `div` of integers gives f32; comparisons and
