@@ -45,9 +45,10 @@ SS_API std::optional<LogLevel> parse_log_level(std::string_view text);
 // thread that logged; it must not call back into the engine.
 using LogCallback = std::function<void(LogLevel level, std::string_view message)>;
 
-// What runs a program's device functions on the CPU: the reference
-// runtime's plain loops (the oracle), or the fast executor, which sends
-// contractions to a packed GEMM and leaves the rest to the reference.
+// What runs a program's device functions on the CPU: the fast executor
+// (contractions through a packed GEMM, vectorised elementwise loops, the
+// rest as the reference), or the reference runtime's plain loops, the
+// oracle the fast one is tested against.
 enum class Executor { reference, fast };
 
 struct EngineOptions {
@@ -66,7 +67,7 @@ struct EngineOptions {
   std::string nvrtc_library;        // SHAPESCRIPT_NVRTC; default: libnvrtc.so.13, .12, ...
   // SHAPESCRIPT_NCCL; default: the host's loaded copy, else libnccl.so.2.
   std::string nccl_library;
-  Executor executor = Executor::reference;
+  Executor executor = Executor::fast;
   int threads = 1;  // the fast executor's threads for a large contraction
 };
 

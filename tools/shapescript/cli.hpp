@@ -26,7 +26,7 @@ struct Options {
   bool standalone = false;                  // --standalone, for build
   std::string output;                       // -o FILE, for build
   std::string device;                       // --device cpu|cuda:N, for run; "": the CPU
-  bool fast = false;                        // --executor fast, for run
+  bool fast = true;                         // --executor fast (the default) or reference
   int threads = 1;                          // --threads N, for run
 };
 

@@ -39,9 +39,9 @@ options:
                                   (any other name: one object per write)
   --arg NAME=VALUE                with run: a device function's input, as a number or
                                   nested list ([[1.0, 2.0]]); f32, or i32 with `i32:`
-  --executor reference|fast       with run: the reference runtime's plain loops
-                                  (default), or the fast executor (a packed GEMM
-                                  for contractions, the rest as the reference)
+  --executor fast|reference       with run: the fast executor (default: a packed
+                                  GEMM for contractions, vectorised elementwise
+                                  loops), or the reference runtime's plain loops
   --threads N                     with run and --executor fast: threads for a
                                   large contraction (default 1)
   --device DEVICE                 with run: the device the host asks for (cpu,
