@@ -167,7 +167,7 @@ void* Tensor::raw() const {
          offset_ * static_cast<std::int64_t>(dtype_size(dtype_));
 }
 
-double Tensor::get(std::int64_t i) const {
+double Tensor::get_any(std::int64_t i) const {
   i = physical(i);
   const auto* p = static_cast<const unsigned char*>(raw());
   switch (dtype_) {
@@ -185,7 +185,7 @@ double Tensor::get(std::int64_t i) const {
   return 0;
 }
 
-void Tensor::set(std::int64_t i, double value) {
+void Tensor::set_any(std::int64_t i, double value) {
   i = physical(i);
   auto* p = static_cast<unsigned char*>(raw());
   switch (dtype_) {

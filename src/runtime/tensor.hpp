@@ -77,11 +77,23 @@ class Tensor {
   // Elements in row-major order of the shape (whatever the strides), as doubles (exact for every
   // dtype). set() rounds to the dtype: to nearest even for floats; for i32 it truncates toward
   // zero, saturating at the type's bounds, NaN giving 0; for bool, anything but 0 is true.
-  double get(std::int64_t flat) const;
-  void set(std::int64_t flat, double value);
+  double get(std::int64_t flat) const {
+    if (contiguous_ && dtype_ == DType::f32)  // the common case, inline
+      return static_cast<const float*>(buffer_->data())[offset_ + flat];
+    return get_any(flat);
+  }
+  void set(std::int64_t flat, double value) {
+    if (contiguous_ && dtype_ == DType::f32)
+      static_cast<float*>(buffer_->data())[offset_ + flat] = static_cast<float>(value);
+    else
+      set_any(flat, value);
+  }
   std::vector<double> values() const;
 
  private:
+  double get_any(std::int64_t flat) const;
+  void set_any(std::int64_t flat, double value);
+
   std::int64_t physical(std::int64_t flat) const;  // a row-major index's offset from raw()
 
   DType dtype_ = DType::f32;
