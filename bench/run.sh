@@ -13,4 +13,5 @@ if [[ -x build/default/bin/bench_gemm ]]; then
   env -u OPENBLAS_CORETYPE build/default/bin/bench_gemm | tail -n +4
 fi
 bench/digits_training.sh
+bench/mlp.sh
 bench/several_devices.sh

@@ -83,7 +83,9 @@ TEST_CASE("the GEMM matches a double-precision loop, on every kernel this CPU ha
       {100, 3, 64, false, false, 1, 0, 1},       {3, 100, 64, false, false, 1, 0, 1},
       {150, 70, 520, false, false, 1, 0.25f, 1}, {200, 200, 50, true, false, 1, 0, 2},
       {64, 300, 100, false, true, 1, 1, 2},      {257, 33, 129, false, false, 1, 0, 2},
-      {5, 6, 0, false, false, 1, 0.5f, 1},       {4, 4, 4, false, false, 0, 2, 1}};
+      {5, 6, 0, false, false, 1, 0.5f, 1},       {1, 37, 300, true, true, 1, 0.5f, 1},
+      {1, 50, 64, false, true, 2, 0, 1},         {1, 70, 9, true, false, 1, 1, 2},
+      {4, 4, 4, false, false, 0, 2, 1}};
   for (const auto& kernel : kernels)
     for (const auto& t : cases) check(kernel, t);
 }

@@ -34,11 +34,17 @@ struct Tile {
 // (rounded up to whole micro-panels), 64-byte aligned.
 using Kernel = void (*)(const Args& args, Tile tile, float* pack_a, float* pack_b);
 
+// One row of A (m = 1): a vector times B, without packing.
+using Gemv = void (*)(const Args& args);
+
 Blocking blocking_avx2();
 void kernel_avx2(const Args& args, Tile tile, float* pack_a, float* pack_b);
+void gemv_avx2(const Args& args);
 Blocking blocking_avx512();
 void kernel_avx512(const Args& args, Tile tile, float* pack_a, float* pack_b);
+void gemv_avx512(const Args& args);
 Blocking blocking_portable();
 void kernel_portable(const Args& args, Tile tile, float* pack_a, float* pack_b);
+void gemv_portable(const Args& args);
 
 }  // namespace ss::gemm::detail

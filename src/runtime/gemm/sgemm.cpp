@@ -17,6 +17,7 @@ namespace {
 
 struct Choice {
   detail::Kernel kernel;
+  detail::Gemv gemv;
   detail::Blocking blocking;
   const char* name;
 };
@@ -26,10 +27,12 @@ std::vector<Choice> supported() {
   __builtin_cpu_init();
   std::vector<Choice> out;
   if (__builtin_cpu_supports("avx512f"))
-    out.push_back({detail::kernel_avx512, detail::blocking_avx512(), "avx512"});
+    out.push_back(
+        {detail::kernel_avx512, detail::gemv_avx512, detail::blocking_avx512(), "avx512"});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    out.push_back({detail::kernel_avx2, detail::blocking_avx2(), "avx2"});
-  out.push_back({detail::kernel_portable, detail::blocking_portable(), "portable"});
+    out.push_back({detail::kernel_avx2, detail::gemv_avx2, detail::blocking_avx2(), "avx2"});
+  out.push_back(
+      {detail::kernel_portable, detail::gemv_portable, detail::blocking_portable(), "portable"});
   return out;
 }
 
@@ -157,6 +160,7 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
                           b.col_stride,
                           c.data,
                           c.row_stride};
+  if (m == 1) return choice.gemv(args);  // a batch of one: B streamed once, unpacked
   // Small products, or one thread: all here. Else the wider side is split
   // in whole micro-tiles, one part a thread, the first on the caller's.
   const bool split = threads > 1 && m * n * k >= (std::int64_t{1} << 18);

@@ -11,6 +11,7 @@ constexpr std::int64_t MC = 192, KC = 384, NC = 3072;
 
 #define SS_GEMM_BLOCKING blocking_avx2
 #define SS_GEMM_KERNEL kernel_avx2
+#define SS_GEMM_GEMV gemv_avx2
 #include "runtime/gemm/kernel.inc"
 
 }  // namespace ss::gemm::detail

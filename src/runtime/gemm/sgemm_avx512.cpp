@@ -11,6 +11,7 @@ constexpr std::int64_t MC = 168, KC = 256, NC = 3072;
 
 #define SS_GEMM_BLOCKING blocking_avx512
 #define SS_GEMM_KERNEL kernel_avx512
+#define SS_GEMM_GEMV gemv_avx512
 #include "runtime/gemm/kernel.inc"
 
 }  // namespace ss::gemm::detail

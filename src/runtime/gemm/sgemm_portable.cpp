@@ -11,6 +11,7 @@ constexpr std::int64_t MC = 128, KC = 256, NC = 2048;
 
 #define SS_GEMM_BLOCKING blocking_portable
 #define SS_GEMM_KERNEL kernel_portable
+#define SS_GEMM_GEMV gemv_portable
 #include "runtime/gemm/kernel.inc"
 
 }  // namespace ss::gemm::detail

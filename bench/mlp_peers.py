@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The peers of bench_mlp: the same MLP 784-256-256-10 in PyTorch (eager,
+one thread) and ONNX Runtime (its C library through the Python wheel, one
+thread, the model exported from PyTorch): forward at batch 1 and 64, and a
+PyTorch training step (forward, cross-entropy, backward, AdamW) at batch 64
+and 256. Prints `peer name microseconds` lines, the best of 5 rounds.
+
+    pip install torch onnx onnxruntime && python3 bench/mlp_peers.py
+"""
+import io
+import time
+
+import torch
+
+torch.set_num_threads(1)
+torch.manual_seed(0)
+
+
+def best_us(f):
+    for _ in range(3):
+        f()
+    best = float("inf")
+    for _ in range(5):
+        calls, start = 0, time.perf_counter()
+        while True:
+            f()
+            calls += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= 0.2:
+                break
+        best = min(best, elapsed / calls)
+    return best * 1e6
+
+
+model = torch.nn.Sequential(
+    torch.nn.Linear(784, 256), torch.nn.ReLU(),
+    torch.nn.Linear(256, 256), torch.nn.ReLU(),
+    torch.nn.Linear(256, 10))
+
+for b in (1, 64):
+    x = torch.randn(b, 784)
+    with torch.no_grad():
+        print(f"torch forward_b{b} {best_us(lambda: model(x)):.1f}")
+
+try:
+    import onnxruntime as ort
+    buffer = io.BytesIO()
+    torch.onnx.export(model, torch.randn(1, 784), buffer, input_names=["x"],
+                      output_names=["y"], dynamic_axes={"x": {0: "b"}, "y": {0: "b"}},
+                      dynamo=False)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(buffer.getvalue(), options, providers=["CPUExecutionProvider"])
+    for b in (1, 64):
+        x = torch.randn(b, 784).numpy()
+        print(f"ort forward_b{b} {best_us(lambda: session.run(None, {'x': x})):.1f}")
+except Exception as e:  # no onnxruntime: only PyTorch's rows
+    print(f"# ONNX Runtime: {e}")
+
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+loss_fn = torch.nn.CrossEntropyLoss()
+for b in (64, 256):
+    x, y = torch.randn(b, 784), torch.randint(0, 10, (b,))
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    print(f"torch train_b{b} {best_us(step):.1f}")
