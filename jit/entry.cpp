@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "jit/elementwise_kernels.hpp"
 #include "jit/jit_api.h"
 #include "jit/llvm_session.hpp"
 #include "jit/scaled_sum_probe.hpp"
@@ -41,7 +42,22 @@ int probe_scaled_sum(const float* x, int64_t n, float a, SsJitProbeResult* resul
   return 0;
 }
 
-constexpr SsJitApi kApi = {SS_JIT_ABI_VERSION, &llvm_version, &host_cpu, &probe_scaled_sum};
+int compile_elementwise(const SsJitKernelDesc* kernels, int32_t count, SsJitKernelFn* fns,
+                        char* error, size_t error_size) {
+  if (count < 0 || (count > 0 && (!kernels || !fns))) {
+    copy_error("compile_elementwise: null argument", error, error_size);
+    return 1;
+  }
+  const std::string why = ss::jit::compile_elementwise(kernels, count, fns);
+  if (!why.empty()) {
+    copy_error(why, error, error_size);
+    return 1;
+  }
+  return 0;
+}
+
+constexpr SsJitApi kApi = {SS_JIT_ABI_VERSION, &llvm_version, &host_cpu, &probe_scaled_sum,
+                           &compile_elementwise};
 
 }  // namespace
 

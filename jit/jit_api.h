@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 1u
+#define SS_JIT_ABI_VERSION 2u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -22,6 +22,40 @@ typedef struct SsJitProbeResult {
   int vector_width;  /* widest <N x float> in the optimised IR: 1 if not vectorised */
   double compile_ms; /* IR building, O3 and ORC materialisation together */
 } SsJitProbeResult;
+
+/* A fused elementwise kernel, as steps over values: each step makes one
+ * value from earlier ones (by index); the last is the result, a float.
+ * Kinds are the IR's ir::Unary and ir::Binary numbers (src/ir/ops.hpp).
+ * Values are float, or bool (a LOAD_BOOL, a comparison, a logic op). */
+enum {
+  SS_JIT_LOAD = 0,      /* float input `a` */
+  SS_JIT_LOAD_BOOL = 1, /* bool input `a` (one byte an element) */
+  SS_JIT_CONSTANT = 2,  /* `value` */
+  SS_JIT_UNARY = 3,     /* kind(a) */
+  SS_JIT_BINARY = 4,    /* kind(a, b): arithmetic, comparisons and logic */
+  SS_JIT_WHERE = 5      /* a ? b : c, a bool */
+};
+
+typedef struct SsJitStep {
+  int32_t op, kind;
+  int32_t a, b, c;
+  float value;
+} SsJitStep;
+
+typedef struct SsJitKernelDesc {
+  const SsJitStep* steps;
+  int32_t step_count;
+  int32_t input_count;
+  /* Per input: 1 when it is the same along the inner axis (stride 0),
+   * else 0 (stride 1). */
+  const uint8_t* inner_broadcast;
+} SsJitKernelDesc;
+
+/* A compiled kernel: out[o * inner + i] for o < outer, i < inner, input k's
+ * element at inputs[k] + o * outer_strides[k] + i (or + 0 where it
+ * broadcasts along the inner axis), in elements. */
+typedef void (*SsJitKernelFn)(const void* const* inputs, const int64_t* outer_strides, float* out,
+                              int64_t outer, int64_t inner);
 
 typedef struct SsJitApi {
   uint32_t abi_version;
@@ -35,6 +69,14 @@ typedef struct SsJitApi {
    * it on x. Returns 0 on success; else non-zero and an error in `error`. */
   int (*probe_scaled_sum)(const float* x, int64_t n, float a, SsJitProbeResult* result, char* error,
                           size_t error_size);
+  /* Compiles `count` kernels in one module (O3 for the host, ORC LLJIT)
+   * into fns[0..count). Floats are computed as the reference runtime does:
+   * +, -, *, /, sqrt and comparisons in float, each step rounded (no
+   * contraction), every other function in double, rounded after. The code
+   * lives as long as the module stays loaded. Returns 0, or non-zero with
+   * `error` filled. Thread-safe. */
+  int (*compile_elementwise)(const SsJitKernelDesc* kernels, int32_t count, SsJitKernelFn* fns,
+                             char* error, size_t error_size);
 } SsJitApi;
 
 /* The module's one export: its table, or NULL when the core asks for another

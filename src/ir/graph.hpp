@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -80,6 +82,21 @@ struct Node {
   syntax::Span span;
 };
 
+// What an executor derived from a graph and keeps with it (the fast
+// executor's compiled fusion plan), guarded for threads running the graph
+// at once. A copied or assigned graph starts without: it may be changed.
+struct ExecutorCache {
+  ExecutorCache() = default;
+  ExecutorCache(const ExecutorCache&) {}
+  ExecutorCache& operator=(const ExecutorCache&) {
+    std::lock_guard lock(mutex);
+    value.reset();
+    return *this;
+  }
+  mutable std::mutex mutex;
+  mutable std::shared_ptr<const void> value;
+};
+
 struct Graph {
   std::string name;
   std::vector<Node> nodes;
@@ -95,6 +112,7 @@ struct Graph {
   // After distribution: per output, whether it is split (each worker
   // returns its part, joined in rank order) rather than whole.
   std::vector<bool> split_outputs;
+  ExecutorCache executor_cache;
 
   int add(Node node);
 };

@@ -1,10 +1,13 @@
 #include "runtime/fast_executor.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <set>
 
+#include "ir/fusion.hpp"
 #include "runtime/gemm/sgemm.hpp"
+#include "runtime/jit_module.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime {
@@ -77,13 +80,55 @@ void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float*
   }
 }
 
+// A graph's fused kernels, compiled: kept in the graph's executor cache.
+struct FusionPlan {
+  std::size_t nodes = 0;  // the graph's node count when planned
+  std::vector<ir::FusedKernel> kernels;
+  std::vector<std::vector<std::uint8_t>> inner_broadcast;  // per kernel, per input
+  std::vector<SsJitKernelFn> fns;
+  std::vector<int> kernel_at;  // per node: the kernel it is the root of, or -1
+  std::vector<bool> member;    // per node: computed inside a kernel
+};
+
+// `t` with every element its own, in `shape` (t broadcasts into it), exact.
+Tensor materialize(const Tensor& t, const Shape& shape) {
+  return reference::where(Tensor::zeros(DType::boolean, shape), t, t);
+}
+
+// A value computed inside a kernel: nobody reads it, but the interpreter
+// wants a tensor of its type.
+const Tensor& placeholder(DType dtype) {
+  thread_local const Tensor f32 = Tensor::zeros(DType::f32, {0});
+  thread_local const Tensor boolean = Tensor::zeros(DType::boolean, {0});
+  return dtype == DType::boolean ? boolean : f32;
+}
+
 class FastExecutor final : public Accelerator {
  public:
-  explicit FastExecutor(FastExecutorOptions options) : options_(options) {}
+  explicit FastExecutor(FastExecutorOptions options) : options_(std::move(options)) {
+    if (options_.fuse) jit_ = JitModule::load(options_.jit_library);
+  }
+
+  FusionCounts counts() const { return {kernels_.load(), runs_.load(), stepped_.load()}; }
 
   bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>&) const override {
     const ir::Node& n = g.nodes[i];
+    if (jit_) {
+      // The plan, looked up once per run of the graph (node 0 comes first).
+      thread_local const FusionPlan* plan = nullptr;
+      if (i == 0) plan = plan_for(g);
+      if (plan && plan->nodes == g.nodes.size()) {
+        if (plan->member[i]) {
+          values[i] = placeholder(dtype_of(n.type.elem));
+          return true;
+        }
+        if (const int k = plan->kernel_at[i]; k >= 0) {
+          run_kernel(*plan, static_cast<std::size_t>(k), values[i], values);
+          return true;
+        }
+      }
+    }
     if (n.op == ir::Op::matmul) return matmul(n, values[i], values);
     if (n.op == ir::Op::einsum) return einsum(n, values[i], values);
     if (n.op == ir::Op::unary) return unary(n, values[i], values);
@@ -308,13 +353,157 @@ class FastExecutor final : public Accelerator {
     return p;
   }
 
+  // The graph's plan: made (and its kernels compiled, all in one module)
+  // the first time the graph runs. Null when nothing fuses or the JIT
+  // failed, so the graph runs node by node.
+  const FusionPlan* plan_for(const ir::Graph& g) const {
+    std::lock_guard lock(g.executor_cache.mutex);
+    if (auto* p = static_cast<const FusionPlan*>(g.executor_cache.value.get());
+        p && p->nodes == g.nodes.size())
+      return p->kernels.empty() ? nullptr : p;
+    auto plan = std::make_shared<FusionPlan>();
+    plan->nodes = g.nodes.size();
+    plan->kernel_at.assign(g.nodes.size(), -1);
+    plan->member.assign(g.nodes.size(), false);
+    auto kernels = ir::plan_fusion(g);
+    std::vector<std::vector<SsJitStep>> steps(kernels.size());
+    std::vector<SsJitKernelDesc> descs;
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      const ir::FusedKernel& kernel = kernels[k];
+      const auto& root_axes = g.nodes[static_cast<std::size_t>(kernel.root)].type.axes;
+      auto& flags = plan->inner_broadcast.emplace_back();
+      for (const int in : kernel.inputs) {  // the inner (last) axis: the root's, or size 1
+        const auto& axes = g.nodes[static_cast<std::size_t>(in)].type.axes;
+        flags.push_back(root_axes.empty() || axes.empty() || !(axes.back() == root_axes.back()));
+      }
+      for (const auto& s : kernel.steps)
+        steps[k].push_back({static_cast<std::int32_t>(s.kind), s.sub, s.a, s.b, s.c, s.value});
+      descs.push_back({steps[k].data(), static_cast<std::int32_t>(steps[k].size()),
+                       static_cast<std::int32_t>(kernel.inputs.size()), flags.data()});
+    }
+    std::vector<SsJitKernelFn> fns(kernels.size(), nullptr);
+    char error[512] = {};
+    if (!kernels.empty() &&
+        jit_->api().compile_elementwise(descs.data(), static_cast<std::int32_t>(descs.size()),
+                                        fns.data(), error, sizeof error) != 0)
+      kernels.clear();  // node by node, as without the JIT
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      plan->kernel_at[static_cast<std::size_t>(kernels[k].root)] = static_cast<int>(k);
+      for (const int m : kernels[k].members) plan->member[static_cast<std::size_t>(m)] = true;
+    }
+    kernels_ += static_cast<std::int64_t>(kernels.size());
+    plan->kernels = std::move(kernels);
+    plan->fns = std::move(fns);
+    g.executor_cache.value = plan;
+    return plan->kernels.empty() ? nullptr : plan.get();
+  }
+
+  // One kernel over the root's shape: every input read through two strides
+  // (its row's, and 0 or 1 along the inner axis), made so when its layout
+  // doesn't allow that.
+  void run_kernel(const FusionPlan& plan, std::size_t k, Tensor& out,
+                  const std::vector<Tensor>& values) const {
+    const ir::FusedKernel& kernel = plan.kernels[k];
+    const auto& flags = plan.inner_broadcast[k];
+    std::vector<Tensor> inputs;
+    Shape shape;
+    for (const int in : kernel.inputs) {
+      inputs.push_back(values[static_cast<std::size_t>(in)]);
+      shape = reference::broadcast_shapes(shape, inputs.back().shape());
+    }
+    const std::size_t rank = shape.size();
+    const std::int64_t inner = rank ? shape[rank - 1] : 1;
+    const std::int64_t outer = inner ? element_count(shape) / inner : 0;
+    std::vector<const void*> pointers;
+    std::vector<std::int64_t> outer_strides;
+    for (std::size_t j = 0; j < inputs.size(); ++j) {
+      Tensor& t = inputs[j];
+      const auto aligned = [&] {
+        std::vector<std::int64_t> s(rank, 0);
+        const std::size_t lead = rank - t.shape().size();
+        for (std::size_t d = 0; d < t.shape().size(); ++d)
+          if (t.shape()[d] != 1) s[lead + d] = t.strides()[d];
+        return s;
+      };
+      // The strides the kernel can follow: inner 0 or 1 as compiled, the
+      // outer axes one stride.
+      const auto fits = [&](const std::vector<std::int64_t>& s) {
+        if (rank == 0) return true;
+        const std::int64_t in_row = s[rank - 1];
+        if (flags[j] ? in_row != 0 : (in_row != 1 && inner != 1)) return false;
+        std::int64_t expect = rank >= 2 ? s[rank - 2] : 0;
+        for (std::size_t d = rank - 2; rank >= 3 && d-- > 0;) {
+          expect *= shape[d + 1];
+          if (s[d] != expect) return false;
+        }
+        return true;
+      };
+      auto s = aligned();
+      if (!fits(s)) {
+        t = materialize(t, shape);
+        s = aligned();
+      }
+      if (!fits(s)) {  // a layout the kernel wasn't compiled for (an input
+                       // the IR types as broadcast along the inner axis isn't)
+        out = run_steps(kernel, inputs);
+        return;
+      }
+      pointers.push_back(t.raw());
+      outer_strides.push_back(rank >= 2 ? s[rank - 2] : 0);
+    }
+    out = Tensor::zeros(DType::f32, shape);
+    plan.fns[k](pointers.data(), outer_strides.data(), static_cast<float*>(out.raw()), outer,
+                inner);
+    ++runs_;
+  }
+
+  // A kernel's steps one operation at a time, on whole tensors: the same
+  // values the nodes would have given, for the layouts its code can't read.
+  Tensor run_steps(const ir::FusedKernel& kernel, const std::vector<Tensor>& inputs) const {
+    std::vector<Tensor> v;
+    for (const auto& s : kernel.steps) {
+      switch (s.kind) {
+        case ir::FusedStep::Kind::load:
+        case ir::FusedStep::Kind::load_bool:
+          v.push_back(inputs[static_cast<std::size_t>(s.a)]);
+          break;
+        case ir::FusedStep::Kind::constant:
+          v.push_back(Tensor::scalar(DType::f32, s.value));
+          break;
+        case ir::FusedStep::Kind::unary:
+          v.push_back(
+              reference::unary(static_cast<ir::Unary>(s.sub), v[static_cast<std::size_t>(s.a)]));
+          break;
+        case ir::FusedStep::Kind::binary:
+          v.push_back(reference::binary(static_cast<ir::Binary>(s.sub),
+                                        v[static_cast<std::size_t>(s.a)],
+                                        v[static_cast<std::size_t>(s.b)]));
+          break;
+        case ir::FusedStep::Kind::where:
+          v.push_back(reference::where(v[static_cast<std::size_t>(s.a)],
+                                       v[static_cast<std::size_t>(s.b)],
+                                       v[static_cast<std::size_t>(s.c)]));
+          break;
+      }
+    }
+    ++stepped_;
+    return v.back();
+  }
+
   FastExecutorOptions options_;
+  std::optional<JitModule> jit_;
+  mutable std::atomic<std::int64_t> kernels_{0}, runs_{0}, stepped_{0};
 };
 
 }  // namespace
 
 std::unique_ptr<Accelerator> make_fast_executor(const FastExecutorOptions& options) {
   return std::make_unique<FastExecutor>(options);
+}
+
+FusionCounts fusion_counts(const Accelerator& fast_executor) {
+  const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
+  return fast ? fast->counts() : FusionCounts{};
 }
 
 }  // namespace ss::runtime

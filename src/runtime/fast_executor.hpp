@@ -1,11 +1,15 @@
 // The fast CPU executor, offered each node before the reference interpreter
 // (runtime/interpreter.hpp's Accelerator): contractions through the packed
-// GEMM (runtime/gemm). What it doesn't take runs on the reference
-// operations, so every program runs, and the tests hold it to the
-// reference's results within float32 rounding.
+// GEMM (runtime/gemm); elementwise regions (ir/fusion.hpp) as kernels the
+// LLVM JIT compiles, once per graph, when the JIT module is present; other
+// float32 elementwise nodes in C++ loops. What it doesn't take runs on the
+// reference operations, so every program runs, and the tests hold it to
+// the reference's results (elementwise ones bit for bit).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "runtime/interpreter.hpp"
 
@@ -13,7 +17,19 @@ namespace ss::runtime {
 
 struct FastExecutorOptions {
   int threads = 1;  // for a GEMM large enough to split
+  // Fuse elementwise regions with the JIT module found as JitModule::load
+  // finds it (`jit_library`: a path, or empty for the usual search).
+  bool fuse = true;
+  std::string jit_library;
 };
+
+// How many fused kernels the executor has compiled, how many times one ran,
+// and how many times one ran step by step instead (an input laid out as
+// its code can't read): what the tests read.
+struct FusionCounts {
+  std::int64_t kernels = 0, runs = 0, stepped = 0;
+};
+FusionCounts fusion_counts(const Accelerator& fast_executor);
 
 std::unique_ptr<Accelerator> make_fast_executor(const FastExecutorOptions& options);
 

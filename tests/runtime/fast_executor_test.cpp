@@ -2,18 +2,20 @@
 // interpreter: every lowered device function of the valid programs, and
 // every operation's gradient graph, on the same inputs, within float32
 // rounding; the executor must really have taken work (matmul, einsum,
-// unary, binary nodes), and strided views read through it as through the
-// reference.
+// unary, binary nodes, and fused kernels where the JIT is built), and
+// strided views read through it as through the reference.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "ir/autodiff.hpp"
+#include "ir/fusion.hpp"
 #include "ir/lower.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
+#include "support/paths.hpp"
 
 namespace {
 
@@ -23,7 +25,8 @@ using ss::runtime::Tensor;
 
 // The fast executor, counting the nodes it takes, by operation.
 struct Counting final : ss::runtime::Accelerator {
-  std::unique_ptr<ss::runtime::Accelerator> fast = ss::runtime::make_fast_executor({.threads = 2});
+  std::unique_ptr<ss::runtime::Accelerator> fast =
+      ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
   mutable std::map<std::string, int> taken;
   bool run(const ss::ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes) const override {
@@ -122,6 +125,14 @@ TEST_CASE("the fast executor gives the reference's results for every lowered fun
     CAPTURE(op);
     CHECK(counting.taken[op] > 0);
   }
+  // With the JIT, elementwise regions ran as fused kernels.
+  const auto fused = ss::runtime::fusion_counts(*counting.fast);
+  if (std::string(ss::test::kJitPath).empty()) {
+    MESSAGE("no JIT module in this build: nothing fused");
+  } else {
+    CHECK(fused.kernels > 10);
+    CHECK(fused.runs > 10);
+  }
 }
 
 TEST_CASE("the fast executor gives the reference's gradients for every operation") {
@@ -169,4 +180,35 @@ TEST_CASE("the fast executor reads strided views: transposed and sliced operands
   const auto reference = ss::runtime::run_graph(g, copies, dims);
   check_same(reference, ss::runtime::run_graph(g, views, dims, nullptr, &counting));
   CHECK(counting.taken["matmul"] == 2);
+}
+
+TEST_CASE("a fused kernel gives the reference's bits, broadcasting, bool conditions and all") {
+  if (std::string(ss::test::kJitPath).empty()) return;
+  const auto program = ss::test::check_source_text(
+      "dim N = 7\n\n"
+      "fn f(x: [b N], y: [N], c: [b 1]) -> [b N]:\n"
+      "    z = where(x > y, exp(x) * c - y, sqrt(abs(x)) / (y + 2.0))\n"
+      "    return maximum(tanh(z), sigmoid(x)) + gelu(z) * x % 1.5\n");
+  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto kernels = ss::ir::plan_fusion(g);
+  // z is read twice, so it is a kernel's root of its own, and the return another's.
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0].members.size() + kernels[1].members.size() >= 10);
+  Tensor x = Tensor::zeros(DType::f32, {5, 7}), y = Tensor::zeros(DType::f32, {7}),
+         c = Tensor::zeros(DType::f32, {5, 1});
+  for (std::int64_t k = 0; k < x.size(); ++k)
+    x.set(k, 2.5 * std::sin(1.3 * static_cast<double>(k)));
+  for (std::int64_t k = 0; k < y.size(); ++k) y.set(k, std::cos(0.9 * static_cast<double>(k)));
+  for (std::int64_t k = 0; k < c.size(); ++k) c.set(k, 0.5 + static_cast<double>(k));
+  const std::map<std::string, Tensor> inputs = {{"x", x}, {"y", y}, {"c", c}};
+  auto fast = ss::runtime::make_fast_executor({.jit_library = ss::test::kJitPath});
+  const auto reference = ss::runtime::run_graph(g, inputs, program->typed.dims);
+  const auto fused = ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, fast.get());
+  const auto counts = ss::runtime::fusion_counts(*fast);
+  CHECK(counts.kernels == 2);
+  CHECK(counts.runs == 2);
+  CHECK(counts.stepped == 0);
+  REQUIRE(fused.at(0).shape() == reference.at(0).shape());
+  const auto a = reference[0].values(), b = fused[0].values();
+  for (std::size_t k = 0; k < a.size(); ++k) CHECK_MESSAGE(a[k] == b[k], "element " << k);
 }

@@ -1,0 +1,313 @@
+#include "jit/elementwise_kernels.hpp"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "jit/llvm_session.hpp"
+
+namespace ss::jit {
+namespace {
+
+// ir::Unary and ir::Binary, by number (src/ir/ops.hpp).
+enum Unary { neg, exp_, log_, sqrt_, abs_, tanh_, sigmoid, relu, gelu, gelu_grad, logical_not };
+enum Binary {
+  add,
+  sub,
+  mul,
+  div_,
+  pow_,
+  mod,
+  floordiv,
+  maximum,
+  minimum,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  logical_and,
+  logical_or
+};
+
+struct Builder {
+  llvm::Module& module;
+  llvm::IRBuilder<>& b;
+
+  llvm::Type* f32() const { return b.getFloatTy(); }
+  llvm::Type* f64() const { return b.getDoubleTy(); }
+
+  llvm::Value* wide(llvm::Value* x) { return b.CreateFPExt(x, f64()); }
+  llvm::Value* narrow(llvm::Value* x) { return b.CreateFPTrunc(x, f32()); }
+  llvm::Value* d(double v) { return llvm::ConstantFP::get(f64(), v); }
+
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
+    return b.CreateUnaryIntrinsic(id, x);
+  }
+  // A libm function of one double, resolved in the process at link time.
+  llvm::Value* libm(const char* name, llvm::Value* x) {
+    auto callee = module.getOrInsertFunction(name, llvm::FunctionType::get(f64(), {f64()}, false));
+    return b.CreateCall(callee, {x});
+  }
+
+  // The reference runtime's scalar functions (reference/elementwise.cpp),
+  // term for term, in double.
+  llvm::Value* unary(int kind, llvm::Value* x) {
+    switch (kind) {
+      case neg:
+        return b.CreateFNeg(x);
+      case abs_:
+        return intrinsic(llvm::Intrinsic::fabs, x);
+      case sqrt_:
+        return intrinsic(llvm::Intrinsic::sqrt, x);
+      case relu:
+        return b.CreateSelect(b.CreateFCmpOGT(x, llvm::ConstantFP::get(f32(), 0.0)), x,
+                              llvm::ConstantFP::get(f32(), 0.0));
+      case exp_:
+        return narrow(libm("exp", wide(x)));
+      case log_:
+        return narrow(libm("log", wide(x)));
+      case tanh_:
+        return narrow(libm("tanh", wide(x)));
+      case sigmoid:
+        return narrow(
+            b.CreateFDiv(d(1.0), b.CreateFAdd(d(1.0), libm("exp", b.CreateFNeg(wide(x))))));
+      case gelu: {  // 0.5 * x * (1 + erf(x / sqrt(2)))
+        llvm::Value* w = wide(x);
+        llvm::Value* phi =
+            b.CreateFAdd(d(1.0), libm("erf", b.CreateFDiv(w, d(1.4142135623730951))));
+        return narrow(b.CreateFMul(b.CreateFMul(d(0.5), w), phi));
+      }
+      case gelu_grad: {  // 0.5 * (1 + erf(x / sqrt(2))) + x * exp(-0.5 * x * x) / sqrt(2 pi)
+        llvm::Value* w = wide(x);
+        llvm::Value* cdf = b.CreateFMul(
+            d(0.5), b.CreateFAdd(d(1.0), libm("erf", b.CreateFDiv(w, d(1.4142135623730951)))));
+        llvm::Value* e = libm("exp", b.CreateFMul(b.CreateFMul(d(-0.5), w), w));
+        return narrow(b.CreateFAdd(cdf, b.CreateFDiv(b.CreateFMul(w, e), d(2.5066282746310002))));
+      }
+      case logical_not:
+        return b.CreateNot(x);
+    }
+    return nullptr;
+  }
+
+  llvm::Value* truth(llvm::Value* x) {  // a != 0, for logic on floats
+    return x->getType()->isIntegerTy(1) ? x : b.CreateFCmpUNE(x, llvm::ConstantFP::get(f32(), 0.0));
+  }
+
+  llvm::Value* binary(int kind, llvm::Value* x, llvm::Value* y) {
+    switch (kind) {
+      case add:
+        return b.CreateFAdd(x, y);
+      case sub:
+        return b.CreateFSub(x, y);
+      case mul:
+        return b.CreateFMul(x, y);
+      case div_:
+        return b.CreateFDiv(x, y);
+      case pow_: {
+        auto callee = module.getOrInsertFunction(
+            "pow", llvm::FunctionType::get(f64(), {f64(), f64()}, false));
+        return narrow(b.CreateCall(callee, {wide(x), wide(y)}));
+      }
+      case floordiv:
+        return narrow(intrinsic(llvm::Intrinsic::floor, b.CreateFDiv(wide(x), wide(y))));
+      case mod: {  // fmod, then the divisor's sign; NaN for a zero divisor
+        llvm::Value *a = wide(x), *v = wide(y);
+        llvm::Value* r = b.CreateFRem(a, v);
+        llvm::Value* flip =
+            b.CreateAnd(b.CreateFCmpUNE(r, d(0.0)),
+                        b.CreateXor(b.CreateFCmpOLT(r, d(0.0)), b.CreateFCmpOLT(v, d(0.0))));
+        llvm::Value* fixed = b.CreateSelect(flip, b.CreateFAdd(r, v), r);
+        return narrow(
+            b.CreateSelect(b.CreateFCmpOEQ(v, d(0.0)), llvm::ConstantFP::getNaN(f64()), fixed));
+      }
+      case maximum:
+      case minimum: {  // NaN if either is
+        llvm::Value* m = b.CreateBinaryIntrinsic(
+            kind == maximum ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, x, y);
+        return b.CreateSelect(b.CreateFCmpUNO(x, y), llvm::ConstantFP::getNaN(f32()), m);
+      }
+      case lt:
+        return b.CreateFCmpOLT(x, y);
+      case le:
+        return b.CreateFCmpOLE(x, y);
+      case gt:
+        return b.CreateFCmpOGT(x, y);
+      case ge:
+        return b.CreateFCmpOGE(x, y);
+      case eq:
+        return x->getType()->isIntegerTy(1) ? b.CreateICmpEQ(x, y) : b.CreateFCmpOEQ(x, y);
+      case ne:
+        return x->getType()->isIntegerTy(1) ? b.CreateICmpNE(x, y) : b.CreateFCmpUNE(x, y);
+      case logical_and:
+        return b.CreateAnd(truth(x), truth(y));
+      case logical_or:
+        return b.CreateOr(truth(x), truth(y));
+    }
+    return nullptr;
+  }
+};
+
+// void f(ptr inputs, ptr outer_strides, ptr noalias out, i64 outer, i64 inner)
+std::string build_kernel(llvm::Module& module, const SsJitKernelDesc& k, const std::string& name) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto* i64 = b.getInt64Ty();
+  auto* ptr = b.getPtrTy();
+  auto* type = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr, i64, i64}, false);
+  auto* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  fn->addParamAttr(2, llvm::Attribute::NoAlias);
+  llvm::Value *inputs = fn->getArg(0), *strides = fn->getArg(1), *out = fn->getArg(2);
+  llvm::Value *outer = fn->getArg(3), *inner = fn->getArg(4);
+
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* rows = llvm::BasicBlock::Create(ctx, "rows", fn);
+  auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
+  auto* next_row = llvm::BasicBlock::Create(ctx, "next_row", fn);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", fn);
+
+  b.SetInsertPoint(entry);
+  llvm::Value* empty =
+      b.CreateOr(b.CreateICmpSLE(outer, b.getInt64(0)), b.CreateICmpSLE(inner, b.getInt64(0)));
+  b.CreateCondBr(empty, done, rows);
+
+  // Each input's row, and the output's, for this o.
+  b.SetInsertPoint(rows);
+  auto* o = b.CreatePHI(i64, 2, "o");
+  std::vector<bool> is_bool(static_cast<std::size_t>(k.input_count), false);
+  for (int s = 0; s < k.step_count; ++s)
+    if (k.steps[s].op == SS_JIT_LOAD_BOOL) is_bool[static_cast<std::size_t>(k.steps[s].a)] = true;
+  std::vector<llvm::Value*> row(static_cast<std::size_t>(k.input_count));
+  for (int in = 0; in < k.input_count; ++in) {
+    llvm::Value* base = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, inputs, in));
+    llvm::Value* stride = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, strides, in));
+    llvm::Type* element = is_bool[static_cast<std::size_t>(in)] ? b.getInt8Ty() : b.getFloatTy();
+    row[static_cast<std::size_t>(in)] = b.CreateGEP(element, base, b.CreateMul(o, stride));
+  }
+  llvm::Value* out_row = b.CreateGEP(b.getFloatTy(), out, b.CreateMul(o, inner));
+  b.CreateBr(body);
+
+  b.SetInsertPoint(body);
+  auto* i = b.CreatePHI(i64, 2, "i");
+  Builder ops{module, b};
+  std::vector<llvm::Value*> v(static_cast<std::size_t>(k.step_count));
+  const auto at = [&](int index) -> llvm::Value* {
+    return index >= 0 && index < static_cast<int>(v.size()) ? v[static_cast<std::size_t>(index)]
+                                                            : nullptr;
+  };
+  for (int s = 0; s < k.step_count; ++s) {
+    const SsJitStep& st = k.steps[s];
+    llvm::Value* value = nullptr;
+    switch (st.op) {
+      case SS_JIT_LOAD:
+      case SS_JIT_LOAD_BOOL: {
+        if (st.a < 0 || st.a >= k.input_count) return "a load of input " + std::to_string(st.a);
+        const bool bool_input = st.op == SS_JIT_LOAD_BOOL;
+        llvm::Type* element = bool_input ? b.getInt8Ty() : b.getFloatTy();
+        llvm::Value* index = k.inner_broadcast[st.a] ? b.getInt64(0) : static_cast<llvm::Value*>(i);
+        value =
+            b.CreateLoad(element, b.CreateGEP(element, row[static_cast<std::size_t>(st.a)], index));
+        if (bool_input) value = b.CreateICmpNE(value, b.getInt8(0));
+        break;
+      }
+      case SS_JIT_CONSTANT:
+        value = llvm::ConstantFP::get(b.getFloatTy(), st.value);
+        break;
+      case SS_JIT_UNARY:
+        if (at(st.a)) value = ops.unary(st.kind, at(st.a));
+        break;
+      case SS_JIT_BINARY:
+        if (at(st.a) && at(st.b)) value = ops.binary(st.kind, at(st.a), at(st.b));
+        break;
+      case SS_JIT_WHERE:
+        if (at(st.a) && at(st.b) && at(st.c)) value = b.CreateSelect(at(st.a), at(st.b), at(st.c));
+        break;
+    }
+    if (!value) return "step " + std::to_string(s) + " can't be built";
+    v[static_cast<std::size_t>(s)] = value;
+  }
+  if (k.step_count == 0 || !v.back()->getType()->isFloatTy()) return "the result isn't a float";
+  b.CreateStore(v.back(), b.CreateGEP(b.getFloatTy(), out_row, i));
+  llvm::Value* i_next = b.CreateAdd(i, b.getInt64(1), "", true, true);
+  b.CreateCondBr(b.CreateICmpEQ(i_next, inner), next_row, body);
+  i->addIncoming(b.getInt64(0), rows);
+  i->addIncoming(i_next, body);
+
+  b.SetInsertPoint(next_row);
+  llvm::Value* o_next = b.CreateAdd(o, b.getInt64(1), "", true, true);
+  b.CreateCondBr(b.CreateICmpEQ(o_next, outer), done, rows);
+  o->addIncoming(b.getInt64(0), entry);
+  o->addIncoming(o_next, next_row);
+
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+  return {};
+}
+
+struct Session {
+  std::mutex mutex;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  int modules = 0;
+};
+
+Session& session() {
+  static Session s;
+  return s;
+}
+
+}  // namespace
+
+std::string compile_elementwise(const SsJitKernelDesc* kernels, int count, SsJitKernelFn* fns) {
+  Session& s = session();
+  std::lock_guard lock(s.mutex);
+  if (!s.jit) {
+    auto builder = host_machine_builder();
+    if (!builder) return "host target: " + llvm::toString(builder.takeError());
+    auto machine = builder->createTargetMachine();
+    if (!machine) return "target machine: " + llvm::toString(machine.takeError());
+    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
+    if (!jit) return "LLJIT: " + llvm::toString(jit.takeError());
+    // libm's exp, log, erf, ... from the process.
+    auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+        (*jit)->getDataLayout().getGlobalPrefix());
+    if (!process) return "process symbols: " + llvm::toString(process.takeError());
+    (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+    s.jit = std::move(*jit);
+    s.machine = std::move(*machine);
+  }
+  auto context = std::make_unique<llvm::LLVMContext>();
+  const std::string prefix = "ss_ew" + std::to_string(s.modules++) + "_";
+  auto module = std::make_unique<llvm::Module>(prefix, *context);
+  for (int k = 0; k < count; ++k)
+    if (std::string why = build_kernel(*module, kernels[k], prefix + std::to_string(k));
+        !why.empty())
+      return "kernel " + std::to_string(k) + ": " + why;
+  std::string broken;
+  llvm::raw_string_ostream broken_stream(broken);
+  if (llvm::verifyModule(*module, &broken_stream)) return "invalid IR: " + broken;
+  optimise_for(*module, *s.machine);
+  if (auto err =
+          s.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    return "adding the module: " + llvm::toString(std::move(err));
+  for (int k = 0; k < count; ++k) {
+    auto symbol = s.jit->lookup(prefix + std::to_string(k));
+    if (!symbol) return "lookup: " + llvm::toString(symbol.takeError());
+    fns[k] = symbol->toPtr<SsJitKernelFn>();
+  }
+  return {};
+}
+
+}  // namespace ss::jit

@@ -1,0 +1,110 @@
+#include "ir/fusion.hpp"
+
+#include <functional>
+#include <map>
+
+#include "ir/ops.hpp"
+
+namespace ss::ir {
+namespace {
+
+using check::ElemKind;
+
+ElemKind kind_of(const Graph& g, int id) {
+  return g.nodes[static_cast<std::size_t>(id)].type.elem.kind;
+}
+
+bool all_of_kind(const Graph& g, const Node& n, ElemKind k) {
+  for (const int in : n.in)
+    if (kind_of(g, in) != k) return false;
+  return true;
+}
+
+// Whether a node is one step of a kernel: its operands' and result's
+// element types as the kernels compute them.
+bool is_step(const Graph& g, const Node& n) {
+  const ElemKind out = n.type.elem.kind;
+  switch (n.op) {
+    case Op::unary:
+      return static_cast<Unary>(n.sub) == Unary::logical_not
+                 ? out == ElemKind::boolean && all_of_kind(g, n, ElemKind::boolean)
+                 : out == ElemKind::f32 && all_of_kind(g, n, ElemKind::f32);
+    case Op::binary: {
+      const auto op = static_cast<Binary>(n.sub);
+      if (op == Binary::logical_and || op == Binary::logical_or)
+        return out == ElemKind::boolean && all_of_kind(g, n, ElemKind::boolean);
+      const bool comparison = op >= Binary::lt && op <= Binary::ne;
+      return out == (comparison ? ElemKind::boolean : ElemKind::f32) &&
+             all_of_kind(g, n, ElemKind::f32);
+    }
+    case Op::where:
+      return out == ElemKind::f32 && kind_of(g, n.in[0]) == ElemKind::boolean &&
+             kind_of(g, n.in[1]) == ElemKind::f32 && kind_of(g, n.in[2]) == ElemKind::f32;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::vector<FusedKernel> plan_fusion(const Graph& g) {
+  const std::size_t count = g.nodes.size();
+  std::vector<int> uses(count, 0);
+  for (const Node& n : g.nodes)
+    for (const int in : n.in) ++uses[static_cast<std::size_t>(in)];
+  for (const int o : g.outputs) uses[static_cast<std::size_t>(o)] += 2;  // never a member
+  std::vector<bool> taken(count, false);                                 // a member of some kernel
+
+  std::vector<FusedKernel> kernels;
+  for (std::size_t r = count; r-- > 0;) {
+    const Node& root = g.nodes[r];
+    if (taken[r] || !is_step(g, root) || root.type.elem.kind != ElemKind::f32) continue;
+    FusedKernel k;
+    k.root = static_cast<int>(r);
+    std::map<int, int> step_of;  // node -> its step
+    int operations = 0;
+    bool ok = true;
+    const std::function<int(int)> emit = [&](int id) -> int {
+      if (const auto it = step_of.find(id); it != step_of.end()) return it->second;
+      const Node& n = g.nodes[static_cast<std::size_t>(id)];
+      FusedStep step;
+      const bool inside =
+          id == k.root || (is_step(g, n) && uses[static_cast<std::size_t>(id)] == 1 &&
+                           !taken[static_cast<std::size_t>(id)] && n.type.axes == root.type.axes);
+      if (n.op == Op::constant && n.type.elem.kind == ElemKind::f32) {
+        step.kind = FusedStep::Kind::constant;
+        step.value = static_cast<float>(n.number);
+      } else if (inside) {
+        std::vector<int> operands;
+        for (const int in : n.in) operands.push_back(emit(in));
+        if (!ok) return -1;
+        step.kind = n.op == Op::unary    ? FusedStep::Kind::unary
+                    : n.op == Op::binary ? FusedStep::Kind::binary
+                                         : FusedStep::Kind::where;
+        step.sub = n.sub;
+        step.a = operands.at(0);
+        if (operands.size() > 1) step.b = operands[1];
+        if (operands.size() > 2) step.c = operands[2];
+        if (id != k.root) k.members.push_back(id);
+        ++operations;
+      } else if (n.type.elem.kind == ElemKind::f32 || n.type.elem.kind == ElemKind::boolean) {
+        step.kind =
+            n.type.elem.kind == ElemKind::f32 ? FusedStep::Kind::load : FusedStep::Kind::load_bool;
+        step.a = static_cast<int>(k.inputs.size());
+        k.inputs.push_back(id);
+      } else {
+        ok = false;  // an integer operand: not computed by a kernel
+        return -1;
+      }
+      k.steps.push_back(step);
+      return step_of[id] = static_cast<int>(k.steps.size()) - 1;
+    };
+    emit(k.root);
+    if (!ok || operations < 2) continue;
+    for (const int m : k.members) taken[static_cast<std::size_t>(m)] = true;
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
+}  // namespace ss::ir

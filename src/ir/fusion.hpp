@@ -1,0 +1,34 @@
+// Fusion of elementwise work: regions of float32 unary, binary and `where`
+// nodes (with the comparisons and logic feeding a `where`) that one kernel
+// computes in a single pass, each element's whole chain in registers. A
+// region has a root (its float value leaves the region) and members whose
+// values nobody else reads (one use, not an output, the root's shape); what
+// it reads from outside are its inputs, broadcast into the root's shape.
+// The runtime compiles each region with the LLVM JIT (runtime/fast_executor).
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace ss::ir {
+
+struct FusedStep {
+  enum class Kind { load, load_bool, constant, unary, binary, where };
+  Kind kind = Kind::load;
+  int sub = 0;                 // Unary or Binary, for those
+  int a = -1, b = -1, c = -1;  // earlier steps; for loads, the input's position
+  float value = 0;             // a constant's
+};
+
+struct FusedKernel {
+  int root = -1;
+  std::vector<int> members;      // nodes computed inside, besides the root
+  std::vector<int> inputs;       // nodes read, in load order
+  std::vector<FusedStep> steps;  // the last makes the root's value
+};
+
+// The regions worth a kernel (two or more operations), in no particular order.
+std::vector<FusedKernel> plan_fusion(const Graph& g);
+
+}  // namespace ss::ir
