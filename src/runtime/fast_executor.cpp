@@ -133,6 +133,7 @@ class FastExecutor final : public Accelerator {
     if (n.op == ir::Op::einsum) return einsum(n, values[i], values);
     if (n.op == ir::Op::unary) return unary(n, values[i], values);
     if (n.op == ir::Op::binary) return binary(n, values[i], values);
+    if (n.op == ir::Op::reduce) return reduce(n, values[i], values);
     return false;
   }
 
@@ -211,6 +212,80 @@ class FastExecutor final : public Accelerator {
           return static_cast<float>(reference::apply_binary(op, x, y, false));
         });
     }
+    return true;
+  }
+
+  // Sums, means, maxima and minima of float32 over leading or trailing axes,
+  // with the reference's arithmetic (doubles, each group in row-major
+  // order; max and min as std::max_element and min_element compare), so
+  // the reference's bits, without its per-element gathering.
+  bool reduce(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
+    const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
+    const auto op = static_cast<ir::Reduce>(n.sub);
+    if (x.dtype() != DType::f32 || dtype_of(n.type.elem) != DType::f32 ||
+        (op != ir::Reduce::sum && op != ir::Reduce::mean && op != ir::Reduce::max &&
+         op != ir::Reduce::min))
+      return false;
+    const auto rank = static_cast<std::size_t>(x.rank());
+    std::vector<bool> reduced(rank, false);
+    for (const auto a : n.axes) {
+      if (a < 0 || static_cast<std::size_t>(a) >= rank) return false;
+      reduced[static_cast<std::size_t>(a)] = true;
+    }
+    std::size_t count = 0;
+    for (const bool r : reduced) count += r;
+    bool leading = true, trailing = true;
+    for (std::size_t d = 0; d < rank; ++d) {
+      leading = leading && reduced[d] == (d < count);
+      trailing = trailing && reduced[d] == (d >= rank - count);
+    }
+    if (!leading && !trailing) return false;
+    std::int64_t group = 1, kept = 1;
+    Shape shape;
+    for (std::size_t d = 0; d < rank; ++d) {
+      (reduced[d] ? group : kept) *= x.shape()[d];
+      if (!reduced[d])
+        shape.push_back(x.shape()[d]);
+      else if (n.keep)
+        shape.push_back(1);
+    }
+    if (group == 0) return false;  // the reference's empty groups
+    const Tensor c = x.contiguous() ? x : x.compact();
+    const auto* p = static_cast<const float*>(c.raw());
+    out = Tensor::zeros(DType::f32, shape);
+    auto* o = static_cast<float*>(out.raw());
+    const auto finish = [&](double sum_or_best) {
+      return static_cast<float>(op == ir::Reduce::mean ? sum_or_best / static_cast<double>(group)
+                                                       : sum_or_best);
+    };
+    const auto better = [op](double best, double v) {
+      return op == ir::Reduce::max ? best < v : v < best;
+    };
+    const bool extreme = op == ir::Reduce::max || op == ir::Reduce::min;
+    if (trailing) {  // each kept position's group is contiguous
+      for (std::int64_t r = 0; r < kept; ++r) {
+        const float* row = p + r * group;
+        double acc = extreme ? row[0] : 0.0;
+        for (std::int64_t g = extreme ? 1 : 0; g < group; ++g)
+          acc = extreme ? (better(acc, row[g]) ? row[g] : acc) : acc + row[g];
+        o[r] = finish(acc);
+      }
+      return true;
+    }
+    // Leading: the group's elements are rows; each kept column sums down.
+    std::vector<double> acc(static_cast<std::size_t>(kept));
+    for (std::int64_t j = 0; j < kept; ++j) acc[static_cast<std::size_t>(j)] = extreme ? p[j] : 0.0;
+    for (std::int64_t g = extreme ? 1 : 0; g < group; ++g) {
+      const float* row = p + g * kept;
+      if (extreme) {
+        for (std::int64_t j = 0; j < kept; ++j)
+          if (better(acc[static_cast<std::size_t>(j)], row[j]))
+            acc[static_cast<std::size_t>(j)] = row[j];
+      } else {
+        for (std::int64_t j = 0; j < kept; ++j) acc[static_cast<std::size_t>(j)] += row[j];
+      }
+    }
+    for (std::int64_t j = 0; j < kept; ++j) o[j] = finish(acc[static_cast<std::size_t>(j)]);
     return true;
   }
 

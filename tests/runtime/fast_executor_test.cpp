@@ -121,7 +121,7 @@ TEST_CASE("the fast executor gives the reference's results for every lowered fun
     }
   }
   CHECK(ran > 20);
-  for (const char* op : {"matmul", "einsum", "unary", "binary"}) {
+  for (const char* op : {"matmul", "einsum", "unary", "binary", "reduce"}) {
     CAPTURE(op);
     CHECK(counting.taken[op] > 0);
   }
@@ -211,4 +211,34 @@ TEST_CASE("a fused kernel gives the reference's bits, broadcasting, bool conditi
   REQUIRE(fused.at(0).shape() == reference.at(0).shape());
   const auto a = reference[0].values(), b = fused[0].values();
   for (std::size_t k = 0; k < a.size(); ++k) CHECK_MESSAGE(a[k] == b[k], "element " << k);
+}
+
+TEST_CASE("the fast executor's reductions give the reference's bits, NaNs and ties included") {
+  const auto program = ss::test::check_source_text(
+      "dim B = 3\ndim C = 5\n\n"
+      "fn f(x: [a B C]) -> ([B C], [a B], [B C], [a B 1], [a C]):\n"
+      "    return max(x, over=a), min(x, over=C), mean(x, over=a), sum(x, over=C, keep=true), "
+      "sum(x, over=B)\n");
+  const auto g = ss::ir::lower_function(program->typed, "f");
+  Tensor x = Tensor::zeros(DType::f32, {4, 3, 5});
+  for (std::int64_t k = 0; k < x.size(); ++k)
+    x.set(k, k % 11 == 3 ? std::nan("") : std::round(3 * std::sin(0.7 * static_cast<double>(k))));
+  Counting counting;
+  const auto reference = ss::runtime::run_graph(g, {{"x", x}}, program->typed.dims);
+  // x as a permuted view too: the executor makes it contiguous first.
+  const Tensor view = x.permute({0, 2, 1}).compact().permute({0, 2, 1});
+  for (const Tensor* in : std::vector<const Tensor*>{&x, &view}) {
+    const auto fast =
+        ss::runtime::run_graph(g, {{"x", *in}}, program->typed.dims, nullptr, &counting);
+    REQUIRE(fast.size() == reference.size());
+    for (std::size_t o = 0; o < fast.size(); ++o) {
+      CAPTURE(o);
+      REQUIRE(fast[o].shape() == reference[o].shape());
+      const auto a = reference[o].values(), b = fast[o].values();
+      for (std::size_t k = 0; k < a.size(); ++k)
+        CHECK_MESSAGE((a[k] == b[k] || (std::isnan(a[k]) && std::isnan(b[k]))),
+                      "element " << k << ": reference " << a[k] << ", fast " << b[k]);
+    }
+  }
+  CHECK(counting.taken["reduce"] == 8);  // sum over the middle axis is the reference's
 }
