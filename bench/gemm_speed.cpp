@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "best_time.hpp"
 #include "runtime/gemm/sgemm.hpp"
 
 extern "C" void openblas_set_num_threads(int threads);
@@ -20,25 +21,7 @@ extern "C" char* openblas_get_corename(void);
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Seconds per call: the best of 5 rounds, each at least 0.1 s of calls.
-double seconds_per_call(const std::function<void()>& f) {
-  f();
-  double best = 1e30;
-  for (int round = 0; round < 5; ++round) {
-    int calls = 0;
-    const auto start = Clock::now();
-    double elapsed = 0;
-    do {
-      f();
-      ++calls;
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    } while (elapsed < 0.1);
-    best = std::min(best, elapsed / calls);
-  }
-  return best;
-}
+using ss::bench::best_seconds_per_call;
 
 // GFLOP/s of one core's fused multiply-adds: 12 independent chains, so
 // latency hides behind throughput, at 8 lanes (AVX2) or 16 (AVX-512).
@@ -75,7 +58,7 @@ double fma_peak(int* lanes) {
     *lanes = 8;
     f = [&] { sink = chains_avx2(n); };
   }
-  const double s = seconds_per_call(f);
+  const double s = best_seconds_per_call(f);
   return 2.0 * 12 * *lanes * static_cast<double>(n) / s / 1e9;
 }
 
@@ -100,13 +83,13 @@ int main() {
     for (auto& x : b) x = u(gen);
     const double flops = 2.0 * n * n * n;
     for (const int threads : {1, 2}) {
-      const double ours = flops / seconds_per_call([&] {
+      const double ours = flops / best_seconds_per_call([&] {
                             ss::gemm::sgemm(n, n, n, 1.0f, {a.data(), n, 1}, {b.data(), n, 1}, 0.0f,
                                             {c.data(), n}, threads);
                           }) /
                           1e9;
       openblas_set_num_threads(threads);
-      const double blas = flops / seconds_per_call([&] {
+      const double blas = flops / best_seconds_per_call([&] {
                             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
                                         a.data(), n, b.data(), n, 0.0f, c.data(), n);
                           }) /

@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "best_time.hpp"
 #include "shapescript/shapescript.hpp"
 
 namespace {
@@ -46,21 +47,7 @@ fn step(mut m: Mlp, mut opt: AdamW[Mlp], batch: [b] Ex) -> []:
 )";
 
 double best_microseconds(const std::function<void()>& f) {
-  using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < 3; ++i) f();  // warm: graphs prepared, buffers grown
-  double best = 1e30;
-  for (int round = 0; round < 5; ++round) {
-    int calls = 0;
-    const auto start = Clock::now();
-    double elapsed = 0;
-    do {
-      f();
-      ++calls;
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    } while (elapsed < 0.2);
-    best = std::min(best, elapsed / calls);
-  }
-  return best * 1e6;
+  return ss::bench::best_seconds_per_call(f, 0.2) * 1e6;
 }
 
 std::vector<float> draw(std::size_t n, std::mt19937& gen, float scale) {

@@ -13,32 +13,14 @@
 #include <mutex>
 #include <vector>
 
+#include "ir/ops.hpp"
 #include "jit/llvm_session.hpp"
 
 namespace ss::jit {
 namespace {
 
-// ir::Unary and ir::Binary, by number (src/ir/ops.hpp).
-enum Unary { neg, exp_, log_, sqrt_, abs_, tanh_, sigmoid, relu, gelu, gelu_grad, logical_not };
-enum Binary {
-  add,
-  sub,
-  mul,
-  div_,
-  pow_,
-  mod,
-  floordiv,
-  maximum,
-  minimum,
-  lt,
-  le,
-  gt,
-  ge,
-  eq,
-  ne,
-  logical_and,
-  logical_or
-};
+using ir::Binary;
+using ir::Unary;
 
 struct Builder {
   llvm::Module& module;
@@ -63,39 +45,39 @@ struct Builder {
   // The reference runtime's scalar functions (reference/elementwise.cpp),
   // term for term, in double.
   llvm::Value* unary(int kind, llvm::Value* x) {
-    switch (kind) {
-      case neg:
+    switch (static_cast<Unary>(kind)) {
+      case Unary::neg:
         return b.CreateFNeg(x);
-      case abs_:
+      case Unary::abs:
         return intrinsic(llvm::Intrinsic::fabs, x);
-      case sqrt_:
+      case Unary::sqrt:
         return intrinsic(llvm::Intrinsic::sqrt, x);
-      case relu:
+      case Unary::relu:
         return b.CreateSelect(b.CreateFCmpOGT(x, llvm::ConstantFP::get(f32(), 0.0)), x,
                               llvm::ConstantFP::get(f32(), 0.0));
-      case exp_:
+      case Unary::exp:
         return narrow(libm("exp", wide(x)));
-      case log_:
+      case Unary::log:
         return narrow(libm("log", wide(x)));
-      case tanh_:
+      case Unary::tanh:
         return narrow(libm("tanh", wide(x)));
-      case sigmoid:
+      case Unary::sigmoid:
         return narrow(
             b.CreateFDiv(d(1.0), b.CreateFAdd(d(1.0), libm("exp", b.CreateFNeg(wide(x))))));
-      case gelu: {  // 0.5 * x * (1 + erf(x / sqrt(2)))
+      case Unary::gelu: {  // 0.5 * x * (1 + erf(x / sqrt(2)))
         llvm::Value* w = wide(x);
         llvm::Value* phi =
             b.CreateFAdd(d(1.0), libm("erf", b.CreateFDiv(w, d(1.4142135623730951))));
         return narrow(b.CreateFMul(b.CreateFMul(d(0.5), w), phi));
       }
-      case gelu_grad: {  // 0.5 * (1 + erf(x / sqrt(2))) + x * exp(-0.5 * x * x) / sqrt(2 pi)
+      case Unary::gelu_grad: {  // 0.5 * (1 + erf(x / sqrt(2))) + x * exp(-0.5 * x * x) / sqrt(2 pi)
         llvm::Value* w = wide(x);
         llvm::Value* cdf = b.CreateFMul(
             d(0.5), b.CreateFAdd(d(1.0), libm("erf", b.CreateFDiv(w, d(1.4142135623730951)))));
         llvm::Value* e = libm("exp", b.CreateFMul(b.CreateFMul(d(-0.5), w), w));
         return narrow(b.CreateFAdd(cdf, b.CreateFDiv(b.CreateFMul(w, e), d(2.5066282746310002))));
       }
-      case logical_not:
+      case Unary::logical_not:
         return b.CreateNot(x);
     }
     return nullptr;
@@ -106,23 +88,23 @@ struct Builder {
   }
 
   llvm::Value* binary(int kind, llvm::Value* x, llvm::Value* y) {
-    switch (kind) {
-      case add:
+    switch (static_cast<Binary>(kind)) {
+      case Binary::add:
         return b.CreateFAdd(x, y);
-      case sub:
+      case Binary::sub:
         return b.CreateFSub(x, y);
-      case mul:
+      case Binary::mul:
         return b.CreateFMul(x, y);
-      case div_:
+      case Binary::div:
         return b.CreateFDiv(x, y);
-      case pow_: {
+      case Binary::pow: {
         auto callee = module.getOrInsertFunction(
             "pow", llvm::FunctionType::get(f64(), {f64(), f64()}, false));
         return narrow(b.CreateCall(callee, {wide(x), wide(y)}));
       }
-      case floordiv:
+      case Binary::floordiv:
         return narrow(intrinsic(llvm::Intrinsic::floor, b.CreateFDiv(wide(x), wide(y))));
-      case mod: {  // fmod, then the divisor's sign; NaN for a zero divisor
+      case Binary::mod: {  // fmod, then the divisor's sign; NaN for a zero divisor
         llvm::Value *a = wide(x), *v = wide(y);
         llvm::Value* r = b.CreateFRem(a, v);
         llvm::Value* flip =
@@ -132,27 +114,29 @@ struct Builder {
         return narrow(
             b.CreateSelect(b.CreateFCmpOEQ(v, d(0.0)), llvm::ConstantFP::getNaN(f64()), fixed));
       }
-      case maximum:
-      case minimum: {  // NaN if either is
-        llvm::Value* m = b.CreateBinaryIntrinsic(
-            kind == maximum ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, x, y);
+      case Binary::maximum:
+      case Binary::minimum: {  // NaN if either is
+        llvm::Value* m = b.CreateBinaryIntrinsic(static_cast<Binary>(kind) == Binary::maximum
+                                                     ? llvm::Intrinsic::maxnum
+                                                     : llvm::Intrinsic::minnum,
+                                                 x, y);
         return b.CreateSelect(b.CreateFCmpUNO(x, y), llvm::ConstantFP::getNaN(f32()), m);
       }
-      case lt:
+      case Binary::lt:
         return b.CreateFCmpOLT(x, y);
-      case le:
+      case Binary::le:
         return b.CreateFCmpOLE(x, y);
-      case gt:
+      case Binary::gt:
         return b.CreateFCmpOGT(x, y);
-      case ge:
+      case Binary::ge:
         return b.CreateFCmpOGE(x, y);
-      case eq:
+      case Binary::eq:
         return x->getType()->isIntegerTy(1) ? b.CreateICmpEQ(x, y) : b.CreateFCmpOEQ(x, y);
-      case ne:
+      case Binary::ne:
         return x->getType()->isIntegerTy(1) ? b.CreateICmpNE(x, y) : b.CreateFCmpUNE(x, y);
-      case logical_and:
+      case Binary::logical_and:
         return b.CreateAnd(truth(x), truth(y));
-      case logical_or:
+      case Binary::logical_or:
         return b.CreateOr(truth(x), truth(y));
     }
     return nullptr;

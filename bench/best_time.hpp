@@ -1,0 +1,29 @@
+// The benchmarks' timing: the best of five rounds, each of repeated calls
+// lasting at least `round` seconds, after a few calls to warm up.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+
+namespace ss::bench {
+
+inline double best_seconds_per_call(const std::function<void()>& f, double round = 0.1) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < 3; ++i) f();
+  double best = 1e30;
+  for (int r = 0; r < 5; ++r) {
+    int calls = 0;
+    const auto start = Clock::now();
+    double elapsed = 0;
+    do {
+      f();
+      ++calls;
+      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    } while (elapsed < round);
+    best = std::min(best, elapsed / calls);
+  }
+  return best;
+}
+
+}  // namespace ss::bench
