@@ -39,6 +39,19 @@ struct WorkerStats {
   double collective_seconds = 0;    // in them, waiting for the others included
 };
 
+// What ran a module's device functions, over its calls so far (`run
+// --stats`): the executor, and per path the graph nodes it ran: "gemm"
+// (matmul and einsum), "fused" (inside JIT-compiled kernels), "loops"
+// (other float32 elementwise work), "reductions", and "reference OP" for
+// each operation the reference runtime ran. Empty `nodes` on the
+// reference executor, which runs everything.
+struct ExecutorStats {
+  std::string executor;  // "fast" or "reference"
+  bool jit = false;      // the LLVM JIT module was loaded
+  std::int64_t kernels_compiled = 0, kernel_runs = 0;
+  std::map<std::string, std::int64_t> nodes;
+};
+
 // A run's call of a function on the workers (LoadOptions::stats).
 struct CallStats {
   std::string function;  // the device function the controller called
@@ -79,6 +92,9 @@ struct LoadOptions {
   // A host's collectives instead of the library's own (E1806 when its ranks
   // don't match the `devices` line).
   std::shared_ptr<const CollectiveTable> collectives;
+  // Told, when Engine::run_file ends, what ran the program's device
+  // functions (Module::executor_stats for a module a host keeps).
+  std::function<void(const ExecutorStats&)> executor_stats;
   // `cuda[...]` devices: the host's own NCCL communicators (`ncclComm_t`),
   // one per device of the `devices` line, in its order, each on its device;
   // their ranks and world are the job's (a multi-node job set up by the
@@ -123,6 +139,8 @@ class SS_API Module {
 
   // How many functions have been prepared (lowered) so far.
   std::size_t prepared() const;
+  // What ran its device functions so far.
+  ExecutorStats executor_stats() const;
 
   struct Impl;
 

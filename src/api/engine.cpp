@@ -205,11 +205,10 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       values[name] = Module::Impl::to_runtime(tensor);
     }
     try {
-      runtime::RunOptions run{
-          .print = print,
-          .progress = options.progress,
-          .devices = module.impl_->devices.get(),
-          .accelerator = module.impl_->accelerator.get()};
+      runtime::RunOptions run{.print = print,
+                              .progress = options.progress,
+                              .devices = module.impl_->devices.get(),
+                              .accelerator = module.impl_->accelerator.get()};
       if (options.stats)
         run.stats = [&](const std::string& name, const std::vector<runtime::WorkerStats>& stats) {
           options.stats({name, api::to_public(stats)});
@@ -217,14 +216,17 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       if (const auto slash = path.rfind('/'); slash != std::string::npos)
         run.base_dir = path.substr(0, slash == 0 ? 1 : slash);
       for (const auto& [name, callback] : module.impl_->sinks) run.sinks[name] = callback;
-      return runtime::run_function(c.typed, module.impl_->controller_code(), *c.map, function,
-                                   values, run);
+      auto errors = runtime::run_function(c.typed, module.impl_->controller_code(), *c.map,
+                                          function, values, run);
+      if (options.executor_stats) options.executor_stats(module.executor_stats());
+      return errors;
     } catch (const std::exception& bug) {
       return {runtime::internal_error(bug.what())};
     }
   }
   // A device function: called as a host would, its results printed.
   const CallResult result = module.call(function, {}, args);
+  if (options.executor_stats) options.executor_stats(module.executor_stats());
   if (!result) return result.diagnostics;
   for (const auto& out : result.outputs)
     if (print)

@@ -93,6 +93,20 @@ const std::vector<Diagnostic>& Module::diagnostics() const {
   return impl_->compiled ? impl_->compiled->diagnostics : none;
 }
 
+ExecutorStats Module::executor_stats() const {
+  ExecutorStats s;
+  const auto& fast = impl_->accelerator;
+  s.executor = fast ? "fast" : "reference";
+  if (fast) {
+    s.jit = runtime::executor_has_jit(*fast);
+    const auto fused = runtime::fusion_counts(*fast);
+    s.kernels_compiled = fused.kernels;
+    s.kernel_runs = fused.runs;
+    s.nodes = runtime::executor_nodes(*fast);
+  }
+  return s;
+}
+
 std::size_t Module::prepared() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->graphs.size();

@@ -1,6 +1,7 @@
 #include "runtime/fast_executor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <set>
@@ -111,8 +112,36 @@ class FastExecutor final : public Accelerator {
 
   FusionCounts counts() const { return {kernels_.load(), runs_.load(), stepped_.load()}; }
 
+  std::map<std::string, std::int64_t> nodes() const {
+    std::map<std::string, std::int64_t> out;
+    const char* const names[] = {"gemm", "fused", "loops", "reductions"};
+    for (std::size_t p = 0; p < paths_.size(); ++p)
+      if (paths_[p]) out[names[p]] = paths_[p];
+    for (std::size_t op = 0; op < by_reference_.size(); ++op)
+      if (by_reference_[op])
+        out[std::string("reference ") + ir::op_name(static_cast<ir::Op>(op))] = by_reference_[op];
+    return out;
+  }
+  bool has_jit() const { return jit_.has_value(); }
+
   bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
-           const std::map<std::string, std::int64_t>&) const override {
+           const std::map<std::string, std::int64_t>& sizes) const override {
+    const ir::Node& n = g.nodes[i];
+    const int path = take(g, i, values, sizes);  // node 0, an input, finds the graph's plan
+    if (n.op == ir::Op::input) return false;
+    if (path < 0)
+      ++by_reference_[static_cast<std::size_t>(n.op)];
+    else
+      ++paths_[static_cast<std::size_t>(path)];
+    return path >= 0;
+  }
+
+ private:
+  enum Path { gemm, fused, loops, reductions };
+
+  // The path that computed node i, or -1 to leave it to the reference.
+  int take(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
+           const std::map<std::string, std::int64_t>&) const {
     const ir::Node& n = g.nodes[i];
     if (jit_) {
       // The plan, looked up once per run of the graph (node 0 comes first).
@@ -121,23 +150,30 @@ class FastExecutor final : public Accelerator {
       if (plan && plan->nodes == g.nodes.size()) {
         if (plan->member[i]) {
           values[i] = placeholder(dtype_of(n.type.elem));
-          return true;
+          return fused;
         }
         if (const int k = plan->kernel_at[i]; k >= 0) {
           run_kernel(*plan, static_cast<std::size_t>(k), values[i], values);
-          return true;
+          return fused;
         }
       }
     }
-    if (n.op == ir::Op::matmul) return matmul(n, values[i], values);
-    if (n.op == ir::Op::einsum) return einsum(n, values[i], values);
-    if (n.op == ir::Op::unary) return unary(n, values[i], values);
-    if (n.op == ir::Op::binary) return binary(n, values[i], values);
-    if (n.op == ir::Op::reduce) return reduce(n, values[i], values);
-    return false;
+    switch (n.op) {
+      case ir::Op::matmul:
+        return matmul(n, values[i], values) ? gemm : -1;
+      case ir::Op::einsum:
+        return einsum(n, values[i], values) ? gemm : -1;
+      case ir::Op::unary:
+        return unary(n, values[i], values) ? loops : -1;
+      case ir::Op::binary:
+        return binary(n, values[i], values) ? loops : -1;
+      case ir::Op::reduce:
+        return reduce(n, values[i], values) ? reductions : -1;
+      default:
+        return -1;
+    }
   }
 
- private:
   // a [..., K] @ b [K, ...]: rows of a's leading axes, columns of b's
   // trailing ones.
   bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
@@ -568,12 +604,25 @@ class FastExecutor final : public Accelerator {
   FastExecutorOptions options_;
   std::optional<JitModule> jit_;
   mutable std::atomic<std::int64_t> kernels_{0}, runs_{0}, stepped_{0};
+  mutable std::array<std::atomic<std::int64_t>, 4> paths_{};
+  mutable std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(ir::Op::all_reduce) + 1>
+      by_reference_{};
 };
 
 }  // namespace
 
 std::unique_ptr<Accelerator> make_fast_executor(const FastExecutorOptions& options) {
   return std::make_unique<FastExecutor>(options);
+}
+
+std::map<std::string, std::int64_t> executor_nodes(const Accelerator& fast_executor) {
+  const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
+  return fast ? fast->nodes() : std::map<std::string, std::int64_t>{};
+}
+
+bool executor_has_jit(const Accelerator& fast_executor) {
+  const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
+  return fast && fast->has_jit();
 }
 
 FusionCounts fusion_counts(const Accelerator& fast_executor) {

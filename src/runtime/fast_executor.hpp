@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,11 @@ struct FusionCounts {
   std::int64_t kernels = 0, runs = 0, stepped = 0;
 };
 FusionCounts fusion_counts(const Accelerator& fast_executor);
+
+// The nodes the executor ran, by path: "gemm", "fused", "loops",
+// "reductions", and "reference OP" for those it left to the reference.
+std::map<std::string, std::int64_t> executor_nodes(const Accelerator& fast_executor);
+bool executor_has_jit(const Accelerator& fast_executor);
 
 std::unique_ptr<Accelerator> make_fast_executor(const FastExecutorOptions& options);
 

@@ -312,21 +312,32 @@ TEST_CASE(
   ss::test::TempDir dir;
   for (const char* file : {"digits-train.safetensors", "digits-test.safetensors"})
     std::filesystem::copy_file(source(std::string("examples/digits/") + file), dir.file(file));
-  const auto curve = [&](const std::string& devices, const std::string& executor,
-                         std::string* printed) {
+  std::string printed[3], stats[3];
+  const auto curve = [&](const std::string& devices, const std::string& executor, int k) {
     const std::string metrics = dir.file("metrics-" + executor + devices + ".csv");
     const auto result =
         run_process({kCliPath, "run", digits_variant(dir, devices, 2), "--sink",
-                     "metrics=" + metrics, "--executor", executor, "--threads", "2"});
+                     "metrics=" + metrics, "--executor", executor, "--threads", "2", "--stats"});
     REQUIRE_MESSAGE(result.exit_code == 0, result.err);
-    *printed = result.out;
+    printed[k] = result.out;
+    stats[k] = result.err;
     return numbers_after_commas(ss::test::read_file(metrics));
   };
-  std::string printed[3];
-  const auto reference = curve("", "reference", &printed[0]);
+  const auto reference = curve("", "reference", 0);
   REQUIRE(reference.size() == 46);
-  const auto fast = curve("", "fast", &printed[1]);
-  const auto fast_two = curve("cpu[0 1]", "fast", &printed[2]);
+  const auto fast = curve("", "fast", 1);
+  const auto fast_two = curve("cpu[0 1]", "fast", 2);
+  // --stats says what ran the nodes: the GEMM and fused kernels (where the
+  // JIT is built), or the reference for everything.
+  CHECK(stats[0].find("executor: reference\n  every node on the reference operations") !=
+        std::string::npos);
+  for (int k = 1; k < 3; ++k) {
+    CAPTURE(stats[k]);
+    CHECK(stats[k].find("executor: fast (JIT module ") != std::string::npos);
+    CHECK(stats[k].find(" gemm\n") != std::string::npos);
+    if (!std::string(ss::test::kJitPath).empty())
+      CHECK(stats[k].find(" fused\n") != std::string::npos);
+  }
   for (const auto* other : {&fast, &fast_two}) {
     REQUIRE(other->size() == reference.size());
     for (std::size_t i = 0; i < reference.size(); ++i)

@@ -14,6 +14,7 @@
 #include "ir/lower.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/interpreter.hpp"
+#include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
 #include "support/paths.hpp"
 
@@ -241,4 +242,26 @@ TEST_CASE("the fast executor's reductions give the reference's bits, NaNs and ti
     }
   }
   CHECK(counting.taken["reduce"] == 8);  // sum over the middle axis is the reference's
+}
+
+TEST_CASE("Module::executor_stats says what ran the device functions") {
+  const std::string text =
+      "dim D = 4\n\nfn f(x: [b D], w: [D D]) -> [b D]:\n    return relu(x @ w) * 2.0 + x\n";
+  const auto x = ss::Tensor::of(std::vector<float>(8, 0.5f), {2, 4});
+  const auto w = ss::Tensor::of(std::vector<float>(16, 0.25f), {4, 4});
+  const ss::Module fast = ss::Engine({.jit_library = ss::test::kJitPath}).load_source(text, "f.ss");
+  REQUIRE(fast.call("f", {}, {{"x", x}, {"w", w}}));
+  const auto s = fast.executor_stats();
+  CHECK(s.executor == "fast");
+  CHECK(s.nodes.at("gemm") == 1);
+  if (!std::string(ss::test::kJitPath).empty()) {
+    CHECK(s.jit);
+    CHECK(s.kernels_compiled == 1);
+    CHECK(s.nodes.at("fused") == 3);  // relu, * 2.0 and + x in one kernel
+  }
+  const ss::Module reference =
+      ss::Engine({.executor = ss::Executor::reference}).load_source(text, "f.ss");
+  REQUIRE(reference.call("f", {}, {{"x", x}, {"w", w}}));
+  CHECK(reference.executor_stats().executor == "reference");
+  CHECK(reference.executor_stats().nodes.empty());
 }

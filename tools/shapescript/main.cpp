@@ -51,7 +51,9 @@ options:
                                   a collective before the run fails (E1806)
   --stats                         with run: after it, on standard error, what each
                                   worker of a several-device program did, per
-                                  function: calls, examples, all-reduces
+                                  function: calls, examples, all-reduces; and what
+                                  ran the device functions' nodes: the GEMM,
+                                  fused kernels, loops, or the reference
 
 environment:
   SHAPESCRIPT_LOG                 log level: trace, debug, info, warn, error, off

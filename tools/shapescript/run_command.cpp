@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli.hpp"
 #include "file_sink.hpp"
@@ -35,6 +36,24 @@ void print_stats(const std::vector<CallStats>& totals) {
                 << w.examples << std::setw(13) << w.all_reduces << std::setw(16) << w.reduced_values
                 << std::setw(14) << std::fixed << std::setprecision(3) << w.collective_seconds
                 << "\n";
+}
+
+// What ran the device functions: the executor and its paths, nodes each.
+void print_executor(const ExecutorStats& s) {
+  std::cerr << "executor: " << s.executor;
+  if (s.executor == "fast")
+    std::cerr << " (JIT module " << (s.jit ? "loaded" : "not found: nothing fused") << "; "
+              << s.kernels_compiled << " fused kernels compiled, run " << s.kernel_runs
+              << " times)";
+  std::cerr << "\n";
+  if (s.executor != "fast") {
+    std::cerr << "  every node on the reference operations\n";
+    return;
+  }
+  std::cerr << std::right << std::setw(12) << "nodes run"
+            << "  by\n";
+  for (const auto& [path, count] : s.nodes)
+    std::cerr << std::setw(12) << count << "  " << path << "\n";
 }
 
 }  // namespace
@@ -74,8 +93,11 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
     };
   if (options.collective_timeout_ms >= 0)
     load.collective_timeout = std::chrono::milliseconds(options.collective_timeout_ms);
-  // --stats: per function, each worker's calls, examples and collectives.
+  // --stats: per function, each worker's calls, examples and collectives;
+  // then what ran the device functions.
   std::vector<CallStats> totals;
+  std::optional<ExecutorStats> executor;
+  if (options.stats) load.executor_stats = [&executor](const ExecutorStats& s) { executor = s; };
   if (options.stats)
     load.stats = [&totals](const CallStats& call) {
       auto it = std::find_if(totals.begin(), totals.end(),
@@ -93,21 +115,26 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
         w.collective_seconds += call.workers[k].collective_seconds;
       }
     };
-  Engine engine({.device = Device::parse(options.device.empty() ? "cpu" : options.device)
-                               .value_or(Device::cpu()),
-                 .executor = options.fast ? Executor::fast : Executor::reference,
-                 .threads = options.threads});
-  const auto diagnostics = !engine.ok() ? engine.diagnostics() : engine.run_file(
-      words[0], function,
-      [&bar](std::string_view line) {
-        if (bar) std::cerr << "\r\033[K" << std::flush;
-        bar = false;
-        std::cout << line;
-        std::cout.flush();
-      },
-      args, load);
+  Engine engine(
+      {.device =
+           Device::parse(options.device.empty() ? "cpu" : options.device).value_or(Device::cpu()),
+       .executor = options.fast ? Executor::fast : Executor::reference,
+       .threads = options.threads});
+  const auto diagnostics = !engine.ok() ? engine.diagnostics()
+                                        : engine.run_file(
+                                              words[0], function,
+                                              [&bar](std::string_view line) {
+                                                if (bar) std::cerr << "\r\033[K" << std::flush;
+                                                bar = false;
+                                                std::cout << line;
+                                                std::cout.flush();
+                                              },
+                                              args, load);
   if (bar) std::cerr << "\r\033[K" << std::flush;
-  if (options.stats) print_stats(totals);
+  if (options.stats) {
+    print_stats(totals);
+    if (executor) print_executor(*executor);
+  }
   for (const auto& d : diagnostics) {
     if (options.json)
       std::cout << to_json(d) << "\n";
