@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "ir/fusion.hpp"
@@ -169,6 +170,9 @@ class FastExecutor final : public Accelerator {
         return binary(n, values[i], values) ? loops : -1;
       case ir::Op::reduce:
         return reduce(n, values[i], values) ? reductions : -1;
+      case ir::Op::softmax:
+      case ir::Op::log_softmax:
+        return softmax(n, values[i], values) ? reductions : -1;
       default:
         return -1;
     }
@@ -196,8 +200,10 @@ class FastExecutor final : public Accelerator {
   }
 
   bool unary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
-    const auto op = static_cast<ir::Unary>(n.sub);
+    return unary_f32(static_cast<ir::Unary>(n.sub), values[static_cast<std::size_t>(n.in[0])], out);
+  }
+
+  static bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out) {
     if (x.dtype() != DType::f32 || op == ir::Unary::logical_not) return false;
     const Tensor c = x.contiguous() ? x : x.compact();
     out = Tensor::zeros(DType::f32, x.shape());
@@ -222,11 +228,13 @@ class FastExecutor final : public Accelerator {
   }
 
   bool binary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
-    const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
-    const auto op = static_cast<ir::Binary>(n.sub);
-    if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || dtype_of(n.type.elem) != DType::f32)
-      return false;  // comparisons, integers, mixed types: the reference's
+    if (dtype_of(n.type.elem) != DType::f32) return false;  // comparisons: the reference's
+    return binary_f32(static_cast<ir::Binary>(n.sub), values[static_cast<std::size_t>(n.in[0])],
+                      values[static_cast<std::size_t>(n.in[1])], out);
+  }
+
+  static bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
+    if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;  // integers, mixed
     const Shape shape = reference::broadcast_shapes(a.shape(), b.shape());
     out = Tensor::zeros(DType::f32, shape);
     auto* o = static_cast<float*>(out.raw());
@@ -256,15 +264,36 @@ class FastExecutor final : public Accelerator {
   // order; max and min as std::max_element and min_element compare), so
   // the reference's bits, without its per-element gathering.
   bool reduce(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
+    return dtype_of(n.type.elem) == DType::f32 &&
+           reduce_f32(static_cast<ir::Reduce>(n.sub), values[static_cast<std::size_t>(n.in[0])],
+                      n.axes, n.keep, out);
+  }
+
+  // softmax and log_softmax along the last axis, as the reference composes
+  // them: x - logsumexp(x) (kept, rounded to float), then exp for softmax.
+  bool softmax(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
     const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
-    const auto op = static_cast<ir::Reduce>(n.sub);
-    if (x.dtype() != DType::f32 || dtype_of(n.type.elem) != DType::f32 ||
+    if (x.dtype() != DType::f32 || n.axes.empty() || n.axes[0] != x.rank() - 1) return false;
+    Tensor lse, shifted;
+    if (!reduce_f32(ir::Reduce::logsumexp, x, n.axes, true, lse) ||
+        !binary_f32(ir::Binary::sub, x, lse, shifted))
+      return false;
+    if (n.op == ir::Op::log_softmax) {
+      out = std::move(shifted);
+      return true;
+    }
+    return unary_f32(ir::Unary::exp, shifted, out);
+  }
+
+  static bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes,
+                         bool keep, Tensor& out) {
+    if (x.dtype() != DType::f32 ||
         (op != ir::Reduce::sum && op != ir::Reduce::mean && op != ir::Reduce::max &&
-         op != ir::Reduce::min))
+         op != ir::Reduce::min && op != ir::Reduce::logsumexp))
       return false;
     const auto rank = static_cast<std::size_t>(x.rank());
     std::vector<bool> reduced(rank, false);
-    for (const auto a : n.axes) {
+    for (const auto a : axes) {
       if (a < 0 || static_cast<std::size_t>(a) >= rank) return false;
       reduced[static_cast<std::size_t>(a)] = true;
     }
@@ -282,10 +311,11 @@ class FastExecutor final : public Accelerator {
       (reduced[d] ? group : kept) *= x.shape()[d];
       if (!reduced[d])
         shape.push_back(x.shape()[d]);
-      else if (n.keep)
+      else if (keep)
         shape.push_back(1);
     }
     if (group == 0) return false;  // the reference's empty groups
+    if (op == ir::Reduce::logsumexp && !trailing) return false;
     const Tensor c = x.contiguous() ? x : x.compact();
     const auto* p = static_cast<const float*>(c.raw());
     out = Tensor::zeros(DType::f32, shape);
@@ -298,6 +328,18 @@ class FastExecutor final : public Accelerator {
       return op == ir::Reduce::max ? best < v : v < best;
     };
     const bool extreme = op == ir::Reduce::max || op == ir::Reduce::min;
+    if (op == ir::Reduce::logsumexp) {  // the reference's logsumexp_of, row by row
+      for (std::int64_t r = 0; r < kept; ++r) {
+        const float* row = p + r * group;
+        double peak = -std::numeric_limits<double>::infinity();
+        for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
+        double sum = 0;
+        if (std::isfinite(peak))
+          for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
+        o[r] = static_cast<float>(std::isfinite(peak) ? peak + std::log(sum) : peak);
+      }
+      return true;
+    }
     if (trailing) {  // each kept position's group is contiguous
       for (std::int64_t r = 0; r < kept; ++r) {
         const float* row = p + r * group;

@@ -217,9 +217,9 @@ TEST_CASE("a fused kernel gives the reference's bits, broadcasting, bool conditi
 TEST_CASE("the fast executor's reductions give the reference's bits, NaNs and ties included") {
   const auto program = ss::test::check_source_text(
       "dim B = 3\ndim C = 5\n\n"
-      "fn f(x: [a B C]) -> ([B C], [a B], [B C], [a B 1], [a C]):\n"
+      "fn f(x: [a B C]) -> ([B C], [a B], [B C], [a B 1], [a C], [a B], [a B C], [a B C]):\n"
       "    return max(x, over=a), min(x, over=C), mean(x, over=a), sum(x, over=C, keep=true), "
-      "sum(x, over=B)\n");
+      "sum(x, over=B), logsumexp(x, over=C), softmax(x, over=C), log_softmax(x, over=C)\n");
   const auto g = ss::ir::lower_function(program->typed, "f");
   Tensor x = Tensor::zeros(DType::f32, {4, 3, 5});
   for (std::int64_t k = 0; k < x.size(); ++k)
@@ -241,7 +241,9 @@ TEST_CASE("the fast executor's reductions give the reference's bits, NaNs and ti
                       "element " << k << ": reference " << a[k] << ", fast " << b[k]);
     }
   }
-  CHECK(counting.taken["reduce"] == 8);  // sum over the middle axis is the reference's
+  CHECK(counting.taken["reduce"] == 10);  // sum over the middle axis is the reference's
+  CHECK(counting.taken["softmax"] == 2);
+  CHECK(counting.taken["log_softmax"] == 2);
 }
 
 TEST_CASE("Module::executor_stats says what ran the device functions") {
