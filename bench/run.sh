@@ -14,4 +14,5 @@ if [[ -x build/default/bin/bench_gemm ]]; then
 fi
 bench/digits_training.sh
 bench/mlp.sh
+bench/attention.sh
 bench/several_devices.sh

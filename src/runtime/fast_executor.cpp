@@ -115,7 +115,7 @@ class FastExecutor final : public Accelerator {
 
   std::map<std::string, std::int64_t> nodes() const {
     std::map<std::string, std::int64_t> out;
-    const char* const names[] = {"gemm", "fused", "loops", "reductions"};
+    const char* const names[] = {"gemm", "fused", "loops", "reductions", "moves"};
     for (std::size_t p = 0; p < paths_.size(); ++p)
       if (paths_[p]) out[names[p]] = paths_[p];
     for (std::size_t op = 0; op < by_reference_.size(); ++op)
@@ -126,9 +126,9 @@ class FastExecutor final : public Accelerator {
   bool has_jit() const { return jit_.has_value(); }
 
   bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
-           const std::map<std::string, std::int64_t>& sizes) const override {
+           const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const override {
     const ir::Node& n = g.nodes[i];
-    const int path = take(g, i, values, sizes);  // node 0, an input, finds the graph's plan
+    const int path = take(g, i, values, sizes, dims);  // node 0, an input, finds the plan
     if (n.op == ir::Op::input) return false;
     if (path < 0)
       ++by_reference_[static_cast<std::size_t>(n.op)];
@@ -138,11 +138,11 @@ class FastExecutor final : public Accelerator {
   }
 
  private:
-  enum Path { gemm, fused, loops, reductions };
+  enum Path { gemm, fused, loops, reductions, moves };
 
   // The path that computed node i, or -1 to leave it to the reference.
   int take(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
-           const std::map<std::string, std::int64_t>&) const {
+           const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
     const ir::Node& n = g.nodes[i];
     if (jit_) {
       // The plan, looked up once per run of the graph (node 0 comes first).
@@ -173,6 +173,8 @@ class FastExecutor final : public Accelerator {
       case ir::Op::softmax:
       case ir::Op::log_softmax:
         return softmax(n, values[i], values) ? reductions : -1;
+      case ir::Op::einops:
+        return rearrange(n, values[i], values, sizes, dims) ? moves : -1;
       default:
         return -1;
     }
@@ -367,12 +369,46 @@ class FastExecutor final : public Accelerator {
     return true;
   }
 
+  // A rearrange (an einops pattern that neither reduces nor repeats) moves
+  // data only: the input's groups split, its axes permuted, the output's
+  // groups merged, in one copy. The same elements as the reference's.
+  bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
+                 const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
+    if (!n.name.empty()) return false;  // a reduction
+    const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
+    const auto plan = einops_names(n, x, sizes, dims);
+    std::vector<std::string> in;  // the named axes, size-1 ones dropped
+    Shape atoms;
+    for (const auto& name : plan.names)
+      if (!name.empty()) {
+        in.push_back(name);
+        atoms.push_back(plan.sizes.at(name));
+      }
+    std::vector<std::int64_t> order;
+    Shape shape;
+    for (const auto& group : n.groups_out) {
+      std::int64_t size = 1;
+      for (const auto& name : group) {
+        const auto it = std::find(in.begin(), in.end(), name);
+        if (it == in.end()) return false;  // repeated along a new axis
+        order.push_back(it - in.begin());
+        size *= plan.sizes.at(name);
+      }
+      shape.push_back(size);
+    }
+    if (order.size() != in.size()) return false;  // a name dropped: a reduction
+    const Tensor c = x.contiguous() ? x : x.compact();
+    out = c.reshape(atoms).permute(order).compact().reshape(shape);
+    return true;
+  }
+
   // A two-operand einsum is a batch of GEMMs: names in both operands and
   // the output are the batch, in one operand and the output rows or
   // columns, in both operands only contracted. Computed as [batch, rows,
   // columns], then put in the output's order. Other einsums (a name summed
   // in one operand alone, a name twice) are the reference's.
   bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
+    if (n.in.size() == 3) return einsum_times(n, out, values);
     if (n.in.size() != 2) return false;
     const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
     const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
@@ -451,6 +487,34 @@ class FastExecutor final : public Accelerator {
     made.insert(made.end(), cols.begin(), cols.end());
     out = made == on ? result : result.permute(order(made, {&on})).compact();
     return true;
+  }
+
+  // Three operands, one of them with exactly the output's names (autodiff's
+  // product of an upstream gradient with two others): the einsum of the
+  // other two, times that one elementwise.
+  bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
+    const auto flat = [](const std::vector<std::vector<std::string>>& groups) {
+      std::vector<std::string> names;
+      for (const auto& g : groups) names.insert(names.end(), g.begin(), g.end());
+      return names;
+    };
+    const auto on = flat(n.groups_out);
+    for (std::size_t f = 0; f < 3; ++f) {
+      if (flat(n.groups_in[f]) != on) continue;
+      const Tensor& factor = values[static_cast<std::size_t>(n.in[f])];
+      if (factor.dtype() != DType::f32) return false;
+      ir::Node pair = n;
+      pair.in.clear();
+      pair.groups_in.clear();
+      for (std::size_t k = 0; k < 3; ++k)
+        if (k != f) {
+          pair.in.push_back(n.in[k]);
+          pair.groups_in.push_back(n.groups_in[k]);
+        }
+      Tensor product;
+      return einsum(pair, product, values) && binary_f32(ir::Binary::mul, product, factor, out);
+    }
+    return false;
   }
 
   // An operand as [batch axes..., row axes..., column axes...]: each batch
@@ -646,7 +710,7 @@ class FastExecutor final : public Accelerator {
   FastExecutorOptions options_;
   std::optional<JitModule> jit_;
   mutable std::atomic<std::int64_t> kernels_{0}, runs_{0}, stepped_{0};
-  mutable std::array<std::atomic<std::int64_t>, 4> paths_{};
+  mutable std::array<std::atomic<std::int64_t>, 5> paths_{};
   mutable std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(ir::Op::all_reduce) + 1>
       by_reference_{};
 };

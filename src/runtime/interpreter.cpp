@@ -27,10 +27,23 @@ Shape shape_of(const check::Type& type, const std::map<std::string, std::int64_t
   return shape;
 }
 
-// The pattern's names' sizes: from the plan where they are known, else
-// (one per input axis at most) what the input's size leaves.
 Tensor run_einops(const ir::Node& n, const Tensor& x,
                   const std::map<std::string, std::int64_t>& bound, const Dims& dims) {
+  const auto [names, sizes] = einops_names(n, x, bound, dims);
+  std::optional<ref::Reduce> op;
+  if (n.name == "sum") op = ref::Reduce::sum;
+  if (n.name == "mean") op = ref::Reduce::mean;
+  if (n.name == "max") op = ref::Reduce::max;
+  if (n.name == "min") op = ref::Reduce::min;
+  return ref::einops(x, names, n.groups_out, sizes, op);
+}
+
+}  // namespace
+
+// The pattern's names' sizes: from the plan where they are known, else
+// (one per input axis at most) what the input's size leaves.
+EinopsNames einops_names(const ir::Node& n, const Tensor& x,
+                         const std::map<std::string, std::int64_t>& bound, const Dims& dims) {
   std::map<std::string, std::int64_t> sizes;
   for (const auto& [name, axis] : n.sizes)
     if (const auto s = size_of(axis, bound, dims)) sizes[name] = *s;
@@ -55,13 +68,10 @@ Tensor run_einops(const ir::Node& n, const Tensor& x,
     if (atoms[a].empty()) names.emplace_back();
     names.insert(names.end(), atoms[a].begin(), atoms[a].end());
   }
-  std::optional<ref::Reduce> op;
-  if (n.name == "sum") op = ref::Reduce::sum;
-  if (n.name == "mean") op = ref::Reduce::mean;
-  if (n.name == "max") op = ref::Reduce::max;
-  if (n.name == "min") op = ref::Reduce::min;
-  return ref::einops(x, names, n.groups_out, sizes, op);
+  return {names, sizes};
 }
+
+namespace {
 
 // Sums a worker's part with every other worker's, in place: f32 and i32
 // directly, the other element types through f32.
@@ -201,7 +211,7 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
     const ir::Node& n = graph.nodes[i];
     const DType dtype = dtype_of(n.type.elem);
     Tensor& out = values[i];
-    if (accelerator && accelerator->run(graph, i, values, sizes)) {
+    if (accelerator && accelerator->run(graph, i, values, sizes, dims)) {
       if (out.dtype() != dtype) out = ref::cast(out, dtype);
       continue;
     }
@@ -231,7 +241,7 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
       case ir::Op::fill: {
         out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
         if (n.number != 0)
-          for (std::int64_t k = 0; k < out.size(); ++k) out.set(k, n.number);
+          for (std::int64_t k = 0, count = out.size(); k < count; ++k) out.set(k, n.number);
         break;
       }
       case ir::Op::unary:

@@ -75,10 +75,20 @@ class Accelerator {
  public:
   virtual ~Accelerator() = default;
   // Computes node `i` of `g` into values[i] from the values before it
-  // (`sizes`: the generic axes' sizes); false leaves it to the reference.
+  // (`sizes`: the generic axes' sizes; `dims` the program's); false leaves
+  // it to the reference.
   virtual bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
-                   const std::map<std::string, std::int64_t>& sizes) const = 0;
+                   const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const = 0;
 };
+
+// An einops node's input names, one per axis of its input once its groups
+// are split (an empty name for a size-1 axis), and every name's size.
+struct EinopsNames {
+  std::vector<std::string> names;
+  std::map<std::string, std::int64_t> sizes;
+};
+EinopsNames einops_names(const ir::Node& n, const Tensor& x,
+                         const std::map<std::string, std::int64_t>& bound, const Dims& dims);
 
 // Without a worker context, an all_reduce node passes its value on (one
 // device holds every part).

@@ -136,15 +136,59 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& order) const {
   return t;
 }
 
+Tensor Tensor::reshape(Shape shape) const {
+  if (!contiguous_ || element_count(shape) != size())
+    throw std::logic_error("reshape of " + shape_str(shape_) + " to " + shape_str(shape));
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.strides_ = row_major_strides(t.shape_);
+  t.contiguous_ = true;
+  return t;
+}
+
+namespace {
+
+// Copies a strided view's elements in row-major order: the last axis a row
+// at a time, an odometer over the others (no division per element).
+template <typename T>
+void copy_rows(const T* from, T* to, const Shape& shape, const Strides& strides) {
+  const std::size_t rank = shape.size();
+  const std::int64_t inner = rank ? shape[rank - 1] : 1;
+  const std::int64_t step = rank ? strides[rank - 1] : 0;
+  const std::int64_t rows = inner ? element_count(shape) / inner : 0;
+  std::vector<std::int64_t> index(rank, 0);
+  std::int64_t offset = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* row = from + offset;
+    for (std::int64_t j = 0; j < inner; ++j) to[j] = row[j * step];
+    to += inner;
+    for (std::size_t d = rank < 2 ? 0 : rank - 1; d-- > 0;) {
+      offset += strides[d];
+      if (++index[d] < shape[d]) break;
+      offset -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
 Tensor Tensor::compact() const {
   if (contiguous_) return *this;
   Tensor out = zeros(dtype_, shape_);
-  const std::size_t bytes = dtype_size(dtype_);
-  const auto* from = static_cast<const unsigned char*>(raw());
-  auto* to = static_cast<unsigned char*>(out.raw());
-  for (std::int64_t i = 0; i < size(); ++i)
-    std::memcpy(to + static_cast<std::size_t>(i) * bytes,
-                from + physical(i) * static_cast<std::int64_t>(bytes), bytes);
+  switch (dtype_size(dtype_)) {
+    case 4:
+      copy_rows(static_cast<const std::uint32_t*>(raw()), static_cast<std::uint32_t*>(out.raw()),
+                shape_, strides_);
+      break;
+    case 2:
+      copy_rows(static_cast<const std::uint16_t*>(raw()), static_cast<std::uint16_t*>(out.raw()),
+                shape_, strides_);
+      break;
+    default:
+      copy_rows(static_cast<const std::uint8_t*>(raw()), static_cast<std::uint8_t*>(out.raw()),
+                shape_, strides_);
+  }
   return out;
 }
 

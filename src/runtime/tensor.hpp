@@ -73,6 +73,8 @@ class Tensor {
   Tensor permute(const std::vector<std::int64_t>& order) const;
   // This tensor if contiguous, else a contiguous copy.
   Tensor compact() const;
+  // A contiguous tensor's elements in another shape of the same size, shared.
+  Tensor reshape(Shape shape) const;
 
   // Elements in row-major order of the shape (whatever the strides), as doubles (exact for every
   // dtype). set() rounds to the dtype: to nearest even for floats; for i32 it truncates toward

@@ -30,8 +30,9 @@ struct Counting final : ss::runtime::Accelerator {
       ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
   mutable std::map<std::string, int> taken;
   bool run(const ss::ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
-           const std::map<std::string, std::int64_t>& sizes) const override {
-    if (!fast->run(g, i, values, sizes)) return false;
+           const std::map<std::string, std::int64_t>& sizes,
+           const ss::runtime::Dims& dims) const override {
+    if (!fast->run(g, i, values, sizes, dims)) return false;
     ++taken[ss::ir::op_name(g.nodes[i].op)];
     return true;
   }

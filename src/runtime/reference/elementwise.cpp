@@ -157,7 +157,7 @@ Tensor unary(Unary op, const Tensor& x) {
                       : is_float(x.dtype())                                         ? x.dtype()
                                                                                     : DType::f32;
   Tensor out = Tensor::zeros(dtype, x.shape());
-  for (std::int64_t i = 0; i < x.size(); ++i) out.set(i, apply_unary(op, x.get(i)));
+  for (std::int64_t i = 0, n = x.size(); i < n; ++i) out.set(i, apply_unary(op, x.get(i)));
   return out;
 }
 
@@ -185,7 +185,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 
 Tensor cast(const Tensor& x, DType to) {
   Tensor out = Tensor::zeros(to, x.shape());
-  for (std::int64_t i = 0; i < x.size(); ++i) out.set(i, x.get(i));
+  for (std::int64_t i = 0, n = x.size(); i < n; ++i) out.set(i, x.get(i));
   return out;
 }
 

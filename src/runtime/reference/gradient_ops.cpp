@@ -37,7 +37,7 @@ Tensor take_along(const Tensor& x, const Tensor& ids, std::int64_t axis) {
   std::int64_t inner = 1;
   for (std::int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.dim(k);
   const std::int64_t size = x.dim(axis);
-  for (std::int64_t i = 0; i < x.size(); ++i) {
+  for (std::int64_t i = 0, n = x.size(); i < n; ++i) {
     const auto j = static_cast<std::int64_t>(ids.get(i));
     if (j < 0 || j >= size) throw RangeError(j, size, i);
     const std::int64_t at = (i / inner) % size;

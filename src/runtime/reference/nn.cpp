@@ -32,7 +32,7 @@ Tensor causal(const Tensor& x) {
   if (x.rank() < 2) throw InternalError("causal needs two axes");
   const std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
   Tensor out = cast(x, x.dtype());
-  for (std::int64_t flat = 0; flat < x.size(); ++flat) {
+  for (std::int64_t flat = 0, n = x.size(); flat < n; ++flat) {
     const std::int64_t j = flat % cols, i = (flat / cols) % rows;
     if (j > i) out.set(flat, -std::numeric_limits<double>::infinity());
   }

@@ -279,7 +279,7 @@ Tensor pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::int64_t
   Shape shape = x.shape();
   shape[static_cast<std::size_t>(axis)] += before + after;
   Tensor out = Tensor::zeros(x.dtype(), shape);
-  for (std::int64_t i = 0; i < out.size(); ++i) out.set(i, value);
+  for (std::int64_t i = 0, n = out.size(); i < n; ++i) out.set(i, value);
   const AxisView v(x, axis), target(out, axis);
   for (std::int64_t o = 0; o < v.outer; ++o)
     for (std::int64_t i = 0; i < v.size; ++i)
