@@ -123,7 +123,7 @@ TEST_CASE("the fast executor gives the reference's results for every lowered fun
     }
   }
   CHECK(ran > 20);
-  for (const char* op : {"matmul", "einsum", "unary", "binary", "reduce"}) {
+  for (const char* op : {"matmul", "einsum", "unary", "binary", "reduce", "einops"}) {
     CAPTURE(op);
     CHECK(counting.taken[op] > 0);
   }
