@@ -175,6 +175,13 @@ class FastExecutor final : public Accelerator {
         return softmax(n, values[i], values) ? reductions : -1;
       case ir::Op::einops:
         return rearrange(n, values[i], values, sizes, dims) ? moves : -1;
+      case ir::Op::causal:
+        return causal(values[static_cast<std::size_t>(n.in[0])], values[i]) ? moves : -1;
+      case ir::Op::cast:
+        return n.type.elem.kind == check::ElemKind::f32 &&
+                       cast_to_f32(values[static_cast<std::size_t>(n.in[0])], values[i])
+                   ? moves
+                   : -1;
       default:
         return -1;
     }
@@ -367,6 +374,46 @@ class FastExecutor final : public Accelerator {
     }
     for (std::int64_t j = 0; j < kept; ++j) o[j] = finish(acc[static_cast<std::size_t>(j)]);
     return true;
+  }
+
+  // causal: -inf above the diagonal of the last two axes, the rest copied.
+  static bool causal(const Tensor& x, Tensor& out) {
+    if (x.dtype() != DType::f32 || x.rank() < 2) return false;
+    const std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
+    out = x.compact();
+    if (out.buffer() == x.buffer()) out = reference::cast(x, DType::f32);  // a copy of its own
+    auto* p = static_cast<float*>(out.raw());
+    const std::int64_t planes = rows && cols ? out.size() / (rows * cols) : 0;
+    for (std::int64_t t = 0; t < planes; ++t)
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = i + 1; j < cols; ++j)
+          p[(t * rows + i) * cols + j] = -std::numeric_limits<float>::infinity();
+    return true;
+  }
+
+  // Bool, i32 and f32 to f32: exact conversions (an i32 rounds to nearest).
+  static bool cast_to_f32(const Tensor& x, Tensor& out) {
+    const Tensor c = x.contiguous() ? x : x.compact();
+    const std::int64_t count = c.size();
+    out = Tensor::zeros(DType::f32, x.shape());
+    auto* o = static_cast<float*>(out.raw());
+    switch (x.dtype()) {
+      case DType::f32:
+        std::copy_n(static_cast<const float*>(c.raw()), count, o);
+        return true;
+      case DType::boolean: {
+        const auto* p = static_cast<const unsigned char*>(c.raw());
+        for (std::int64_t k = 0; k < count; ++k) o[k] = p[k] ? 1.0f : 0.0f;
+        return true;
+      }
+      case DType::i32: {
+        const auto* p = static_cast<const std::int32_t*>(c.raw());
+        for (std::int64_t k = 0; k < count; ++k) o[k] = static_cast<float>(p[k]);
+        return true;
+      }
+      default:
+        return false;
+    }
   }
 
   // A rearrange (an einops pattern that neither reduces nor repeats) moves

@@ -123,7 +123,8 @@ TEST_CASE("the fast executor gives the reference's results for every lowered fun
     }
   }
   CHECK(ran > 20);
-  for (const char* op : {"matmul", "einsum", "unary", "binary", "reduce", "einops"}) {
+  for (const char* op :
+       {"matmul", "einsum", "unary", "binary", "reduce", "einops", "causal", "cast"}) {
     CAPTURE(op);
     CHECK(counting.taken[op] > 0);
   }
