@@ -10,6 +10,8 @@
 #include "best_time.hpp"
 #include "shapescript/shapescript.hpp"
 
+using ss::bench::draw;
+
 namespace {
 
 constexpr const char* kProgram = R"(
@@ -42,13 +44,6 @@ fn step(mut a: Attention, mut opt: Adam[Attention], x: [b T E]) -> []:
     update(mut a, mut opt, g)
     return l
 )";
-
-std::vector<float> draw(std::size_t n, std::mt19937& gen, float scale) {
-  std::normal_distribution<float> normal(0, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = normal(gen);
-  return v;
-}
 
 }  // namespace
 

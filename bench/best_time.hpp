@@ -1,10 +1,13 @@
-// The benchmarks' timing: the best of five rounds, each of repeated calls
-// lasting at least `round` seconds, after a few calls to warm up.
+// What the C++ benchmarks share: their timing (the best of five rounds,
+// each of repeated calls lasting at least `round` seconds, after a few
+// calls to warm up) and their seeded normal draws.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <random>
+#include <vector>
 
 namespace ss::bench {
 
@@ -24,6 +27,13 @@ inline double best_seconds_per_call(const std::function<void()>& f, double round
     best = std::min(best, elapsed / calls);
   }
   return best;
+}
+
+inline std::vector<float> draw(std::size_t n, std::mt19937& gen, float scale) {
+  std::normal_distribution<float> normal(0, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = normal(gen);
+  return v;
 }
 
 }  // namespace ss::bench

@@ -13,6 +13,8 @@
 #include "best_time.hpp"
 #include "shapescript/shapescript.hpp"
 
+using ss::bench::draw;
+
 namespace {
 
 constexpr const char* kProgram = R"(
@@ -48,13 +50,6 @@ fn step(mut m: Mlp, mut opt: AdamW[Mlp], batch: [b] Ex) -> []:
 
 double best_microseconds(const std::function<void()>& f) {
   return ss::bench::best_seconds_per_call(f, 0.2) * 1e6;
-}
-
-std::vector<float> draw(std::size_t n, std::mt19937& gen, float scale) {
-  std::normal_distribution<float> normal(0, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = normal(gen);
-  return v;
 }
 
 }  // namespace
