@@ -15,4 +15,5 @@ fi
 bench/digits_training.sh
 bench/mlp.sh
 bench/attention.sh
+bench/cold_start.sh
 bench/several_devices.sh
