@@ -50,18 +50,28 @@ void each_pair(std::int64_t count, const float* a, std::int64_t sa, const float*
     for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j * sa], b[j * sb]);
 }
 
+// A tensor's stride along each of `rank` output axes it broadcasts into
+// (aligned from the right): 0 where it has size 1 or no such axis.
+std::vector<std::int64_t> broadcast_strides(const Tensor& t, std::size_t rank) {
+  std::vector<std::int64_t> s(rank, 0);
+  const std::size_t lead = rank - t.shape().size();
+  for (std::size_t d = 0; d < t.shape().size(); ++d)
+    if (t.shape()[d] != 1) s[lead + d] = t.strides()[d];
+  return s;
+}
+
+// An einsum operand's (or output's) names, its groups flattened.
+std::vector<std::string> flat_names(const std::vector<std::vector<std::string>>& groups) {
+  std::vector<std::string> names;
+  for (const auto& g : groups) names.insert(names.end(), g.begin(), g.end());
+  return names;
+}
+
 template <typename F>
 void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float* out, F f) {
   const std::size_t rank = shape.size();
   // Each operand's stride along each output axis: 0 where it broadcasts.
-  const auto strides = [&](const Tensor& t) {
-    std::vector<std::int64_t> s(rank, 0);
-    const std::size_t lead = rank - t.shape().size();
-    for (std::size_t d = 0; d < t.shape().size(); ++d)
-      if (t.shape()[d] != 1) s[lead + d] = t.strides()[d];
-    return s;
-  };
-  const auto sa = strides(a), sb = strides(b);
+  const auto sa = broadcast_strides(a, rank), sb = broadcast_strides(b, rank);
   const auto* pa = static_cast<const float*>(a.raw());
   const auto* pb = static_cast<const float*>(b.raw());
   const std::int64_t inner = rank ? shape[rank - 1] : 1;
@@ -460,12 +470,8 @@ class FastExecutor final : public Accelerator {
     const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
     const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
     if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;
-    const auto flat = [](const std::vector<std::vector<std::string>>& groups) {
-      std::vector<std::string> names;
-      for (const auto& g : groups) names.insert(names.end(), g.begin(), g.end());
-      return names;
-    };
-    const auto an = flat(n.groups_in[0]), bn = flat(n.groups_in[1]), on = flat(n.groups_out);
+    const auto an = flat_names(n.groups_in[0]), bn = flat_names(n.groups_in[1]),
+               on = flat_names(n.groups_out);
     if (static_cast<std::int64_t>(an.size()) != a.rank() ||
         static_cast<std::int64_t>(bn.size()) != b.rank())
       return false;
@@ -540,14 +546,9 @@ class FastExecutor final : public Accelerator {
   // product of an upstream gradient with two others): the einsum of the
   // other two, times that one elementwise.
   bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    const auto flat = [](const std::vector<std::vector<std::string>>& groups) {
-      std::vector<std::string> names;
-      for (const auto& g : groups) names.insert(names.end(), g.begin(), g.end());
-      return names;
-    };
-    const auto on = flat(n.groups_out);
+    const auto on = flat_names(n.groups_out);
     for (std::size_t f = 0; f < 3; ++f) {
-      if (flat(n.groups_in[f]) != on) continue;
+      if (flat_names(n.groups_in[f]) != on) continue;
       const Tensor& factor = values[static_cast<std::size_t>(n.in[f])];
       if (factor.dtype() != DType::f32) return false;
       ir::Node pair = n;
@@ -682,13 +683,6 @@ class FastExecutor final : public Accelerator {
     std::vector<std::int64_t> outer_strides;
     for (std::size_t j = 0; j < inputs.size(); ++j) {
       Tensor& t = inputs[j];
-      const auto aligned = [&] {
-        std::vector<std::int64_t> s(rank, 0);
-        const std::size_t lead = rank - t.shape().size();
-        for (std::size_t d = 0; d < t.shape().size(); ++d)
-          if (t.shape()[d] != 1) s[lead + d] = t.strides()[d];
-        return s;
-      };
       // The strides the kernel can follow: inner 0 or 1 as compiled, the
       // outer axes one stride.
       const auto fits = [&](const std::vector<std::int64_t>& s) {
@@ -702,10 +696,10 @@ class FastExecutor final : public Accelerator {
         }
         return true;
       };
-      auto s = aligned();
+      auto s = broadcast_strides(t, rank);
       if (!fits(s)) {
         t = materialize(t, shape);
-        s = aligned();
+        s = broadcast_strides(t, rank);
       }
       if (!fits(s)) {  // a layout the kernel wasn't compiled for (an input
                        // the IR types as broadcast along the inner axis isn't)
