@@ -10,9 +10,14 @@ scripts/build default >/dev/null
 out=build/gpu-bundle
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-cp build/default/bin/shapescript_gpu_tests "$out/bin/"
-strip "$out/bin/shapescript_gpu_tests"
-ldd "$out/bin/shapescript_gpu_tests" | awk '/=> \// {print $3}' | while read -r lib; do
+# The GEMM's test and benchmark ride along: that machine's CPU may have the
+# AVX-512 kernel this one can't run.
+for exe in shapescript_gpu_tests shapescript_tests bench_gemm; do
+  [ -x "build/default/bin/$exe" ] || continue
+  cp "build/default/bin/$exe" "$out/bin/"
+  strip "$out/bin/$exe"
+done
+ldd "$out"/bin/* | awk '/=> \// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | ld-linux*) ;;
     *) cp -L "$lib" "$out/lib/" ;;
