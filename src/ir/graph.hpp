@@ -113,6 +113,7 @@ struct Graph {
   // returns its part, joined in rank order) rather than whole.
   std::vector<bool> split_outputs;
   ExecutorCache executor_cache;
+  ExecutorCache memory_plan;  // the runtime's ir::ReleasePlan for this graph
 
   int add(Node node);
 };

@@ -100,6 +100,8 @@ struct FusionPlan {
   std::vector<SsJitKernelFn> fns;
   std::vector<int> kernel_at;  // per node: the kernel it is the root of, or -1
   std::vector<bool> member;    // per node: computed inside a kernel
+  // A member's inputs are read at its kernel's root, so they live until then.
+  std::shared_ptr<const ir::ReleasePlan> releases;
 };
 
 // `t` with every element its own, in `shape` (t broadcasts into it), exact.
@@ -134,6 +136,12 @@ class FastExecutor final : public Accelerator {
     return out;
   }
   bool has_jit() const { return jit_.has_value(); }
+
+  std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const override {
+    if (!jit_) return nullptr;
+    const FusionPlan* plan = plan_for(g);
+    return plan ? plan->releases : nullptr;
+  }
 
   bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const override {
@@ -211,7 +219,7 @@ class FastExecutor final : public Accelerator {
     for (std::int64_t d = 1; d < b.rank(); ++d) cols *= b.dim(d);
     Shape shape(a.shape().begin(), a.shape().end() - 1);
     shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
-    out = Tensor::zeros(DType::f32, shape);
+    out = Tensor::uninitialized(DType::f32, shape);
     const Operand left = operand(a, k), right = operand(b, cols);
     gemm::sgemm(rows, cols, k, 1.0f, left.matrix, right.matrix, 0.0f,
                 {static_cast<float*>(out.raw()), cols}, options_.threads);
@@ -225,7 +233,7 @@ class FastExecutor final : public Accelerator {
   static bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out) {
     if (x.dtype() != DType::f32 || op == ir::Unary::logical_not) return false;
     const Tensor c = x.contiguous() ? x : x.compact();
-    out = Tensor::zeros(DType::f32, x.shape());
+    out = Tensor::uninitialized(DType::f32, x.shape());
     const auto* in = static_cast<const float*>(c.raw());
     auto* o = static_cast<float*>(out.raw());
     const std::int64_t count = x.size();
@@ -255,7 +263,7 @@ class FastExecutor final : public Accelerator {
   static bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
     if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;  // integers, mixed
     const Shape shape = reference::broadcast_shapes(a.shape(), b.shape());
-    out = Tensor::zeros(DType::f32, shape);
+    out = Tensor::uninitialized(DType::f32, shape);
     auto* o = static_cast<float*>(out.raw());
     switch (op) {
       case ir::Binary::add:
@@ -337,7 +345,7 @@ class FastExecutor final : public Accelerator {
     if (op == ir::Reduce::logsumexp && !trailing) return false;
     const Tensor c = x.contiguous() ? x : x.compact();
     const auto* p = static_cast<const float*>(c.raw());
-    out = Tensor::zeros(DType::f32, shape);
+    out = Tensor::uninitialized(DType::f32, shape);
     auto* o = static_cast<float*>(out.raw());
     const auto finish = [&](double sum_or_best) {
       return static_cast<float>(op == ir::Reduce::mean ? sum_or_best / static_cast<double>(group)
@@ -405,7 +413,7 @@ class FastExecutor final : public Accelerator {
   static bool cast_to_f32(const Tensor& x, Tensor& out) {
     const Tensor c = x.contiguous() ? x : x.compact();
     const std::int64_t count = c.size();
-    out = Tensor::zeros(DType::f32, x.shape());
+    out = Tensor::uninitialized(DType::f32, x.shape());
     auto* o = static_cast<float*>(out.raw());
     switch (x.dtype()) {
       case DType::f32:
@@ -528,7 +536,7 @@ class FastExecutor final : public Accelerator {
     Shape computed;
     for (const auto* g : {&batch, &rows, &cols})
       for (const auto& x : *g) computed.push_back(size.at(x));
-    Tensor result = Tensor::zeros(DType::f32, computed);
+    Tensor result = Tensor::uninitialized(DType::f32, computed);
     const std::int64_t batches = product(batch);
     auto* base = static_cast<float*>(result.raw());
     for (std::int64_t t = 0; t < batches; ++t)
@@ -656,6 +664,13 @@ class FastExecutor final : public Accelerator {
       plan->kernel_at[static_cast<std::size_t>(kernels[k].root)] = static_cast<int>(k);
       for (const int m : kernels[k].members) plan->member[static_cast<std::size_t>(m)] = true;
     }
+    if (!kernels.empty()) {
+      std::vector<int> read_at(g.nodes.size());
+      for (std::size_t i = 0; i < read_at.size(); ++i) read_at[i] = static_cast<int>(i);
+      for (const auto& kernel : kernels)
+        for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = kernel.root;
+      plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g, read_at));
+    }
     kernels_ += static_cast<std::int64_t>(kernels.size());
     plan->kernels = std::move(kernels);
     plan->fns = std::move(fns);
@@ -709,7 +724,7 @@ class FastExecutor final : public Accelerator {
       pointers.push_back(t.raw());
       outer_strides.push_back(rank >= 2 ? s[rank - 2] : 0);
     }
-    out = Tensor::zeros(DType::f32, shape);
+    out = Tensor::uninitialized(DType::f32, shape);
     plan.fns[k](pointers.data(), outer_strides.data(), static_cast<float*>(out.raw()), outer,
                 inner);
     ++runs_;

@@ -199,11 +199,41 @@ std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
   return sizes;
 }
 
+namespace {
+
+// The plan for a graph whose nodes read their inputs where they run, made
+// once per graph (graphs only grow while they are lowered).
+struct PlainReleases {
+  std::size_t nodes = 0;
+  std::shared_ptr<const ir::ReleasePlan> plan;
+};
+
+std::shared_ptr<const ir::ReleasePlan> plain_releases(const ir::Graph& graph) {
+  std::lock_guard lock(graph.memory_plan.mutex);
+  auto* cached = static_cast<const PlainReleases*>(graph.memory_plan.value.get());
+  if (cached && cached->nodes == graph.nodes.size()) return cached->plan;
+  auto made = std::make_shared<PlainReleases>();
+  made->nodes = graph.nodes.size();
+  made->plan = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(graph));
+  graph.memory_plan.value = made;
+  return made->plan;
+}
+
+}  // namespace
+
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
                               const Dims& dims, WorkerContext* worker,
                               const Accelerator* accelerator) {
   const auto sizes = bind_sizes(graph, inputs, dims);
+  std::shared_ptr<const ir::ReleasePlan> releases;
+  if (accelerator) releases = accelerator->releases(graph);
+  if (!releases) releases = plain_releases(graph);
   std::vector<Tensor> values(graph.nodes.size());
+  // Each value is dropped after its last reader, so its buffer returns to
+  // the pool while the graph still runs.
+  const auto release_after = [&](std::size_t i) {
+    for (const int v : (*releases)[i]) values[static_cast<std::size_t>(v)] = Tensor();
+  };
   const auto in = [&](const ir::Node& n, std::size_t i) -> const Tensor& {
     return values[static_cast<std::size_t>(n.in[i])];
   };
@@ -213,6 +243,7 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
     Tensor& out = values[i];
     if (accelerator && accelerator->run(graph, i, values, sizes, dims)) {
       if (out.dtype() != dtype) out = ref::cast(out, dtype);
+      release_after(i);
       continue;
     }
     switch (n.op) {
@@ -386,6 +417,7 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
     }
     // The graph's element type is the contract: results are stored in it.
     if (out.dtype() != dtype) out = ref::cast(out, dtype);
+    release_after(i);
   }
   std::vector<Tensor> results;
   for (const int o : graph.outputs) results.push_back(values[static_cast<std::size_t>(o)]);

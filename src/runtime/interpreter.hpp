@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
+#include "ir/memory_plan.hpp"
 #include "runtime/tensor.hpp"
 
 namespace ss::runtime {
@@ -79,6 +81,11 @@ class Accelerator {
   // it to the reference.
   virtual bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
                    const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const = 0;
+  // When run_graph may drop each value (ir/memory_plan.hpp): an
+  // accelerator that reads some nodes' inputs elsewhere than at the node
+  // must say so here (a wrapper must pass this on, or values die early);
+  // null when every node reads its inputs where it runs.
+  virtual std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const = 0;
 };
 
 // An einops node's input names, one per axis of its input once its groups

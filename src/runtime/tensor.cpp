@@ -1,10 +1,13 @@
 #include "runtime/tensor.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+
+#include "runtime/buffer_pool.hpp"
 
 namespace ss::runtime {
 
@@ -26,20 +29,25 @@ std::string shape_str(const Shape& shape) {
   return out + "]";
 }
 
-std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes) {
-  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* data = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
-  if (!data) throw std::bad_alloc();
-  std::memset(data, 0, rounded == 0 ? kAlignment : rounded);
-  return std::shared_ptr<Buffer>(new Buffer(data, bytes, true));
+std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
+  const std::size_t rounded =
+      std::max<std::size_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  void* data = BufferPool::take(rounded, kAlignment);
+  if (zeroed) std::memset(data, 0, rounded);
+  try {
+    return std::shared_ptr<Buffer>(new Buffer(data, bytes, rounded, true));
+  } catch (...) {
+    BufferPool::give(data, rounded);
+    throw;
+  }
 }
 
 std::shared_ptr<Buffer> Buffer::borrow(void* data, std::size_t bytes) {
-  return std::shared_ptr<Buffer>(new Buffer(data, bytes, false));
+  return std::shared_ptr<Buffer>(new Buffer(data, bytes, bytes, false));
 }
 
 Buffer::~Buffer() {
-  if (owned_) std::free(data_);
+  if (owned_) BufferPool::give(data_, capacity_);
 }
 
 Tensor Tensor::zeros(DType dtype, Shape shape) {
@@ -48,6 +56,15 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   t.shape_ = std::move(shape);
   t.strides_ = row_major_strides(t.shape_);
   t.buffer_ = Buffer::allocate(static_cast<std::size_t>(t.size()) * dtype_size(dtype));
+  return t;
+}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.strides_ = row_major_strides(t.shape_);
+  t.buffer_ = Buffer::allocate(static_cast<std::size_t>(t.size()) * dtype_size(dtype), false);
   return t;
 }
 
@@ -175,7 +192,7 @@ void copy_rows(const T* from, T* to, const Shape& shape, const Strides& strides)
 
 Tensor Tensor::compact() const {
   if (contiguous_) return *this;
-  Tensor out = zeros(dtype_, shape_);
+  Tensor out = uninitialized(dtype_, shape_);
   switch (dtype_size(dtype_)) {
     case 4:
       copy_rows(static_cast<const std::uint32_t*>(raw()), static_cast<std::uint32_t*>(out.raw()),

@@ -22,11 +22,12 @@ std::int64_t element_count(const Shape& shape);
 Strides row_major_strides(const Shape& shape);
 std::string shape_str(const Shape& shape);  // "[2 3]"
 
-// Memory a tensor's elements live in: owned (aligned, zeroed) or borrowed.
+// Memory a tensor's elements live in: owned (aligned, from the buffer
+// pool, zeroed unless asked not to be) or borrowed.
 class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;
-  static std::shared_ptr<Buffer> allocate(std::size_t bytes);
+  static std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed = true);
   static std::shared_ptr<Buffer> borrow(void* data, std::size_t bytes);
   ~Buffer();
   Buffer(const Buffer&) = delete;
@@ -37,9 +38,11 @@ class Buffer {
   bool owned() const { return owned_; }
 
  private:
-  Buffer(void* data, std::size_t bytes, bool owned) : data_(data), bytes_(bytes), owned_(owned) {}
+  Buffer(void* data, std::size_t bytes, std::size_t capacity, bool owned)
+      : data_(data), bytes_(bytes), capacity_(capacity), owned_(owned) {}
   void* data_;
   std::size_t bytes_;
+  std::size_t capacity_;  // what was taken from the pool
   bool owned_;
 };
 
@@ -48,6 +51,9 @@ class Tensor {
   Tensor() = default;
   // A new contiguous tensor, every element zero.
   static Tensor zeros(DType dtype, Shape shape);
+  // A new contiguous tensor whose elements are whatever its memory held:
+  // for results whose every element is written before anything reads it.
+  static Tensor uninitialized(DType dtype, Shape shape);
   // A contiguous view of host memory, not copied.
   static Tensor borrow(void* data, DType dtype, Shape shape);
   // A view of host memory with the host's strides: element (i, j, ...) is

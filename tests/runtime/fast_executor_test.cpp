@@ -29,6 +29,9 @@ struct Counting final : ss::runtime::Accelerator {
   std::unique_ptr<ss::runtime::Accelerator> fast =
       ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
   mutable std::map<std::string, int> taken;
+  std::shared_ptr<const ss::ir::ReleasePlan> releases(const ss::ir::Graph& g) const override {
+    return fast->releases(g);
+  }
   bool run(const ss::ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes,
            const ss::runtime::Dims& dims) const override {
