@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Process start to first result: `shapescript run` of a program that loads
-# the digits MLP's weights and prints the logits of one example, on the fast
-# executor (its kernels compiled in the run: there is no code cache yet) and
-# on the reference; beside ONNX Runtime and PyTorch doing the same from a
-# fresh Python process (from $PYTHON). The best of 5 runs each.
+# the digits MLP's weights and prints the logits of one example: on the fast
+# executor with a cold code cache (its kernels compiled in the run) and with
+# a warm one (linked from the cache), and on the reference; beside ONNX
+# Runtime and PyTorch doing the same from a fresh Python process (from
+# $PYTHON). The best of 5 runs each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=build/default/bin/shapescript
@@ -31,7 +32,14 @@ best() {  # COMMAND...: the best wall milliseconds of 5 runs
   echo "$best"
 }
 printf '%-44s %10s\n' "process start to first result" "ms"
-printf '%-44s %10s\n' "shapescript run (fast executor)" "$(best "$cli" run "$work/first.ss")"
+cold() {
+  rm -rf "$work/cold"
+  "$cli" run "$work/first.ss" --code-cache "$work/cold"
+}
+"$cli" run "$work/first.ss" --code-cache "$work/warm" >/dev/null
+printf '%-44s %10s\n' "shapescript run (fast, cold code cache)" "$(best cold)"
+printf '%-44s %10s\n' "shapescript run (fast, warm code cache)" \
+  "$(best "$cli" run "$work/first.ss" --code-cache "$work/warm")"
 printf '%-44s %10s\n' "shapescript run (reference)" "$(best "$cli" run "$work/first.ss" --executor reference)"
 python=${PYTHON:-python3}
 cat >"$work/peer_torch.py" <<'PY'

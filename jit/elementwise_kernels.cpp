@@ -1,8 +1,5 @@
 #include "jit/elementwise_kernels.hpp"
 
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
@@ -10,11 +7,11 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "ir/ops.hpp"
 #include "jit/llvm_session.hpp"
+#include "jit/object_session.hpp"
 
 namespace ss::jit {
 namespace {
@@ -240,40 +237,11 @@ std::string build_kernel(llvm::Module& module, const SsJitKernelDesc& k, const s
   return {};
 }
 
-struct Session {
-  std::mutex mutex;
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  int modules = 0;
-};
-
-Session& session() {
-  static Session s;
-  return s;
-}
-
 }  // namespace
 
-std::string compile_elementwise(const SsJitKernelDesc* kernels, int count, SsJitKernelFn* fns) {
-  Session& s = session();
-  std::lock_guard lock(s.mutex);
-  if (!s.jit) {
-    auto builder = host_machine_builder();
-    if (!builder) return "host target: " + llvm::toString(builder.takeError());
-    auto machine = builder->createTargetMachine();
-    if (!machine) return "target machine: " + llvm::toString(machine.takeError());
-    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
-    if (!jit) return "LLJIT: " + llvm::toString(jit.takeError());
-    // libm's exp, log, erf, ... from the process.
-    auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-        (*jit)->getDataLayout().getGlobalPrefix());
-    if (!process) return "process symbols: " + llvm::toString(process.takeError());
-    (*jit)->getMainJITDylib().addGenerator(std::move(*process));
-    s.jit = std::move(*jit);
-    s.machine = std::move(*machine);
-  }
+std::string compile_elementwise(const SsJitKernelDesc* kernels, int count,
+                                const std::string& prefix, std::string* object) {
   auto context = std::make_unique<llvm::LLVMContext>();
-  const std::string prefix = "ss_ew" + std::to_string(s.modules++) + "_";
   auto module = std::make_unique<llvm::Module>(prefix, *context);
   for (int k = 0; k < count; ++k)
     if (std::string why = build_kernel(*module, kernels[k], prefix + std::to_string(k));
@@ -282,16 +250,7 @@ std::string compile_elementwise(const SsJitKernelDesc* kernels, int count, SsJit
   std::string broken;
   llvm::raw_string_ostream broken_stream(broken);
   if (llvm::verifyModule(*module, &broken_stream)) return "invalid IR: " + broken;
-  optimise_for(*module, *s.machine);
-  if (auto err =
-          s.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-    return "adding the module: " + llvm::toString(std::move(err));
-  for (int k = 0; k < count; ++k) {
-    auto symbol = s.jit->lookup(prefix + std::to_string(k));
-    if (!symbol) return "lookup: " + llvm::toString(symbol.takeError());
-    fns[k] = symbol->toPtr<SsJitKernelFn>();
-  }
-  return {};
+  return emit_object(*module, object);
 }
 
 }  // namespace ss::jit

@@ -1,6 +1,6 @@
 // Fused elementwise kernels (jit_api.h's compile_elementwise): LLVM IR for
-// each kernel's two loops, the O3 pipeline for the host, and one LLJIT kept
-// for the module's life. No LLVM type or exception leaves.
+// each kernel's two loops, optimised at O3 for the host and emitted as an
+// object file (jit/object_session). No LLVM type or exception leaves.
 #pragma once
 
 #include <string>
@@ -9,7 +9,9 @@
 
 namespace ss::jit {
 
-// Fills fns[0..count); on failure, the error.
-std::string compile_elementwise(const SsJitKernelDesc* kernels, int count, SsJitKernelFn* fns);
+// An object file defining kernel k as prefix + k, in *object; on failure,
+// the error.
+std::string compile_elementwise(const SsJitKernelDesc* kernels, int count,
+                                const std::string& prefix, std::string* object);
 
 }  // namespace ss::jit

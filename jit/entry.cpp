@@ -3,10 +3,12 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "jit/elementwise_kernels.hpp"
 #include "jit/jit_api.h"
 #include "jit/llvm_session.hpp"
+#include "jit/object_session.hpp"
 #include "jit/scaled_sum_probe.hpp"
 
 namespace {
@@ -42,22 +44,47 @@ int probe_scaled_sum(const float* x, int64_t n, float a, SsJitProbeResult* resul
   return 0;
 }
 
-int compile_elementwise(const SsJitKernelDesc* kernels, int32_t count, SsJitKernelFn* fns,
+const char* target_id() {
+  return ss::jit::target_id().c_str();
+}
+
+int compile_elementwise(const SsJitKernelDesc* kernels, int32_t count, const char* prefix,
+                        void (*write)(void* context, const void* data, size_t size), void* context,
                         char* error, size_t error_size) {
-  if (count < 0 || (count > 0 && (!kernels || !fns))) {
+  if (count < 0 || (count > 0 && !kernels) || !prefix || !write) {
     copy_error("compile_elementwise: null argument", error, error_size);
     return 1;
   }
-  const std::string why = ss::jit::compile_elementwise(kernels, count, fns);
+  std::string object;
+  const std::string why = ss::jit::compile_elementwise(kernels, count, prefix, &object);
   if (!why.empty()) {
     copy_error(why, error, error_size);
     return 1;
   }
+  write(context, object.data(), object.size());
   return 0;
 }
 
-constexpr SsJitApi kApi = {SS_JIT_ABI_VERSION, &llvm_version, &host_cpu, &probe_scaled_sum,
-                           &compile_elementwise};
+int load_elementwise(const void* object, size_t size, const char* prefix, int32_t count,
+                     SsJitKernelFn* fns, char* error, size_t error_size) {
+  if (!object || !prefix || count < 0 || (count > 0 && !fns)) {
+    copy_error("load_elementwise: null argument", error, error_size);
+    return 1;
+  }
+  std::vector<void*> found(static_cast<std::size_t>(count));
+  const std::string why = ss::jit::load_object(object, size, prefix, count, found.data());
+  if (!why.empty()) {
+    copy_error(why, error, error_size);
+    return 1;
+  }
+  for (int32_t k = 0; k < count; ++k)
+    fns[k] = reinterpret_cast<SsJitKernelFn>(found[static_cast<std::size_t>(k)]);
+  return 0;
+}
+
+constexpr SsJitApi kApi = {SS_JIT_ABI_VERSION, &llvm_version, &host_cpu,
+                           &probe_scaled_sum,  &target_id,    &compile_elementwise,
+                           &load_elementwise};
 
 }  // namespace
 

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 2u
+#define SS_JIT_ABI_VERSION 3u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -69,14 +69,26 @@ typedef struct SsJitApi {
    * it on x. Returns 0 on success; else non-zero and an error in `error`. */
   int (*probe_scaled_sum)(const float* x, int64_t n, float a, SsJitProbeResult* result, char* error,
                           size_t error_size);
-  /* Compiles `count` kernels in one module (O3 for the host, ORC LLJIT)
-   * into fns[0..count). Floats are computed as the reference runtime does:
-   * +, -, *, /, sqrt and comparisons in float, each step rounded (no
-   * contraction), every other function in double, rounded after. The code
-   * lives as long as the module stays loaded. Returns 0, or non-zero with
-   * `error` filled. Thread-safe. */
-  int (*compile_elementwise)(const SsJitKernelDesc* kernels, int32_t count, SsJitKernelFn* fns,
-                             char* error, size_t error_size);
+  /* What compiled code depends on besides its source: "x86_64-pc-linux-gnu
+   * znver5 +avx2,+fma,... LLVM 19.1.7". Part of every code cache key.
+   * Static storage; empty when the host target can't be used. */
+  const char* (*target_id)(void);
+  /* Compiles `count` kernels into one object file (O3 for the host), kernel
+   * k named `prefix` followed by k, and hands its bytes to
+   * write(context, ...) once. Floats are computed as the reference runtime
+   * does: +, -, *, /, sqrt and comparisons in float, each step rounded (no
+   * contraction), every other function in double, rounded after. Returns
+   * 0, or non-zero with `error` filled. Thread-safe. */
+  int (*compile_elementwise)(const SsJitKernelDesc* kernels, int32_t count, const char* prefix,
+                             void (*write)(void* context, const void* data, size_t size),
+                             void* context, char* error, size_t error_size);
+  /* Links an object file from compile_elementwise (made now, or kept in a
+   * code cache by a process on this target_id) into the process's JIT and
+   * fills fns[0..count) with its kernels. A prefix may be linked once per
+   * process. The code lives as long as the module stays loaded. Returns 0,
+   * or non-zero with `error` filled. Thread-safe. */
+  int (*load_elementwise)(const void* object, size_t size, const char* prefix, int32_t count,
+                          SsJitKernelFn* fns, char* error, size_t error_size);
 } SsJitApi;
 
 /* The module's one export: its table, or NULL when the core asks for another

@@ -51,6 +51,23 @@ using LogCallback = std::function<void(LogLevel level, std::string_view message)
 // oracle the fast one is tested against.
 enum class Executor { reference, fast };
 
+// Where compiled code is kept between processes. An entry's key names what
+// was compiled (a hash of the kernels, the CPU and the compiler), and its
+// bytes say it again in full, so a stale or clashing entry is never run;
+// a second run of the same program compiles nothing. `load` fills *bytes
+// and returns true when it has the entry; `store` may fail silently (the
+// next run compiles again). Both may be called from several threads at
+// once. Compiled code is also kept in memory for the process's life.
+struct CodeCache {
+  std::function<bool(const std::string& key, std::string* bytes)> load;
+  std::function<void(const std::string& key, std::string_view bytes)> store;
+};
+
+// A CodeCache in a directory (made, with its parents, on the first store),
+// one file per entry, written to a temporary name and renamed into place
+// so no reader sees half an entry.
+SS_API CodeCache directory_code_cache(std::string directory);
+
 struct EngineOptions {
   // The device asked for. A CUDA device that can't be used leaves the engine
   // not ok() with an E19xx diagnostic; the engine never aborts the host.
@@ -69,6 +86,8 @@ struct EngineOptions {
   std::string nccl_library;
   Executor executor = Executor::fast;
   int threads = 1;  // the fast executor's threads for a large contraction
+  // Unset (the default): compiled code is kept in memory only.
+  CodeCache code_cache;
 };
 
 // What a run-time search found for one optional library.

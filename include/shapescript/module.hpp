@@ -49,6 +49,9 @@ struct ExecutorStats {
   std::string executor;  // "fast" or "reference"
   bool jit = false;      // the LLVM JIT module was loaded
   std::int64_t kernels_compiled = 0, kernel_runs = 0;
+  // Kernels found compiled: earlier in this process (another module of the
+  // same program, say), or in the engine's CodeCache.
+  std::int64_t kernels_from_memory = 0, kernels_from_cache = 0;
   std::map<std::string, std::int64_t> nodes;
 };
 

@@ -61,7 +61,9 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
   if (engine.executor == Executor::fast)
-    accelerator = runtime::make_fast_executor({.threads = std::max(1, engine.threads)});
+    accelerator = runtime::make_fast_executor({.threads = std::max(1, engine.threads),
+                                               .jit_library = engine.jit_library,
+                                               .code_cache = engine.code_cache});
   if (devices) devices->set_accelerator(accelerator);
   stats = options.stats;
 }
@@ -101,6 +103,8 @@ ExecutorStats Module::executor_stats() const {
     s.jit = runtime::executor_has_jit(*fast);
     const auto fused = runtime::fusion_counts(*fast);
     s.kernels_compiled = fused.kernels;
+    s.kernels_from_memory = fused.from_memory;
+    s.kernels_from_cache = fused.from_store;
     s.kernel_runs = fused.runs;
     s.nodes = runtime::executor_nodes(*fast);
   }

@@ -10,6 +10,7 @@
 #include "ir/fusion.hpp"
 #include "runtime/gemm/sgemm.hpp"
 #include "runtime/jit_module.hpp"
+#include "runtime/kernel_cache.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime {
@@ -123,7 +124,10 @@ class FastExecutor final : public Accelerator {
     if (options_.fuse) jit_ = JitModule::load(options_.jit_library);
   }
 
-  FusionCounts counts() const { return {kernels_.load(), runs_.load(), stepped_.load()}; }
+  FusionCounts counts() const {
+    return {kernels_.load(), runs_.load(), stepped_.load(), from_memory_.load(),
+            from_store_.load()};
+  }
 
   std::map<std::string, std::int64_t> nodes() const {
     std::map<std::string, std::int64_t> out;
@@ -654,12 +658,19 @@ class FastExecutor final : public Accelerator {
       descs.push_back({steps[k].data(), static_cast<std::int32_t>(steps[k].size()),
                        static_cast<std::int32_t>(kernel.inputs.size()), flags.data()});
     }
-    std::vector<SsJitKernelFn> fns(kernels.size(), nullptr);
-    char error[512] = {};
-    if (!kernels.empty() &&
-        jit_->api().compile_elementwise(descs.data(), static_cast<std::int32_t>(descs.size()),
-                                        fns.data(), error, sizeof error) != 0)
-      kernels.clear();  // node by node, as without the JIT
+    std::vector<SsJitKernelFn> fns;
+    if (!kernels.empty()) {
+      std::string error;
+      if (auto code = cached_kernels(jit_->api(), descs, options_.code_cache, &error)) {
+        fns = std::move(code->fns);
+        const auto n = static_cast<std::int64_t>(kernels.size());
+        (code->origin == KernelOrigin::compiled ? kernels_
+         : code->origin == KernelOrigin::memory ? from_memory_
+                                                : from_store_) += n;
+      } else {
+        kernels.clear();  // node by node, as without the JIT
+      }
+    }
     for (std::size_t k = 0; k < kernels.size(); ++k) {
       plan->kernel_at[static_cast<std::size_t>(kernels[k].root)] = static_cast<int>(k);
       for (const int m : kernels[k].members) plan->member[static_cast<std::size_t>(m)] = true;
@@ -671,7 +682,6 @@ class FastExecutor final : public Accelerator {
         for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = kernel.root;
       plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g, read_at));
     }
-    kernels_ += static_cast<std::int64_t>(kernels.size());
     plan->kernels = std::move(kernels);
     plan->fns = std::move(fns);
     g.executor_cache.value = plan;
@@ -765,7 +775,8 @@ class FastExecutor final : public Accelerator {
 
   FastExecutorOptions options_;
   std::optional<JitModule> jit_;
-  mutable std::atomic<std::int64_t> kernels_{0}, runs_{0}, stepped_{0};
+  mutable std::atomic<std::int64_t> kernels_{0}, from_memory_{0}, from_store_{0}, runs_{0},
+      stepped_{0};
   mutable std::array<std::atomic<std::int64_t>, 5> paths_{};
   mutable std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(ir::Op::all_reduce) + 1>
       by_reference_{};

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "runtime/interpreter.hpp"
+#include "shapescript/engine.hpp"
 
 namespace ss::runtime {
 
@@ -22,13 +23,16 @@ struct FastExecutorOptions {
   // finds it (`jit_library`: a path, or empty for the usual search).
   bool fuse = true;
   std::string jit_library;
+  CodeCache code_cache;  // where compiled kernels are kept between processes
 };
 
 // How many fused kernels the executor has compiled, how many times one ran,
-// and how many times one ran step by step instead (an input laid out as
-// its code can't read): what the tests read.
+// how many times one ran step by step instead (an input laid out as its
+// code can't read), and how many kernels it found already compiled, in the
+// process or in the code cache: what the tests read.
 struct FusionCounts {
   std::int64_t kernels = 0, runs = 0, stepped = 0;
+  std::int64_t from_memory = 0, from_store = 0;
 };
 FusionCounts fusion_counts(const Accelerator& fast_executor);
 

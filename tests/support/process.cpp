@@ -23,10 +23,16 @@ std::vector<std::string> clean_environment(const std::map<std::string, std::stri
     const std::string entry = *e;
     if (entry.rfind("SHAPESCRIPT_", 0) == 0) continue;
     const auto name = entry.substr(0, entry.find('='));
-    if (extra.count(name)) continue;
+    if (extra.count(name) || name == "XDG_CACHE_HOME") continue;
     out.push_back(entry);
   }
   for (const auto& [name, value] : extra) out.push_back(name + "=" + value);
+  // The CLI keeps compiled code in the XDG cache: the tests' runs share one
+  // of their own, never the user's.
+  if (!extra.count("XDG_CACHE_HOME")) {
+    static const TempDir cache;
+    out.push_back("XDG_CACHE_HOME=" + cache.path());
+  }
   return out;
 }
 

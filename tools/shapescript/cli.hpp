@@ -28,6 +28,8 @@ struct Options {
   std::string device;                       // --device cpu|cuda:N, for run; "": the CPU
   bool fast = true;                         // --executor fast (the default) or reference
   int threads = 1;                          // --threads N, for run
+  std::string code_cache;                   // --code-cache DIR; "": the XDG cache
+  bool no_code_cache = false;               // --no-code-cache
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

@@ -44,6 +44,10 @@ options:
                                   loops), or the reference runtime's plain loops
   --threads N                     with run and --executor fast: threads for a
                                   large contraction (default 1)
+  --code-cache DIR                with run: where compiled kernels are kept between
+                                  runs (default: $XDG_CACHE_HOME/shapescript, else
+                                  ~/.cache/shapescript)
+  --no-code-cache                 with run: keep compiled kernels in memory only
   --device DEVICE                 with run: the device the host asks for (cpu,
                                   cuda, cuda:N); a program's `devices` line wins,
                                   and one that doesn't name it is E1908
@@ -148,6 +152,15 @@ int main(int argc, char** argv) {
       if (value.empty() || !end || *end != '\0' || n < 1 || n > 256)
         return usage_error("`--threads` takes a number of threads, 1 to 256");
       options.threads = static_cast<int>(n);
+      continue;
+    }
+    if (arg == "--code-cache") {
+      options.code_cache = i + 1 < argc ? argv[++i] : "";
+      if (options.code_cache.empty()) return usage_error("`--code-cache` takes a directory");
+      continue;
+    }
+    if (arg == "--no-code-cache") {
+      options.no_code_cache = true;
       continue;
     }
     if (arg == "--device") {

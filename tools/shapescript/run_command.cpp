@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -38,13 +39,25 @@ void print_stats(const std::vector<CallStats>& totals) {
                 << "\n";
 }
 
+// Compiled kernels live in the XDG cache unless the options say otherwise.
+CodeCache code_cache(const Options& options) {
+  if (options.no_code_cache) return {};
+  if (!options.code_cache.empty()) return directory_code_cache(options.code_cache);
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return directory_code_cache(std::string(xdg) + "/shapescript");
+  const char* home = std::getenv("HOME");
+  if (home && *home) return directory_code_cache(std::string(home) + "/.cache/shapescript");
+  return {};
+}
+
 // What ran the device functions: the executor and its paths, nodes each.
 void print_executor(const ExecutorStats& s) {
   std::cerr << "executor: " << s.executor;
   if (s.executor == "fast")
     std::cerr << " (JIT module " << (s.jit ? "loaded" : "not found: nothing fused") << "; "
-              << s.kernels_compiled << " fused kernels compiled, run " << s.kernel_runs
-              << " times)";
+              << s.kernels_compiled << " fused kernels compiled, "
+              << s.kernels_from_cache + s.kernels_from_memory << " found in the code cache; run "
+              << s.kernel_runs << " times)";
   std::cerr << "\n";
   if (s.executor != "fast") {
     std::cerr << "  every node on the reference operations\n";
@@ -119,7 +132,8 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
       {.device =
            Device::parse(options.device.empty() ? "cpu" : options.device).value_or(Device::cpu()),
        .executor = options.fast ? Executor::fast : Executor::reference,
-       .threads = options.threads});
+       .threads = options.threads,
+       .code_cache = code_cache(options)});
   const auto diagnostics = !engine.ok() ? engine.diagnostics()
                                         : engine.run_file(
                                               words[0], function,

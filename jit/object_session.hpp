@@ -1,0 +1,29 @@
+// The process's one ORC LLJIT, shared by everything the module compiles,
+// and the object files it runs: a module optimised and emitted as an object
+// file (the bytes the code cache keeps) and objects linked into the JIT.
+// No LLVM type or exception leaves through the functions here.
+#pragma once
+
+#include <llvm/IR/Module.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ss::jit {
+
+// "x86_64-pc-linux-gnu znver5 +avx2,+fma,... LLVM 19.1.7": what compiled
+// code depends on besides its source. Empty when the host target fails.
+const std::string& target_id();
+
+// Runs the O3 pipeline for the host on `module` and emits it as an object
+// file into *object. Returns an error, or empty.
+std::string emit_object(llvm::Module& module, std::string* object);
+
+// Links an object file into the JIT and finds `count` functions named
+// prefix + "0", prefix + "1", ... Addresses stay valid while the module
+// stays loaded. Returns an error, or empty.
+std::string load_object(const void* data, std::size_t size, const std::string& prefix,
+                        std::int32_t count, void** fns);
+
+}  // namespace ss::jit

@@ -1,0 +1,119 @@
+#include "runtime/kernel_cache.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace ss::runtime {
+namespace {
+
+template <typename T>
+void append(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+// An entry: a magic line, the identity's length and bytes, then the object.
+constexpr char kMagic[] = "shapescript kernels 1\n";
+
+std::string entry(const std::string& identity, const std::string& object) {
+  std::string out(kMagic);
+  append(out, static_cast<std::uint64_t>(identity.size()));
+  return out + identity + object;
+}
+
+// The object in an entry, when the entry is for `identity`.
+std::optional<std::string> object_in(const std::string& bytes, const std::string& identity) {
+  const std::size_t magic = sizeof kMagic - 1, head = magic + sizeof(std::uint64_t);
+  if (bytes.size() < head || bytes.compare(0, magic, kMagic) != 0) return std::nullopt;
+  std::uint64_t length = 0;
+  std::memcpy(&length, bytes.data() + magic, sizeof length);
+  if (length != identity.size() || bytes.size() < head + length ||
+      bytes.compare(head, length, identity) != 0)
+    return std::nullopt;
+  return bytes.substr(head + length);
+}
+
+struct Linked {
+  std::mutex mutex;  // held while a set is compiled, so no set is linked twice
+  std::map<std::string, std::vector<SsJitKernelFn>> by_identity;
+};
+
+Linked& linked() {
+  static Linked* l = new Linked;  // code stays linked for the process's life
+  return *l;
+}
+
+}  // namespace
+
+std::string kernel_identity(const SsJitApi& api, const std::vector<SsJitKernelDesc>& kernels) {
+  std::string out = "abi " + std::to_string(api.abi_version) + "\n" + api.target_id() + "\n";
+  append(out, static_cast<std::uint64_t>(kernels.size()));
+  for (const auto& k : kernels) {
+    append(out, k.step_count);
+    append(out, k.input_count);
+    for (std::int32_t s = 0; s < k.step_count; ++s) {
+      const SsJitStep& step = k.steps[s];
+      for (const std::int32_t field : {step.op, step.kind, step.a, step.b, step.c})
+        append(out, field);
+      append(out, step.value);
+    }
+    for (std::int32_t i = 0; i < k.input_count; ++i) append(out, k.inner_broadcast[i]);
+  }
+  return out;
+}
+
+std::string kernel_key(const std::string& identity) {
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  for (const unsigned char c : identity) hash = (hash ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return std::string("k1-") + hex;
+}
+
+std::optional<CachedKernels> cached_kernels(const SsJitApi& api,
+                                            const std::vector<SsJitKernelDesc>& kernels,
+                                            const CodeCache& store, std::string* error) {
+  const std::string identity = kernel_identity(api, kernels);
+  Linked& l = linked();
+  std::lock_guard lock(l.mutex);
+  if (auto it = l.by_identity.find(identity); it != l.by_identity.end())
+    return CachedKernels{it->second, KernelOrigin::memory};
+
+  const std::string key = kernel_key(identity);
+  const std::string prefix = "ss_" + key.substr(3) + "_";
+  const auto count = static_cast<std::int32_t>(kernels.size());
+  CachedKernels out;
+  out.fns.assign(kernels.size(), nullptr);
+  char why[512] = {};
+  const auto link = [&](const std::string& object) {
+    return api.load_elementwise(object.data(), object.size(), prefix.c_str(), count, out.fns.data(),
+                                why, sizeof why) == 0;
+  };
+  // A stored entry for these kernels: linked if its object is sound (an
+  // object that doesn't parse links nothing, and is compiled afresh).
+  if (store.load) {
+    std::string bytes;
+    if (store.load(key, &bytes))
+      if (const auto object = object_in(bytes, identity); object && link(*object)) {
+        out.origin = KernelOrigin::store;
+        l.by_identity.emplace(identity, out.fns);
+        return out;
+      }
+  }
+  std::string object;
+  const auto write = [](void* context, const void* data, std::size_t size) {
+    static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
+  };
+  if (api.compile_elementwise(kernels.data(), count, prefix.c_str(), write, &object, why,
+                              sizeof why) != 0 ||
+      !link(object)) {
+    *error = why;
+    return std::nullopt;
+  }
+  if (store.store) store.store(key, entry(identity, object));
+  l.by_identity.emplace(identity, out.fns);
+  return out;
+}
+
+}  // namespace ss::runtime
