@@ -3,8 +3,8 @@
 
 #include <cstring>
 #include <string>
-#include <vector>
 
+#include "jit/controller_code.hpp"
 #include "jit/elementwise_kernels.hpp"
 #include "jit/jit_api.h"
 #include "jit/llvm_session.hpp"
@@ -65,26 +65,40 @@ int compile_elementwise(const SsJitKernelDesc* kernels, int32_t count, const cha
   return 0;
 }
 
-int load_elementwise(const void* object, size_t size, const char* prefix, int32_t count,
-                     SsJitKernelFn* fns, char* error, size_t error_size) {
-  if (!object || !prefix || count < 0 || (count > 0 && !fns)) {
-    copy_error("load_elementwise: null argument", error, error_size);
+int compile_controller(const SsJitHostStep* steps, int32_t count, const char* prefix,
+                       void (*write)(void* context, const void* data, size_t size), void* context,
+                       char* error, size_t error_size) {
+  if (count < 0 || (count > 0 && !steps) || !prefix || !write) {
+    copy_error("compile_controller: null argument", error, error_size);
     return 1;
   }
-  std::vector<void*> found(static_cast<std::size_t>(count));
-  const std::string why = ss::jit::load_object(object, size, prefix, count, found.data());
+  std::string object;
+  const std::string why = ss::jit::compile_controller(steps, count, prefix, &object);
   if (!why.empty()) {
     copy_error(why, error, error_size);
     return 1;
   }
-  for (int32_t k = 0; k < count; ++k)
-    fns[k] = reinterpret_cast<SsJitKernelFn>(found[static_cast<std::size_t>(k)]);
+  write(context, object.data(), object.size());
   return 0;
 }
 
-constexpr SsJitApi kApi = {SS_JIT_ABI_VERSION, &llvm_version, &host_cpu,
-                           &probe_scaled_sum,  &target_id,    &compile_elementwise,
-                           &load_elementwise};
+int load_object(const void* object, size_t size, const char* prefix, int32_t count, void** fns,
+                char* error, size_t error_size) {
+  if (!object || !prefix || count < 0 || (count > 0 && !fns)) {
+    copy_error("load_object: null argument", error, error_size);
+    return 1;
+  }
+  const std::string why = ss::jit::load_object(object, size, prefix, count, fns);
+  if (!why.empty()) {
+    copy_error(why, error, error_size);
+    return 1;
+  }
+  return 0;
+}
+
+constexpr SsJitApi kApi = {SS_JIT_ABI_VERSION,  &llvm_version, &host_cpu,
+                           &probe_scaled_sum,   &target_id,    &compile_elementwise,
+                           &compile_controller, &load_object};
 
 }  // namespace
 

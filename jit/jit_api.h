@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 3u
+#define SS_JIT_ABI_VERSION 4u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -57,6 +57,34 @@ typedef struct SsJitKernelDesc {
 typedef void (*SsJitKernelFn)(const void* const* inputs, const int64_t* outer_strides, float* out,
                               int64_t outer, int64_t inner);
 
+/* A controller function (ir/host.hpp) as its control flow: one step per
+ * instruction. The compiled function calls back into the runtime for the
+ * work of each instruction and branches on what the runtime answers, so
+ * the interpreter's dispatch loop is gone and no C++ exception ever unwinds
+ * through generated code: every callback returns a status. */
+enum {
+  SS_JIT_HOST_EXEC = 0,   /* exec(i); next */
+  SS_JIT_HOST_BRANCH = 1, /* test(i): 1 next, 0 jump to target */
+  SS_JIT_HOST_JUMP = 2,   /* jump to target */
+  SS_JIT_HOST_LOOP = 3,   /* test(i): 1 next (the loop's body), 0 jump to target */
+  SS_JIT_HOST_RETURN = 4  /* exec(i), then return 2 */
+};
+
+typedef struct SsJitHostStep {
+  int32_t kind, target;
+} SsJitHostStep;
+
+typedef struct SsJitHostCallbacks {
+  /* 0, or non-zero when the instruction failed (the frame keeps why) */
+  int32_t (*exec)(void* frame, int32_t index);
+  /* 1 or 0, or negative when it failed */
+  int32_t (*test)(void* frame, int32_t index);
+} SsJitHostCallbacks;
+
+/* Returns 0 when it ran off its last step, 1 when a callback failed, 2 after
+ * a RETURN step. */
+typedef int32_t (*SsJitHostFn)(void* frame, const SsJitHostCallbacks* callbacks);
+
 typedef struct SsJitApi {
   uint32_t abi_version;
   /* "19.1.7": the LLVM the module was built with. Static storage. */
@@ -82,13 +110,21 @@ typedef struct SsJitApi {
   int (*compile_elementwise)(const SsJitKernelDesc* kernels, int32_t count, const char* prefix,
                              void (*write)(void* context, const void* data, size_t size),
                              void* context, char* error, size_t error_size);
-  /* Links an object file from compile_elementwise (made now, or kept in a
-   * code cache by a process on this target_id) into the process's JIT and
-   * fills fns[0..count) with its kernels. A prefix may be linked once per
-   * process. The code lives as long as the module stays loaded. Returns 0,
-   * or non-zero with `error` filled. Thread-safe. */
-  int (*load_elementwise)(const void* object, size_t size, const char* prefix, int32_t count,
-                          SsJitKernelFn* fns, char* error, size_t error_size);
+  /* Compiles a controller function's steps into one object file, the
+   * function (an SsJitHostFn) named `prefix` followed by 0, and hands its
+   * bytes to write(context, ...) once. Returns 0, or non-zero with `error`
+   * filled. Thread-safe. */
+  int (*compile_controller)(const SsJitHostStep* steps, int32_t count, const char* prefix,
+                            void (*write)(void* context, const void* data, size_t size),
+                            void* context, char* error, size_t error_size);
+  /* Links an object file from compile_elementwise or compile_controller
+   * (made now, or kept in a code cache by a process on this target_id) into
+   * the process's JIT and fills fns[0..count) with the functions named
+   * `prefix` followed by 0, 1, ... A prefix may be linked once per process.
+   * The code lives as long as the module stays loaded. Returns 0, or
+   * non-zero with `error` filled. Thread-safe. */
+  int (*load_object)(const void* object, size_t size, const char* prefix, int32_t count, void** fns,
+                     char* error, size_t error_size);
 } SsJitApi;
 
 /* The module's one export: its table, or NULL when the core asks for another

@@ -60,11 +60,16 @@ const std::string& target_id() {
   return id;
 }
 
-std::string emit_object(llvm::Module& module, std::string* object) {
+std::string emit_object(llvm::Module& module, std::string* object, bool optimise) {
   Session& s = session();
   std::lock_guard lock(s.mutex);
   if (std::string why = start(s); !why.empty()) return why;
-  optimise_for(module, *s.machine);
+  if (optimise) {
+    optimise_for(module, *s.machine);
+  } else {
+    module.setDataLayout(s.machine->createDataLayout());
+    module.setTargetTriple(s.machine->getTargetTriple().str());
+  }
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream stream(bytes);
   llvm::legacy::PassManager passes;

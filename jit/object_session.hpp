@@ -16,9 +16,10 @@ namespace ss::jit {
 // code depends on besides its source. Empty when the host target fails.
 const std::string& target_id();
 
-// Runs the O3 pipeline for the host on `module` and emits it as an object
-// file into *object. Returns an error, or empty.
-std::string emit_object(llvm::Module& module, std::string* object);
+// Runs the O3 pipeline for the host on `module` (unless `optimise` is
+// false: code with nothing to optimise, such as calls and branches) and
+// emits it as an object file into *object. Returns an error, or empty.
+std::string emit_object(llvm::Module& module, std::string* object, bool optimise = true);
 
 // Links an object file into the JIT and finds `count` functions named
 // prefix + "0", prefix + "1", ... Addresses stay valid while the module

@@ -45,6 +45,19 @@ struct WorkerStats {
 // (other float32 elementwise work), "reductions", and "reference OP" for
 // each operation the reference runtime ran. Empty `nodes` on the
 // reference executor, which runs everything.
+// What ran one function (ExecutorStats::functions). A device function (or
+// a controller's expression, "expression in main"): "fast" or "reference",
+// its calls, its fused kernels and, on the fast executor, its nodes by
+// path. A controller function: "compiled" (tier 1, by the LLVM JIT) or
+// "interpreted", and its calls.
+struct FunctionStats {
+  std::string kind;        // "device" or "controller"
+  std::string executor;    // "fast", "reference", "compiled" or "interpreted"
+  std::int64_t calls = 0;  // a device function's: runs of its graph, one per worker
+  std::int64_t fused_kernels = 0;
+  std::map<std::string, std::int64_t> nodes;
+};
+
 struct ExecutorStats {
   std::string executor;  // "fast" or "reference"
   bool jit = false;      // the LLVM JIT module was loaded
@@ -53,6 +66,9 @@ struct ExecutorStats {
   // same program, say), or in the engine's CodeCache.
   std::int64_t kernels_from_memory = 0, kernels_from_cache = 0;
   std::map<std::string, std::int64_t> nodes;
+  // Per function, by name: what ran it. Device functions appear here on
+  // the fast executor; controller functions once a run called them.
+  std::map<std::string, FunctionStats> functions;
 };
 
 // A run's call of a function on the workers (LoadOptions::stats).

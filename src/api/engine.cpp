@@ -14,6 +14,7 @@
 #include "kernels/cuda_libraries.hpp"
 #include "kernels/nvrtc.hpp"
 #include "runtime/controller.hpp"
+#include "runtime/fast_executor.hpp"
 #include "runtime/format.hpp"
 #include "runtime/jit_module.hpp"
 #include "shapescript/version.hpp"
@@ -205,10 +206,20 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       values[name] = Module::Impl::to_runtime(tensor);
     }
     try {
+      const auto* fast = module.impl_->accelerator.get();
       runtime::RunOptions run{.print = print,
                               .progress = options.progress,
                               .devices = module.impl_->devices.get(),
-                              .accelerator = module.impl_->accelerator.get()};
+                              .accelerator = fast,
+                              .jit = fast ? runtime::executor_jit(*fast) : nullptr,
+                              .code_cache = module.impl_->code_cache};
+      run.on_call = [impl = module.impl_.get()](const std::string& name, bool compiled) {
+        std::lock_guard lock(impl->controller_mutex);
+        FunctionStats& f = impl->controller_calls[name];
+        f.kind = "controller";
+        f.executor = compiled ? "compiled" : "interpreted";
+        ++f.calls;
+      };
       if (options.stats)
         run.stats = [&](const std::string& name, const std::vector<runtime::WorkerStats>& stats) {
           options.stats({name, api::to_public(stats)});

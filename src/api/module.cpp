@@ -66,6 +66,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
                                                .code_cache = engine.code_cache});
   if (devices) devices->set_accelerator(accelerator);
   stats = options.stats;
+  code_cache = engine.code_cache;
 }
 
 const ir::HostProgram& Module::Impl::controller_code() const {
@@ -107,7 +108,11 @@ ExecutorStats Module::executor_stats() const {
     s.kernels_from_cache = fused.from_store;
     s.kernel_runs = fused.runs;
     s.nodes = runtime::executor_nodes(*fast);
+    for (auto& [name, g] : runtime::executor_functions(*fast))
+      s.functions[name] = {"device", "fast", g.calls, g.fused_kernels, std::move(g.nodes)};
   }
+  std::lock_guard lock(impl_->controller_mutex);
+  for (const auto& [name, f] : impl_->controller_calls) s.functions[name] = f;
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include "ir/host.hpp"
 #include "runtime/tensor.hpp"
 #include "runtime/workers.hpp"
+#include "shapescript/engine.hpp"
 #include "shapescript/module.hpp"
 
 namespace ss {
@@ -32,6 +33,10 @@ struct Module::Impl {
   std::shared_ptr<const runtime::Accelerator> accelerator;
   mutable std::map<std::string, ir::Graph> distributed;
   std::function<void(const CallStats&)> stats;
+  CodeCache code_cache;  // the engine's, for the controller's compiled code
+  // Controller functions' calls, and whether compiled code ran them.
+  mutable std::mutex controller_mutex;
+  mutable std::map<std::string, FunctionStats> controller_calls;
 
   // What a load gives a program: its dims' sizes, its sinks' callbacks
   // (E1705 for one left unbound).

@@ -467,9 +467,10 @@ class HostLowering {
     }
     Graph& graph = fn_.graphs.back();
     graph.batch = info_->batch_axes;
-    // Named for --stats by the function it calls, else by its line.
-    graph.name = e.kind == ExprKind::call && e.items[0]->kind == ExprKind::name ? e.items[0]->text
-                                                                                : "expression";
+    // Named for --stats by the function it calls, else by the controller's.
+    graph.name = e.kind == ExprKind::call && e.items[0]->kind == ExprKind::name
+                     ? e.items[0]->text
+                     : "expression in " + fn_.name;
     instr.target = static_cast<int>(fn_.graphs.size()) - 1;
     for (const int input : graph.inputs) {
       const std::string& name = graph.nodes[static_cast<std::size_t>(input)].name;

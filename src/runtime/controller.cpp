@@ -1,12 +1,14 @@
 #include "runtime/controller.hpp"
 
 #include <cmath>
+#include <exception>
 #include <map>
 #include <optional>
 
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
 #include "ir/lower.hpp"
+#include "runtime/compiled_code.hpp"
 #include "runtime/controller_ops.hpp"
 #include "runtime/data_error.hpp"
 #include "runtime/format.hpp"
@@ -91,143 +93,264 @@ class Controller {
     throw Failure{std::move(d)};
   }
 
+  // Runs a function: compiled (tier 1) when the JIT is there and compiles
+  // it, else interpreted; the two share every instruction's work below.
   Value run(const ir::HostFunction& fn, std::vector<Value>& slots) {
-    const auto at = [&](int s) -> Value& { return slots[static_cast<std::size_t>(s)]; };
+    const SsJitHostFn compiled = compiled_function(fn);
+    if (options_.on_call) options_.on_call(fn.name, compiled != nullptr);
+    return compiled ? run_compiled(fn, slots, compiled) : interpret(fn, slots);
+  }
+
+  Value interpret(const ir::HostFunction& fn, std::vector<Value>& slots) {
     std::size_t pc = 0;
     while (pc < fn.code.size()) {
-      const HostInstr& in = fn.code[pc++];
-      for (const auto& read : in.reads)
-        if (at(read.slot).kind == Value::Kind::unbound)
-          fail(diag::Code::E1508, read.span,
-               "`" + fn.slots[static_cast<std::size_t>(read.slot)] +
-                   "` is read before any binding of it ran",
-               "not bound yet",
-               "bind it on every path that reaches here (a loop's body may not run)");
+      const HostInstr& in = fn.code[pc];
       switch (in.op) {
-        case HostOp::constant:
-          at(in.dst) = constant(in);
-          break;
-        case HostOp::dim: {
-          const auto it = p_.dims.find(in.text);
-          if (it == p_.dims.end() || !it->second)
-            throw std::logic_error("the dim `" + in.text + "` has no size at run time");
-          at(in.dst) = number(static_cast<double>(*it->second), true);
-          break;
-        }
-        case HostOp::copy:
-          at(in.dst) = at(in.args[0]);
-          break;
-        case HostOp::graph:
-          at(in.dst) = graph(fn, in, slots);
-          break;
-        case HostOp::arith:
-          at(in.dst) = arithmetic(in, slots);
-          break;
-        case HostOp::call: {
-          std::vector<Value> args, finals;
-          for (const int a : in.args) args.push_back(at(a));
-          at(in.dst) =
-              call(in.text, std::move(args), in.span, in.writes.empty() ? nullptr : &finals);
-          for (std::size_t i = 0; i < in.writes.size() && i < finals.size(); ++i)
-            if (in.writes[i] >= 0) at(in.writes[i]) = std::move(finals[i]);
-          break;
-        }
-        case HostOp::print: {
-          std::string line;
-          for (std::size_t i = 0; i < in.args.size(); ++i)
-            line += (i ? " " : "") + show(at(in.args[i]));
-          if (options_.print && holds_rank_zero()) options_.print(line + "\n");
-          break;
-        }
-        case HostOp::format:
-          at(in.dst) = format(in, slots);
-          break;
-        case HostOp::shape: {
-          Value v = of_kind(Value::Kind::string);
-          v.text = shape_str(at(in.args[0]).tensor.shape());
-          at(in.dst) = std::move(v);
-          break;
-        }
-        case HostOp::tuple: {
-          Value v = of_kind(Value::Kind::tuple);
-          for (const int a : in.args) v.items.push_back(at(a));
-          at(in.dst) = std::move(v);
-          break;
-        }
-        case HostOp::item:
-          at(in.dst) = at(in.args[0]).items.at(static_cast<std::size_t>(in.number));
-          break;
-        case HostOp::range: {
-          Value v = of_kind(Value::Kind::range);
-          const auto bound = [&](int s) { return static_cast<std::int64_t>(at(s).number); };
-          if (in.args.size() == 1) {
-            v.hi = bound(in.args[0]);
-          } else {
-            v.lo = bound(in.args[0]);
-            v.hi = bound(in.args[1]);
-          }
-          at(in.dst) = std::move(v);
-          break;
-        }
-        case HostOp::loop_start: {
-          const Value& range = at(in.args[0]);
-          at(in.dst) =
-              number(range.kind == Value::Kind::range ? static_cast<double>(range.lo) : 0, true);
-          break;
-        }
-        case HostOp::loop_next: {
-          Value& counter = at(in.args[1]);
-          const Value& iterable = at(in.args[0]);
-          if (iterable.kind != Value::Kind::range) {  // a dataset's examples, or batches
-            auto item = nth_item(iterable, static_cast<std::int64_t>(counter.number));
-            if (!item) {
-              if (options_.progress && iterable.kind == Value::Kind::batches)
-                options_.progress(length(iterable), length(iterable));
-              pc = static_cast<std::size_t>(in.target);
-              break;
-            }
-            at(in.dst) = std::move(*item);
-            counter.number += 1;
-            if (options_.progress && iterable.kind == Value::Kind::batches)
-              options_.progress(static_cast<std::int64_t>(counter.number) - 1, length(iterable));
-            break;
-          }
-          if (counter.number >= static_cast<double>(iterable.hi)) {
-            pc = static_cast<std::size_t>(in.target);
-            break;
-          }
-          at(in.dst) = counter;
-          counter.number += 1;
-          break;
-        }
         case HostOp::branch:
-          if (!truthy(at(in.args[0]))) pc = static_cast<std::size_t>(in.target);
+        case HostOp::loop_next:
+          pc = test(fn, slots, pc) ? pc + 1 : static_cast<std::size_t>(in.target);
           break;
         case HostOp::jump:
           pc = static_cast<std::size_t>(in.target);
           break;
-        case HostOp::ret:
-          return in.args.empty() ? of_kind(Value::Kind::none) : at(in.args[0]);
-        case HostOp::unsupported:
-          if (in.code)  // the program's mistake, found by lowering (E1204)
-            fail(*in.code, in.span, in.text, "here",
-                 *in.code == diag::Code::E1204
-                     ? "differentiate a value computed from the model: a loss that uses its "
-                       "parameters"
-                     : "");
-          unsupported(in.text, in.span);
+        case HostOp::ret: {
+          Value out;
+          exec(fn, slots, pc, &out);
+          return out;
+        }
         default:
-          try {
-            training(in, slots);
-          } catch (const DataError& e) {
-            Diagnostic d = diag::error(e.code, e.what(), e.help);
-            d.labels.push_back(map_.label(in.span, "here", true));
-            d.location = d.labels.back().start;
-            throw Failure{std::move(d)};
-          }
+          exec(fn, slots, pc++, nullptr);
       }
     }
     return of_kind(Value::Kind::none);
+  }
+
+  // A function's control flow as the JIT's steps: branches and loops ask
+  // test(), jumps are the code's own, everything else is exec().
+  SsJitHostFn compiled_function(const ir::HostFunction& fn) {
+    if (!options_.jit) return nullptr;
+    if (const auto it = compiled_.find(&fn); it != compiled_.end()) return it->second;
+    std::vector<SsJitHostStep> steps;
+    for (const HostInstr& in : fn.code) switch (in.op) {
+        case HostOp::branch:
+          steps.push_back({SS_JIT_HOST_BRANCH, in.target});
+          break;
+        case HostOp::loop_next:
+          steps.push_back({SS_JIT_HOST_LOOP, in.target});
+          break;
+        case HostOp::jump:
+          steps.push_back({SS_JIT_HOST_JUMP, in.target});
+          break;
+        case HostOp::ret:
+          steps.push_back({SS_JIT_HOST_RETURN, -1});
+          break;
+        default:
+          steps.push_back({SS_JIT_HOST_EXEC, -1});
+      }
+    const SsJitApi& api = *options_.jit;
+    const auto compile = [&](const std::string& prefix, std::string* object, std::string* error) {
+      char why[512] = {};
+      const auto write = [](void* context, const void* data, std::size_t size) {
+        static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
+      };
+      if (api.compile_controller(steps.data(), static_cast<std::int32_t>(steps.size()),
+                                 prefix.c_str(), write, object, why, sizeof why) == 0)
+        return true;
+      *error = why;
+      return false;
+    };
+    std::string error;
+    const auto code =
+        cached_code(api, controller_identity(api, steps), 1, compile, options_.code_cache, &error);
+    // Without code the function is interpreted, as without the JIT.
+    return compiled_[&fn] = code ? reinterpret_cast<SsJitHostFn>(code->fns[0]) : nullptr;
+  }
+
+  // What compiled code works on: the function's slots, and what failed (a
+  // callback catches every exception, so none unwinds through generated
+  // code) or what it returned.
+  struct Frame {
+    Controller* self;
+    const ir::HostFunction* fn;
+    std::vector<Value>* slots;
+    std::exception_ptr failure;
+    Value returned;
+  };
+
+  static std::int32_t exec_step(void* frame, std::int32_t pc) noexcept {
+    auto& f = *static_cast<Frame*>(frame);
+    try {
+      f.self->exec(*f.fn, *f.slots, static_cast<std::size_t>(pc), &f.returned);
+      return 0;
+    } catch (...) {
+      f.failure = std::current_exception();
+      return 1;
+    }
+  }
+
+  static std::int32_t test_step(void* frame, std::int32_t pc) noexcept {
+    auto& f = *static_cast<Frame*>(frame);
+    try {
+      return f.self->test(*f.fn, *f.slots, static_cast<std::size_t>(pc)) ? 1 : 0;
+    } catch (...) {
+      f.failure = std::current_exception();
+      return -1;
+    }
+  }
+
+  Value run_compiled(const ir::HostFunction& fn, std::vector<Value>& slots, SsJitHostFn code) {
+    static constexpr SsJitHostCallbacks callbacks = {&exec_step, &test_step};
+    Frame frame{this, &fn, &slots, nullptr, of_kind(Value::Kind::none)};
+    const std::int32_t status = code(&frame, &callbacks);
+    if (status == 1) std::rethrow_exception(frame.failure);
+    if (status != 0 && status != 2)
+      throw std::logic_error("compiled controller code returned " + std::to_string(status));
+    return status == 2 ? std::move(frame.returned) : of_kind(Value::Kind::none);
+  }
+
+  // A variable read before any binding of it ran is the program's error.
+  void check_reads(const ir::HostFunction& fn, const std::vector<Value>& slots,
+                   const HostInstr& in) {
+    for (const auto& read : in.reads)
+      if (slots[static_cast<std::size_t>(read.slot)].kind == Value::Kind::unbound)
+        fail(diag::Code::E1508, read.span,
+             "`" + fn.slots[static_cast<std::size_t>(read.slot)] +
+                 "` is read before any binding of it ran",
+             "not bound yet",
+             "bind it on every path that reaches here (a loop's body may not run)");
+  }
+
+  // A branch's condition, or whether a loop goes round again (binding its
+  // variable and counting) rather than ending.
+  bool test(const ir::HostFunction& fn, std::vector<Value>& slots, std::size_t pc) {
+    const HostInstr& in = fn.code[pc];
+    check_reads(fn, slots, in);
+    const auto at = [&](int s) -> Value& { return slots[static_cast<std::size_t>(s)]; };
+    if (in.op == HostOp::branch) return truthy(at(in.args[0]));
+    Value& counter = at(in.args[1]);
+    const Value& iterable = at(in.args[0]);
+    if (iterable.kind != Value::Kind::range) {  // a dataset's examples, or batches
+      auto item = nth_item(iterable, static_cast<std::int64_t>(counter.number));
+      if (!item) {
+        if (options_.progress && iterable.kind == Value::Kind::batches)
+          options_.progress(length(iterable), length(iterable));
+        return false;
+      }
+      at(in.dst) = std::move(*item);
+      counter.number += 1;
+      if (options_.progress && iterable.kind == Value::Kind::batches)
+        options_.progress(static_cast<std::int64_t>(counter.number) - 1, length(iterable));
+      return true;
+    }
+    if (counter.number >= static_cast<double>(iterable.hi)) return false;
+    at(in.dst) = counter;
+    counter.number += 1;
+    return true;
+  }
+
+  // Every other instruction's work; `ret` puts the function's result in
+  // *returned.
+  void exec(const ir::HostFunction& fn, std::vector<Value>& slots, std::size_t pc,
+            Value* returned) {
+    const HostInstr& in = fn.code[pc];
+    check_reads(fn, slots, in);
+    const auto at = [&](int s) -> Value& { return slots[static_cast<std::size_t>(s)]; };
+    switch (in.op) {
+      case HostOp::constant:
+        at(in.dst) = constant(in);
+        break;
+      case HostOp::dim: {
+        const auto it = p_.dims.find(in.text);
+        if (it == p_.dims.end() || !it->second)
+          throw std::logic_error("the dim `" + in.text + "` has no size at run time");
+        at(in.dst) = number(static_cast<double>(*it->second), true);
+        break;
+      }
+      case HostOp::copy:
+        at(in.dst) = at(in.args[0]);
+        break;
+      case HostOp::graph:
+        at(in.dst) = graph(fn, in, slots);
+        break;
+      case HostOp::arith:
+        at(in.dst) = arithmetic(in, slots);
+        break;
+      case HostOp::call: {
+        std::vector<Value> args, finals;
+        for (const int a : in.args) args.push_back(at(a));
+        at(in.dst) = call(in.text, std::move(args), in.span, in.writes.empty() ? nullptr : &finals);
+        for (std::size_t i = 0; i < in.writes.size() && i < finals.size(); ++i)
+          if (in.writes[i] >= 0) at(in.writes[i]) = std::move(finals[i]);
+        break;
+      }
+      case HostOp::print: {
+        std::string line;
+        for (std::size_t i = 0; i < in.args.size(); ++i)
+          line += (i ? " " : "") + show(at(in.args[i]));
+        if (options_.print && holds_rank_zero()) options_.print(line + "\n");
+        break;
+      }
+      case HostOp::format:
+        at(in.dst) = format(in, slots);
+        break;
+      case HostOp::shape: {
+        Value v = of_kind(Value::Kind::string);
+        v.text = shape_str(at(in.args[0]).tensor.shape());
+        at(in.dst) = std::move(v);
+        break;
+      }
+      case HostOp::tuple: {
+        Value v = of_kind(Value::Kind::tuple);
+        for (const int a : in.args) v.items.push_back(at(a));
+        at(in.dst) = std::move(v);
+        break;
+      }
+      case HostOp::item:
+        at(in.dst) = at(in.args[0]).items.at(static_cast<std::size_t>(in.number));
+        break;
+      case HostOp::range: {
+        Value v = of_kind(Value::Kind::range);
+        const auto bound = [&](int s) { return static_cast<std::int64_t>(at(s).number); };
+        if (in.args.size() == 1) {
+          v.hi = bound(in.args[0]);
+        } else {
+          v.lo = bound(in.args[0]);
+          v.hi = bound(in.args[1]);
+        }
+        at(in.dst) = std::move(v);
+        break;
+      }
+      case HostOp::loop_start: {
+        const Value& range = at(in.args[0]);
+        at(in.dst) =
+            number(range.kind == Value::Kind::range ? static_cast<double>(range.lo) : 0, true);
+        break;
+      }
+      case HostOp::ret:
+        *returned = in.args.empty() ? of_kind(Value::Kind::none) : at(in.args[0]);
+        break;
+      case HostOp::branch:
+      case HostOp::loop_next:
+      case HostOp::jump:
+        throw std::logic_error("a jump reached exec()");
+      case HostOp::unsupported:
+        if (in.code)  // the program's mistake, found by lowering (E1204)
+          fail(*in.code, in.span, in.text, "here",
+               *in.code == diag::Code::E1204
+                   ? "differentiate a value computed from the model: a loss that uses its "
+                     "parameters"
+                   : "");
+        unsupported(in.text, in.span);
+      default:
+        try {
+          training(in, slots);
+        } catch (const DataError& e) {
+          Diagnostic d = diag::error(e.code, e.what(), e.help);
+          d.labels.push_back(map_.label(in.span, "here", true));
+          d.location = d.labels.back().start;
+          throw Failure{std::move(d)};
+        }
+    }
   }
 
   static Value constant(const HostInstr& in) {
@@ -502,6 +625,8 @@ class Controller {
   const ir::HostProgram& code_;
   const syntax::SourceMap& map_;
   const RunOptions& options_;
+  // Each function's compiled code, or null where it is interpreted.
+  std::map<const ir::HostFunction*, SsJitHostFn> compiled_;
 };
 
 }  // namespace

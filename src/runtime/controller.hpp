@@ -1,7 +1,7 @@
-// Runs a checked program's controller functions on the reference runtime:
-// their compact form (ir/host.hpp: loops, conditions, prints, f-strings,
-// calls) is interpreted, and each of its graphs is run by the graph
-// interpreter.
+// Runs a checked program's controller functions: their compact form
+// (ir/host.hpp: loops, conditions, prints, f-strings, calls) compiled by
+// the JIT where it is present, else interpreted, and each of its graphs run
+// by the graph interpreter (with the fast executor, when given).
 #pragma once
 
 #include <exception>
@@ -15,9 +15,11 @@
 
 #include "check/checker.hpp"
 #include "ir/host.hpp"
+#include "jit/jit_api.h"
 #include "runtime/tensor.hpp"
 #include "runtime/workers.hpp"
 #include "shapescript/diagnostic.hpp"
+#include "shapescript/engine.hpp"
 #include "syntax/source_map.hpp"
 
 namespace ss::runtime {
@@ -44,6 +46,15 @@ struct RunOptions {
   // Told, after each graph the workers ran, its name (the function it
   // calls) and what each worker did.
   std::function<void(const std::string&, const std::vector<WorkerStats>&)> stats;
+  // The LLVM JIT (null: every controller function is interpreted) and where
+  // its code is kept. Each controller function is compiled on its first
+  // call (tier 1: its control flow as machine code, calling back for each
+  // instruction's work); one the JIT can't compile is interpreted.
+  const SsJitApi* jit = nullptr;
+  CodeCache code_cache;
+  // Told each call of a controller function: its name, and whether
+  // compiled code ran it.
+  std::function<void(const std::string& function, bool compiled)> on_call;
 };
 
 // Our own bug, reached at run time, as a diagnostic for the host (never an

@@ -8,9 +8,9 @@
 #include <set>
 
 #include "ir/fusion.hpp"
+#include "runtime/compiled_code.hpp"
 #include "runtime/gemm/sgemm.hpp"
 #include "runtime/jit_module.hpp"
-#include "runtime/kernel_cache.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime {
@@ -94,7 +94,20 @@ void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float*
 }
 
 // A graph's fused kernels, compiled: kept in the graph's executor cache.
+constexpr std::size_t kPaths = 5;  // FastExecutor::Path's
+constexpr std::size_t kOps = static_cast<std::size_t>(ir::Op::all_reduce) + 1;
+
+// What ran one graph's nodes, over its runs.
+struct GraphCounters {
+  std::string name;
+  std::atomic<std::int64_t> calls{0};
+  std::int64_t kernels = 0;
+  std::array<std::atomic<std::int64_t>, kPaths> paths{};
+  std::array<std::atomic<std::int64_t>, kOps> by_reference{};
+};
+
 struct FusionPlan {
+  std::shared_ptr<GraphCounters> counters;
   std::size_t nodes = 0;  // the graph's node count when planned
   std::vector<ir::FusedKernel> kernels;
   std::vector<std::vector<std::uint8_t>> inner_broadcast;  // per kernel, per input
@@ -131,31 +144,50 @@ class FastExecutor final : public Accelerator {
 
   std::map<std::string, std::int64_t> nodes() const {
     std::map<std::string, std::int64_t> out;
-    const char* const names[] = {"gemm", "fused", "loops", "reductions", "moves"};
-    for (std::size_t p = 0; p < paths_.size(); ++p)
-      if (paths_[p]) out[names[p]] = paths_[p];
-    for (std::size_t op = 0; op < by_reference_.size(); ++op)
-      if (by_reference_[op])
-        out[std::string("reference ") + ir::op_name(static_cast<ir::Op>(op))] = by_reference_[op];
+    for (const auto& [name, f] : functions())
+      for (const auto& [path, count] : f.nodes) out[path] += count;
+    return out;
+  }
+
+  std::map<std::string, GraphStats> functions() const {
+    static const char* const names[kPaths] = {"gemm", "fused", "loops", "reductions", "moves"};
+    std::map<std::string, GraphStats> out;
+    std::lock_guard lock(registry_mutex_);
+    for (const auto& c : registry_) {
+      GraphStats& f = out[c->name];
+      f.calls += c->calls;
+      f.fused_kernels = std::max(f.fused_kernels, c->kernels);
+      for (std::size_t p = 0; p < kPaths; ++p)
+        if (c->paths[p]) f.nodes[names[p]] += c->paths[p];
+      for (std::size_t op = 0; op < kOps; ++op)
+        if (c->by_reference[op])
+          f.nodes[std::string("reference ") + ir::op_name(static_cast<ir::Op>(op))] +=
+              c->by_reference[op];
+    }
     return out;
   }
   bool has_jit() const { return jit_.has_value(); }
+  const SsJitApi* jit_api() const { return jit_ ? &jit_->api() : nullptr; }
 
   std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const override {
-    if (!jit_) return nullptr;
-    const FusionPlan* plan = plan_for(g);
-    return plan ? plan->releases : nullptr;
+    return plan_for(g)->releases;  // null without kernels: every node reads where it runs
   }
 
   bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const override {
+    // The plan, looked up once per run of the graph (node 0 comes first).
+    thread_local const FusionPlan* plan = nullptr;
+    if (i == 0) {
+      plan = plan_for(g);
+      ++plan->counters->calls;
+    }
     const ir::Node& n = g.nodes[i];
-    const int path = take(g, i, values, sizes, dims);  // node 0, an input, finds the plan
+    const int path = take(*plan, g, i, values, sizes, dims);
     if (n.op == ir::Op::input) return false;
     if (path < 0)
-      ++by_reference_[static_cast<std::size_t>(n.op)];
+      ++plan->counters->by_reference[static_cast<std::size_t>(n.op)];
     else
-      ++paths_[static_cast<std::size_t>(path)];
+      ++plan->counters->paths[static_cast<std::size_t>(path)];
     return path >= 0;
   }
 
@@ -163,23 +195,16 @@ class FastExecutor final : public Accelerator {
   enum Path { gemm, fused, loops, reductions, moves };
 
   // The path that computed node i, or -1 to leave it to the reference.
-  int take(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
+  int take(const FusionPlan& plan, const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
     const ir::Node& n = g.nodes[i];
-    if (jit_) {
-      // The plan, looked up once per run of the graph (node 0 comes first).
-      thread_local const FusionPlan* plan = nullptr;
-      if (i == 0) plan = plan_for(g);
-      if (plan && plan->nodes == g.nodes.size()) {
-        if (plan->member[i]) {
-          values[i] = placeholder(dtype_of(n.type.elem));
-          return fused;
-        }
-        if (const int k = plan->kernel_at[i]; k >= 0) {
-          run_kernel(*plan, static_cast<std::size_t>(k), values[i], values);
-          return fused;
-        }
-      }
+    if (plan.member[i]) {
+      values[i] = placeholder(dtype_of(n.type.elem));
+      return fused;
+    }
+    if (const int k = plan.kernel_at[i]; k >= 0) {
+      run_kernel(plan, static_cast<std::size_t>(k), values[i], values);
+      return fused;
     }
     switch (n.op) {
       case ir::Op::matmul:
@@ -630,19 +655,25 @@ class FastExecutor final : public Accelerator {
     return p;
   }
 
-  // The graph's plan: made (and its kernels compiled, all in one module)
-  // the first time the graph runs. Null when nothing fuses or the JIT
-  // failed, so the graph runs node by node.
+  // The graph's plan: made (and its kernels compiled, all in one module,
+  // when the JIT is there) the first time the graph runs. Without kernels
+  // (nothing fuses, no JIT, or it failed) the graph runs node by node.
   const FusionPlan* plan_for(const ir::Graph& g) const {
     std::lock_guard lock(g.executor_cache.mutex);
     if (auto* p = static_cast<const FusionPlan*>(g.executor_cache.value.get());
         p && p->nodes == g.nodes.size())
-      return p->kernels.empty() ? nullptr : p;
+      return p;
     auto plan = std::make_shared<FusionPlan>();
+    plan->counters = std::make_shared<GraphCounters>();
+    plan->counters->name = g.name;
+    {
+      std::lock_guard registry(registry_mutex_);
+      registry_.push_back(plan->counters);
+    }
     plan->nodes = g.nodes.size();
     plan->kernel_at.assign(g.nodes.size(), -1);
     plan->member.assign(g.nodes.size(), false);
-    auto kernels = ir::plan_fusion(g);
+    auto kernels = jit_ ? ir::plan_fusion(g) : std::vector<ir::FusedKernel>{};
     std::vector<std::vector<SsJitStep>> steps(kernels.size());
     std::vector<SsJitKernelDesc> descs;
     for (std::size_t k = 0; k < kernels.size(); ++k) {
@@ -660,13 +691,26 @@ class FastExecutor final : public Accelerator {
     }
     std::vector<SsJitKernelFn> fns;
     if (!kernels.empty()) {
+      const SsJitApi& api = jit_->api();
+      const auto compile = [&](const std::string& prefix, std::string* object, std::string* error) {
+        char why[512] = {};
+        const auto write = [](void* context, const void* data, std::size_t size) {
+          static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
+        };
+        if (api.compile_elementwise(descs.data(), static_cast<std::int32_t>(descs.size()),
+                                    prefix.c_str(), write, object, why, sizeof why) == 0)
+          return true;
+        *error = why;
+        return false;
+      };
       std::string error;
-      if (auto code = cached_kernels(jit_->api(), descs, options_.code_cache, &error)) {
-        fns = std::move(code->fns);
+      if (auto code = cached_code(api, kernel_identity(api, descs), static_cast<int>(descs.size()),
+                                  compile, options_.code_cache, &error)) {
+        for (void* f : code->fns) fns.push_back(reinterpret_cast<SsJitKernelFn>(f));
         const auto n = static_cast<std::int64_t>(kernels.size());
-        (code->origin == KernelOrigin::compiled ? kernels_
-         : code->origin == KernelOrigin::memory ? from_memory_
-                                                : from_store_) += n;
+        (code->origin == CodeOrigin::compiled ? kernels_
+         : code->origin == CodeOrigin::memory ? from_memory_
+                                              : from_store_) += n;
       } else {
         kernels.clear();  // node by node, as without the JIT
       }
@@ -682,10 +726,11 @@ class FastExecutor final : public Accelerator {
         for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = kernel.root;
       plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g, read_at));
     }
+    plan->counters->kernels = static_cast<std::int64_t>(kernels.size());
     plan->kernels = std::move(kernels);
     plan->fns = std::move(fns);
     g.executor_cache.value = plan;
-    return plan->kernels.empty() ? nullptr : plan.get();
+    return plan.get();
   }
 
   // One kernel over the root's shape: every input read through two strides
@@ -777,9 +822,9 @@ class FastExecutor final : public Accelerator {
   std::optional<JitModule> jit_;
   mutable std::atomic<std::int64_t> kernels_{0}, from_memory_{0}, from_store_{0}, runs_{0},
       stepped_{0};
-  mutable std::array<std::atomic<std::int64_t>, 5> paths_{};
-  mutable std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(ir::Op::all_reduce) + 1>
-      by_reference_{};
+  // Every plan's counters, kept after their graph is gone.
+  mutable std::mutex registry_mutex_;
+  mutable std::vector<std::shared_ptr<GraphCounters>> registry_;
 };
 
 }  // namespace
@@ -796,6 +841,16 @@ std::map<std::string, std::int64_t> executor_nodes(const Accelerator& fast_execu
 bool executor_has_jit(const Accelerator& fast_executor) {
   const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
   return fast && fast->has_jit();
+}
+
+std::map<std::string, GraphStats> executor_functions(const Accelerator& fast_executor) {
+  const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
+  return fast ? fast->functions() : std::map<std::string, GraphStats>{};
+}
+
+const SsJitApi* executor_jit(const Accelerator& fast_executor) {
+  const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
+  return fast ? fast->jit_api() : nullptr;
 }
 
 FusionCounts fusion_counts(const Accelerator& fast_executor) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "jit/jit_api.h"
 #include "runtime/interpreter.hpp"
 #include "shapescript/engine.hpp"
 
@@ -40,6 +41,16 @@ FusionCounts fusion_counts(const Accelerator& fast_executor);
 // "reductions", and "reference OP" for those it left to the reference.
 std::map<std::string, std::int64_t> executor_nodes(const Accelerator& fast_executor);
 bool executor_has_jit(const Accelerator& fast_executor);
+// The JIT module's table, for the controller's code (null without it).
+const SsJitApi* executor_jit(const Accelerator& fast_executor);
+
+// Per graph name (a device function's, or "expression in main"): its
+// runs, its fused kernels, and its nodes by path as executor_nodes counts.
+struct GraphStats {
+  std::int64_t calls = 0, fused_kernels = 0;
+  std::map<std::string, std::int64_t> nodes;
+};
+std::map<std::string, GraphStats> executor_functions(const Accelerator& fast_executor);
 
 std::unique_ptr<Accelerator> make_fast_executor(const FastExecutorOptions& options);
 

@@ -29,7 +29,8 @@ TEST_CASE("a bad command line exits 2 with a plain error and a pointer to --help
                                                                 {"check", "--bogus", "x.ss"},
                                                                 {"--color=sometimes", "check", "x"},
                                                                 {"devices", "gpu:0"},
-                                                                {"run", "--device", "tpu", "x.ss"}}) {
+                                                                {"run", "--device", "tpu", "x.ss"},
+                                                                {"run", "x.ss", "--code-cache"}}) {
     std::vector<std::string> argv = {kCliPath};
     argv.insert(argv.end(), args.begin(), args.end());
     const auto result = run_process(argv);

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <regex>
 
+#include "runtime/compiled_code.hpp"
 #include "runtime/jit_module.hpp"
-#include "runtime/kernel_cache.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
@@ -139,6 +139,13 @@ TEST_CASE("kernels compiled once in a process serve every module of the same pro
   CHECK(stats[1].kernels_from_memory >= 1);
   CHECK(loads <= 1);
   CHECK(results[0] == results[1]);
+  // Per function: f ran once on the fast executor, through its fused kernel.
+  const ss::FunctionStats& f = stats[1].functions.at("f");
+  CHECK(f.kind == "device");
+  CHECK(f.executor == "fast");
+  CHECK(f.calls == 1);
+  CHECK(f.fused_kernels >= 1);
+  CHECK(f.nodes.at("fused") >= 2);
 }
 
 TEST_CASE("a kernel set's identity covers the target and every step; its key is a hash of it") {
@@ -152,13 +159,13 @@ TEST_CASE("a kernel set's identity covers the target and every step; its key is 
   const auto identity = ss::runtime::kernel_identity(jit->api(), one);
   CHECK(identity.find(jit->api().target_id()) != std::string::npos);
   CHECK(ss::runtime::kernel_identity(jit->api(), one) == identity);
-  const auto key = ss::runtime::kernel_key(identity);
+  const auto key = ss::runtime::code_key(identity);
   CHECK(key.size() == 19);
   CHECK(key.rfind("k1-", 0) == 0);
   steps[1].value = 3.0f;  // another constant: another identity and key
   const auto other = ss::runtime::kernel_identity(jit->api(), one);
   CHECK(other != identity);
-  CHECK(ss::runtime::kernel_key(other) != key);
+  CHECK(ss::runtime::code_key(other) != key);
   broadcast[0] = 1;
   CHECK(ss::runtime::kernel_identity(jit->api(), one) != other);
 }

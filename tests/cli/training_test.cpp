@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <sstream>
 
 #include "support/paths.hpp"
@@ -335,9 +336,18 @@ TEST_CASE(
     CAPTURE(stats[k]);
     CHECK(stats[k].find("executor: fast (JIT module ") != std::string::npos);
     CHECK(stats[k].find(" gemm\n") != std::string::npos);
-    if (!std::string(ss::test::kJitPath).empty())
+    if (!std::string(ss::test::kJitPath).empty()) {
       CHECK(stats[k].find(" fused\n") != std::string::npos);
+      // Per function: main's controller code compiled; the training step's
+      // 23 steps an epoch (2 epochs) on the fast executor, with fused
+      // kernels, its graph run once a step by each worker.
+      CHECK(std::regex_search(stats[k], std::regex("\nmain +controller +compiled +1\n")));
+      const std::string runs = k == 1 ? "46" : "92";
+      CHECK(std::regex_search(
+          stats[k], std::regex("\ntrain_step +device +fast +" + runs + " +[1-9][0-9]*\n")));
+    }
   }
+  CHECK(std::regex_search(stats[0], std::regex("\nmain +controller +interpreted +1\n")));
   for (const auto* other : {&fast, &fast_two}) {
     REQUIRE(other->size() == reference.size());
     for (std::size_t i = 0; i < reference.size(); ++i)

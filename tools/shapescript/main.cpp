@@ -55,9 +55,11 @@ options:
                                   a collective before the run fails (E1806)
   --stats                         with run: after it, on standard error, what each
                                   worker of a several-device program did, per
-                                  function: calls, examples, all-reduces; and what
+                                  function: calls, examples, all-reduces; what
                                   ran the device functions' nodes: the GEMM,
-                                  fused kernels, loops, or the reference
+                                  fused kernels, loops, or the reference; and per
+                                  function, what ran it (the fast or reference
+                                  executor; compiled or interpreted controller code)
 
 environment:
   SHAPESCRIPT_LOG                 log level: trace, debug, info, warn, error, off

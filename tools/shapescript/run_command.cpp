@@ -50,6 +50,25 @@ CodeCache code_cache(const Options& options) {
   return {};
 }
 
+// Per function: what ran it (the fast or reference executor for device
+// functions, compiled or interpreted controller code), its calls and its
+// fused kernels.
+void print_functions(const ExecutorStats& s) {
+  if (s.functions.empty()) return;
+  std::size_t width = 10;
+  for (const auto& [name, f] : s.functions) width = std::max(width, name.size() + 2);
+  std::cerr << std::left << std::setw(static_cast<int>(width)) << "function" << std::setw(12)
+            << "kind" << std::setw(13) << "ran by" << std::right << std::setw(10) << "calls"
+            << std::setw(15) << "fused kernels"
+            << "\n";
+  for (const auto& [name, f] : s.functions) {
+    std::cerr << std::left << std::setw(static_cast<int>(width)) << name << std::setw(12) << f.kind
+              << std::setw(13) << f.executor << std::right << std::setw(10) << f.calls;
+    if (f.kind == "device") std::cerr << std::setw(15) << f.fused_kernels;
+    std::cerr << "\n";
+  }
+}
+
 // What ran the device functions: the executor and its paths, nodes each.
 void print_executor(const ExecutorStats& s) {
   std::cerr << "executor: " << s.executor;
@@ -61,12 +80,14 @@ void print_executor(const ExecutorStats& s) {
   std::cerr << "\n";
   if (s.executor != "fast") {
     std::cerr << "  every node on the reference operations\n";
+    print_functions(s);
     return;
   }
   std::cerr << std::right << std::setw(12) << "nodes run"
             << "  by\n";
   for (const auto& [path, count] : s.nodes)
     std::cerr << std::setw(12) << count << "  " << path << "\n";
+  print_functions(s);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "runtime/kernel_cache.hpp"
+#include "runtime/compiled_code.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -35,9 +35,14 @@ std::optional<std::string> object_in(const std::string& bytes, const std::string
 }
 
 struct Linked {
-  std::mutex mutex;  // held while a set is compiled, so no set is linked twice
-  std::map<std::string, std::vector<SsJitKernelFn>> by_identity;
+  std::mutex mutex;  // held while code is compiled, so nothing is linked twice
+  std::map<std::string, std::vector<void*>> by_identity;
 };
+
+std::string header(const SsJitApi& api, const char* what) {
+  return std::string(what) + "\nabi " + std::to_string(api.abi_version) + "\n" + api.target_id() +
+         "\n";
+}
 
 Linked& linked() {
   static Linked* l = new Linked;  // code stays linked for the process's life
@@ -47,7 +52,7 @@ Linked& linked() {
 }  // namespace
 
 std::string kernel_identity(const SsJitApi& api, const std::vector<SsJitKernelDesc>& kernels) {
-  std::string out = "abi " + std::to_string(api.abi_version) + "\n" + api.target_id() + "\n";
+  std::string out = header(api, "kernels");
   append(out, static_cast<std::uint64_t>(kernels.size()));
   for (const auto& k : kernels) {
     append(out, k.step_count);
@@ -63,7 +68,17 @@ std::string kernel_identity(const SsJitApi& api, const std::vector<SsJitKernelDe
   return out;
 }
 
-std::string kernel_key(const std::string& identity) {
+std::string controller_identity(const SsJitApi& api, const std::vector<SsJitHostStep>& steps) {
+  std::string out = header(api, "controller");
+  append(out, static_cast<std::uint64_t>(steps.size()));
+  for (const auto& step : steps) {
+    append(out, step.kind);
+    append(out, step.target);
+  }
+  return out;
+}
+
+std::string code_key(const std::string& identity) {
   std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
   for (const unsigned char c : identity) hash = (hash ^ c) * 1099511628211ull;
   char hex[17];
@@ -71,43 +86,37 @@ std::string kernel_key(const std::string& identity) {
   return std::string("k1-") + hex;
 }
 
-std::optional<CachedKernels> cached_kernels(const SsJitApi& api,
-                                            const std::vector<SsJitKernelDesc>& kernels,
-                                            const CodeCache& store, std::string* error) {
-  const std::string identity = kernel_identity(api, kernels);
+std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& identity, int count,
+                                      const CompileObject& compile, const CodeCache& store,
+                                      std::string* error) {
   Linked& l = linked();
   std::lock_guard lock(l.mutex);
   if (auto it = l.by_identity.find(identity); it != l.by_identity.end())
-    return CachedKernels{it->second, KernelOrigin::memory};
+    return CachedCode{it->second, CodeOrigin::memory};
 
-  const std::string key = kernel_key(identity);
+  const std::string key = code_key(identity);
   const std::string prefix = "ss_" + key.substr(3) + "_";
-  const auto count = static_cast<std::int32_t>(kernels.size());
-  CachedKernels out;
-  out.fns.assign(kernels.size(), nullptr);
+  CachedCode out;
+  out.fns.assign(static_cast<std::size_t>(count), nullptr);
   char why[512] = {};
   const auto link = [&](const std::string& object) {
-    return api.load_elementwise(object.data(), object.size(), prefix.c_str(), count, out.fns.data(),
-                                why, sizeof why) == 0;
+    return api.load_object(object.data(), object.size(), prefix.c_str(), count, out.fns.data(), why,
+                           sizeof why) == 0;
   };
-  // A stored entry for these kernels: linked if its object is sound (an
-  // object that doesn't parse links nothing, and is compiled afresh).
+  // A stored entry for this code: linked if its object is sound (an object
+  // that doesn't parse links nothing, and is compiled afresh).
   if (store.load) {
     std::string bytes;
     if (store.load(key, &bytes))
       if (const auto object = object_in(bytes, identity); object && link(*object)) {
-        out.origin = KernelOrigin::store;
+        out.origin = CodeOrigin::store;
         l.by_identity.emplace(identity, out.fns);
         return out;
       }
   }
   std::string object;
-  const auto write = [](void* context, const void* data, std::size_t size) {
-    static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
-  };
-  if (api.compile_elementwise(kernels.data(), count, prefix.c_str(), write, &object, why,
-                              sizeof why) != 0 ||
-      !link(object)) {
+  if (!compile(prefix, &object, error)) return std::nullopt;
+  if (!link(object)) {
     *error = why;
     return std::nullopt;
   }

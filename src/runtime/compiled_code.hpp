@@ -1,0 +1,49 @@
+// Code the JIT compiled, by content: fused kernels (a graph's, in one
+// object) and controller functions. An object is linked once per process
+// (a module loaded again, or another graph with the same kernels, reuses
+// the code already linked) and kept in the host's CodeCache across
+// processes (a second run links the stored object and compiles nothing).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jit/jit_api.h"
+#include "shapescript/engine.hpp"
+
+namespace ss::runtime {
+
+enum class CodeOrigin { compiled, memory, store };
+
+struct CachedCode {
+  std::vector<void*> fns;  // the object's functions, in order
+  CodeOrigin origin = CodeOrigin::compiled;
+};
+
+// What a set of kernels is, byte for byte: the JIT's ABI and target, then
+// every kernel's steps and inputs. Two sets with the same identity are the
+// same code.
+std::string kernel_identity(const SsJitApi& api, const std::vector<SsJitKernelDesc>& kernels);
+// The same for a controller function's steps.
+std::string controller_identity(const SsJitApi& api, const std::vector<SsJitHostStep>& steps);
+// The key a CodeCache stores an identity's object under: "k1-" (the entry
+// format's version) and 16 hex digits of its hash.
+std::string code_key(const std::string& identity);
+
+// Compiles the code an identity names into an object whose functions are
+// named `prefix` followed by 0, 1, ...: false with *error on failure.
+using CompileObject =
+    std::function<bool(const std::string& prefix, std::string* object, std::string* error)>;
+
+// The `count` functions of an identity's code: linked already in this
+// process, else from `store` (an entry whose identity matches and whose
+// object links), else compiled (and then stored). nullopt when the JIT
+// fails; *error says why.
+std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& identity, int count,
+                                      const CompileObject& compile, const CodeCache& store,
+                                      std::string* error);
+
+}  // namespace ss::runtime
