@@ -9,6 +9,7 @@
 
 #include "ir/fusion.hpp"
 #include "runtime/compiled_code.hpp"
+#include "runtime/fast_ops.hpp"
 #include "runtime/gemm/sgemm.hpp"
 #include "runtime/jit_module.hpp"
 #include "runtime/reference/ops.hpp"
@@ -51,16 +52,6 @@ void each_pair(std::int64_t count, const float* a, std::int64_t sa, const float*
     for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j * sa], b[j * sb]);
 }
 
-// A tensor's stride along each of `rank` output axes it broadcasts into
-// (aligned from the right): 0 where it has size 1 or no such axis.
-std::vector<std::int64_t> broadcast_strides(const Tensor& t, std::size_t rank) {
-  std::vector<std::int64_t> s(rank, 0);
-  const std::size_t lead = rank - t.shape().size();
-  for (std::size_t d = 0; d < t.shape().size(); ++d)
-    if (t.shape()[d] != 1) s[lead + d] = t.strides()[d];
-  return s;
-}
-
 // An einsum operand's (or output's) names, its groups flattened.
 std::vector<std::string> flat_names(const std::vector<std::vector<std::string>>& groups) {
   std::vector<std::string> names;
@@ -94,7 +85,7 @@ void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float*
 }
 
 // A graph's fused kernels, compiled: kept in the graph's executor cache.
-constexpr std::size_t kPaths = 5;  // FastExecutor::Path's
+constexpr std::size_t kPaths = 7;  // FastExecutor::Path's
 constexpr std::size_t kOps = static_cast<std::size_t>(ir::Op::all_reduce) + 1;
 
 // What ran one graph's nodes, over its runs.
@@ -150,7 +141,8 @@ class FastExecutor final : public Accelerator {
   }
 
   std::map<std::string, GraphStats> functions() const {
-    static const char* const names[kPaths] = {"gemm", "fused", "loops", "reductions", "moves"};
+    static const char* const names[kPaths] = {"gemm",  "fused",   "loops",  "reductions",
+                                              "moves", "created", "runtime"};
     std::map<std::string, GraphStats> out;
     std::lock_guard lock(registry_mutex_);
     for (const auto& c : registry_) {
@@ -188,11 +180,14 @@ class FastExecutor final : public Accelerator {
       ++plan->counters->by_reference[static_cast<std::size_t>(n.op)];
     else
       ++plan->counters->paths[static_cast<std::size_t>(path)];
-    return path >= 0;
+    return path >= 0 && path != runtime;
   }
 
  private:
-  enum Path { gemm, fused, loops, reductions, moves };
+  // `created`: values made from nothing (constants, fills, ranges);
+  // `runtime`: nodes that compute nothing (inputs' sizes, collectives),
+  // which run_graph does itself.
+  enum Path { gemm, fused, loops, reductions, moves, created, runtime };
 
   // The path that computed node i, or -1 to leave it to the reference.
   int take(const FusionPlan& plan, const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
@@ -206,7 +201,38 @@ class FastExecutor final : public Accelerator {
       run_kernel(plan, static_cast<std::size_t>(k), values[i], values);
       return fused;
     }
+    const auto in = [&](std::size_t k) -> const Tensor& {
+      return values[static_cast<std::size_t>(n.in[k])];
+    };
+    Tensor& out = values[i];
     switch (n.op) {
+      case ir::Op::size:
+      case ir::Op::all_reduce:
+        return runtime;
+      case ir::Op::constant:
+        out = Tensor::scalar(dtype_of(n.type.elem), n.number);
+        return created;
+      case ir::Op::literal:
+        out = Tensor::from_values(dtype_of(n.type.elem), shape_of(n.type, sizes, dims), n.values);
+        return created;
+      case ir::Op::fill:
+        return fast::fill(dtype_of(n.type.elem), shape_of(n.type, sizes, dims), n.number, out)
+                   ? created
+                   : -1;
+      case ir::Op::arange: {
+        const auto size = size_of(n.type.axes.at(0), sizes, dims);
+        return size && fast::arange(*size, out) ? created : -1;
+      }
+      case ir::Op::argmax:
+        return fast::argmax(in(0), n.axes[0], n.keep, out) ? reductions : -1;
+      case ir::Op::cross_entropy:
+        return fast::cross_entropy(in(0), in(1), n.axes[0], n.sub == 1, out) ? reductions : -1;
+      case ir::Op::layer_norm:
+        return fast::layer_norm(in(0), n.axes[0], out) ? reductions : -1;
+      case ir::Op::gather:
+        return fast::gather(in(0), in(1), out) ? moves : -1;
+      case ir::Op::scatter_add:
+        return fast::scatter_add(in(0), in(1), shape_of(n.type, sizes, dims), out) ? moves : -1;
       case ir::Op::matmul:
         return matmul(n, values[i], values) ? gemm : -1;
       case ir::Op::einsum:
@@ -284,9 +310,12 @@ class FastExecutor final : public Accelerator {
   }
 
   bool binary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    if (dtype_of(n.type.elem) != DType::f32) return false;  // comparisons: the reference's
-    return binary_f32(static_cast<ir::Binary>(n.sub), values[static_cast<std::size_t>(n.in[0])],
-                      values[static_cast<std::size_t>(n.in[1])], out);
+    const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
+    const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
+    const auto op = static_cast<ir::Binary>(n.sub);
+    const DType result = dtype_of(n.type.elem);
+    if (result == DType::f32 && binary_f32(op, a, b, out)) return true;
+    return fast::binary_any(op, a, b, out);  // comparisons, logic, integers, mixed types
   }
 
   static bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
@@ -320,9 +349,12 @@ class FastExecutor final : public Accelerator {
   // order; max and min as std::max_element and min_element compare), so
   // the reference's bits, without its per-element gathering.
   bool reduce(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    return dtype_of(n.type.elem) == DType::f32 &&
-           reduce_f32(static_cast<ir::Reduce>(n.sub), values[static_cast<std::size_t>(n.in[0])],
-                      n.axes, n.keep, out);
+    if (dtype_of(n.type.elem) != DType::f32) return false;
+    const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
+    const auto op = static_cast<ir::Reduce>(n.sub);
+    if (x.dtype() != DType::boolean) return reduce_f32(op, x, n.axes, n.keep, out);
+    Tensor as_float;  // a bool's 0 and 1 are exact as floats: the same sums
+    return cast_to_f32(x, as_float) && reduce_f32(op, as_float, n.axes, n.keep, out);
   }
 
   // softmax and log_softmax along the last axis, as the reference composes
@@ -343,9 +375,10 @@ class FastExecutor final : public Accelerator {
 
   static bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes,
                          bool keep, Tensor& out) {
+    const bool spread = op == ir::Reduce::var || op == ir::Reduce::std;
     if (x.dtype() != DType::f32 ||
         (op != ir::Reduce::sum && op != ir::Reduce::mean && op != ir::Reduce::max &&
-         op != ir::Reduce::min && op != ir::Reduce::logsumexp))
+         op != ir::Reduce::min && op != ir::Reduce::logsumexp && !spread))
       return false;
     const auto rank = static_cast<std::size_t>(x.rank());
     std::vector<bool> reduced(rank, false);
@@ -371,7 +404,7 @@ class FastExecutor final : public Accelerator {
         shape.push_back(1);
     }
     if (group == 0) return false;  // the reference's empty groups
-    if (op == ir::Reduce::logsumexp && !trailing) return false;
+    if ((op == ir::Reduce::logsumexp || spread) && !trailing) return false;
     const Tensor c = x.contiguous() ? x : x.compact();
     const auto* p = static_cast<const float*>(c.raw());
     out = Tensor::uninitialized(DType::f32, shape);
@@ -393,6 +426,17 @@ class FastExecutor final : public Accelerator {
         if (std::isfinite(peak))
           for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
         o[r] = static_cast<float>(std::isfinite(peak) ? peak + std::log(sum) : peak);
+      }
+      return true;
+    }
+    if (spread) {  // var and std: the sum, then squares about sum / n, in doubles
+      const auto n = static_cast<double>(group);
+      for (std::int64_t r = 0; r < kept; ++r) {
+        const float* row = p + r * group;
+        double sum = 0, squares = 0;
+        for (std::int64_t g = 0; g < group; ++g) sum += row[g];
+        for (std::int64_t g = 0; g < group; ++g) squares += (row[g] - sum / n) * (row[g] - sum / n);
+        o[r] = static_cast<float>(op == ir::Reduce::var ? squares / n : std::sqrt(squares / n));
       }
       return true;
     }

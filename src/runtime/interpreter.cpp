@@ -14,19 +14,6 @@ namespace {
 using check::Factor;
 namespace ref = reference;
 
-// A node's shape from its type, for nodes that make values (fill, literal,
-// random): every axis's size must be known by now.
-Shape shape_of(const check::Type& type, const std::map<std::string, std::int64_t>& sizes,
-               const Dims& dims) {
-  Shape shape;
-  for (const auto& axis : type.axes) {
-    const auto size = size_of(axis, sizes, dims);
-    if (!size) throw ref::InternalError("a value of unknown size " + axis.str());
-    shape.push_back(*size);
-  }
-  return shape;
-}
-
 Tensor run_einops(const ir::Node& n, const Tensor& x,
                   const std::map<std::string, std::int64_t>& bound, const Dims& dims) {
   const auto [names, sizes] = einops_names(n, x, bound, dims);
@@ -156,6 +143,17 @@ std::optional<std::int64_t> size_of(const check::Axis& axis,
     }
   }
   return n;
+}
+
+Shape shape_of(const check::Type& type, const std::map<std::string, std::int64_t>& sizes,
+               const Dims& dims) {
+  Shape shape;
+  for (const auto& axis : type.axes) {
+    const auto size = size_of(axis, sizes, dims);
+    if (!size) throw reference::InternalError("a value of unknown size " + axis.str());
+    shape.push_back(*size);
+  }
+  return shape;
 }
 
 std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,

@@ -38,6 +38,11 @@ using Dims = std::map<std::string, std::optional<std::int64_t>>;
 // The runtime's element type for a checked one (Index[C] is i32).
 DType dtype_of(const check::Elem& elem);
 
+// A node's shape from its type, for nodes that make values (fill,
+// literal, random): every axis's size must be known by now.
+Shape shape_of(const check::Type& type, const std::map<std::string, std::int64_t>& sizes,
+               const Dims& dims);
+
 // An axis's size: its literal factors, its dims' sizes, its generic names'
 // `sizes`; nullopt when one of them isn't known.
 std::optional<std::int64_t> size_of(const check::Axis& axis,

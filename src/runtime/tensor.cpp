@@ -282,4 +282,12 @@ std::vector<double> Tensor::values() const {
   return out;
 }
 
+Strides broadcast_strides(const Tensor& t, std::size_t rank) {
+  Strides s(rank, 0);
+  const std::size_t lead = rank - t.shape().size();
+  for (std::size_t d = 0; d < t.shape().size(); ++d)
+    if (t.shape()[d] != 1) s[lead + d] = t.strides()[d];
+  return s;
+}
+
 }  // namespace ss::runtime

@@ -112,4 +112,8 @@ class Tensor {
   std::shared_ptr<Buffer> buffer_;
 };
 
+// A tensor's stride along each of `rank` output axes it broadcasts into
+// (aligned from the right): 0 where it has size 1 or no such axis.
+Strides broadcast_strides(const Tensor& t, std::size_t rank);
+
 }  // namespace ss::runtime

@@ -161,12 +161,16 @@ Tensor unary(Unary op, const Tensor& x) {
   return out;
 }
 
+DType binary_dtype(Binary op, DType a, DType b) {
+  if (is_comparison(op)) return DType::boolean;
+  if (op == Binary::div && !is_float(a) && !is_float(b)) return DType::f32;
+  return arithmetic_dtype(a, b);
+}
+
 Tensor binary(Binary op, const Tensor& a, const Tensor& b) {
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
-  DType dtype = is_comparison(op) ? DType::boolean : arithmetic_dtype(a.dtype(), b.dtype());
   const bool integers = !is_float(a.dtype()) && !is_float(b.dtype());
-  if (op == Binary::div && integers) dtype = DType::f32;
-  Tensor out = Tensor::zeros(dtype, shape);
+  Tensor out = Tensor::zeros(binary_dtype(op, a.dtype(), b.dtype()), shape);
   for_each_broadcast(shape, {&a, &b}, [&](std::int64_t i, const std::vector<std::int64_t>& at) {
     out.set(i, apply_binary(op, a.get(at[0]), b.get(at[1]), integers));
   });

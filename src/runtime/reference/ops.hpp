@@ -39,6 +39,9 @@ Shape broadcast_shapes(const Shape& a, const Shape& b);
 // where it wants the reference's bits (`integers`: both operands integral).
 double apply_unary(Unary op, double x);
 double apply_binary(Binary op, double a, double b, bool integers);
+// What binary(op, a, b) gives: bool for comparisons and logic, f32 for a
+// division of integers, else the operands' common type.
+DType binary_dtype(Binary op, DType a, DType b);
 
 Tensor unary(Unary op, const Tensor& x);
 // Arithmetic keeps the operands' dtype (a float over an integer, f32 over
