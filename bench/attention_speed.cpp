@@ -3,7 +3,9 @@
 // the output's sum of squares) and an Adam step, best microseconds per
 // call. `bench_attention [reference|fast]`; bench/attention.sh sets it
 // beside PyTorch.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -49,8 +51,10 @@ fn step(mut a: Attention, mut opt: Adam[Attention], x: [b T E]) -> []:
 
 int main(int argc, char** argv) {
   const std::string executor = argc > 1 ? argv[1] : "fast";
+  const int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   ss::Engine engine(
-      {.executor = executor == "reference" ? ss::Executor::reference : ss::Executor::fast});
+      {.executor = executor == "reference" ? ss::Executor::reference : ss::Executor::fast,
+       .threads = threads});
   const ss::Module m = engine.load_source(kProgram, "attention.ss");
   if (!m) {
     for (const auto& d : m.diagnostics()) std::fprintf(stderr, "%s", d.render().c_str());

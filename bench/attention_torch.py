@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """bench_attention's peer: the same causal self-attention block (batch 8,
-seq 128, d_model 64, 4 heads, no biases) in eager PyTorch on one thread:
+seq 128, d_model 64, 4 heads, no biases) in eager PyTorch on THREADS threads
+(the first argument, 1 by default):
 forward, the output's sum of squares, backward, an Adam step. Prints
 `attention_step microseconds`, the best of 5 rounds."""
+import sys
 import time
 
 import torch
 
-torch.set_num_threads(1)
+torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
 torch.manual_seed(0)
 B, T, E, H = 8, 128, 64, 4
 K = E // H

@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """The peers of bench_mlp: the same MLP 784-256-256-10 in PyTorch (eager,
-one thread) and ONNX Runtime (its C library through the Python wheel, one
-thread, the model exported from PyTorch): forward at batch 1 and 64, and a
+on THREADS threads, the first argument, 1 by default) and ONNX Runtime (its
+C library through the Python wheel, as many threads, the model exported
+from PyTorch): forward at batch 1 and 64, and a
 PyTorch training step (forward, cross-entropy, backward, AdamW) at batch 64
 and 256. Prints `peer name microseconds` lines, the best of 5 rounds.
 
     pip install torch onnx onnxruntime && python3 bench/mlp_peers.py
 """
 import io
+import sys
 import time
 
 import torch
 
-torch.set_num_threads(1)
+THREADS = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+torch.set_num_threads(THREADS)
 torch.manual_seed(0)
 
 
@@ -49,7 +52,7 @@ try:
                       output_names=["y"], dynamic_axes={"x": {0: "b"}, "y": {0: "b"}},
                       dynamo=False)
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = THREADS
     options.inter_op_num_threads = 1
     session = ort.InferenceSession(buffer.getvalue(), options, providers=["CPUExecutionProvider"])
     for b in (1, 64):

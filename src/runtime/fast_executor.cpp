@@ -11,6 +11,7 @@
 #include "runtime/compiled_code.hpp"
 #include "runtime/fast_ops.hpp"
 #include "runtime/gemm/sgemm.hpp"
+#include "runtime/helper_threads.hpp"
 #include "runtime/jit_module.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -86,6 +87,9 @@ void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float*
 
 // A graph's fused kernels, compiled: kept in the graph's executor cache.
 constexpr std::size_t kPaths = 7;  // FastExecutor::Path's
+// Elements a thread's share of an elementwise loop or reduction should have
+// at least: below it, waking a helper costs more than it saves.
+constexpr std::int64_t kMinElements = 1 << 15;
 constexpr std::size_t kOps = static_cast<std::size_t>(ir::Op::all_reduce) + 1;
 
 // What ran one graph's nodes, over its runs.
@@ -285,7 +289,7 @@ class FastExecutor final : public Accelerator {
     return unary_f32(static_cast<ir::Unary>(n.sub), values[static_cast<std::size_t>(n.in[0])], out);
   }
 
-  static bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out) {
+  bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out) const {
     if (x.dtype() != DType::f32 || op == ir::Unary::logical_not) return false;
     const Tensor c = x.contiguous() ? x : x.compact();
     out = Tensor::uninitialized(DType::f32, x.shape());
@@ -302,9 +306,11 @@ class FastExecutor final : public Accelerator {
       case ir::Unary::sqrt:
         for (std::int64_t j = 0; j < count; ++j) o[j] = std::sqrt(in[j]);
         break;
-      default:
-        for (std::int64_t j = 0; j < count; ++j)
-          o[j] = static_cast<float>(reference::apply_unary(op, in[j]));
+      default:  // exp, tanh, ...: in double, worth threads on a large tensor
+        for_rows(count, kMinElements, options_.threads, [&](std::int64_t from, std::int64_t to) {
+          for (std::int64_t j = from; j < to; ++j)
+            o[j] = static_cast<float>(reference::apply_unary(op, in[j]));
+        });
     }
     return true;
   }
@@ -373,8 +379,8 @@ class FastExecutor final : public Accelerator {
     return unary_f32(ir::Unary::exp, shifted, out);
   }
 
-  static bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes,
-                         bool keep, Tensor& out) {
+  bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes, bool keep,
+                  Tensor& out) const {
     const bool spread = op == ir::Reduce::var || op == ir::Reduce::std;
     if (x.dtype() != DType::f32 ||
         (op != ir::Reduce::sum && op != ir::Reduce::mean && op != ir::Reduce::max &&
@@ -418,26 +424,31 @@ class FastExecutor final : public Accelerator {
     };
     const bool extreme = op == ir::Reduce::max || op == ir::Reduce::min;
     if (op == ir::Reduce::logsumexp) {  // the reference's logsumexp_of, row by row
-      for (std::int64_t r = 0; r < kept; ++r) {
-        const float* row = p + r * group;
-        double peak = -std::numeric_limits<double>::infinity();
-        for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
-        double sum = 0;
-        if (std::isfinite(peak))
-          for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
-        o[r] = static_cast<float>(std::isfinite(peak) ? peak + std::log(sum) : peak);
-      }
+      for_rows(kept, kMinElements / group, options_.threads, [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const float* row = p + r * group;
+          double peak = -std::numeric_limits<double>::infinity();
+          for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
+          double sum = 0;
+          if (std::isfinite(peak))
+            for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
+          o[r] = static_cast<float>(std::isfinite(peak) ? peak + std::log(sum) : peak);
+        }
+      });
       return true;
     }
     if (spread) {  // var and std: the sum, then squares about sum / n, in doubles
       const auto n = static_cast<double>(group);
-      for (std::int64_t r = 0; r < kept; ++r) {
-        const float* row = p + r * group;
-        double sum = 0, squares = 0;
-        for (std::int64_t g = 0; g < group; ++g) sum += row[g];
-        for (std::int64_t g = 0; g < group; ++g) squares += (row[g] - sum / n) * (row[g] - sum / n);
-        o[r] = static_cast<float>(op == ir::Reduce::var ? squares / n : std::sqrt(squares / n));
-      }
+      for_rows(kept, kMinElements / group, options_.threads, [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const float* row = p + r * group;
+          double sum = 0, squares = 0;
+          for (std::int64_t g = 0; g < group; ++g) sum += row[g];
+          for (std::int64_t g = 0; g < group; ++g)
+            squares += (row[g] - sum / n) * (row[g] - sum / n);
+          o[r] = static_cast<float>(op == ir::Reduce::var ? squares / n : std::sqrt(squares / n));
+        }
+      });
       return true;
     }
     if (trailing) {  // each kept position's group is contiguous
@@ -472,7 +483,10 @@ class FastExecutor final : public Accelerator {
     if (x.dtype() != DType::f32 || x.rank() < 2) return false;
     const std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
     out = x.compact();
-    if (out.buffer() == x.buffer()) out = reference::cast(x, DType::f32);  // a copy of its own
+    if (out.buffer() == x.buffer()) {  // a copy of its own, to write the mask into
+      out = Tensor::uninitialized(DType::f32, x.shape());
+      std::copy_n(static_cast<const float*>(x.raw()), x.size(), static_cast<float*>(out.raw()));
+    }
     auto* p = static_cast<float*>(out.raw());
     const std::int64_t planes = rows && cols ? out.size() / (rows * cols) : 0;
     for (std::int64_t t = 0; t < planes; ++t)
@@ -824,8 +838,18 @@ class FastExecutor final : public Accelerator {
       outer_strides.push_back(rank >= 2 ? s[rank - 2] : 0);
     }
     out = Tensor::uninitialized(DType::f32, shape);
-    plan.fns[k](pointers.data(), outer_strides.data(), static_cast<float*>(out.raw()), outer,
-                inner);
+    // Rows split over the threads when there is enough work: each part is
+    // the same kernel on its rows, every pointer moved to its first.
+    auto* o = static_cast<float*>(out.raw());
+    for_rows(outer, kMinElements / std::max<std::int64_t>(1, inner), options_.threads,
+             [&](std::int64_t from, std::int64_t to) {
+               std::vector<const void*> at(pointers.size());
+               for (std::size_t j = 0; j < pointers.size(); ++j)
+                 at[j] = static_cast<const char*>(pointers[j]) +
+                         from * outer_strides[j] *
+                             static_cast<std::int64_t>(dtype_size(inputs[j].dtype()));
+               plan.fns[k](at.data(), outer_strides.data(), o + from * inner, to - from, inner);
+             });
     ++runs_;
   }
 

@@ -1,18 +1,19 @@
 #include "runtime/gemm/sgemm.hpp"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "runtime/gemm/kernel_args.hpp"
+#include "runtime/helper_threads.hpp"
 
 namespace ss::gemm {
+
+using runtime::run_parts;
 namespace {
 
 struct Choice {
@@ -74,68 +75,6 @@ void run_tile(const Choice& k, const detail::Args& args, detail::Tile tile) {
   k.kernel(args, tile, base, base + a_floats);
 }
 
-// Helper threads kept between calls (starting threads for each product
-// costs more than a small product), woken for each split product.
-class Helpers {
- public:
-  ~Helpers() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    start_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-
-  // Runs job(0) here and job(1..parts-1) on helpers, and waits for all.
-  // False, having run nothing, when another caller has the helpers.
-  bool run(int parts, const std::function<void(int)>& job) {
-    std::unique_lock busy(busy_, std::try_to_lock);
-    if (!busy) return false;
-    {
-      std::lock_guard lock(mutex_);
-      while (static_cast<int>(threads_.size()) < parts - 1)
-        threads_.emplace_back(
-            [this, index = static_cast<int>(threads_.size()) + 1] { loop(index); });
-      job_ = &job;
-      active_ = parts;
-      pending_ = parts - 1;
-      ++generation_;
-    }
-    start_.notify_all();
-    job(0);
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    return true;
-  }
-
- private:
-  void loop(int index) {
-    std::uint64_t seen = 0;
-    std::unique_lock lock(mutex_);
-    while (true) {
-      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      if (index >= active_) continue;  // not needed this time
-      const auto* job = job_;
-      lock.unlock();
-      (*job)(index);
-      lock.lock();
-      if (--pending_ == 0) done_.notify_all();
-    }
-  }
-
-  std::mutex busy_;  // one split product at a time
-  std::mutex mutex_;
-  std::condition_variable start_, done_;
-  std::vector<std::thread> threads_;
-  const std::function<void(int)>* job_ = nullptr;
-  std::uint64_t generation_ = 0;
-  int active_ = 0, pending_ = 0;
-  bool stop_ = false;
-};
-
 void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
          Matrix a, Matrix b, float beta, Output c, int threads) {
   if (m <= 0 || n <= 0) return;
@@ -163,7 +102,7 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
   if (m == 1) return choice.gemv(args);  // a batch of one: B streamed once, unpacked
   // Small products, or one thread: all here. Else the wider side is split
   // in whole micro-tiles, one part a thread, the first on the caller's.
-  const bool split = threads > 1 && m * n * k >= (std::int64_t{1} << 18);
+  const bool split = threads > 1 && m * n * k >= (std::int64_t{1} << 20);
   if (!split) return run_tile(choice, args, {0, m, 0, n});
   const bool by_columns = n >= m;
   const std::int64_t unit = by_columns ? choice.blocking.nr : choice.blocking.mr;
@@ -183,9 +122,7 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
       failed[static_cast<std::size_t>(t)] = std::current_exception();
     }
   };
-  static Helpers helpers;
-  if (!helpers.run(static_cast<int>(tiles.size()), job))
-    for (std::size_t t = 0; t < tiles.size(); ++t) job(static_cast<int>(t));  // helpers busy
+  run_parts(static_cast<int>(tiles.size()), job);
   for (const auto& e : failed)
     if (e) std::rethrow_exception(e);
 }
