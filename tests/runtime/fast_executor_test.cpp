@@ -201,23 +201,30 @@ TEST_CASE("a fused kernel gives the reference's bits, broadcasting, bool conditi
   // z is read twice, so it is a kernel's root of its own, and the return another's.
   REQUIRE(kernels.size() == 2);
   CHECK(kernels[0].members.size() + kernels[1].members.size() >= 10);
-  Tensor x = Tensor::zeros(DType::f32, {5, 7}), y = Tensor::zeros(DType::f32, {7}),
-         c = Tensor::zeros(DType::f32, {5, 1});
-  for (std::int64_t k = 0; k < x.size(); ++k)
-    x.set(k, 2.5 * std::sin(1.3 * static_cast<double>(k)));
-  for (std::int64_t k = 0; k < y.size(); ++k) y.set(k, std::cos(0.9 * static_cast<double>(k)));
-  for (std::int64_t k = 0; k < c.size(); ++k) c.set(k, 0.5 + static_cast<double>(k));
-  const std::map<std::string, Tensor> inputs = {{"x", x}, {"y", y}, {"c", c}};
-  auto fast = ss::runtime::make_fast_executor({.jit_library = ss::test::kJitPath});
-  const auto reference = ss::runtime::run_graph(g, inputs, program->typed.dims);
-  const auto fused = ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, fast.get());
+  // 5 rows, and 12000 (84000 elements), which two threads split between them.
+  auto fast = ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
+  for (const std::int64_t rows : {5, 12000}) {
+    CAPTURE(rows);
+    Tensor x = Tensor::zeros(DType::f32, {rows, 7}), y = Tensor::zeros(DType::f32, {7}),
+           c = Tensor::zeros(DType::f32, {rows, 1});
+    for (std::int64_t k = 0; k < x.size(); ++k)
+      x.set(k, 2.5 * std::sin(1.3 * static_cast<double>(k)));
+    for (std::int64_t k = 0; k < y.size(); ++k) y.set(k, std::cos(0.9 * static_cast<double>(k)));
+    for (std::int64_t k = 0; k < c.size(); ++k) c.set(k, 0.5 + static_cast<double>(k % 9));
+    const std::map<std::string, Tensor> inputs = {{"x", x}, {"y", y}, {"c", c}};
+    const auto reference = ss::runtime::run_graph(g, inputs, program->typed.dims);
+    const auto fused = ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, fast.get());
+    REQUIRE(fused.at(0).shape() == reference.at(0).shape());
+    const auto a = reference[0].values(), b = fused[0].values();
+    std::size_t wrong = 0;
+    for (std::size_t k = 0; k < a.size(); ++k) wrong += a[k] != b[k];
+    CHECK(wrong == 0);
+  }
+  // Its two kernels, compiled here or earlier in this process, ran twice each.
   const auto counts = ss::runtime::fusion_counts(*fast);
-  CHECK(counts.kernels == 2);
-  CHECK(counts.runs == 2);
+  CHECK(counts.kernels + counts.from_memory == 2);
+  CHECK(counts.runs == 4);
   CHECK(counts.stepped == 0);
-  REQUIRE(fused.at(0).shape() == reference.at(0).shape());
-  const auto a = reference[0].values(), b = fused[0].values();
-  for (std::size_t k = 0; k < a.size(); ++k) CHECK_MESSAGE(a[k] == b[k], "element " << k);
 }
 
 TEST_CASE("the fast executor's reductions give the reference's bits, NaNs and ties included") {
@@ -227,29 +234,32 @@ TEST_CASE("the fast executor's reductions give the reference's bits, NaNs and ti
       "    return max(x, over=a), min(x, over=C), mean(x, over=a), sum(x, over=C, keep=true), "
       "sum(x, over=B), logsumexp(x, over=C), softmax(x, over=C), log_softmax(x, over=C)\n");
   const auto g = ss::ir::lower_function(program->typed, "f");
-  Tensor x = Tensor::zeros(DType::f32, {4, 3, 5});
-  for (std::int64_t k = 0; k < x.size(); ++k)
-    x.set(k, k % 11 == 3 ? std::nan("") : std::round(3 * std::sin(0.7 * static_cast<double>(k))));
-  Counting counting;
-  const auto reference = ss::runtime::run_graph(g, {{"x", x}}, program->typed.dims);
-  // x as a permuted view too: the executor makes it contiguous first.
-  const Tensor view = x.permute({0, 2, 1}).compact().permute({0, 2, 1});
-  for (const Tensor* in : std::vector<const Tensor*>{&x, &view}) {
-    const auto fast =
-        ss::runtime::run_graph(g, {{"x", *in}}, program->typed.dims, nullptr, &counting);
-    REQUIRE(fast.size() == reference.size());
-    for (std::size_t o = 0; o < fast.size(); ++o) {
-      CAPTURE(o);
-      REQUIRE(fast[o].shape() == reference[o].shape());
-      const auto a = reference[o].values(), b = fast[o].values();
-      for (std::size_t k = 0; k < a.size(); ++k)
-        CHECK_MESSAGE((a[k] == b[k] || (std::isnan(a[k]) && std::isnan(b[k]))),
-                      "element " << k << ": reference " << a[k] << ", fast " << b[k]);
+  Counting counting;  // two threads: 8000 rows of x (120000 elements) split between them
+  for (const std::int64_t rows : {4, 8000}) {
+    CAPTURE(rows);
+    Tensor x = Tensor::zeros(DType::f32, {rows, 3, 5});
+    for (std::int64_t k = 0; k < x.size(); ++k)
+      x.set(k, k % 11 == 3 ? std::nan("") : std::round(3 * std::sin(0.7 * static_cast<double>(k))));
+    const auto reference = ss::runtime::run_graph(g, {{"x", x}}, program->typed.dims);
+    // x as a permuted view too: the executor makes it contiguous first.
+    const Tensor view = x.permute({0, 2, 1}).compact().permute({0, 2, 1});
+    for (const Tensor* in : std::vector<const Tensor*>{&x, &view}) {
+      const auto fast =
+          ss::runtime::run_graph(g, {{"x", *in}}, program->typed.dims, nullptr, &counting);
+      REQUIRE(fast.size() == reference.size());
+      for (std::size_t o = 0; o < fast.size(); ++o) {
+        CAPTURE(o);
+        REQUIRE(fast[o].shape() == reference[o].shape());
+        const auto a = reference[o].values(), b = fast[o].values();
+        for (std::size_t k = 0; k < a.size(); ++k)
+          CHECK_MESSAGE((a[k] == b[k] || (std::isnan(a[k]) && std::isnan(b[k]))),
+                        "element " << k << ": reference " << a[k] << ", fast " << b[k]);
+      }
     }
   }
-  CHECK(counting.taken["reduce"] == 10);  // sum over the middle axis is the reference's
-  CHECK(counting.taken["softmax"] == 2);
-  CHECK(counting.taken["log_softmax"] == 2);
+  CHECK(counting.taken["reduce"] == 20);  // sum over the middle axis is the reference's
+  CHECK(counting.taken["softmax"] == 4);
+  CHECK(counting.taken["log_softmax"] == 4);
 }
 
 TEST_CASE("the fast executor's other operations give the reference's bits, and its errors") {
