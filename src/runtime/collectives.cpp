@@ -1,11 +1,14 @@
 #include "runtime/collectives.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <mutex>
 #include <vector>
+
+#include "runtime/helper_threads.hpp"
 
 namespace ss::runtime {
 namespace {
@@ -100,7 +103,14 @@ class InProcess final : public Collectives {
       woken_.notify_all();
       return;
     }
-    // A zero timeout fails at once, before the lock is let go (so surely).
+    // The others are usually a few microseconds behind: spin a while before
+    // sleeping, since waking a sleeping thread costs more than that. A zero
+    // timeout fails at once, before the lock is let go (so surely).
+    if (timeout_.count() > 0) {
+      lock.unlock();
+      spin_until([&] { return generation_.load() != generation || aborted_.load(); });
+      lock.lock();
+    }
     const bool done = timeout_.count() > 0 && woken_.wait_for(lock, timeout_, [&] {
       return generation_ != generation || aborted_;
     });
@@ -121,8 +131,9 @@ class InProcess final : public Collectives {
   std::condition_variable woken_;
   std::vector<Buffer> buffers_;
   int arrived_ = 0;
-  std::uint64_t generation_ = 0;
-  bool aborted_ = false;
+  // Changed under the mutex; read without it while spinning.
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<bool> aborted_{false};
   std::string why_;
 };
 

@@ -482,11 +482,7 @@ class FastExecutor final : public Accelerator {
   static bool causal(const Tensor& x, Tensor& out) {
     if (x.dtype() != DType::f32 || x.rank() < 2) return false;
     const std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
-    out = x.compact();
-    if (out.buffer() == x.buffer()) {  // a copy of its own, to write the mask into
-      out = Tensor::uninitialized(DType::f32, x.shape());
-      std::copy_n(static_cast<const float*>(x.raw()), x.size(), static_cast<float*>(out.raw()));
-    }
+    out = x.clone();  // a copy of its own, to write the mask into
     auto* p = static_cast<float*>(out.raw());
     const std::int64_t planes = rows && cols ? out.size() / (rows * cols) : 0;
     for (std::int64_t t = 0; t < planes; ++t)

@@ -10,6 +10,19 @@
 #include <vector>
 
 namespace ss::runtime {
+
+bool spin_until(const std::function<bool()>& ready) {
+  constexpr auto kSpin = std::chrono::microseconds(200);
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 1;; ++i) {
+    if (ready()) return true;
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return false;
+  }
+}
+
 namespace {
 
 // Helper threads kept between calls (starting threads for each product
@@ -53,20 +66,6 @@ class Helpers {
   }
 
  private:
-  // Polls `ready` for up to kSpin; false if it never held.
-  template <typename F>
-  static bool spin_until(F ready) {
-    constexpr auto kSpin = std::chrono::microseconds(200);
-    const auto until = std::chrono::steady_clock::now() + kSpin;
-    for (int i = 1;; ++i) {
-      if (ready()) return true;
-#if defined(__x86_64__)
-      __builtin_ia32_pause();
-#endif
-      if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return false;
-    }
-  }
-
   void loop(int index) {
     std::uint64_t seen = 0;
     while (true) {

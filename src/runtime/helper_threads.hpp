@@ -8,6 +8,11 @@
 
 namespace ss::runtime {
 
+// Polls `ready` for up to 200 microseconds (pausing between polls); true
+// as soon as it holds, false if it never did. For waits that usually end
+// sooner than waking a sleeping thread would take.
+bool spin_until(const std::function<bool()>& ready);
+
 // Runs job(0), ..., job(parts - 1), the first on this thread, and waits
 // for them all. When another caller has the helpers, runs every part here,
 // one after another (so a job's parts must not wait for each other).

@@ -263,7 +263,7 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
       case ir::Op::all_reduce:
         out = in(n, 0);
         if (worker) {
-          out = ref::cast(out, out.dtype());  // a copy of its own: reduced in place
+          out = out.clone();  // a copy of its own: reduced in place
           all_reduce(*worker, out);
         }
         break;

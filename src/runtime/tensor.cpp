@@ -190,6 +190,13 @@ void copy_rows(const T* from, T* to, const Shape& shape, const Strides& strides)
 
 }  // namespace
 
+Tensor Tensor::clone() const {
+  if (!contiguous_) return compact();
+  Tensor out = uninitialized(dtype_, shape_);
+  std::memcpy(out.raw(), raw(), static_cast<std::size_t>(size()) * dtype_size(dtype_));
+  return out;
+}
+
 Tensor Tensor::compact() const {
   if (contiguous_) return *this;
   Tensor out = uninitialized(dtype_, shape_);

@@ -79,6 +79,8 @@ class Tensor {
   Tensor permute(const std::vector<std::int64_t>& order) const;
   // This tensor if contiguous, else a contiguous copy.
   Tensor compact() const;
+  // A contiguous copy with a buffer of its own, always.
+  Tensor clone() const;
   // A contiguous tensor's elements in another shape of the same size, shared.
   Tensor reshape(Shape shape) const;
 
