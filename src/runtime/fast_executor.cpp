@@ -115,7 +115,7 @@ struct FusionPlan {
 
 // `t` with every element its own, in `shape` (t broadcasts into it), exact.
 Tensor materialize(const Tensor& t, const Shape& shape) {
-  return reference::where(Tensor::zeros(DType::boolean, shape), t, t);
+  return fast::expand(t, shape);
 }
 
 // A value computed inside a kernel: nobody reads it, but the interpreter
@@ -232,7 +232,44 @@ class FastExecutor final : public Accelerator {
       case ir::Op::cross_entropy:
         return fast::cross_entropy(in(0), in(1), n.axes[0], n.sub == 1, out) ? reductions : -1;
       case ir::Op::layer_norm:
-        return fast::layer_norm(in(0), n.axes[0], out) ? reductions : -1;
+      case ir::Op::rms_norm:
+        return fast::normalise(in(0), n.axes[0], n.op == ir::Op::layer_norm, out) ? reductions : -1;
+      case ir::Op::where:  // one not fused (no JIT, or integers)
+        return fast::where(in(0), in(1), in(2), out) ? loops : -1;
+      case ir::Op::pad:
+        return fast::pad(in(0), n.axes[0], n.ints[0], n.ints[1], n.number, out) ? moves : -1;
+      case ir::Op::concat:
+      case ir::Op::stack: {
+        std::vector<Tensor> xs;
+        for (std::size_t k = 0; k < n.in.size(); ++k) xs.push_back(in(k));
+        return (n.op == ir::Op::concat ? fast::concat(xs, n.axes[0], out) : fast::stack(xs, out))
+                   ? moves
+                   : -1;
+      }
+      case ir::Op::sort:
+      case ir::Op::argsort:
+        return fast::sort(in(0), n.axes[0], n.op == ir::Op::argsort, out) ? moves : -1;
+      case ir::Op::place: {  // the gradient of an index or slice: zeros around the values
+        const Shape& shape = in(1).shape();
+        const std::int64_t axis = n.axes[0];
+        const std::int64_t size = shape.at(static_cast<std::size_t>(axis));
+        std::int64_t start = n.ints.empty() ? static_cast<std::int64_t>(n.number) : n.ints[0];
+        if (n.ints.empty() && start < 0) start += size;
+        const std::int64_t end = n.ints.empty() ? start + 1 : n.keep ? size - n.ints[1] : n.ints[1];
+        Shape region = shape;
+        region[static_cast<std::size_t>(axis)] = end - start;
+        if (start < 0 || end > size || element_count(region) != in(0).size()) return -1;
+        const Tensor part = in(0).contiguous() ? in(0) : in(0).compact();
+        return fast::pad(part.reshape(region), axis, start, size - end, 0.0, out) ? moves : -1;
+      }
+      case ir::Op::index:  // views, as the reference makes them: no copy
+        out = reference::take(in(0), n.axes[0], static_cast<std::int64_t>(n.number));
+        return moves;
+      case ir::Op::slice: {
+        const std::int64_t end = n.keep ? in(0).dim(n.axes[0]) - n.ints[1] : n.ints[1];
+        out = reference::slice(in(0), n.axes[0], n.ints[0], end);
+        return moves;
+      }
       case ir::Op::gather:
         return fast::gather(in(0), in(1), out) ? moves : -1;
       case ir::Op::scatter_add:
@@ -290,6 +327,14 @@ class FastExecutor final : public Accelerator {
   }
 
   bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out) const {
+    if (op == ir::Unary::logical_not && x.dtype() == DType::boolean) {
+      const Tensor c = x.contiguous() ? x : x.compact();
+      out = Tensor::uninitialized(DType::boolean, x.shape());
+      const auto* in = static_cast<const unsigned char*>(c.raw());
+      auto* o = static_cast<unsigned char*>(out.raw());
+      for (std::int64_t j = 0, count = x.size(); j < count; ++j) o[j] = in[j] ? 0 : 1;
+      return true;
+    }
     if (x.dtype() != DType::f32 || op == ir::Unary::logical_not) return false;
     const Tensor c = x.contiguous() ? x : x.compact();
     out = Tensor::uninitialized(DType::f32, x.shape());
@@ -517,12 +562,14 @@ class FastExecutor final : public Accelerator {
     }
   }
 
-  // A rearrange (an einops pattern that neither reduces nor repeats) moves
-  // data only: the input's groups split, its axes permuted, the output's
-  // groups merged, in one copy. The same elements as the reference's.
+  // An einops pattern as one copy: the input's named axes (size-1 ones
+  // dropped) permuted into the output's order. A name only the output has
+  // repeats the input along it (an expansion); names only the input has
+  // are reduced, each output element over them in the input's order, as
+  // the reference does (a float input; max and min from -inf and inf with
+  // std::max and std::min, sums and means in double).
   bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
                  const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
-    if (!n.name.empty()) return false;  // a reduction
     const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
     const auto plan = einops_names(n, x, sizes, dims);
     std::vector<std::string> in;  // the named axes, size-1 ones dropped
@@ -532,21 +579,60 @@ class FastExecutor final : public Accelerator {
         in.push_back(name);
         atoms.push_back(plan.sizes.at(name));
       }
-    std::vector<std::int64_t> order;
-    Shape shape;
+    std::vector<std::int64_t> order;  // the input's names the output keeps, in its order
+    Shape shape, kept, expanded;      // the output's; its kept names'; with the new ones
+    bool repeats = false;
     for (const auto& group : n.groups_out) {
       std::int64_t size = 1;
       for (const auto& name : group) {
+        const std::int64_t s = plan.sizes.at(name);
         const auto it = std::find(in.begin(), in.end(), name);
-        if (it == in.end()) return false;  // repeated along a new axis
+        size *= s;
+        expanded.push_back(s);
+        if (it == in.end()) {
+          repeats = true;
+          kept.push_back(1);
+          continue;
+        }
         order.push_back(it - in.begin());
-        size *= plan.sizes.at(name);
+        kept.push_back(s);
       }
       shape.push_back(size);
     }
-    if (order.size() != in.size()) return false;  // a name dropped: a reduction
+    std::int64_t reduced = 1;  // the reduced names, after the kept ones, in input order
+    for (std::size_t a = 0; a < in.size(); ++a)
+      if (std::find(order.begin(), order.end(), static_cast<std::int64_t>(a)) == order.end()) {
+        order.push_back(static_cast<std::int64_t>(a));
+        reduced *= atoms[a];
+      }
     const Tensor c = x.contiguous() ? x : x.compact();
-    out = c.reshape(atoms).permute(order).compact().reshape(shape);
+    const Tensor arranged = c.reshape(atoms).permute(order).compact();
+    if (n.name.empty()) {              // no reduction
+      if (reduced != 1) return false;  // a name dropped without one: the reference's error
+      out = repeats ? fast::expand(arranged.reshape(kept), expanded).reshape(shape)
+                    : arranged.reshape(shape);
+      return true;
+    }
+    const std::string& op = n.name;
+    if (x.dtype() != DType::f32 || repeats ||
+        (op != "sum" && op != "mean" && op != "max" && op != "min"))
+      return false;
+    const std::int64_t rows = element_count(shape);  // each over `reduced` (maybe none)
+    out = Tensor::uninitialized(DType::f32, shape);
+    const auto* p = static_cast<const float*>(arranged.raw());
+    auto* o = static_cast<float*>(out.raw());
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const float* row = p + r * reduced;
+      double acc = op == "max"   ? -std::numeric_limits<double>::infinity()
+                   : op == "min" ? std::numeric_limits<double>::infinity()
+                                 : 0.0;
+      for (std::int64_t g = 0; g < reduced; ++g)
+        acc = op == "max"   ? std::max<double>(acc, row[g])
+              : op == "min" ? std::min<double>(acc, row[g])
+                            : acc + row[g];
+      if (op == "mean") acc /= static_cast<double>(reduced);
+      o[r] = static_cast<float>(acc);
+    }
     return true;
   }
 

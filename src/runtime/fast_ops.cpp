@@ -190,7 +190,7 @@ bool scatter_add(const Tensor& values, const Tensor& ids, const Shape& table_sha
   return true;
 }
 
-bool layer_norm(const Tensor& x, std::int64_t axis, Tensor& out) {
+bool normalise(const Tensor& x, std::int64_t axis, bool centre, Tensor& out) {
   if (x.dtype() != DType::f32 || x.rank() == 0 || axis != x.rank() - 1) return false;
   const std::int64_t size = x.dim(axis);
   const Tensor c = x.contiguous() ? x : x.compact();
@@ -201,17 +201,167 @@ bool layer_norm(const Tensor& x, std::int64_t axis, Tensor& out) {
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = p + r * size;
     double mean = 0;
-    for (std::int64_t i = 0; i < size; ++i) mean += row[i];
-    mean /= static_cast<double>(size);
-    double squares = 0;
-    for (std::int64_t i = 0; i < size; ++i) {
-      const double d = row[i] - mean;
-      squares += d * d;  // pow(d, 2), correctly rounded, is this product
+    if (centre) {
+      for (std::int64_t i = 0; i < size; ++i) mean += row[i];
+      mean /= static_cast<double>(size);
     }
+    double squares = 0;
+    for (std::int64_t i = 0; i < size; ++i) squares += std::pow(row[i] - mean, 2);
     const double scale = 1.0 / std::sqrt(squares / static_cast<double>(size) + 1e-5);
     for (std::int64_t i = 0; i < size; ++i)
       o[r * size + i] = static_cast<float>((row[i] - mean) * scale);
   }
+  return true;
+}
+
+namespace {
+
+// Calls f(k, offsets) for each element k of `shape` in row-major order, with
+// each operand's element offset (its strides, 0 where it broadcasts).
+template <typename F>
+void each_broadcast(const Shape& shape, const std::vector<const Tensor*>& operands, F f) {
+  const std::size_t rank = shape.size();
+  std::vector<Strides> strides;
+  for (const Tensor* t : operands) strides.push_back(broadcast_strides(*t, rank));
+  std::vector<std::int64_t> index(rank, 0), at(operands.size(), 0);
+  for (std::int64_t k = 0, n = element_count(shape); k < n; ++k) {
+    f(k, at);
+    for (std::size_t d = rank; d-- > 0;) {  // the odometer over the output's axes
+      for (std::size_t j = 0; j < at.size(); ++j) at[j] += strides[j][d];
+      if (++index[d] < shape[d]) break;
+      for (std::size_t j = 0; j < at.size(); ++j) at[j] -= strides[j][d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Copies `count` elements of `bytes` each, by element index.
+void copy_element(const Tensor& from, std::int64_t at, Tensor& to, std::int64_t k) {
+  const std::size_t size = dtype_size(from.dtype());
+  std::memcpy(static_cast<char*>(to.raw()) + static_cast<std::size_t>(k) * size,
+              static_cast<const char*>(from.raw()) + static_cast<std::size_t>(at) * size, size);
+}
+
+}  // namespace
+
+Tensor expand(const Tensor& x, const Shape& shape) {
+  Tensor out = Tensor::uninitialized(x.dtype(), shape);
+  each_broadcast(shape, {&x}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+    copy_element(x, at[0], out, k);
+  });
+  return out;
+}
+
+bool where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
+  const auto read_c = reader(cond.dtype());
+  if (!read_c || a.dtype() != b.dtype() || !reader(a.dtype())) return false;  // mixed: reference
+  const Shape shape =
+      reference::broadcast_shapes(cond.shape(), reference::broadcast_shapes(a.shape(), b.shape()));
+  out = Tensor::uninitialized(a.dtype(), shape);
+  each_broadcast(shape, {&cond, &a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+    if (read_c(cond.raw(), at[0]) != 0)
+      copy_element(a, at[1], out, k);
+    else
+      copy_element(b, at[2], out, k);
+  });
+  return true;
+}
+
+namespace {
+
+// A contiguous tensor as [outer, size, inner] around `axis`.
+struct Around {
+  std::int64_t outer = 1, size = 1, inner = 1;
+  Around(const Tensor& t, std::int64_t axis) {
+    for (std::int64_t d = 0; d < t.rank(); ++d)
+      (d < axis ? outer : d == axis ? size : inner) *= t.dim(d);
+  }
+};
+
+}  // namespace
+
+bool pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::int64_t after, double value,
+         Tensor& out) {
+  if (axis < 0 || axis >= x.rank() || before < 0 || after < 0) return false;
+  Shape shape = x.shape();
+  shape[static_cast<std::size_t>(axis)] += before + after;
+  if (!fill(x.dtype(), shape, value, out)) return false;
+  const Tensor c = x.contiguous() ? x : x.compact();
+  const Around from(c, axis), to(out, axis);
+  const std::size_t size = dtype_size(x.dtype());
+  const std::size_t run = static_cast<std::size_t>(from.size * from.inner) * size;
+  for (std::int64_t o = 0; o < from.outer; ++o)
+    std::memcpy(static_cast<char*>(out.raw()) +
+                    static_cast<std::size_t>((o * to.size + before) * to.inner) * size,
+                static_cast<const char*>(c.raw()) + static_cast<std::size_t>(o) * run, run);
+  return true;
+}
+
+bool concat(const std::vector<Tensor>& xs, std::int64_t axis, Tensor& out) {
+  if (xs.empty() || axis < 0 || axis >= xs[0].rank()) return false;
+  Shape shape = xs[0].shape();
+  shape[static_cast<std::size_t>(axis)] = 0;
+  for (const auto& x : xs) {
+    if (x.dtype() != xs[0].dtype() || x.rank() != xs[0].rank()) return false;
+    shape[static_cast<std::size_t>(axis)] += x.dim(axis);
+  }
+  out = Tensor::uninitialized(xs[0].dtype(), shape);
+  const Around to(out, axis);
+  const std::size_t size = dtype_size(out.dtype());
+  std::int64_t offset = 0;
+  for (const auto& x : xs) {
+    const Tensor c = x.contiguous() ? x : x.compact();
+    const Around from(c, axis);
+    const std::size_t run = static_cast<std::size_t>(from.size * from.inner) * size;
+    for (std::int64_t o = 0; o < from.outer; ++o)
+      std::memcpy(static_cast<char*>(out.raw()) +
+                      static_cast<std::size_t>((o * to.size + offset) * to.inner) * size,
+                  static_cast<const char*>(c.raw()) + static_cast<std::size_t>(o) * run, run);
+    offset += from.size;
+  }
+  return true;
+}
+
+bool stack(const std::vector<Tensor>& xs, Tensor& out) {
+  if (xs.empty()) return false;
+  Shape shape = xs[0].shape();
+  shape.insert(shape.begin(), static_cast<std::int64_t>(xs.size()));
+  for (const auto& x : xs)
+    if (x.dtype() != xs[0].dtype() || x.shape() != xs[0].shape()) return false;
+  out = Tensor::uninitialized(xs[0].dtype(), shape);
+  const std::size_t bytes = static_cast<std::size_t>(xs[0].size()) * dtype_size(out.dtype());
+  for (std::size_t t = 0; t < xs.size(); ++t) {
+    const Tensor c = xs[t].contiguous() ? xs[t] : xs[t].compact();
+    std::memcpy(static_cast<char*>(out.raw()) + t * bytes, c.raw(), bytes);
+  }
+  return true;
+}
+
+bool sort(const Tensor& x, std::int64_t axis, bool indices, Tensor& out) {
+  const auto read = reader(x.dtype());
+  if (!read || axis < 0 || axis >= x.rank()) return false;
+  const Tensor c = x.contiguous() ? x : x.compact();
+  const Around v(c, axis);
+  out = Tensor::uninitialized(indices ? DType::i32 : x.dtype(), x.shape());
+  std::vector<std::int64_t> order(static_cast<std::size_t>(v.size));
+  std::vector<double> run(static_cast<std::size_t>(v.size));
+  for (std::int64_t o = 0; o < v.outer; ++o)
+    for (std::int64_t k = 0; k < v.inner; ++k) {
+      const auto at = [&](std::int64_t i) { return (o * v.size + i) * v.inner + k; };
+      for (std::int64_t i = 0; i < v.size; ++i)
+        run[static_cast<std::size_t>(i)] = read(c.raw(), at(i));
+      for (std::int64_t i = 0; i < v.size; ++i) order[static_cast<std::size_t>(i)] = i;
+      std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return run[static_cast<std::size_t>(a)] < run[static_cast<std::size_t>(b)];
+      });
+      for (std::int64_t i = 0; i < v.size; ++i) {
+        const std::int64_t from = order[static_cast<std::size_t>(i)];
+        if (indices)
+          static_cast<std::int32_t*>(out.raw())[at(i)] = static_cast<std::int32_t>(from);
+        else
+          copy_element(c, at(from), out, at(i));
+      }
+    }
   return true;
 }
 
