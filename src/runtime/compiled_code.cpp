@@ -86,6 +86,16 @@ std::string code_key(const std::string& identity) {
   return std::string("k1-") + hex;
 }
 
+bool compile_with(const JitEntryCall& call, std::string* object, std::string* error) {
+  char why[512] = {};
+  const auto write = [](void* context, const void* data, std::size_t size) {
+    static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
+  };
+  if (call(write, object, why, sizeof why) == 0) return true;
+  *error = why;
+  return false;
+}
+
 std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& identity, int count,
                                       const CompileObject& compile, const CodeCache& store,
                                       std::string* error) {

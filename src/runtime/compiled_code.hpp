@@ -38,6 +38,12 @@ std::string code_key(const std::string& identity);
 using CompileObject =
     std::function<bool(const std::string& prefix, std::string* object, std::string* error)>;
 
+// A JIT entry (compile_elementwise, compile_controller) called with a
+// writer and an error buffer: its object in *object, or false and *error.
+using JitEntryCall = std::function<int(void (*write)(void*, const void*, std::size_t),
+                                       void* context, char* error, std::size_t error_size)>;
+bool compile_with(const JitEntryCall& call, std::string* object, std::string* error);
+
 // The `count` functions of an identity's code: linked already in this
 // process, else from `store` (an entry whose identity matches and whose
 // object links), else compiled (and then stored). nullopt when the JIT

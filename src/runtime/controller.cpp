@@ -149,15 +149,12 @@ class Controller {
       }
     const SsJitApi& api = *options_.jit;
     const auto compile = [&](const std::string& prefix, std::string* object, std::string* error) {
-      char why[512] = {};
-      const auto write = [](void* context, const void* data, std::size_t size) {
-        static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
-      };
-      if (api.compile_controller(steps.data(), static_cast<std::int32_t>(steps.size()),
-                                 prefix.c_str(), write, object, why, sizeof why) == 0)
-        return true;
-      *error = why;
-      return false;
+      return compile_with(
+          [&](auto write, void* context, char* why, std::size_t size) {
+            return api.compile_controller(steps.data(), static_cast<std::int32_t>(steps.size()),
+                                          prefix.c_str(), write, context, why, size);
+          },
+          object, error);
     };
     std::string error;
     const auto code =

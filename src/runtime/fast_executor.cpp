@@ -833,15 +833,12 @@ class FastExecutor final : public Accelerator {
     if (!kernels.empty()) {
       const SsJitApi& api = jit_->api();
       const auto compile = [&](const std::string& prefix, std::string* object, std::string* error) {
-        char why[512] = {};
-        const auto write = [](void* context, const void* data, std::size_t size) {
-          static_cast<std::string*>(context)->assign(static_cast<const char*>(data), size);
-        };
-        if (api.compile_elementwise(descs.data(), static_cast<std::int32_t>(descs.size()),
-                                    prefix.c_str(), write, object, why, sizeof why) == 0)
-          return true;
-        *error = why;
-        return false;
+        return compile_with(
+            [&](auto write, void* context, char* why, std::size_t size) {
+              return api.compile_elementwise(descs.data(), static_cast<std::int32_t>(descs.size()),
+                                             prefix.c_str(), write, context, why, size);
+            },
+            object, error);
       };
       std::string error;
       if (auto code = cached_code(api, kernel_identity(api, descs), static_cast<int>(descs.size()),

@@ -37,6 +37,32 @@ bool ids_of(const Tensor& ids, Tensor& kept) {
   return true;
 }
 
+// Calls f(k, offsets) for each element k of `shape` in row-major order, with
+// each operand's element offset (its strides, 0 where it broadcasts).
+template <typename F>
+void each_broadcast(const Shape& shape, const std::vector<const Tensor*>& operands, F f) {
+  const std::size_t rank = shape.size();
+  std::vector<Strides> strides;
+  for (const Tensor* t : operands) strides.push_back(broadcast_strides(*t, rank));
+  std::vector<std::int64_t> index(rank, 0), at(operands.size(), 0);
+  for (std::int64_t k = 0, n = element_count(shape); k < n; ++k) {
+    f(k, at);
+    for (std::size_t d = rank; d-- > 0;) {  // the odometer over the output's axes
+      for (std::size_t j = 0; j < at.size(); ++j) at[j] += strides[j][d];
+      if (++index[d] < shape[d]) break;
+      for (std::size_t j = 0; j < at.size(); ++j) at[j] -= strides[j][d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Copies `count` elements of `bytes` each, by element index.
+void copy_element(const Tensor& from, std::int64_t at, Tensor& to, std::int64_t k) {
+  const std::size_t size = dtype_size(from.dtype());
+  std::memcpy(static_cast<char*>(to.raw()) + static_cast<std::size_t>(k) * size,
+              static_cast<const char*>(from.raw()) + static_cast<std::size_t>(at) * size, size);
+}
+
 }  // namespace
 
 bool fill(DType dtype, const Shape& shape, double value, Tensor& out) {
@@ -71,28 +97,15 @@ bool binary_any(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
   if (dtype != DType::boolean && dtype != DType::i32 && dtype != DType::f32) return false;
   const bool integers = !is_float(a.dtype()) && !is_float(b.dtype());
   const Shape shape = reference::broadcast_shapes(a.shape(), b.shape());
-  const std::size_t rank = shape.size();
-  const Tensor ca = a.contiguous() ? a : a.compact(), cb = b.contiguous() ? b : b.compact();
-  const auto sa = broadcast_strides(ca, rank), sb = broadcast_strides(cb, rank);
   out = Tensor::uninitialized(dtype, shape);
-  std::vector<std::int64_t> index(rank, 0);
-  std::int64_t ia = 0, ib = 0;
-  for (std::int64_t k = 0, n = out.size(); k < n; ++k) {
+  each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
     const double r =
-        reference::apply_binary(op, read_a(ca.raw(), ia), read_b(cb.raw(), ib), integers);
+        reference::apply_binary(op, read_a(a.raw(), at[0]), read_b(b.raw(), at[1]), integers);
     if (dtype == DType::boolean)
       static_cast<unsigned char*>(out.raw())[k] = r != 0 ? 1 : 0;
     else
-      out.set(k, r);                        // an i32 stored as the reference stores it
-    for (std::size_t d = rank; d-- > 0;) {  // the odometer over the output's axes
-      ia += sa[d];
-      ib += sb[d];
-      if (++index[d] < shape[d]) break;
-      ia -= sa[d] * shape[d];
-      ib -= sb[d] * shape[d];
-      index[d] = 0;
-    }
-  }
+      out.set(k, r);  // an i32 stored as the reference stores it
+  });
   return true;
 }
 
@@ -213,36 +226,6 @@ bool normalise(const Tensor& x, std::int64_t axis, bool centre, Tensor& out) {
   }
   return true;
 }
-
-namespace {
-
-// Calls f(k, offsets) for each element k of `shape` in row-major order, with
-// each operand's element offset (its strides, 0 where it broadcasts).
-template <typename F>
-void each_broadcast(const Shape& shape, const std::vector<const Tensor*>& operands, F f) {
-  const std::size_t rank = shape.size();
-  std::vector<Strides> strides;
-  for (const Tensor* t : operands) strides.push_back(broadcast_strides(*t, rank));
-  std::vector<std::int64_t> index(rank, 0), at(operands.size(), 0);
-  for (std::int64_t k = 0, n = element_count(shape); k < n; ++k) {
-    f(k, at);
-    for (std::size_t d = rank; d-- > 0;) {  // the odometer over the output's axes
-      for (std::size_t j = 0; j < at.size(); ++j) at[j] += strides[j][d];
-      if (++index[d] < shape[d]) break;
-      for (std::size_t j = 0; j < at.size(); ++j) at[j] -= strides[j][d] * shape[d];
-      index[d] = 0;
-    }
-  }
-}
-
-// Copies `count` elements of `bytes` each, by element index.
-void copy_element(const Tensor& from, std::int64_t at, Tensor& to, std::int64_t k) {
-  const std::size_t size = dtype_size(from.dtype());
-  std::memcpy(static_cast<char*>(to.raw()) + static_cast<std::size_t>(k) * size,
-              static_cast<const char*>(from.raw()) + static_cast<std::size_t>(at) * size, size);
-}
-
-}  // namespace
 
 Tensor expand(const Tensor& x, const Shape& shape) {
   Tensor out = Tensor::uninitialized(x.dtype(), shape);
