@@ -1,5 +1,6 @@
 #include "ir/fusion.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -53,7 +54,22 @@ std::vector<FusedKernel> plan_fusion(const Graph& g) {
   for (const Node& n : g.nodes)
     for (const int in : n.in) ++uses[static_cast<std::size_t>(in)];
   for (const int o : g.outputs) uses[static_cast<std::size_t>(o)] += 2;  // never a member
-  std::vector<bool> taken(count, false);                                 // a member of some kernel
+  std::vector<int> reader(count, -1);  // the last node to read each one
+  for (std::size_t i = 0; i < count; ++i)
+    for (const int in : g.nodes[i].in) reader[static_cast<std::size_t>(in)] = static_cast<int>(i);
+  // The reduction a root may fuse with: its only reader, over trailing axes.
+  const auto fusable_reduction = [&](std::size_t root) -> int {
+    if (uses[root] != 1) return -1;
+    const Node& u = g.nodes[static_cast<std::size_t>(reader[root])];
+    if (u.op != Op::reduce || u.type.elem.kind != ElemKind::f32 || u.axes.empty()) return -1;
+    const auto rank = static_cast<std::int64_t>(g.nodes[root].type.axes.size());
+    std::vector<std::int64_t> axes = u.axes;
+    std::sort(axes.begin(), axes.end());
+    for (std::size_t k = 0; k < axes.size(); ++k)
+      if (axes[k] != rank - static_cast<std::int64_t>(axes.size() - k)) return -1;
+    return reader[root];
+  };
+  std::vector<bool> taken(count, false);  // a member of some kernel
 
   std::vector<FusedKernel> kernels;
   for (std::size_t r = count; r-- > 0;) {
@@ -100,7 +116,8 @@ std::vector<FusedKernel> plan_fusion(const Graph& g) {
       return step_of[id] = static_cast<int>(k.steps.size()) - 1;
     };
     emit(k.root);
-    if (!ok || operations < 2) continue;
+    k.reduce = fusable_reduction(r);
+    if (!ok || operations < (k.reduce >= 0 ? 1 : 2)) continue;
     for (const int m : k.members) taken[static_cast<std::size_t>(m)] = true;
     kernels.push_back(std::move(k));
   }

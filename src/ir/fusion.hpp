@@ -23,12 +23,18 @@ struct FusedStep {
 
 struct FusedKernel {
   int root = -1;
+  // A reduction over the root's trailing axes that is the root's only
+  // reader, or -1. Then the kernel and the reduction are one loop nest:
+  // the root's value is made a tile of rows at a time and reduced at once,
+  // never stored whole; the root counts as a member.
+  int reduce = -1;
   std::vector<int> members;      // nodes computed inside, besides the root
   std::vector<int> inputs;       // nodes read, in load order
   std::vector<FusedStep> steps;  // the last makes the root's value
 };
 
-// The regions worth a kernel (two or more operations), in no particular order.
+// The regions worth a kernel (two or more operations, or one feeding a
+// fused reduction), in no particular order.
 std::vector<FusedKernel> plan_fusion(const Graph& g);
 
 }  // namespace ss::ir

@@ -109,6 +109,7 @@ struct FusionPlan {
   std::vector<SsJitKernelFn> fns;
   std::vector<int> kernel_at;  // per node: the kernel it is the root of, or -1
   std::vector<bool> member;    // per node: computed inside a kernel
+  std::vector<int> reduce_at;  // per node: the kernel a reduction fuses with, or -1
   // A member's inputs are read at its kernel's root, so they live until then.
   std::shared_ptr<const ir::ReleasePlan> releases;
 };
@@ -124,6 +125,43 @@ const Tensor& placeholder(DType dtype) {
   thread_local const Tensor f32 = Tensor::zeros(DType::f32, {0});
   thread_local const Tensor boolean = Tensor::zeros(DType::boolean, {0});
   return dtype == DType::boolean ? boolean : f32;
+}
+
+// One group of a trailing reduction, contiguous, as the reference computes
+// it: in doubles, in order; max and min as std::max_element and
+// min_element compare (the first of equals, NaN kept only if first);
+// logsumexp as logsumexp_of; var and std about the mean, divided by n.
+float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
+  const auto n = static_cast<double>(group);
+  switch (op) {
+    case ir::Reduce::logsumexp: {
+      double peak = -std::numeric_limits<double>::infinity();
+      for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
+      if (!std::isfinite(peak)) return static_cast<float>(peak);
+      double sum = 0;
+      for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
+      return static_cast<float>(peak + std::log(sum));
+    }
+    case ir::Reduce::var:
+    case ir::Reduce::std: {
+      double sum = 0, squares = 0;
+      for (std::int64_t g = 0; g < group; ++g) sum += row[g];
+      for (std::int64_t g = 0; g < group; ++g) squares += (row[g] - sum / n) * (row[g] - sum / n);
+      return static_cast<float>(op == ir::Reduce::var ? squares / n : std::sqrt(squares / n));
+    }
+    case ir::Reduce::max:
+    case ir::Reduce::min: {
+      double best = row[0];
+      for (std::int64_t g = 1; g < group; ++g)
+        if (op == ir::Reduce::max ? best < row[g] : row[g] < best) best = row[g];
+      return static_cast<float>(best);
+    }
+    default: {  // sum, mean
+      double sum = 0;
+      for (std::int64_t g = 0; g < group; ++g) sum += row[g];
+      return static_cast<float>(op == ir::Reduce::mean ? sum / n : sum);
+    }
+  }
 }
 
 class FastExecutor final : public Accelerator {
@@ -204,6 +242,10 @@ class FastExecutor final : public Accelerator {
     if (const int k = plan.kernel_at[i]; k >= 0) {
       run_kernel(plan, static_cast<std::size_t>(k), values[i], values);
       return fused;
+    }
+    if (const int k = plan.reduce_at[i]; k >= 0) {
+      if (run_kernel_reduced(plan, static_cast<std::size_t>(k), n, values[i], values)) return fused;
+      return reduce(n, values[i], values) ? reductions : -1;  // the root is there now
     }
     const auto in = [&](std::size_t k) -> const Tensor& {
       return values[static_cast<std::size_t>(n.in[k])];
@@ -468,42 +510,10 @@ class FastExecutor final : public Accelerator {
       return op == ir::Reduce::max ? best < v : v < best;
     };
     const bool extreme = op == ir::Reduce::max || op == ir::Reduce::min;
-    if (op == ir::Reduce::logsumexp) {  // the reference's logsumexp_of, row by row
-      for_rows(kept, kMinElements / group, options_.threads, [&](std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t r = r0; r < r1; ++r) {
-          const float* row = p + r * group;
-          double peak = -std::numeric_limits<double>::infinity();
-          for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
-          double sum = 0;
-          if (std::isfinite(peak))
-            for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
-          o[r] = static_cast<float>(std::isfinite(peak) ? peak + std::log(sum) : peak);
-        }
-      });
-      return true;
-    }
-    if (spread) {  // var and std: the sum, then squares about sum / n, in doubles
-      const auto n = static_cast<double>(group);
-      for_rows(kept, kMinElements / group, options_.threads, [&](std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t r = r0; r < r1; ++r) {
-          const float* row = p + r * group;
-          double sum = 0, squares = 0;
-          for (std::int64_t g = 0; g < group; ++g) sum += row[g];
-          for (std::int64_t g = 0; g < group; ++g)
-            squares += (row[g] - sum / n) * (row[g] - sum / n);
-          o[r] = static_cast<float>(op == ir::Reduce::var ? squares / n : std::sqrt(squares / n));
-        }
-      });
-      return true;
-    }
     if (trailing) {  // each kept position's group is contiguous
-      for (std::int64_t r = 0; r < kept; ++r) {
-        const float* row = p + r * group;
-        double acc = extreme ? row[0] : 0.0;
-        for (std::int64_t g = extreme ? 1 : 0; g < group; ++g)
-          acc = extreme ? (better(acc, row[g]) ? row[g] : acc) : acc + row[g];
-        o[r] = finish(acc);
-      }
+      for_rows(kept, kMinElements / group, options_.threads, [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) o[r] = reduce_row(op, p + r * group, group);
+      });
       return true;
     }
     // Leading: the group's elements are rows; each kept column sums down.
@@ -813,6 +823,7 @@ class FastExecutor final : public Accelerator {
     plan->nodes = g.nodes.size();
     plan->kernel_at.assign(g.nodes.size(), -1);
     plan->member.assign(g.nodes.size(), false);
+    plan->reduce_at.assign(g.nodes.size(), -1);
     auto kernels = jit_ ? ir::plan_fusion(g) : std::vector<ir::FusedKernel>{};
     std::vector<std::vector<SsJitStep>> steps(kernels.size());
     std::vector<SsJitKernelDesc> descs;
@@ -853,14 +864,23 @@ class FastExecutor final : public Accelerator {
       }
     }
     for (std::size_t k = 0; k < kernels.size(); ++k) {
-      plan->kernel_at[static_cast<std::size_t>(kernels[k].root)] = static_cast<int>(k);
+      const auto root = static_cast<std::size_t>(kernels[k].root);
+      if (kernels[k].reduce >= 0) {  // run with its reduction, the root never stored
+        plan->reduce_at[static_cast<std::size_t>(kernels[k].reduce)] = static_cast<int>(k);
+        plan->member[root] = true;
+      } else {
+        plan->kernel_at[root] = static_cast<int>(k);
+      }
       for (const int m : kernels[k].members) plan->member[static_cast<std::size_t>(m)] = true;
     }
     if (!kernels.empty()) {
       std::vector<int> read_at(g.nodes.size());
       for (std::size_t i = 0; i < read_at.size(); ++i) read_at[i] = static_cast<int>(i);
-      for (const auto& kernel : kernels)
-        for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = kernel.root;
+      for (const auto& kernel : kernels) {
+        const int at = kernel.reduce >= 0 ? kernel.reduce : kernel.root;
+        for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = at;
+        read_at[static_cast<std::size_t>(kernel.root)] = at;
+      }
       plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g, read_at));
     }
     plan->counters->kernels = static_cast<std::int64_t>(kernels.size());
@@ -870,32 +890,46 @@ class FastExecutor final : public Accelerator {
     return plan.get();
   }
 
-  // One kernel over the root's shape: every input read through two strides
-  // (its row's, and 0 or 1 along the inner axis), made so when its layout
+  // A kernel's inputs as its code reads them: each through two strides (its
+  // row's, and 0 or 1 along the inner axis), made so when its layout
   // doesn't allow that.
-  void run_kernel(const FusionPlan& plan, std::size_t k, Tensor& out,
-                  const std::vector<Tensor>& values) const {
-    const ir::FusedKernel& kernel = plan.kernels[k];
-    const auto& flags = plan.inner_broadcast[k];
+  struct KernelCall {
     std::vector<Tensor> inputs;
-    Shape shape;
-    for (const int in : kernel.inputs) {
-      inputs.push_back(values[static_cast<std::size_t>(in)]);
-      shape = reference::broadcast_shapes(shape, inputs.back().shape());
-    }
-    const std::size_t rank = shape.size();
-    const std::int64_t inner = rank ? shape[rank - 1] : 1;
-    const std::int64_t outer = inner ? element_count(shape) / inner : 0;
     std::vector<const void*> pointers;
     std::vector<std::int64_t> outer_strides;
-    for (std::size_t j = 0; j < inputs.size(); ++j) {
-      Tensor& t = inputs[j];
-      // The strides the kernel can follow: inner 0 or 1 as compiled, the
-      // outer axes one stride.
+    Shape shape;  // the root's
+    std::int64_t inner = 1, outer = 0;
+
+    // Runs rows [from, to) of the kernel into `out` (row `from` first).
+    void rows(SsJitKernelFn fn, std::int64_t from, std::int64_t to, float* out) const {
+      std::vector<const void*> at(pointers.size());
+      for (std::size_t j = 0; j < pointers.size(); ++j)
+        at[j] = static_cast<const char*>(pointers[j]) +
+                from * outer_strides[j] * static_cast<std::int64_t>(dtype_size(inputs[j].dtype()));
+      fn(at.data(), outer_strides.data(), out, to - from, inner);
+    }
+  };
+
+  // False when an input's layout isn't one the code was compiled for (an
+  // input the IR types as broadcast along the inner axis isn't).
+  static bool bind(const FusionPlan& plan, std::size_t k, const std::vector<Tensor>& values,
+                   KernelCall& call) {
+    const ir::FusedKernel& kernel = plan.kernels[k];
+    const auto& flags = plan.inner_broadcast[k];
+    for (const int in : kernel.inputs) {
+      call.inputs.push_back(values[static_cast<std::size_t>(in)]);
+      call.shape = reference::broadcast_shapes(call.shape, call.inputs.back().shape());
+    }
+    const Shape& shape = call.shape;
+    const std::size_t rank = shape.size();
+    call.inner = rank ? shape[rank - 1] : 1;
+    call.outer = call.inner ? element_count(shape) / call.inner : 0;
+    for (std::size_t j = 0; j < call.inputs.size(); ++j) {
+      Tensor& t = call.inputs[j];
       const auto fits = [&](const std::vector<std::int64_t>& s) {
         if (rank == 0) return true;
         const std::int64_t in_row = s[rank - 1];
-        if (flags[j] ? in_row != 0 : (in_row != 1 && inner != 1)) return false;
+        if (flags[j] ? in_row != 0 : (in_row != 1 && call.inner != 1)) return false;
         std::int64_t expect = rank >= 2 ? s[rank - 2] : 0;
         for (std::size_t d = rank - 2; rank >= 3 && d-- > 0;) {
           expect *= shape[d + 1];
@@ -908,28 +942,79 @@ class FastExecutor final : public Accelerator {
         t = materialize(t, shape);
         s = broadcast_strides(t, rank);
       }
-      if (!fits(s)) {  // a layout the kernel wasn't compiled for (an input
-                       // the IR types as broadcast along the inner axis isn't)
-        out = run_steps(kernel, inputs);
-        return;
-      }
-      pointers.push_back(t.raw());
-      outer_strides.push_back(rank >= 2 ? s[rank - 2] : 0);
+      if (!fits(s)) return false;
+      call.pointers.push_back(t.raw());
+      call.outer_strides.push_back(rank >= 2 ? s[rank - 2] : 0);
     }
-    out = Tensor::uninitialized(DType::f32, shape);
-    // Rows split over the threads when there is enough work: each part is
-    // the same kernel on its rows, every pointer moved to its first.
+    return true;
+  }
+
+  // One kernel over the root's shape, its rows split over the threads when
+  // there is enough work (each part the same kernel on its rows).
+  void run_kernel(const FusionPlan& plan, std::size_t k, Tensor& out,
+                  const std::vector<Tensor>& values) const {
+    KernelCall call;
+    if (!bind(plan, k, values, call)) {
+      out = run_steps(plan.kernels[k], call.inputs);
+      return;
+    }
+    out = Tensor::uninitialized(DType::f32, call.shape);
     auto* o = static_cast<float*>(out.raw());
-    for_rows(outer, kMinElements / std::max<std::int64_t>(1, inner), options_.threads,
+    for_rows(call.outer, kMinElements / std::max<std::int64_t>(1, call.inner), options_.threads,
              [&](std::int64_t from, std::int64_t to) {
-               std::vector<const void*> at(pointers.size());
-               for (std::size_t j = 0; j < pointers.size(); ++j)
-                 at[j] = static_cast<const char*>(pointers[j]) +
-                         from * outer_strides[j] *
-                             static_cast<std::int64_t>(dtype_size(inputs[j].dtype()));
-               plan.fns[k](at.data(), outer_strides.data(), o + from * inner, to - from, inner);
+               call.rows(plan.fns[k], from, to, o + from * call.inner);
              });
     ++runs_;
+  }
+
+  // A kernel and the reduction over its root's trailing axes as one loop
+  // nest: a tile of groups' rows made into a small buffer (in the cache)
+  // and reduced at once, as reduce_row computes each group. False when the
+  // kernel can't read its inputs or the groups are empty: then the root is
+  // made whole into values[root], for the reduction to run on.
+  bool run_kernel_reduced(const FusionPlan& plan, std::size_t k, const ir::Node& n, Tensor& out,
+                          std::vector<Tensor>& values) const {
+    const ir::FusedKernel& kernel = plan.kernels[k];
+    KernelCall call;
+    const auto op = static_cast<ir::Reduce>(n.sub);
+    std::int64_t group = 1;
+    Shape shape;
+    const bool bound = bind(plan, k, values, call);
+    for (std::size_t d = 0; d < call.shape.size(); ++d) {
+      const bool reduced =
+          std::find(n.axes.begin(), n.axes.end(), static_cast<std::int64_t>(d)) != n.axes.end();
+      if (reduced) group *= call.shape[d];
+      if (!reduced)
+        shape.push_back(call.shape[d]);
+      else if (n.keep)
+        shape.push_back(1);
+    }
+    if (!bound || group == 0 || call.inner == 0 || group % call.inner != 0) {
+      if (bound) {
+        run_kernel(plan, k, values[static_cast<std::size_t>(kernel.root)], values);
+      } else {
+        values[static_cast<std::size_t>(kernel.root)] = run_steps(kernel, call.inputs);
+      }
+      return false;
+    }
+    const std::int64_t kept = element_count(call.shape) / group;
+    const std::int64_t rows_per_group = group / call.inner;
+    out = Tensor::uninitialized(DType::f32, shape);
+    auto* o = static_cast<float*>(out.raw());
+    // Groups a tile holds: about 16K floats, at least one group.
+    const std::int64_t tile = std::max<std::int64_t>(1, (1 << 14) / group);
+    for_rows(kept, std::max<std::int64_t>(1, kMinElements / group), options_.threads,
+             [&](std::int64_t r0, std::int64_t r1) {
+               std::vector<float> buffer(static_cast<std::size_t>(std::min(tile, r1 - r0) * group));
+               for (std::int64_t t0 = r0; t0 < r1; t0 += tile) {
+                 const std::int64_t t1 = std::min(r1, t0 + tile);
+                 call.rows(plan.fns[k], t0 * rows_per_group, t1 * rows_per_group, buffer.data());
+                 for (std::int64_t r = t0; r < t1; ++r)
+                   o[r] = reduce_row(op, buffer.data() + (r - t0) * group, group);
+               }
+             });
+    ++runs_;
+    return true;
   }
 
   // A kernel's steps one operation at a time, on whole tensors: the same

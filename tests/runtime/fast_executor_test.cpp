@@ -251,6 +251,34 @@ TEST_CASE("a fused kernel gives the reference's bits, broadcasting, bool conditi
   CHECK(counts.stepped == 0);
 }
 
+TEST_CASE("an elementwise region and the reduction after it run as one loop nest, same bits") {
+  if (std::string(ss::test::kJitPath).empty()) return;
+  const auto program = ss::test::check_source_text(
+      "dim C = 5\ndim T = 3\n\n"
+      "fn f(x: [n T C], y: [C]) -> ([n T], [n T 1], [n], [n T], [n T]):\n"
+      "    return sum(exp(x - 1.0) * 2.0, over=C), logsumexp(x * 0.5 + y, over=C, keep=true), "
+      "var(tanh(x) * y, over=[T C]), max(x * y, over=C), min(abs(x) + y, over=C)\n");
+  const auto g = ss::ir::lower_function(program->typed, "f");
+  int fused_reductions = 0;
+  for (const auto& k : ss::ir::plan_fusion(g)) fused_reductions += k.reduce >= 0;
+  CHECK(fused_reductions == 5);
+  auto fast = ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
+  // 3 rows, and 9000 (135000 elements): tiles, and two threads.
+  for (const std::int64_t rows : {3, 9000}) {
+    CAPTURE(rows);
+    Tensor x = Tensor::zeros(DType::f32, {rows, 3, 5}), y = Tensor::zeros(DType::f32, {5});
+    for (std::int64_t k = 0; k < x.size(); ++k)
+      x.set(k, k % 13 == 4 ? std::nan("") : 2.5 * std::sin(1.3 * static_cast<double>(k)));
+    for (std::int64_t k = 0; k < y.size(); ++k) y.set(k, std::cos(0.9 * static_cast<double>(k)));
+    const std::map<std::string, Tensor> inputs = {{"x", x}, {"y", y}};
+    check_bits(ss::runtime::run_graph(g, inputs, program->typed.dims),
+               ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, fast.get()));
+  }
+  const auto nodes = ss::runtime::executor_nodes(*fast);
+  CHECK(nodes.count("reductions") == 0);  // every reduction ran inside its kernel's loop nest
+  CHECK(ss::runtime::fusion_counts(*fast).runs == 10);
+}
+
 TEST_CASE("the fast executor's reductions give the reference's bits, NaNs and ties included") {
   const auto program = ss::test::check_source_text(
       "dim B = 3\ndim C = 5\n\n"
