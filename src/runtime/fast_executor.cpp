@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cmath>
-#include <limits>
-#include <set>
 
 #include "ir/fusion.hpp"
 #include "runtime/compiled_code.hpp"
+#include "runtime/fast_contractions.hpp"
+#include "runtime/fast_loops.hpp"
 #include "runtime/fast_ops.hpp"
-#include "runtime/gemm/sgemm.hpp"
 #include "runtime/helper_threads.hpp"
 #include "runtime/jit_module.hpp"
 #include "runtime/reference/ops.hpp"
@@ -18,78 +16,9 @@
 namespace ss::runtime {
 namespace {
 
-// A float32 operand as the GEMM reads it: a rank-2 view by its strides,
-// anything else made contiguous and read as rows x columns.
-struct Operand {
-  Tensor kept;  // owns what `matrix` points into
-  gemm::Matrix matrix;
-};
-
-Operand operand(const Tensor& t, std::int64_t cols) {
-  if (t.rank() == 2) {
-    const auto& s = t.strides();
-    return {t, {static_cast<const float*>(t.raw()), s[0], s[1]}};
-  }
-  Tensor c = t.contiguous() ? t : t.compact();
-  const auto* data = static_cast<const float*>(c.raw());
-  return {std::move(c), {data, cols, 1}};
-}
-
-// Elementwise work on float32, with the reference's bits: +, -, *, / and
-// sqrt in float are what the reference's double arithmetic rounds to (a
-// double holds the exact result of one such operation to well past float's
-// precision); everything else calls the reference's scalar function.
-template <typename F>
-void each_pair(std::int64_t count, const float* a, std::int64_t sa, const float* b, std::int64_t sb,
-               float* out, F f) {
-  // The common strides get loops of their own, which the compiler vectorises.
-  if (sa == 1 && sb == 1)
-    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j], b[j]);
-  else if (sa == 1 && sb == 0)
-    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j], b[0]);
-  else if (sa == 0 && sb == 1)
-    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[0], b[j]);
-  else
-    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j * sa], b[j * sb]);
-}
-
-// An einsum operand's (or output's) names, its groups flattened.
-std::vector<std::string> flat_names(const std::vector<std::vector<std::string>>& groups) {
-  std::vector<std::string> names;
-  for (const auto& g : groups) names.insert(names.end(), g.begin(), g.end());
-  return names;
-}
-
-template <typename F>
-void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float* out, F f) {
-  const std::size_t rank = shape.size();
-  // Each operand's stride along each output axis: 0 where it broadcasts.
-  const auto sa = broadcast_strides(a, rank), sb = broadcast_strides(b, rank);
-  const auto* pa = static_cast<const float*>(a.raw());
-  const auto* pb = static_cast<const float*>(b.raw());
-  const std::int64_t inner = rank ? shape[rank - 1] : 1;
-  const std::int64_t ia = rank ? sa[rank - 1] : 0, ib = rank ? sb[rank - 1] : 0;
-  const std::int64_t rows = inner ? element_count(shape) / inner : 0;
-  std::vector<std::int64_t> index(rank, 0);
-  std::int64_t oa = 0, ob = 0;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    each_pair(inner, pa + oa, ia, pb + ob, ib, out + r * inner, f);
-    for (std::size_t d = rank < 2 ? 0 : rank - 1; d-- > 0;) {  // the odometer over the outer axes
-      oa += sa[d];
-      ob += sb[d];
-      if (++index[d] < shape[d]) break;
-      oa -= sa[d] * shape[d];
-      ob -= sb[d] * shape[d];
-      index[d] = 0;
-    }
-  }
-}
-
 // A graph's fused kernels, compiled: kept in the graph's executor cache.
 constexpr std::size_t kPaths = 7;  // FastExecutor::Path's
-// Elements a thread's share of an elementwise loop or reduction should have
-// at least: below it, waking a helper costs more than it saves.
-constexpr std::int64_t kMinElements = 1 << 15;
+using fast::kMinElements;
 constexpr std::size_t kOps = static_cast<std::size_t>(ir::Op::all_reduce) + 1;
 
 // What ran one graph's nodes, over its runs.
@@ -125,43 +54,6 @@ const Tensor& placeholder(DType dtype) {
   thread_local const Tensor f32 = Tensor::zeros(DType::f32, {0});
   thread_local const Tensor boolean = Tensor::zeros(DType::boolean, {0});
   return dtype == DType::boolean ? boolean : f32;
-}
-
-// One group of a trailing reduction, contiguous, as the reference computes
-// it: in doubles, in order; max and min as std::max_element and
-// min_element compare (the first of equals, NaN kept only if first);
-// logsumexp as logsumexp_of; var and std about the mean, divided by n.
-float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
-  const auto n = static_cast<double>(group);
-  switch (op) {
-    case ir::Reduce::logsumexp: {
-      double peak = -std::numeric_limits<double>::infinity();
-      for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
-      if (!std::isfinite(peak)) return static_cast<float>(peak);
-      double sum = 0;
-      for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
-      return static_cast<float>(peak + std::log(sum));
-    }
-    case ir::Reduce::var:
-    case ir::Reduce::std: {
-      double sum = 0, squares = 0;
-      for (std::int64_t g = 0; g < group; ++g) sum += row[g];
-      for (std::int64_t g = 0; g < group; ++g) squares += (row[g] - sum / n) * (row[g] - sum / n);
-      return static_cast<float>(op == ir::Reduce::var ? squares / n : std::sqrt(squares / n));
-    }
-    case ir::Reduce::max:
-    case ir::Reduce::min: {
-      double best = row[0];
-      for (std::int64_t g = 1; g < group; ++g)
-        if (op == ir::Reduce::max ? best < row[g] : row[g] < best) best = row[g];
-      return static_cast<float>(best);
-    }
-    default: {  // sum, mean
-      double sum = 0;
-      for (std::int64_t g = 0; g < group; ++g) sum += row[g];
-      return static_cast<float>(op == ir::Reduce::mean ? sum / n : sum);
-    }
-  }
 }
 
 class FastExecutor final : public Accelerator {
@@ -317,9 +209,9 @@ class FastExecutor final : public Accelerator {
       case ir::Op::scatter_add:
         return fast::scatter_add(in(0), in(1), shape_of(n.type, sizes, dims), out) ? moves : -1;
       case ir::Op::matmul:
-        return matmul(n, values[i], values) ? gemm : -1;
+        return fast::matmul(n, values[i], values, options_.threads) ? gemm : -1;
       case ir::Op::einsum:
-        return einsum(n, values[i], values) ? gemm : -1;
+        return fast::einsum(n, values[i], values, options_.threads) ? gemm : -1;
       case ir::Op::unary:
         return unary(n, values[i], values) ? loops : -1;
       case ir::Op::binary:
@@ -330,12 +222,12 @@ class FastExecutor final : public Accelerator {
       case ir::Op::log_softmax:
         return softmax(n, values[i], values) ? reductions : -1;
       case ir::Op::einops:
-        return rearrange(n, values[i], values, sizes, dims) ? moves : -1;
+        return fast::rearrange(n, values[i], values, sizes, dims) ? moves : -1;
       case ir::Op::causal:
-        return causal(values[static_cast<std::size_t>(n.in[0])], values[i]) ? moves : -1;
+        return fast::causal(values[static_cast<std::size_t>(n.in[0])], values[i]) ? moves : -1;
       case ir::Op::cast:
         return n.type.elem.kind == check::ElemKind::f32 &&
-                       cast_to_f32(values[static_cast<std::size_t>(n.in[0])], values[i])
+                       fast::cast_to_f32(values[static_cast<std::size_t>(n.in[0])], values[i])
                    ? moves
                    : -1;
       default:
@@ -343,63 +235,9 @@ class FastExecutor final : public Accelerator {
     }
   }
 
-  // a [..., K] @ b [K, ...]: rows of a's leading axes, columns of b's
-  // trailing ones.
-  bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
-    const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
-    if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() < 1)
-      return false;
-    const std::int64_t k = b.dim(0);
-    if (a.dim(a.rank() - 1) != k) return false;  // the reference's error
-    std::int64_t rows = 1, cols = 1;
-    for (std::int64_t d = 0; d + 1 < a.rank(); ++d) rows *= a.dim(d);
-    for (std::int64_t d = 1; d < b.rank(); ++d) cols *= b.dim(d);
-    Shape shape(a.shape().begin(), a.shape().end() - 1);
-    shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
-    out = Tensor::uninitialized(DType::f32, shape);
-    const Operand left = operand(a, k), right = operand(b, cols);
-    gemm::sgemm(rows, cols, k, 1.0f, left.matrix, right.matrix, 0.0f,
-                {static_cast<float*>(out.raw()), cols}, options_.threads);
-    return true;
-  }
-
   bool unary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    return unary_f32(static_cast<ir::Unary>(n.sub), values[static_cast<std::size_t>(n.in[0])], out);
-  }
-
-  bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out) const {
-    if (op == ir::Unary::logical_not && x.dtype() == DType::boolean) {
-      const Tensor c = x.contiguous() ? x : x.compact();
-      out = Tensor::uninitialized(DType::boolean, x.shape());
-      const auto* in = static_cast<const unsigned char*>(c.raw());
-      auto* o = static_cast<unsigned char*>(out.raw());
-      for (std::int64_t j = 0, count = x.size(); j < count; ++j) o[j] = in[j] ? 0 : 1;
-      return true;
-    }
-    if (x.dtype() != DType::f32 || op == ir::Unary::logical_not) return false;
-    const Tensor c = x.contiguous() ? x : x.compact();
-    out = Tensor::uninitialized(DType::f32, x.shape());
-    const auto* in = static_cast<const float*>(c.raw());
-    auto* o = static_cast<float*>(out.raw());
-    const std::int64_t count = x.size();
-    switch (op) {
-      case ir::Unary::neg:
-        for (std::int64_t j = 0; j < count; ++j) o[j] = -in[j];
-        break;
-      case ir::Unary::relu:  // NaN gives 0, as the reference's x > 0 test does
-        for (std::int64_t j = 0; j < count; ++j) o[j] = in[j] > 0 ? in[j] : 0.0f;
-        break;
-      case ir::Unary::sqrt:
-        for (std::int64_t j = 0; j < count; ++j) o[j] = std::sqrt(in[j]);
-        break;
-      default:  // exp, tanh, ...: in double, worth threads on a large tensor
-        for_rows(count, kMinElements, options_.threads, [&](std::int64_t from, std::int64_t to) {
-          for (std::int64_t j = from; j < to; ++j)
-            o[j] = static_cast<float>(reference::apply_unary(op, in[j]));
-        });
-    }
-    return true;
+    return fast::unary_f32(static_cast<ir::Unary>(n.sub), values[static_cast<std::size_t>(n.in[0])],
+                           out, options_.threads);
   }
 
   bool binary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
@@ -407,34 +245,8 @@ class FastExecutor final : public Accelerator {
     const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
     const auto op = static_cast<ir::Binary>(n.sub);
     const DType result = dtype_of(n.type.elem);
-    if (result == DType::f32 && binary_f32(op, a, b, out)) return true;
+    if (result == DType::f32 && fast::binary_f32(op, a, b, out)) return true;
     return fast::binary_any(op, a, b, out);  // comparisons, logic, integers, mixed types
-  }
-
-  static bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
-    if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;  // integers, mixed
-    const Shape shape = reference::broadcast_shapes(a.shape(), b.shape());
-    out = Tensor::uninitialized(DType::f32, shape);
-    auto* o = static_cast<float*>(out.raw());
-    switch (op) {
-      case ir::Binary::add:
-        broadcast_rows(shape, a, b, o, [](float x, float y) { return x + y; });
-        break;
-      case ir::Binary::sub:
-        broadcast_rows(shape, a, b, o, [](float x, float y) { return x - y; });
-        break;
-      case ir::Binary::mul:
-        broadcast_rows(shape, a, b, o, [](float x, float y) { return x * y; });
-        break;
-      case ir::Binary::div:
-        broadcast_rows(shape, a, b, o, [](float x, float y) { return x / y; });
-        break;
-      default:
-        broadcast_rows(shape, a, b, o, [op](float x, float y) {
-          return static_cast<float>(reference::apply_binary(op, x, y, false));
-        });
-    }
-    return true;
   }
 
   // Sums, means, maxima and minima of float32 over leading or trailing axes,
@@ -445,9 +257,11 @@ class FastExecutor final : public Accelerator {
     if (dtype_of(n.type.elem) != DType::f32) return false;
     const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
     const auto op = static_cast<ir::Reduce>(n.sub);
-    if (x.dtype() != DType::boolean) return reduce_f32(op, x, n.axes, n.keep, out);
+    if (x.dtype() != DType::boolean)
+      return fast::reduce_f32(op, x, n.axes, n.keep, out, options_.threads);
     Tensor as_float;  // a bool's 0 and 1 are exact as floats: the same sums
-    return cast_to_f32(x, as_float) && reduce_f32(op, as_float, n.axes, n.keep, out);
+    return fast::cast_to_f32(x, as_float) &&
+           fast::reduce_f32(op, as_float, n.axes, n.keep, out, options_.threads);
   }
 
   // softmax and log_softmax along the last axis, as the reference composes
@@ -456,353 +270,14 @@ class FastExecutor final : public Accelerator {
     const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
     if (x.dtype() != DType::f32 || n.axes.empty() || n.axes[0] != x.rank() - 1) return false;
     Tensor lse, shifted;
-    if (!reduce_f32(ir::Reduce::logsumexp, x, n.axes, true, lse) ||
-        !binary_f32(ir::Binary::sub, x, lse, shifted))
+    if (!fast::reduce_f32(ir::Reduce::logsumexp, x, n.axes, true, lse, options_.threads) ||
+        !fast::binary_f32(ir::Binary::sub, x, lse, shifted))
       return false;
     if (n.op == ir::Op::log_softmax) {
       out = std::move(shifted);
       return true;
     }
-    return unary_f32(ir::Unary::exp, shifted, out);
-  }
-
-  bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes, bool keep,
-                  Tensor& out) const {
-    const bool spread = op == ir::Reduce::var || op == ir::Reduce::std;
-    if (x.dtype() != DType::f32 ||
-        (op != ir::Reduce::sum && op != ir::Reduce::mean && op != ir::Reduce::max &&
-         op != ir::Reduce::min && op != ir::Reduce::logsumexp && !spread))
-      return false;
-    const auto rank = static_cast<std::size_t>(x.rank());
-    std::vector<bool> reduced(rank, false);
-    for (const auto a : axes) {
-      if (a < 0 || static_cast<std::size_t>(a) >= rank) return false;
-      reduced[static_cast<std::size_t>(a)] = true;
-    }
-    std::size_t count = 0;
-    for (const bool r : reduced) count += r;
-    bool leading = true, trailing = true;
-    for (std::size_t d = 0; d < rank; ++d) {
-      leading = leading && reduced[d] == (d < count);
-      trailing = trailing && reduced[d] == (d >= rank - count);
-    }
-    if (!leading && !trailing) return false;
-    std::int64_t group = 1, kept = 1;
-    Shape shape;
-    for (std::size_t d = 0; d < rank; ++d) {
-      (reduced[d] ? group : kept) *= x.shape()[d];
-      if (!reduced[d])
-        shape.push_back(x.shape()[d]);
-      else if (keep)
-        shape.push_back(1);
-    }
-    if (group == 0) return false;  // the reference's empty groups
-    if ((op == ir::Reduce::logsumexp || spread) && !trailing) return false;
-    const Tensor c = x.contiguous() ? x : x.compact();
-    const auto* p = static_cast<const float*>(c.raw());
-    out = Tensor::uninitialized(DType::f32, shape);
-    auto* o = static_cast<float*>(out.raw());
-    const auto finish = [&](double sum_or_best) {
-      return static_cast<float>(op == ir::Reduce::mean ? sum_or_best / static_cast<double>(group)
-                                                       : sum_or_best);
-    };
-    const auto better = [op](double best, double v) {
-      return op == ir::Reduce::max ? best < v : v < best;
-    };
-    const bool extreme = op == ir::Reduce::max || op == ir::Reduce::min;
-    if (trailing) {  // each kept position's group is contiguous
-      for_rows(kept, kMinElements / group, options_.threads, [&](std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t r = r0; r < r1; ++r) o[r] = reduce_row(op, p + r * group, group);
-      });
-      return true;
-    }
-    // Leading: the group's elements are rows; each kept column sums down.
-    std::vector<double> acc(static_cast<std::size_t>(kept));
-    for (std::int64_t j = 0; j < kept; ++j) acc[static_cast<std::size_t>(j)] = extreme ? p[j] : 0.0;
-    for (std::int64_t g = extreme ? 1 : 0; g < group; ++g) {
-      const float* row = p + g * kept;
-      if (extreme) {
-        for (std::int64_t j = 0; j < kept; ++j)
-          if (better(acc[static_cast<std::size_t>(j)], row[j]))
-            acc[static_cast<std::size_t>(j)] = row[j];
-      } else {
-        for (std::int64_t j = 0; j < kept; ++j) acc[static_cast<std::size_t>(j)] += row[j];
-      }
-    }
-    for (std::int64_t j = 0; j < kept; ++j) o[j] = finish(acc[static_cast<std::size_t>(j)]);
-    return true;
-  }
-
-  // causal: -inf above the diagonal of the last two axes, the rest copied.
-  static bool causal(const Tensor& x, Tensor& out) {
-    if (x.dtype() != DType::f32 || x.rank() < 2) return false;
-    const std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
-    out = x.clone();  // a copy of its own, to write the mask into
-    auto* p = static_cast<float*>(out.raw());
-    const std::int64_t planes = rows && cols ? out.size() / (rows * cols) : 0;
-    for (std::int64_t t = 0; t < planes; ++t)
-      for (std::int64_t i = 0; i < rows; ++i)
-        for (std::int64_t j = i + 1; j < cols; ++j)
-          p[(t * rows + i) * cols + j] = -std::numeric_limits<float>::infinity();
-    return true;
-  }
-
-  // Bool, i32 and f32 to f32: exact conversions (an i32 rounds to nearest).
-  static bool cast_to_f32(const Tensor& x, Tensor& out) {
-    const Tensor c = x.contiguous() ? x : x.compact();
-    const std::int64_t count = c.size();
-    out = Tensor::uninitialized(DType::f32, x.shape());
-    auto* o = static_cast<float*>(out.raw());
-    switch (x.dtype()) {
-      case DType::f32:
-        std::copy_n(static_cast<const float*>(c.raw()), count, o);
-        return true;
-      case DType::boolean: {
-        const auto* p = static_cast<const unsigned char*>(c.raw());
-        for (std::int64_t k = 0; k < count; ++k) o[k] = p[k] ? 1.0f : 0.0f;
-        return true;
-      }
-      case DType::i32: {
-        const auto* p = static_cast<const std::int32_t*>(c.raw());
-        for (std::int64_t k = 0; k < count; ++k) o[k] = static_cast<float>(p[k]);
-        return true;
-      }
-      default:
-        return false;
-    }
-  }
-
-  // An einops pattern as one copy: the input's named axes (size-1 ones
-  // dropped) permuted into the output's order. A name only the output has
-  // repeats the input along it (an expansion); names only the input has
-  // are reduced, each output element over them in the input's order, as
-  // the reference does (a float input; max and min from -inf and inf with
-  // std::max and std::min, sums and means in double).
-  bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
-                 const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
-    const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
-    const auto plan = einops_names(n, x, sizes, dims);
-    std::vector<std::string> in;  // the named axes, size-1 ones dropped
-    Shape atoms;
-    for (const auto& name : plan.names)
-      if (!name.empty()) {
-        in.push_back(name);
-        atoms.push_back(plan.sizes.at(name));
-      }
-    std::vector<std::int64_t> order;  // the input's names the output keeps, in its order
-    Shape shape, kept, expanded;      // the output's; its kept names'; with the new ones
-    bool repeats = false;
-    for (const auto& group : n.groups_out) {
-      std::int64_t size = 1;
-      for (const auto& name : group) {
-        const std::int64_t s = plan.sizes.at(name);
-        const auto it = std::find(in.begin(), in.end(), name);
-        size *= s;
-        expanded.push_back(s);
-        if (it == in.end()) {
-          repeats = true;
-          kept.push_back(1);
-          continue;
-        }
-        order.push_back(it - in.begin());
-        kept.push_back(s);
-      }
-      shape.push_back(size);
-    }
-    std::int64_t reduced = 1;  // the reduced names, after the kept ones, in input order
-    for (std::size_t a = 0; a < in.size(); ++a)
-      if (std::find(order.begin(), order.end(), static_cast<std::int64_t>(a)) == order.end()) {
-        order.push_back(static_cast<std::int64_t>(a));
-        reduced *= atoms[a];
-      }
-    const Tensor c = x.contiguous() ? x : x.compact();
-    const Tensor arranged = c.reshape(atoms).permute(order).compact();
-    if (n.name.empty()) {              // no reduction
-      if (reduced != 1) return false;  // a name dropped without one: the reference's error
-      out = repeats ? fast::expand(arranged.reshape(kept), expanded).reshape(shape)
-                    : arranged.reshape(shape);
-      return true;
-    }
-    const std::string& op = n.name;
-    if (x.dtype() != DType::f32 || repeats ||
-        (op != "sum" && op != "mean" && op != "max" && op != "min"))
-      return false;
-    const std::int64_t rows = element_count(shape);  // each over `reduced` (maybe none)
-    out = Tensor::uninitialized(DType::f32, shape);
-    const auto* p = static_cast<const float*>(arranged.raw());
-    auto* o = static_cast<float*>(out.raw());
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const float* row = p + r * reduced;
-      double acc = op == "max"   ? -std::numeric_limits<double>::infinity()
-                   : op == "min" ? std::numeric_limits<double>::infinity()
-                                 : 0.0;
-      for (std::int64_t g = 0; g < reduced; ++g)
-        acc = op == "max"   ? std::max<double>(acc, row[g])
-              : op == "min" ? std::min<double>(acc, row[g])
-                            : acc + row[g];
-      if (op == "mean") acc /= static_cast<double>(reduced);
-      o[r] = static_cast<float>(acc);
-    }
-    return true;
-  }
-
-  // A two-operand einsum is a batch of GEMMs: names in both operands and
-  // the output are the batch, in one operand and the output rows or
-  // columns, in both operands only contracted. Computed as [batch, rows,
-  // columns], then put in the output's order. Other einsums (a name summed
-  // in one operand alone, a name twice) are the reference's.
-  bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    if (n.in.size() == 3) return einsum_times(n, out, values);
-    if (n.in.size() != 2) return false;
-    const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
-    const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
-    if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;
-    const auto an = flat_names(n.groups_in[0]), bn = flat_names(n.groups_in[1]),
-               on = flat_names(n.groups_out);
-    if (static_cast<std::int64_t>(an.size()) != a.rank() ||
-        static_cast<std::int64_t>(bn.size()) != b.rank())
-      return false;
-    const auto find = [](const std::vector<std::string>& names, const std::string& x) {
-      const auto it = std::find(names.begin(), names.end(), x);
-      return it == names.end() ? -1 : static_cast<std::int64_t>(it - names.begin());
-    };
-    std::map<std::string, std::int64_t> size;
-    for (std::size_t k = 0; k < an.size(); ++k)
-      if (!size.emplace(an[k], a.dim(static_cast<std::int64_t>(k))).second) return false;
-    for (std::size_t k = 0; k < bn.size(); ++k) {
-      const auto [it, fresh] = size.emplace(bn[k], b.dim(static_cast<std::int64_t>(k)));
-      if (!fresh && (find(an, bn[k]) < 0 || it->second != b.dim(static_cast<std::int64_t>(k))))
-        return false;  // twice in b, or sizes that disagree
-    }
-    std::vector<std::string> batch, rows, cols, inner;
-    for (const auto& x : on) {
-      const bool in_a = find(an, x) >= 0, in_b = find(bn, x) >= 0;
-      if (in_a && in_b)
-        batch.push_back(x);
-      else if (in_a)
-        rows.push_back(x);
-      else if (in_b)
-        cols.push_back(x);
-      else
-        return false;
-    }
-    for (const auto& x : an)
-      if (find(on, x) < 0) {
-        if (find(bn, x) < 0) return false;  // summed in a alone
-        inner.push_back(x);
-      }
-    for (const auto& x : bn)
-      if (find(on, x) < 0 && find(an, x) < 0) return false;  // summed in b alone
-    if (std::set<std::string>(on.begin(), on.end()).size() != on.size()) return false;
-
-    const auto order = [&](const std::vector<std::string>& names,
-                           std::initializer_list<const std::vector<std::string>*> groups) {
-      std::vector<std::int64_t> o;
-      for (const auto* g : groups)
-        for (const auto& x : *g) o.push_back(find(names, x));
-      return o;
-    };
-    const auto product = [&](const std::vector<std::string>& names) {
-      std::int64_t p = 1;
-      for (const auto& x : names) p *= size.at(x);
-      return p;
-    };
-    const std::int64_t m = product(rows), k = product(inner), c = product(cols);
-    const Panel left =
-                    panel(a.permute(order(an, {&batch, &rows, &inner})), batch.size(), rows.size()),
-                right = panel(b.permute(order(bn, {&batch, &inner, &cols})), batch.size(),
-                              inner.size());
-    Shape computed;
-    for (const auto* g : {&batch, &rows, &cols})
-      for (const auto& x : *g) computed.push_back(size.at(x));
-    Tensor result = Tensor::uninitialized(DType::f32, computed);
-    const std::int64_t batches = product(batch);
-    auto* base = static_cast<float*>(result.raw());
-    for (std::int64_t t = 0; t < batches; ++t)
-      gemm::sgemm(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c},
-                  options_.threads);
-    // The output's own order, when it isn't [batch, rows, columns].
-    std::vector<std::string> made = batch;
-    made.insert(made.end(), rows.begin(), rows.end());
-    made.insert(made.end(), cols.begin(), cols.end());
-    out = made == on ? result : result.permute(order(made, {&on})).compact();
-    return true;
-  }
-
-  // Three operands, one of them with exactly the output's names (autodiff's
-  // product of an upstream gradient with two others): the einsum of the
-  // other two, times that one elementwise.
-  bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
-    const auto on = flat_names(n.groups_out);
-    for (std::size_t f = 0; f < 3; ++f) {
-      if (flat_names(n.groups_in[f]) != on) continue;
-      const Tensor& factor = values[static_cast<std::size_t>(n.in[f])];
-      if (factor.dtype() != DType::f32) return false;
-      ir::Node pair = n;
-      pair.in.clear();
-      pair.groups_in.clear();
-      for (std::size_t k = 0; k < 3; ++k)
-        if (k != f) {
-          pair.in.push_back(n.in[k]);
-          pair.groups_in.push_back(n.groups_in[k]);
-        }
-      Tensor product;
-      return einsum(pair, product, values) && binary_f32(ir::Binary::mul, product, factor, out);
-    }
-    return false;
-  }
-
-  // An operand as [batch axes..., row axes..., column axes...]: each batch
-  // index's matrix, by strides when its rows and its columns each merge
-  // into one stride, else from a compact copy.
-  struct Panel {
-    Tensor kept;
-    std::vector<std::int64_t> batch_shape, batch_strides;
-    std::int64_t row_stride = 1, col_stride = 1;
-
-    gemm::Matrix at(std::int64_t t) const {
-      std::int64_t offset = 0;
-      for (std::size_t d = batch_shape.size(); d-- > 0;) {
-        offset += t % batch_shape[d] * batch_strides[d];
-        t /= batch_shape[d];
-      }
-      return {static_cast<const float*>(kept.raw()) + offset, row_stride, col_stride};
-    }
-  };
-
-  // The stride that walks axes [from, to) as one, or 0 when they don't merge.
-  static std::int64_t merged(const Tensor& t, std::size_t from, std::size_t to) {
-    std::int64_t stride = 0;  // of the innermost axis longer than 1
-    std::int64_t span = 1;    // elements the merged axes cover
-    for (std::size_t d = to; d-- > from;) {
-      const std::int64_t size = t.shape()[d];
-      if (size == 1) continue;
-      if (stride == 0)
-        stride = t.strides()[d];
-      else if (t.strides()[d] != stride * span)
-        return 0;
-      span *= size;
-    }
-    return stride == 0 ? 1 : stride;
-  }
-
-  static Panel panel(Tensor t, std::size_t batch, std::size_t rows) {
-    const std::size_t rank = t.shape().size();
-    std::int64_t r = merged(t, batch, batch + rows), c = merged(t, batch + rows, rank);
-    if (r == 0 || c == 0) {
-      t = t.compact();
-      r = merged(t, batch, batch + rows);
-      c = merged(t, batch + rows, rank);
-    }
-    Panel p;
-    p.kept = t;
-    p.row_stride = r;
-    p.col_stride = c;
-    for (std::size_t d = 0; d < batch; ++d) {
-      p.batch_shape.push_back(t.shape()[d]);
-      p.batch_strides.push_back(t.strides()[d]);
-    }
-    return p;
+    return fast::unary_f32(ir::Unary::exp, shifted, out, options_.threads);
   }
 
   // The graph's plan: made (and its kernels compiled, all in one module,
@@ -1010,7 +485,7 @@ class FastExecutor final : public Accelerator {
                  const std::int64_t t1 = std::min(r1, t0 + tile);
                  call.rows(plan.fns[k], t0 * rows_per_group, t1 * rows_per_group, buffer.data());
                  for (std::int64_t r = t0; r < t1; ++r)
-                   o[r] = reduce_row(op, buffer.data() + (r - t0) * group, group);
+                   o[r] = fast::reduce_row(op, buffer.data() + (r - t0) * group, group);
                }
              });
     ++runs_;

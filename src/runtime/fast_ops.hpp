@@ -1,10 +1,9 @@
 // The fast executor's loops for the rest of what programs use: values made
 // from nothing (fills, ranges, constants, literals), comparisons and logic
 // to bool, argmax, cross-entropy, gathers and their gradient's scatter,
-// layer and RMS norms, wheres, pads, joins and sorts. Each gives the reference operation's bits (the same
-// arithmetic in the same order) and throws its RangeError for an id out of
-// range; each returns false for a dtype or axis it doesn't take, leaving
-// the node to the reference.
+// layer and RMS norms, wheres, pads, joins and sorts. Each gives the reference operation's bits
+// (the same arithmetic in the same order) and throws its RangeError for an id out of range; each
+// returns false for a dtype or axis it doesn't take, leaving the node to the reference.
 #pragma once
 
 #include <cstdint>

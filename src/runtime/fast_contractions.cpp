@@ -1,0 +1,220 @@
+#include "runtime/fast_contractions.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "runtime/fast_loops.hpp"
+#include "runtime/gemm/sgemm.hpp"
+
+namespace ss::runtime::fast {
+namespace {
+
+// A float32 operand as the GEMM reads it: a rank-2 view by its strides,
+// anything else made contiguous and read as rows x columns.
+struct Operand {
+  Tensor kept;  // owns what `matrix` points into
+  gemm::Matrix matrix;
+};
+
+Operand operand(const Tensor& t, std::int64_t cols) {
+  if (t.rank() == 2) {
+    const auto& s = t.strides();
+    return {t, {static_cast<const float*>(t.raw()), s[0], s[1]}};
+  }
+  Tensor c = t.contiguous() ? t : t.compact();
+  const auto* data = static_cast<const float*>(c.raw());
+  return {std::move(c), {data, cols, 1}};
+}
+
+// An einsum operand's (or output's) names, its groups flattened.
+std::vector<std::string> flat_names(const std::vector<std::vector<std::string>>& groups) {
+  std::vector<std::string> names;
+  for (const auto& g : groups) names.insert(names.end(), g.begin(), g.end());
+  return names;
+}
+
+// An operand as [batch axes..., row axes..., column axes...]: each batch
+// index's matrix, by strides when its rows and its columns each merge
+// into one stride, else from a compact copy.
+struct Panel {
+  Tensor kept;
+  std::vector<std::int64_t> batch_shape, batch_strides;
+  std::int64_t row_stride = 1, col_stride = 1;
+
+  gemm::Matrix at(std::int64_t t) const {
+    std::int64_t offset = 0;
+    for (std::size_t d = batch_shape.size(); d-- > 0;) {
+      offset += t % batch_shape[d] * batch_strides[d];
+      t /= batch_shape[d];
+    }
+    return {static_cast<const float*>(kept.raw()) + offset, row_stride, col_stride};
+  }
+};
+
+// The stride that walks axes [from, to) as one, or 0 when they don't merge.
+std::int64_t merged(const Tensor& t, std::size_t from, std::size_t to) {
+  std::int64_t stride = 0;  // of the innermost axis longer than 1
+  std::int64_t span = 1;    // elements the merged axes cover
+  for (std::size_t d = to; d-- > from;) {
+    const std::int64_t size = t.shape()[d];
+    if (size == 1) continue;
+    if (stride == 0)
+      stride = t.strides()[d];
+    else if (t.strides()[d] != stride * span)
+      return 0;
+    span *= size;
+  }
+  return stride == 0 ? 1 : stride;
+}
+
+Panel panel(Tensor t, std::size_t batch, std::size_t rows) {
+  const std::size_t rank = t.shape().size();
+  std::int64_t r = merged(t, batch, batch + rows), c = merged(t, batch + rows, rank);
+  if (r == 0 || c == 0) {
+    t = t.compact();
+    r = merged(t, batch, batch + rows);
+    c = merged(t, batch + rows, rank);
+  }
+  Panel p;
+  p.kept = t;
+  p.row_stride = r;
+  p.col_stride = c;
+  for (std::size_t d = 0; d < batch; ++d) {
+    p.batch_shape.push_back(t.shape()[d]);
+    p.batch_strides.push_back(t.strides()[d]);
+  }
+  return p;
+}
+
+// Three operands, one of them with exactly the output's names (autodiff's
+// product of an upstream gradient with two others): the einsum of the
+// other two, times that one elementwise.
+bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
+  const auto on = flat_names(n.groups_out);
+  for (std::size_t f = 0; f < 3; ++f) {
+    if (flat_names(n.groups_in[f]) != on) continue;
+    const Tensor& factor = values[static_cast<std::size_t>(n.in[f])];
+    if (factor.dtype() != DType::f32) return false;
+    ir::Node pair = n;
+    pair.in.clear();
+    pair.groups_in.clear();
+    for (std::size_t k = 0; k < 3; ++k)
+      if (k != f) {
+        pair.in.push_back(n.in[k]);
+        pair.groups_in.push_back(n.groups_in[k]);
+      }
+    Tensor product;
+    return einsum(pair, product, values, threads) &&
+           binary_f32(ir::Binary::mul, product, factor, out);
+  }
+  return false;
+}
+
+}  // namespace
+
+// a [..., K] @ b [K, ...]: rows of a's leading axes, columns of b's
+// trailing ones.
+bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
+  const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
+  const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
+  if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() < 1)
+    return false;
+  const std::int64_t k = b.dim(0);
+  if (a.dim(a.rank() - 1) != k) return false;  // the reference's error
+  std::int64_t rows = 1, cols = 1;
+  for (std::int64_t d = 0; d + 1 < a.rank(); ++d) rows *= a.dim(d);
+  for (std::int64_t d = 1; d < b.rank(); ++d) cols *= b.dim(d);
+  Shape shape(a.shape().begin(), a.shape().end() - 1);
+  shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
+  out = Tensor::uninitialized(DType::f32, shape);
+  const Operand left = operand(a, k), right = operand(b, cols);
+  gemm::sgemm(rows, cols, k, 1.0f, left.matrix, right.matrix, 0.0f,
+              {static_cast<float*>(out.raw()), cols}, threads);
+  return true;
+}
+
+// A two-operand einsum is a batch of GEMMs: names in both operands and
+// the output are the batch, in one operand and the output rows or
+// columns, in both operands only contracted. Computed as [batch, rows,
+// columns], then put in the output's order. Other einsums (a name summed
+// in one operand alone, a name twice) are the reference's.
+bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
+  if (n.in.size() == 3) return einsum_times(n, out, values, threads);
+  if (n.in.size() != 2) return false;
+  const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
+  const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
+  if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;
+  const auto an = flat_names(n.groups_in[0]), bn = flat_names(n.groups_in[1]),
+             on = flat_names(n.groups_out);
+  if (static_cast<std::int64_t>(an.size()) != a.rank() ||
+      static_cast<std::int64_t>(bn.size()) != b.rank())
+    return false;
+  const auto find = [](const std::vector<std::string>& names, const std::string& x) {
+    const auto it = std::find(names.begin(), names.end(), x);
+    return it == names.end() ? -1 : static_cast<std::int64_t>(it - names.begin());
+  };
+  std::map<std::string, std::int64_t> size;
+  for (std::size_t k = 0; k < an.size(); ++k)
+    if (!size.emplace(an[k], a.dim(static_cast<std::int64_t>(k))).second) return false;
+  for (std::size_t k = 0; k < bn.size(); ++k) {
+    const auto [it, fresh] = size.emplace(bn[k], b.dim(static_cast<std::int64_t>(k)));
+    if (!fresh && (find(an, bn[k]) < 0 || it->second != b.dim(static_cast<std::int64_t>(k))))
+      return false;  // twice in b, or sizes that disagree
+  }
+  std::vector<std::string> batch, rows, cols, inner;
+  for (const auto& x : on) {
+    const bool in_a = find(an, x) >= 0, in_b = find(bn, x) >= 0;
+    if (in_a && in_b)
+      batch.push_back(x);
+    else if (in_a)
+      rows.push_back(x);
+    else if (in_b)
+      cols.push_back(x);
+    else
+      return false;
+  }
+  for (const auto& x : an)
+    if (find(on, x) < 0) {
+      if (find(bn, x) < 0) return false;  // summed in a alone
+      inner.push_back(x);
+    }
+  for (const auto& x : bn)
+    if (find(on, x) < 0 && find(an, x) < 0) return false;  // summed in b alone
+  if (std::set<std::string>(on.begin(), on.end()).size() != on.size()) return false;
+
+  const auto order = [&](const std::vector<std::string>& names,
+                         std::initializer_list<const std::vector<std::string>*> groups) {
+    std::vector<std::int64_t> o;
+    for (const auto* g : groups)
+      for (const auto& x : *g) o.push_back(find(names, x));
+    return o;
+  };
+  const auto product = [&](const std::vector<std::string>& names) {
+    std::int64_t p = 1;
+    for (const auto& x : names) p *= size.at(x);
+    return p;
+  };
+  const std::int64_t m = product(rows), k = product(inner), c = product(cols);
+  const Panel left =
+                  panel(a.permute(order(an, {&batch, &rows, &inner})), batch.size(), rows.size()),
+              right =
+                  panel(b.permute(order(bn, {&batch, &inner, &cols})), batch.size(), inner.size());
+  Shape computed;
+  for (const auto* g : {&batch, &rows, &cols})
+    for (const auto& x : *g) computed.push_back(size.at(x));
+  Tensor result = Tensor::uninitialized(DType::f32, computed);
+  const std::int64_t batches = product(batch);
+  auto* base = static_cast<float*>(result.raw());
+  for (std::int64_t t = 0; t < batches; ++t)
+    gemm::sgemm(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c}, threads);
+  // The output's own order, when it isn't [batch, rows, columns].
+  std::vector<std::string> made = batch;
+  made.insert(made.end(), rows.begin(), rows.end());
+  made.insert(made.end(), cols.begin(), cols.end());
+  out = made == on ? result : result.permute(order(made, {&on})).compact();
+  return true;
+}
+
+}  // namespace ss::runtime::fast
