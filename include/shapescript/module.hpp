@@ -41,10 +41,12 @@ struct WorkerStats {
 
 // What ran a module's device functions, over its calls so far (`run
 // --stats`): the executor, and per path the graph nodes it ran: "gemm"
-// (matmul and einsum), "fused" (inside JIT-compiled kernels), "loops"
-// (other float32 elementwise work), "reductions", and "reference OP" for
-// each operation the reference runtime ran. Empty `nodes` on the
-// reference executor, which runs everything.
+// (matmul and einsum), "fused" (inside JIT-compiled kernels, with the
+// reductions fused after them), "loops" (other elementwise work),
+// "reductions", "moves" (copies and views), "created" (constants, fills,
+// ranges), "runtime" (inputs' sizes and all-reduces, which compute
+// nothing), and "reference OP" for each operation left to the reference
+// runtime. Empty `nodes` on the reference executor, which runs everything.
 // What ran one function (ExecutorStats::functions). A device function (or
 // a controller's expression, "expression in main"): "fast" or "reference",
 // its calls, its fused kernels and, on the fast executor, its nodes by
