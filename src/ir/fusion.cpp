@@ -118,6 +118,15 @@ std::vector<FusedKernel> plan_fusion(const Graph& g) {
     emit(k.root);
     k.reduce = fusable_reduction(r);
     if (!ok || operations < (k.reduce >= 0 ? 1 : 2)) continue;
+    for (std::size_t j = 0; j < k.inputs.size() && k.reduce < 0; ++j) {
+      const auto id = static_cast<std::size_t>(k.inputs[j]);
+      const Node& m = g.nodes[id];
+      if (m.op == Op::matmul && uses[id] == 1 && m.type.axes == root.type.axes &&
+          g.nodes[static_cast<std::size_t>(m.in[1])].type.axes.size() == 2) {
+        k.epilogue = static_cast<int>(j);
+        break;
+      }
+    }
     for (const int m : k.members) taken[static_cast<std::size_t>(m)] = true;
     kernels.push_back(std::move(k));
   }

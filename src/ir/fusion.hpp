@@ -28,6 +28,11 @@ struct FusedKernel {
   // the root's value is made a tile of rows at a time and reduced at once,
   // never stored whole; the root counts as a member.
   int reduce = -1;
+  // The position in `inputs` of a matmul (its second operand a matrix)
+  // that only this kernel reads, at the root's shape, or -1. Then the
+  // kernel is that product's epilogue: the product is made a block of rows
+  // at a time and the kernel runs on each block, never storing it whole.
+  int epilogue = -1;
   std::vector<int> members;      // nodes computed inside, besides the root
   std::vector<int> inputs;       // nodes read, in load order
   std::vector<FusedStep> steps;  // the last makes the root's value

@@ -135,6 +135,29 @@ bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
   return true;
 }
 
+bool matmul_in_blocks(const Tensor& a, const Tensor& b, int threads,
+                      const std::function<void(std::int64_t, std::int64_t, const float*)>& block) {
+  if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() != 2)
+    return false;
+  const std::int64_t k = b.dim(0), cols = b.dim(1);
+  if (a.dim(a.rank() - 1) != k || cols == 0) return false;
+  std::int64_t rows = 1;
+  for (std::int64_t d = 0; d + 1 < a.rank(); ++d) rows *= a.dim(d);
+  const Operand left = operand(a, k), right = operand(b, cols);
+  // Blocks of at least 256 rows (the GEMM packs b again for each), and
+  // about 64K floats.
+  const std::int64_t step = std::max<std::int64_t>(256, (std::int64_t{1} << 16) / cols);
+  std::vector<float> tile(static_cast<std::size_t>(std::min(step, rows) * cols));
+  for (std::int64_t r0 = 0; r0 < rows; r0 += step) {
+    const std::int64_t r1 = std::min(rows, r0 + step);
+    const gemm::Matrix part{left.matrix.data + r0 * left.matrix.row_stride, left.matrix.row_stride,
+                            left.matrix.col_stride};
+    gemm::sgemm(r1 - r0, cols, k, 1.0f, part, right.matrix, 0.0f, {tile.data(), cols}, threads);
+    block(r0, r1, tile.data());
+  }
+  return true;
+}
+
 // A two-operand einsum is a batch of GEMMs: names in both operands and
 // the output are the batch, in one operand and the output rows or
 // columns, in both operands only contracted. Computed as [batch, rows,

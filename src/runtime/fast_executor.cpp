@@ -132,11 +132,12 @@ class FastExecutor final : public Accelerator {
       return fused;
     }
     if (const int k = plan.kernel_at[i]; k >= 0) {
-      run_kernel(plan, static_cast<std::size_t>(k), values[i], values);
+      run_kernel(plan, g, static_cast<std::size_t>(k), values[i], values);
       return fused;
     }
     if (const int k = plan.reduce_at[i]; k >= 0) {
-      if (run_kernel_reduced(plan, static_cast<std::size_t>(k), n, values[i], values)) return fused;
+      if (run_kernel_reduced(plan, g, static_cast<std::size_t>(k), n, values[i], values))
+        return fused;
       return reduce(n, values[i], values) ? reductions : -1;  // the root is there now
     }
     const auto in = [&](std::size_t k) -> const Tensor& {
@@ -347,6 +348,9 @@ class FastExecutor final : public Accelerator {
         plan->kernel_at[root] = static_cast<int>(k);
       }
       for (const int m : kernels[k].members) plan->member[static_cast<std::size_t>(m)] = true;
+      if (kernels[k].epilogue >= 0)  // the product is made inside the kernel's run
+        plan->member[static_cast<std::size_t>(
+            kernels[k].inputs[static_cast<std::size_t>(kernels[k].epilogue)])] = true;
     }
     if (!kernels.empty()) {
       std::vector<int> read_at(g.nodes.size());
@@ -355,6 +359,9 @@ class FastExecutor final : public Accelerator {
         const int at = kernel.reduce >= 0 ? kernel.reduce : kernel.root;
         for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = at;
         read_at[static_cast<std::size_t>(kernel.root)] = at;
+        if (kernel.epilogue >= 0)
+          read_at[static_cast<std::size_t>(
+              kernel.inputs[static_cast<std::size_t>(kernel.epilogue)])] = at;
       }
       plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g, read_at));
     }
@@ -387,12 +394,16 @@ class FastExecutor final : public Accelerator {
 
   // False when an input's layout isn't one the code was compiled for (an
   // input the IR types as broadcast along the inner axis isn't).
+  // `stand_in`, when given, takes the place of the epilogue's product (its
+  // shape, no data yet).
   static bool bind(const FusionPlan& plan, std::size_t k, const std::vector<Tensor>& values,
-                   KernelCall& call) {
+                   KernelCall& call, const Tensor* stand_in = nullptr) {
     const ir::FusedKernel& kernel = plan.kernels[k];
     const auto& flags = plan.inner_broadcast[k];
-    for (const int in : kernel.inputs) {
-      call.inputs.push_back(values[static_cast<std::size_t>(in)]);
+    for (std::size_t j = 0; j < kernel.inputs.size(); ++j) {
+      const bool product = stand_in && static_cast<int>(j) == kernel.epilogue;
+      call.inputs.push_back(product ? *stand_in
+                                    : values[static_cast<std::size_t>(kernel.inputs[j])]);
       call.shape = reference::broadcast_shapes(call.shape, call.inputs.back().shape());
     }
     const Shape& shape = call.shape;
@@ -426,8 +437,9 @@ class FastExecutor final : public Accelerator {
 
   // One kernel over the root's shape, its rows split over the threads when
   // there is enough work (each part the same kernel on its rows).
-  void run_kernel(const FusionPlan& plan, std::size_t k, Tensor& out,
-                  const std::vector<Tensor>& values) const {
+  void run_kernel(const FusionPlan& plan, const ir::Graph& g, std::size_t k, Tensor& out,
+                  std::vector<Tensor>& values) const {
+    if (plan.kernels[k].epilogue >= 0 && run_epilogue(plan, g, k, out, values)) return;
     KernelCall call;
     if (!bind(plan, k, values, call)) {
       out = run_steps(plan.kernels[k], call.inputs);
@@ -442,13 +454,61 @@ class FastExecutor final : public Accelerator {
     ++runs_;
   }
 
+  // A matmul and the kernel reading it as one loop nest: the product made a
+  // block of rows at a time (matmul_in_blocks), the kernel run on each
+  // block while it is in the cache. False, having made the product whole
+  // into its value, where the blocks can't be had; the caller runs the
+  // kernel on it then.
+  bool run_epilogue(const FusionPlan& plan, const ir::Graph& g, std::size_t k, Tensor& out,
+                    std::vector<Tensor>& values) const {
+    const ir::FusedKernel& kernel = plan.kernels[k];
+    const auto product =
+        static_cast<std::size_t>(kernel.inputs[static_cast<std::size_t>(kernel.epilogue)]);
+    const ir::Node& m = g.nodes[product];
+    const Tensor& a = values[static_cast<std::size_t>(m.in[0])];
+    const Tensor& b = values[static_cast<std::size_t>(m.in[1])];
+    KernelCall call;
+    bool ran = false;
+    if (b.rank() == 2 && a.rank() >= 1) {
+      Shape shape(a.shape().begin(), a.shape().end() - 1);
+      shape.push_back(b.dim(1));
+      const Tensor stand_in = Tensor::borrow(nullptr, DType::f32, shape);
+      if (bind(plan, k, values, call, &stand_in) && call.inner == b.dim(1)) {
+        out = Tensor::uninitialized(DType::f32, call.shape);
+        auto* o = static_cast<float*>(out.raw());
+        const auto j = static_cast<std::size_t>(kernel.epilogue);
+        std::vector<std::int64_t> strides = call.outer_strides;
+        strides[j] = call.inner;  // the tile's rows
+        ran = fast::matmul_in_blocks(
+            a, b, options_.threads, [&](std::int64_t r0, std::int64_t r1, const float* tile) {
+              std::vector<const void*> at(call.pointers.size());
+              for (std::size_t i = 0; i < at.size(); ++i)
+                at[i] = i == j
+                            ? static_cast<const void*>(tile)
+                            : static_cast<const char*>(call.pointers[i]) +
+                                  r0 * call.outer_strides[i] *
+                                      static_cast<std::int64_t>(dtype_size(call.inputs[i].dtype()));
+              plan.fns[k](at.data(), strides.data(), o + r0 * call.inner, r1 - r0, call.inner);
+            });
+      }
+    }
+    if (ran) {
+      ++runs_;
+      return true;
+    }
+    // The product whole, as the node would have made it, for the kernel to read.
+    Tensor& made = values[product];
+    if (!fast::matmul(m, made, values, options_.threads)) made = reference::matmul(a, b);
+    return false;
+  }
+
   // A kernel and the reduction over its root's trailing axes as one loop
   // nest: a tile of groups' rows made into a small buffer (in the cache)
   // and reduced at once, as reduce_row computes each group. False when the
   // kernel can't read its inputs or the groups are empty: then the root is
   // made whole into values[root], for the reduction to run on.
-  bool run_kernel_reduced(const FusionPlan& plan, std::size_t k, const ir::Node& n, Tensor& out,
-                          std::vector<Tensor>& values) const {
+  bool run_kernel_reduced(const FusionPlan& plan, const ir::Graph& g, std::size_t k,
+                          const ir::Node& n, Tensor& out, std::vector<Tensor>& values) const {
     const ir::FusedKernel& kernel = plan.kernels[k];
     KernelCall call;
     const auto op = static_cast<ir::Reduce>(n.sub);
@@ -466,7 +526,7 @@ class FastExecutor final : public Accelerator {
     }
     if (!bound || group == 0 || call.inner == 0 || group % call.inner != 0) {
       if (bound) {
-        run_kernel(plan, k, values[static_cast<std::size_t>(kernel.root)], values);
+        run_kernel(plan, g, k, values[static_cast<std::size_t>(kernel.root)], values);
       } else {
         values[static_cast<std::size_t>(kernel.root)] = run_steps(kernel, call.inputs);
       }
