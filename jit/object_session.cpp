@@ -20,6 +20,9 @@ struct Session {
   std::mutex mutex;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::unique_ptr<llvm::TargetMachine> machine;
+  // The same target with the fastest code generation, for code with
+  // nothing to optimise (controller functions: calls and branches).
+  std::unique_ptr<llvm::TargetMachine> quick;
   std::string error;  // why the session couldn't start, once and for all
 };
 
@@ -30,6 +33,10 @@ std::string start(Session& s) {
   if (!builder) return s.error = "host target: " + llvm::toString(builder.takeError());
   auto machine = builder->createTargetMachine();
   if (!machine) return s.error = "target machine: " + llvm::toString(machine.takeError());
+  auto quick_builder = *builder;
+  quick_builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+  auto quick = quick_builder.createTargetMachine();
+  if (!quick) return s.error = "target machine: " + llvm::toString(quick.takeError());
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
   if (!jit) return s.error = "LLJIT: " + llvm::toString(jit.takeError());
   // libm's exp, log, erf, ... from the process.
@@ -39,6 +46,7 @@ std::string start(Session& s) {
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
   s.jit = std::move(*jit);
   s.machine = std::move(*machine);
+  s.quick = std::move(*quick);
   return {};
 }
 
@@ -73,7 +81,8 @@ std::string emit_object(llvm::Module& module, std::string* object, bool optimise
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream stream(bytes);
   llvm::legacy::PassManager passes;
-  if (s.machine->addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::ObjectFile))
+  llvm::TargetMachine& target = optimise ? *s.machine : *s.quick;
+  if (target.addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::ObjectFile))
     return "the target can't emit an object file";
   passes.run(module);
   object->assign(bytes.begin(), bytes.end());
