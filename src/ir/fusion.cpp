@@ -48,6 +48,16 @@ bool is_step(const Graph& g, const Node& n) {
 
 }  // namespace
 
+std::vector<std::uint8_t> inner_broadcast(const Graph& g, const FusedKernel& kernel) {
+  const auto& root_axes = g.nodes[static_cast<std::size_t>(kernel.root)].type.axes;
+  std::vector<std::uint8_t> flags;
+  for (const int in : kernel.inputs) {  // the inner (last) axis: the root's, or size 1
+    const auto& axes = g.nodes[static_cast<std::size_t>(in)].type.axes;
+    flags.push_back(root_axes.empty() || axes.empty() || !(axes.back() == root_axes.back()));
+  }
+  return flags;
+}
+
 std::vector<FusedKernel> plan_fusion(const Graph& g) {
   const std::size_t count = g.nodes.size();
   std::vector<int> uses(count, 0);

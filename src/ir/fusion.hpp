@@ -7,6 +7,7 @@
 // The runtime compiles each region with the LLVM JIT (runtime/fast_executor).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "ir/graph.hpp"
@@ -37,6 +38,11 @@ struct FusedKernel {
   std::vector<int> inputs;       // nodes read, in load order
   std::vector<FusedStep> steps;  // the last makes the root's value
 };
+
+// Per input of a kernel: 1 when it is the same along the root's inner
+// (last) axis (it lacks that axis, or has size 1 there), else 0. A
+// kernel's code reads such an input with stride 0 along the inner axis.
+std::vector<std::uint8_t> inner_broadcast(const Graph& g, const FusedKernel& kernel);
 
 // The regions worth a kernel (two or more operations, or one feeding a
 // fused reduction), in no particular order.

@@ -305,12 +305,7 @@ class FastExecutor final : public Accelerator {
     std::vector<SsJitKernelDesc> descs;
     for (std::size_t k = 0; k < kernels.size(); ++k) {
       const ir::FusedKernel& kernel = kernels[k];
-      const auto& root_axes = g.nodes[static_cast<std::size_t>(kernel.root)].type.axes;
-      auto& flags = plan->inner_broadcast.emplace_back();
-      for (const int in : kernel.inputs) {  // the inner (last) axis: the root's, or size 1
-        const auto& axes = g.nodes[static_cast<std::size_t>(in)].type.axes;
-        flags.push_back(root_axes.empty() || axes.empty() || !(axes.back() == root_axes.back()));
-      }
+      const auto& flags = plan->inner_broadcast.emplace_back(ir::inner_broadcast(g, kernel));
       for (const auto& s : kernel.steps)
         steps[k].push_back({static_cast<std::int32_t>(s.kind), s.sub, s.a, s.b, s.c, s.value});
       descs.push_back({steps[k].data(), static_cast<std::int32_t>(steps[k].size()),

@@ -1,0 +1,186 @@
+#include "kernels/cuda_elementwise.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include "ir/ops.hpp"
+
+namespace ss::cuda {
+namespace {
+
+using ir::Binary;
+using ir::FusedStep;
+using ir::Unary;
+
+// A float constant that reads back to the same bits.
+std::string float_literal(float value) {
+  if (value != value) return "__int_as_float(0x7fc00000)";
+  if (value == 1.0f / 0.0f) return "__int_as_float(0x7f800000)";
+  if (value == -1.0f / 0.0f) return "__int_as_float(0xff800000)";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value));
+  std::string literal = text;
+  if (literal.find_first_of(".e") == std::string::npos) literal += ".0";  // 3 -> 3.0f
+  return literal + "f";
+}
+
+std::string unary(int kind, const std::string& x) {
+  const std::string w = "(double)" + x;
+  switch (static_cast<Unary>(kind)) {
+    case Unary::neg:
+      return "-" + x;
+    case Unary::abs:
+      return "fabsf(" + x + ")";
+    case Unary::sqrt:
+      return "__fsqrt_rn(" + x + ")";
+    case Unary::relu:  // NaN gives 0, as the reference's x > 0 test does
+      return "(" + x + " > 0.0f ? " + x + " : 0.0f)";
+    case Unary::exp:
+      return "(float)exp(" + w + ")";
+    case Unary::log:
+      return "(float)log(" + w + ")";
+    case Unary::tanh:
+      return "(float)tanh(" + w + ")";
+    case Unary::sigmoid:
+      return "(float)(1.0 / (1.0 + exp(-" + w + ")))";
+    case Unary::gelu:
+      return "(float)(0.5 * " + w + " * (1.0 + erf(" + w + " / 1.4142135623730951)))";
+    case Unary::gelu_grad:
+      return "(float)(0.5 * (1.0 + erf(" + w + " / 1.4142135623730951)) + " + w + " * exp(-0.5 * " +
+             w + " * " + w + ") / 2.5066282746310002)";
+    case Unary::logical_not:
+      return "!" + x;
+  }
+  throw std::invalid_argument("no CUDA form for unary " + std::to_string(kind));
+}
+
+std::string binary(int kind, const std::string& x, const std::string& y, bool booleans) {
+  const std::string a = "(double)" + x, b = "(double)" + y;
+  switch (static_cast<Binary>(kind)) {
+    case Binary::add:
+      return "__fadd_rn(" + x + ", " + y + ")";
+    case Binary::sub:
+      return "__fsub_rn(" + x + ", " + y + ")";
+    case Binary::mul:
+      return "__fmul_rn(" + x + ", " + y + ")";
+    case Binary::div:
+      return "__fdiv_rn(" + x + ", " + y + ")";
+    case Binary::pow:
+      return "(float)pow(" + a + ", " + b + ")";
+    case Binary::floordiv:
+      return "(float)floor(" + a + " / " + b + ")";
+    case Binary::mod:  // fmod, then the divisor's sign; NaN for a zero divisor
+      return "ss_mod(" + a + ", " + b + ")";
+    case Binary::maximum:
+      return "ss_max(" + x + ", " + y + ")";
+    case Binary::minimum:
+      return "ss_min(" + x + ", " + y + ")";
+    case Binary::lt:
+      return "(" + x + " < " + y + ")";
+    case Binary::le:
+      return "(" + x + " <= " + y + ")";
+    case Binary::gt:
+      return "(" + x + " > " + y + ")";
+    case Binary::ge:
+      return "(" + x + " >= " + y + ")";
+    case Binary::eq:
+      return "(" + x + " == " + y + ")";
+    case Binary::ne:
+      return "(" + x + " != " + y + ")";
+    case Binary::logical_and:
+      return booleans ? "(" + x + " && " + y + ")" : "(" + x + " != 0.0f && " + y + " != 0.0f)";
+    case Binary::logical_or:
+      return booleans ? "(" + x + " || " + y + ")" : "(" + x + " != 0.0f || " + y + " != 0.0f)";
+  }
+  throw std::invalid_argument("no CUDA form for binary " + std::to_string(kind));
+}
+
+bool yields_bool(const FusedStep& s) {
+  if (s.kind == FusedStep::Kind::load_bool) return true;
+  if (s.kind == FusedStep::Kind::unary) return static_cast<Unary>(s.sub) == Unary::logical_not;
+  if (s.kind != FusedStep::Kind::binary) return false;
+  const auto op = static_cast<Binary>(s.sub);
+  return op >= Binary::lt && op <= Binary::logical_or;
+}
+
+// Helpers the bodies call, with the reference's definitions.
+constexpr const char* kPrelude = R"(__device__ __forceinline__ float ss_mod(double a, double b) {
+  if (b == 0.0) return __int_as_float(0x7fc00000);
+  double r = fmod(a, b);
+  return (float)((r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r);
+}
+__device__ __forceinline__ float ss_max(float x, float y) {
+  return (x != x || y != y) ? __int_as_float(0x7fc00000) : fmaxf(x, y);
+}
+__device__ __forceinline__ float ss_min(float x, float y) {
+  return (x != x || y != y) ? __int_as_float(0x7fc00000) : fminf(x, y);
+}
+)";
+
+}  // namespace
+
+std::string elementwise_source(const ir::FusedKernel& kernel,
+                               const std::vector<std::uint8_t>& inner_broadcast,
+                               const std::string& name) {
+  const std::size_t inputs = kernel.inputs.size();
+  if (inner_broadcast.size() != inputs)
+    throw std::invalid_argument("one inner-broadcast flag per input");
+  std::ostringstream out;
+  out << "// Generated from a fused kernel of the IR (kernels/cuda_elementwise.cpp).\n"
+      << "#ifndef SS_PRELUDE\n#define SS_PRELUDE\n"
+      << kPrelude << "#endif\n"
+      << "struct " << name << "_args {\n"
+      << "  const void* in[" << (inputs ? inputs : 1) << "];\n"
+      << "  long long stride[" << (inputs ? inputs : 1) << "];\n"
+      << "};\n"
+      << "extern \"C\" __global__ void " << name << "(" << name
+      << "_args args, float* __restrict__ out, long long outer, long long inner) {\n"
+      << "  const long long total = outer * inner;\n"
+      << "  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;\n"
+      << "       e += (long long)gridDim.x * blockDim.x) {\n"
+      << "    const long long o = e / inner, i = e - o * inner;\n";
+  std::vector<bool> is_bool;
+  for (std::size_t s = 0; s < kernel.steps.size(); ++s) {
+    const FusedStep& st = kernel.steps[s];
+    const auto v = [&](int k) {
+      if (k < 0 || static_cast<std::size_t>(k) >= s)
+        throw std::invalid_argument("step " + std::to_string(s) + " reads a later step");
+      return "v" + std::to_string(k);
+    };
+    const bool boolean = yields_bool(st);
+    is_bool.push_back(boolean);
+    out << "    const " << (boolean ? "bool" : "float") << " v" << s << " = ";
+    switch (st.kind) {
+      case FusedStep::Kind::load:
+      case FusedStep::Kind::load_bool: {
+        if (st.a < 0 || static_cast<std::size_t>(st.a) >= inputs)
+          throw std::invalid_argument("a load of input " + std::to_string(st.a));
+        const auto j = static_cast<std::size_t>(st.a);
+        out << "((const " << (boolean ? "unsigned char" : "float") << "*)args.in[" << j
+            << "])[o * args.stride[" << j << "]" << (inner_broadcast[j] ? "" : " + i") << "]"
+            << (boolean ? " != 0" : "");
+        break;
+      }
+      case FusedStep::Kind::constant:
+        out << float_literal(st.value);
+        break;
+      case FusedStep::Kind::unary:
+        out << unary(st.sub, v(st.a));
+        break;
+      case FusedStep::Kind::binary:
+        out << binary(st.sub, v(st.a), v(st.b), is_bool[static_cast<std::size_t>(st.a)]);
+        break;
+      case FusedStep::Kind::where:
+        out << "(" << v(st.a) << " ? " << v(st.b) << " : " << v(st.c) << ")";
+        break;
+    }
+    out << ";\n";
+  }
+  if (kernel.steps.empty() || is_bool.back())
+    throw std::invalid_argument("a kernel's result is a float");
+  out << "    out[e] = v" << kernel.steps.size() - 1 << ";\n  }\n}\n";
+  return out.str();
+}
+
+}  // namespace ss::cuda

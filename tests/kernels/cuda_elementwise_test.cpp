@@ -1,0 +1,133 @@
+// CUDA C from the fused IR (kernels/cuda_elementwise): every fused kernel of
+// the test programs and their gradients compiles with NVRTC for sm_90 (no
+// GPU needed), nothing contracts into an FMA, and the source of one kernel
+// is kept as a golden file, so a change to the generator is reviewed.
+// SS_UPDATE_GOLDENS=1 writes the golden anew.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <variant>
+
+#include "ir/autodiff.hpp"
+#include "ir/fusion.hpp"
+#include "ir/lower.hpp"
+#include "kernels/cuda_elementwise.hpp"
+#include "kernels/nvrtc.hpp"
+#include "support/checked_program.hpp"
+#include "support/paths.hpp"
+
+namespace {
+
+const ss::nvrtc::Compiler* compiler() {
+  static auto opened = ss::nvrtc::Compiler::open("");
+  return std::get_if<ss::nvrtc::Compiler>(&opened);
+}
+
+// The options every generated kernel compiles with: no contraction into
+// FMAs, which the CPU's kernels don't do either.
+const std::vector<std::string> kOptions = {"--fmad=false"};
+
+// The fused kernels of every lowered function (and, for the gradient
+// programs, of its gradient graph) of a file, as sources.
+std::vector<std::string> sources_of(const std::string& file, bool gradients) {
+  const auto program = ss::test::check_source_file(file);
+  std::vector<std::string> out;
+  for (const auto& entry : program->typed.functions) {
+    if (entry.second.controller || entry.second.item->is_extern) continue;
+    ss::ir::Graph g;
+    try {
+      g = ss::ir::lower_function(program->typed, entry.first);
+    } catch (const ss::ir::NotLowered&) {
+      continue;
+    }
+    if (gradients) {
+      std::vector<int> wrt;
+      for (const int id : g.inputs)
+        if (g.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
+      g.outputs = ss::ir::append_gradients(g, g.outputs.at(0), wrt, program->typed.dims);
+    }
+    const auto kernels = ss::ir::plan_fusion(g);
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      out.push_back(ss::cuda::elementwise_source(kernels[k], ss::ir::inner_broadcast(g, kernels[k]),
+                                                 entry.first + "_k" + std::to_string(k)));
+  }
+  return out;
+}
+
+std::string kernel_name(const std::string& source) {
+  const auto at = source.find("__global__ void ") + 16;
+  return source.substr(at, source.find('(', at) - at);
+}
+
+}  // namespace
+
+TEST_CASE("every fused kernel of the test programs compiles with NVRTC for sm_90") {
+  const auto* nvrtc = compiler();
+  if (!nvrtc) {
+    MESSAGE("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  int compiled = 0;
+  for (const auto& [file, gradients] :
+       std::vector<std::pair<std::string, bool>>{{"tests/programs/valid/operations.ss", false},
+                                                 {"tests/programs/valid/features.ss", false},
+                                                 {"examples/digits/digits.ss", false},
+                                                 {"examples/tinylm/tinylm.ss", false},
+                                                 {"tests/programs/gradients/ops.ss", true}}) {
+    // A file's kernels in one program (each defines its own names; the
+    // prelude is guarded), one NVRTC call: each call costs a few tenths
+    // of a second.
+    std::string all;
+    std::vector<std::string> names;
+    for (const auto& source : sources_of(file, gradients)) {
+      all += source;
+      names.push_back(kernel_name(source));
+    }
+    CAPTURE(file);
+    const auto result = nvrtc->compile(all, "kernels.cu", {.sm = 90, .cubin = false}, kOptions);
+    if (const auto* failure = std::get_if<ss::nvrtc::Failure>(&result))
+      FAIL(failure->message << "\n" << failure->log << "\n" << all);
+    const auto& ptx = std::get<ss::nvrtc::Output>(result).code;
+    for (const auto& name : names) {
+      CAPTURE(name);
+      CHECK(ptx.find(".entry " + name + "(") != std::string::npos);
+      ++compiled;
+    }
+  }
+  CHECK(compiled > 40);
+}
+
+TEST_CASE("a generated kernel rounds each float operation: no FMA, one golden source") {
+  const auto program = ss::test::check_source_text(
+      "dim N = 7\n\n"
+      "fn f(x: [b N], y: [N], c: [b 1]) -> [b N]:\n"
+      "    z = where(x > y, exp(x) * c - y, sqrt(abs(x)) / (y + 2.0))\n"
+      "    return maximum(tanh(z), sigmoid(x)) + gelu(z) * x % 1.5\n");
+  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto kernels = ss::ir::plan_fusion(g);
+  REQUIRE(kernels.size() == 2);
+  std::string all;
+  for (std::size_t k = 0; k < kernels.size(); ++k)
+    all += ss::cuda::elementwise_source(kernels[k], ss::ir::inner_broadcast(g, kernels[k]),
+                                        "fused_k" + std::to_string(k));
+  const std::string golden =
+      std::string(ss::test::kSourceDir) + "/tests/goldens/cuda/fused_kernels.cu";
+  if (std::getenv("SS_UPDATE_GOLDENS")) std::ofstream(golden) << all;
+  std::ifstream in(golden);
+  REQUIRE_MESSAGE(in, "no golden " << golden << ": run with SS_UPDATE_GOLDENS=1");
+  std::stringstream want;
+  want << in.rdbuf();
+  CHECK(all == want.str());
+
+  const auto* nvrtc = compiler();
+  if (!nvrtc) return;
+  const auto result = nvrtc->compile(all, "fused.cu", {.sm = 90, .cubin = false}, kOptions);
+  if (const auto* failure = std::get_if<ss::nvrtc::Failure>(&result))
+    FAIL(failure->message << "\n" << failure->log);
+  const auto& ptx = std::get<ss::nvrtc::Output>(result).code;
+  CHECK(ptx.find(".entry fused_k0(") != std::string::npos);
+  CHECK(ptx.find("fma.rn.f32") == std::string::npos);
+  CHECK(ptx.find("mul.rn.f32") != std::string::npos);
+}
