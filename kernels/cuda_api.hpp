@@ -17,6 +17,10 @@ struct CUctx_st;
 using CUcontext = CUctx_st*;
 struct CUstream_st;
 using CUstream = CUstream_st*;
+struct CUmod_st;
+using CUmodule = CUmod_st*;
+struct CUfunc_st;
+using CUfunction = CUfunc_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
@@ -56,6 +60,15 @@ using cuMemcpyHtoDAsync_v2_t = CUresult (*)(CUdeviceptr to, const void* from, st
                                             CUstream stream);
 using cuMemcpyDtoHAsync_v2_t = CUresult (*)(void* to, CUdeviceptr from, std::size_t bytes,
                                             CUstream stream);
+using cuStreamSynchronize_t = CUresult (*)(CUstream stream);
+using cuModuleLoadData_t = CUresult (*)(CUmodule* module, const void* image);
+using cuModuleUnload_t = CUresult (*)(CUmodule module);
+using cuModuleGetFunction_t = CUresult (*)(CUfunction* function, CUmodule module, const char* name);
+using cuLaunchKernel_t = CUresult (*)(CUfunction function, unsigned int grid_x, unsigned int grid_y,
+                                      unsigned int grid_z, unsigned int block_x,
+                                      unsigned int block_y, unsigned int block_z,
+                                      unsigned int shared_bytes, CUstream stream, void** params,
+                                      void** extra);
 
 }  // namespace ss::cuda
 

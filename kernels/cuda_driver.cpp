@@ -30,6 +30,14 @@ bool load_device_calls(const support::DynamicLibrary& lib, DeviceCalls& c) {
          lib.load(c.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
 }
 
+bool load_kernel_calls(const support::DynamicLibrary& lib, KernelCalls& c) {
+  return lib.load(c.cuStreamSynchronize, "cuStreamSynchronize") &&
+         lib.load(c.cuModuleLoadData, "cuModuleLoadData") &&
+         lib.load(c.cuModuleUnload, "cuModuleUnload") &&
+         lib.load(c.cuModuleGetFunction, "cuModuleGetFunction") &&
+         lib.load(c.cuLaunchKernel, "cuLaunchKernel");
+}
+
 }  // namespace
 
 std::vector<std::string> driver_candidates(const std::string& requested) {
@@ -58,6 +66,7 @@ std::variant<Driver, Diagnostic> Driver::open(const std::string& requested_path)
                         lib.load(driver.cuGetErrorString, "cuGetErrorString") &&
                         load_device_calls(lib, driver.calls_);
   if (!complete) return unavailable("`" + lib.path() + "` lacks the CUDA Driver API's functions");
+  driver.has_kernel_calls_ = load_kernel_calls(lib, driver.kernel_calls_);
 
   const CUresult init = driver.cuInit(0);
   if (init == CUDA_ERROR_STUB_LIBRARY)

@@ -33,6 +33,15 @@ struct DeviceCalls {
   cuMemcpyDtoHAsync_v2_t cuMemcpyDtoHAsync = nullptr;
 };
 
+// Loading compiled code (a cubin or PTX from NVRTC) and launching it.
+struct KernelCalls {
+  cuStreamSynchronize_t cuStreamSynchronize = nullptr;
+  cuModuleLoadData_t cuModuleLoadData = nullptr;
+  cuModuleUnload_t cuModuleUnload = nullptr;
+  cuModuleGetFunction_t cuModuleGetFunction = nullptr;
+  cuLaunchKernel_t cuLaunchKernel = nullptr;
+};
+
 class Driver {
  public:
   // Opens the driver and calls cuInit. E1901 when there is no usable driver.
@@ -54,11 +63,15 @@ class Driver {
   std::string describe(CUresult result) const;
 
   const DeviceCalls& calls() const { return calls_; }
+  // Null where the library lacks them (a stand-in driver in the tests).
+  const KernelCalls* kernel_calls() const { return has_kernel_calls_ ? &kernel_calls_ : nullptr; }
 
  private:
   support::DynamicLibrary library_;
   int version_ = 0;
   int device_count_ = 0;
+  KernelCalls kernel_calls_;
+  bool has_kernel_calls_ = false;
   cuInit_t cuInit = nullptr;
   cuDriverGetVersion_t cuDriverGetVersion = nullptr;
   cuDeviceGetCount_t cuDeviceGetCount = nullptr;

@@ -41,6 +41,15 @@ static_assert(std::is_same_v<decltype(&cuMemcpyHtoDAsync_v2),
                              CUresult (*)(CUdeviceptr, const void*, size_t, CUstream)>);
 static_assert(std::is_same_v<decltype(&cuMemcpyDtoHAsync_v2),
                              CUresult (*)(void*, CUdeviceptr, size_t, CUstream)>);
+static_assert(std::is_same_v<decltype(&cuStreamSynchronize), CUresult (*)(CUstream)>);
+static_assert(std::is_same_v<decltype(&cuModuleLoadData), CUresult (*)(CUmodule*, const void*)>);
+static_assert(std::is_same_v<decltype(&cuModuleUnload), CUresult (*)(CUmodule)>);
+static_assert(std::is_same_v<decltype(&cuModuleGetFunction),
+                             CUresult (*)(CUfunction*, CUmodule, const char*)>);
+static_assert(std::is_same_v<decltype(&cuLaunchKernel),
+                             CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int,
+                                          unsigned int, unsigned int, unsigned int, unsigned int,
+                                          CUstream, void**, void**)>);
 static_assert(std::is_same_v<decltype(&cuStreamDestroy), CUresult (*)(CUstream)>,
               "cuStreamDestroy is cuStreamDestroy_v2");
 static_assert(std::is_same_v<decltype(&cuDevicePrimaryCtxRelease), CUresult (*)(CUdevice)>,

@@ -1,0 +1,210 @@
+// Generated CUDA kernels on a real GPU (tests/gpu/run.sh): every fused
+// elementwise kernel of the test programs and their gradients, compiled by
+// NVRTC for the device, launched through the Driver API, gives the
+// reference runtime's values for its root, bit for bit but for the rare
+// element where CUDA's double exp or erf rounds to another float than
+// glibc's (at most one in 10^5 here).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <variant>
+
+#include "ir/autodiff.hpp"
+#include "ir/fusion.hpp"
+#include "ir/lower.hpp"
+#include "kernels/cuda_driver.hpp"
+#include "kernels/cuda_elementwise.hpp"
+#include "kernels/nvrtc.hpp"
+#include "runtime/fast_ops.hpp"
+#include "runtime/interpreter.hpp"
+#include "support/checked_program.hpp"
+
+namespace {
+
+using ss::runtime::DType;
+using ss::runtime::Tensor;
+
+bool gpu_required() {
+  const char* env = std::getenv("SS_REQUIRE_GPU");
+  return env && std::string(env) == "1";
+}
+
+// Made-up inputs for a graph (indices in range, a few NaNs).
+std::map<std::string, Tensor> inputs_for(const ss::ir::Graph& g, const ss::runtime::Dims& dims) {
+  std::map<std::string, Tensor> out;
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    const auto& node = g.nodes[static_cast<std::size_t>(g.inputs[i])];
+    ss::runtime::Shape shape;
+    for (const auto& axis : node.type.axes)
+      shape.push_back(ss::runtime::size_of(axis, {{"n", 37}, {"b", 37}}, dims).value_or(37));
+    const auto kind = node.type.elem.kind;
+    const bool index = kind == ss::check::ElemKind::index;
+    const DType dtype = index || kind == ss::check::ElemKind::i32 ? DType::i32
+                        : kind == ss::check::ElemKind::boolean    ? DType::boolean
+                                                                  : DType::f32;
+    Tensor t = Tensor::zeros(dtype, shape);
+    const std::int64_t bound =
+        index ? ss::runtime::size_of(*node.type.elem.index_of, {}, dims).value_or(1) : 0;
+    for (std::int64_t k = 0; k < t.size(); ++k)
+      t.set(k, index ? static_cast<double>((k * 2 + 1) % bound)
+               : dtype == DType::boolean
+                   ? k % 3 == 0
+                   : 1.7 * std::sin(0.77 * static_cast<double>(k) + 1.3 * static_cast<double>(i)));
+    out[node.name] = t;
+  }
+  return out;
+}
+
+struct Device {
+  ss::cuda::Driver driver;
+  ss::cuda::CUcontext context = nullptr;
+  int sm = 90;
+};
+
+// Runs one kernel on the GPU: each input expanded to the root's shape on
+// the host (the kernel reads an inner-broadcast one at column 0), copied
+// over, the kernel launched, the result copied back.
+std::vector<float> run_on_gpu(const Device& device, const std::string& ptx, const std::string& name,
+                              const std::vector<Tensor>& inputs, const ss::runtime::Shape& shape) {
+  using namespace ss::cuda;
+  const auto& c = device.driver.calls();
+  const auto& k = *device.driver.kernel_calls();
+  const auto ok = [&](CUresult r, const char* what) {
+    REQUIRE_MESSAGE(r == CUDA_SUCCESS, what << ": " << device.driver.describe(r));
+  };
+  const std::int64_t total = ss::runtime::element_count(shape);
+  const std::int64_t inner = shape.empty() ? 1 : shape.back();
+  const std::int64_t outer = inner ? total / inner : 0;
+  CUmodule module = nullptr;
+  ok(k.cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData");
+  CUfunction function = nullptr;
+  ok(k.cuModuleGetFunction(&function, module, name.c_str()), "cuModuleGetFunction");
+  std::vector<CUdeviceptr> buffers;
+  std::vector<unsigned char> args(inputs.size() * 16);  // in[N] pointers, then stride[N]
+  for (std::size_t j = 0; j < inputs.size(); ++j) {
+    const Tensor full = ss::runtime::fast::expand(inputs[j], shape);
+    const std::size_t bytes = std::max<std::size_t>(
+        1, static_cast<std::size_t>(full.size()) * ss::runtime::dtype_size(full.dtype()));
+    CUdeviceptr p = 0;
+    ok(c.cuMemAlloc(&p, bytes), "cuMemAlloc");
+    ok(c.cuMemcpyHtoDAsync(p, full.raw(), bytes, nullptr), "cuMemcpyHtoD");
+    buffers.push_back(p);
+    const long long stride = inner;
+    std::memcpy(args.data() + j * 8, &p, 8);
+    std::memcpy(args.data() + (inputs.size() + j) * 8, &stride, 8);
+  }
+  CUdeviceptr out = 0;
+  ok(c.cuMemAlloc(&out, std::max<std::size_t>(4, static_cast<std::size_t>(total) * 4)),
+     "cuMemAlloc");
+  long long outer_arg = outer, inner_arg = inner;
+  void* params[] = {args.data(), &out, &outer_arg, &inner_arg};
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(1024, (total + 255) / 256));
+  if (total > 0)
+    ok(k.cuLaunchKernel(function, blocks, 1, 1, 256, 1, 1, 0, nullptr, params, nullptr),
+       "cuLaunchKernel");
+  std::vector<float> result(static_cast<std::size_t>(total));
+  ok(c.cuMemcpyDtoHAsync(result.data(), out, result.size() * 4, nullptr), "cuMemcpyDtoH");
+  ok(k.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  for (const auto p : buffers) c.cuMemFree(p);
+  c.cuMemFree(out);
+  k.cuModuleUnload(module);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("gpu: every generated elementwise kernel gives the reference's values") {
+  auto opened = ss::cuda::Driver::open("");
+  if (auto* diag = std::get_if<ss::Diagnostic>(&opened)) {
+    if (gpu_required()) FAIL("no usable GPU: " << diag->render());
+    MESSAGE("no GPU here: " << diag->message);
+    return;
+  }
+  Device device{std::move(std::get<ss::cuda::Driver>(opened))};
+  REQUIRE_MESSAGE(device.driver.kernel_calls(),
+                  "the driver lacks cuModuleLoadData or cuLaunchKernel");
+  REQUIRE(device.driver.check_device(0) == std::nullopt);
+  const auto handle = device.driver.handle(0);
+  REQUIRE(device.driver.calls().cuDevicePrimaryCtxRetain(&device.context, handle) == 0);
+  REQUIRE(device.driver.calls().cuCtxSetCurrent(device.context) == 0);
+  auto compiler = ss::nvrtc::Compiler::open("");
+  auto* nvrtc = std::get_if<ss::nvrtc::Compiler>(&compiler);
+  REQUIRE_MESSAGE(nvrtc, "no NVRTC on the GPU machine");
+  int kernels = 0;
+  std::int64_t elements = 0, differing = 0;
+  for (const auto& [file, gradients] :
+       std::vector<std::pair<std::string, bool>>{{"tests/programs/valid/operations.ss", false},
+                                                 {"examples/digits/digits.ss", false},
+                                                 {"examples/tinylm/tinylm.ss", false},
+                                                 {"tests/programs/gradients/ops.ss", true}}) {
+    const auto program = ss::test::check_source_file(file);
+    const auto& dims = program->typed.dims;
+    for (const auto& entry : program->typed.functions) {
+      if (entry.second.controller || entry.second.item->is_extern) continue;
+      ss::ir::Graph g;
+      try {
+        g = ss::ir::lower_function(program->typed, entry.first);
+      } catch (const ss::ir::NotLowered&) {
+        continue;
+      }
+      if (gradients) {
+        std::vector<int> wrt;
+        for (const int id : g.inputs)
+          if (g.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
+        g.outputs = ss::ir::append_gradients(g, g.outputs.at(0), wrt, dims);
+      }
+      const auto plan = ss::ir::plan_fusion(g);
+      if (plan.empty()) continue;
+      // The reference's value of every kernel's inputs and root.
+      ss::ir::Graph probe = g;
+      probe.outputs.clear();
+      for (const auto& kernel : plan) {
+        probe.outputs.insert(probe.outputs.end(), kernel.inputs.begin(), kernel.inputs.end());
+        probe.outputs.push_back(kernel.root);
+      }
+      std::vector<Tensor> values;
+      try {
+        values = ss::runtime::run_graph(probe, inputs_for(g, dims), dims);
+      } catch (const std::exception&) {
+        continue;  // made-up inputs a function refuses
+      }
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < plan.size(); ++k) {
+        const std::string name = entry.first + "_k" + std::to_string(k);
+        CAPTURE(file);
+        CAPTURE(name);
+        std::vector<Tensor> ins(
+            values.begin() + static_cast<std::ptrdiff_t>(at),
+            values.begin() + static_cast<std::ptrdiff_t>(at + plan[k].inputs.size()));
+        const Tensor& root = values[at + plan[k].inputs.size()];
+        at += plan[k].inputs.size() + 1;
+        const auto source =
+            ss::cuda::elementwise_source(plan[k], ss::ir::inner_broadcast(g, plan[k]), name);
+        const auto compiled = nvrtc->compile(source, name + ".cu",
+                                             {.sm = device.sm, .cubin = false}, {"--fmad=false"});
+        if (const auto* failure = std::get_if<ss::nvrtc::Failure>(&compiled))
+          FAIL(failure->message << "\n" << failure->log);
+        const auto got =
+            run_on_gpu(device, std::get<ss::nvrtc::Output>(compiled).code, name, ins, root.shape());
+        const auto want = root.values();
+        REQUIRE(got.size() == want.size());
+        for (std::size_t e = 0; e < got.size(); ++e) {
+          const auto w = static_cast<float>(want[e]);
+          if (got[e] == w || (std::isnan(got[e]) && std::isnan(w))) continue;
+          ++differing;
+          CHECK_MESSAGE(std::fabs(got[e] - w) <= 2e-7f * std::fabs(w) + 1e-30f,
+                        "element " << e << ": gpu " << got[e] << ", reference " << w);
+        }
+        elements += static_cast<std::int64_t>(got.size());
+        ++kernels;
+      }
+    }
+  }
+  MESSAGE(kernels << " kernels, " << elements << " elements, " << differing
+                  << " differing from the reference in the last bit");
+  CHECK(kernels > 30);
+  CHECK(differing * 100000 <= elements);
+  device.driver.calls().cuDevicePrimaryCtxRelease(handle);
+}
