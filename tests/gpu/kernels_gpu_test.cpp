@@ -82,7 +82,10 @@ std::vector<float> run_on_gpu(const Device& device, const std::string& ptx, cons
   CUfunction function = nullptr;
   ok(k.cuModuleGetFunction(&function, module, name.c_str()), "cuModuleGetFunction");
   std::vector<CUdeviceptr> buffers;
-  std::vector<unsigned char> args(inputs.size() * 16);  // in[N] pointers, then stride[N]
+  // The kernel's argument struct: in[N] pointers, then stride[N] (N at
+  // least 1, as the generated struct has).
+  const std::size_t n = std::max<std::size_t>(1, inputs.size());
+  std::vector<unsigned char> args(n * 16, 0);
   for (std::size_t j = 0; j < inputs.size(); ++j) {
     const Tensor full = ss::runtime::fast::expand(inputs[j], shape);
     const std::size_t bytes = std::max<std::size_t>(
@@ -93,7 +96,7 @@ std::vector<float> run_on_gpu(const Device& device, const std::string& ptx, cons
     buffers.push_back(p);
     const long long stride = inner;
     std::memcpy(args.data() + j * 8, &p, 8);
-    std::memcpy(args.data() + (inputs.size() + j) * 8, &stride, 8);
+    std::memcpy(args.data() + (n + j) * 8, &stride, 8);
   }
   CUdeviceptr out = 0;
   ok(c.cuMemAlloc(&out, std::max<std::size_t>(4, static_cast<std::size_t>(total) * 4)),
