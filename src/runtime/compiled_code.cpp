@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 namespace ss::runtime {
 namespace {
@@ -11,27 +12,6 @@ namespace {
 template <typename T>
 void append(std::string& out, const T& value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof value);
-}
-
-// An entry: a magic line, the identity's length and bytes, then the object.
-constexpr char kMagic[] = "shapescript kernels 1\n";
-
-std::string entry(const std::string& identity, const std::string& object) {
-  std::string out(kMagic);
-  append(out, static_cast<std::uint64_t>(identity.size()));
-  return out + identity + object;
-}
-
-// The object in an entry, when the entry is for `identity`.
-std::optional<std::string> object_in(const std::string& bytes, const std::string& identity) {
-  const std::size_t magic = sizeof kMagic - 1, head = magic + sizeof(std::uint64_t);
-  if (bytes.size() < head || bytes.compare(0, magic, kMagic) != 0) return std::nullopt;
-  std::uint64_t length = 0;
-  std::memcpy(&length, bytes.data() + magic, sizeof length);
-  if (length != identity.size() || bytes.size() < head + length ||
-      bytes.compare(head, length, identity) != 0)
-    return std::nullopt;
-  return bytes.substr(head + length);
 }
 
 struct Linked {
@@ -49,7 +29,41 @@ Linked& linked() {
   return *l;
 }
 
+// An entry: a magic line, the identity's length and bytes, the object's
+// hash, then the object.
+constexpr char kMagic[] = "shapescript kernels 2\n";
+
+std::uint64_t fnv1a(std::string_view bytes) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ull;
+  return hash;
+}
+
 }  // namespace
+
+std::string cache_entry(const std::string& identity, const std::string& object) {
+  std::string out(kMagic);
+  append(out, static_cast<std::uint64_t>(identity.size()));
+  out += identity;
+  append(out, fnv1a(object));
+  return out + object;
+}
+
+// The object in an entry, when the entry is for `identity`.
+std::optional<std::string> cached_object(const std::string& bytes, const std::string& identity) {
+  const std::size_t magic = sizeof kMagic - 1, head = magic + sizeof(std::uint64_t);
+  if (bytes.size() < head || bytes.compare(0, magic, kMagic) != 0) return std::nullopt;
+  std::uint64_t length = 0;
+  std::memcpy(&length, bytes.data() + magic, sizeof length);
+  const std::size_t body = head + length + sizeof(std::uint64_t);
+  if (length != identity.size() || bytes.size() < body || bytes.compare(head, length, identity) != 0)
+    return std::nullopt;
+  std::uint64_t hash = 0;
+  std::memcpy(&hash, bytes.data() + head + length, sizeof hash);
+  std::string object = bytes.substr(body);
+  if (hash != fnv1a(object)) return std::nullopt;  // damaged
+  return object;
+}
 
 std::string kernel_identity(const SsJitApi& api, const std::vector<SsJitKernelDesc>& kernels) {
   std::string out = header(api, "kernels");
@@ -79,8 +93,7 @@ std::string controller_identity(const SsJitApi& api, const std::vector<SsJitHost
 }
 
 std::string code_key(const std::string& identity) {
-  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
-  for (const unsigned char c : identity) hash = (hash ^ c) * 1099511628211ull;
+  const std::uint64_t hash = fnv1a(identity);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   return std::string("k1-") + hex;
@@ -118,7 +131,7 @@ std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& id
   if (store.load) {
     std::string bytes;
     if (store.load(key, &bytes))
-      if (const auto object = object_in(bytes, identity); object && link(*object)) {
+      if (const auto object = cached_object(bytes, identity); object && link(*object)) {
         out.origin = CodeOrigin::store;
         l.by_identity.emplace(identity, out.fns);
         return out;
@@ -130,7 +143,7 @@ std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& id
     *error = why;
     return std::nullopt;
   }
-  if (store.store) store.store(key, entry(identity, object));
+  if (store.store) store.store(key, cache_entry(identity, object));
   l.by_identity.emplace(identity, out.fns);
   return out;
 }

@@ -33,6 +33,13 @@ std::string controller_identity(const SsJitApi& api, const std::vector<SsJitHost
 // format's version) and 16 hex digits of its hash.
 std::string code_key(const std::string& identity);
 
+// A CodeCache entry: a magic line, the identity in full, the object's hash,
+// then the object; and the object in an entry when the entry is for
+// `identity` and the object is whole (else nullopt: another version's, a
+// hash clash, or damaged).
+std::string cache_entry(const std::string& identity, const std::string& object);
+std::optional<std::string> cached_object(const std::string& bytes, const std::string& identity);
+
 // Compiles the code an identity names into an object whose functions are
 // named `prefix` followed by 0, 1, ...: false with *error on failure.
 using CompileObject =

@@ -87,7 +87,7 @@ TEST_CASE("a second run compiles nothing: its kernels come from the code cache")
   // CPU or LLVM) is not taken, even with a sound object for this key.
   {
     std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(static_cast<std::streamoff>(std::string("shapescript kernels 1\n").size() + 8 + 4));
+    f.seekp(static_cast<std::streamoff>(std::string("shapescript kernels 2\n").size() + 8 + 4));
     f << '9';  // "abi 3" becomes "abi 9"
   }
   const auto foreign = run();

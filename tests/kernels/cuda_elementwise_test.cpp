@@ -13,6 +13,7 @@
 #include "ir/autodiff.hpp"
 #include "ir/fusion.hpp"
 #include "ir/lower.hpp"
+#include "kernels/cuda_code_cache.hpp"
 #include "kernels/cuda_elementwise.hpp"
 #include "kernels/nvrtc.hpp"
 #include "support/checked_program.hpp"
@@ -130,4 +131,51 @@ TEST_CASE("a generated kernel rounds each float operation: no FMA, one golden so
   CHECK(ptx.find(".entry fused_k0(") != std::string::npos);
   CHECK(ptx.find("fma.rn.f32") == std::string::npos);
   CHECK(ptx.find("mul.rn.f32") != std::string::npos);
+}
+
+TEST_CASE("NVRTC's output is kept by content: a second load compiles nothing") {
+  const auto* nvrtc = compiler();
+  if (!nvrtc) return;
+  const auto program = ss::test::check_source_text(
+      "dim N = 3\n\nfn f(x: [b N]) -> [b N] = tanh(x * 0.123457) + 0.987654\n");
+  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto kernels = ss::ir::plan_fusion(g);
+  REQUIRE(kernels.size() == 1);
+  const auto source =
+      ss::cuda::elementwise_source(kernels[0], ss::ir::inner_broadcast(g, kernels[0]), "cached");
+  std::map<std::string, std::string> stored;
+  const ss::CodeCache store{
+      [&](const std::string& key, std::string* bytes) {
+        if (!stored.count(key)) return false;
+        *bytes = stored.at(key);
+        return true;
+      },
+      [&](const std::string& key, std::string_view bytes) { stored[key] = std::string(bytes); }};
+  using Origin = ss::cuda::CodeCacheNvrtc::Origin;
+  const auto ptx = [](const auto& result) { return std::get<ss::nvrtc::Output>(result).code; };
+  std::string first;
+  {
+    ss::cuda::CodeCacheNvrtc cache(*nvrtc, store);
+    Origin origin{};
+    const auto a = cache.compile(source, "cached.cu", {.sm = 90}, kOptions, &origin);
+    CHECK(origin == Origin::compiled);
+    first = ptx(a);
+    const auto b = cache.compile(source, "cached.cu", {.sm = 90}, kOptions, &origin);
+    CHECK(origin == Origin::memory);
+    CHECK(ptx(b) == first);
+    // Another target or option is other code.
+    cache.compile(source, "cached.cu", {.sm = 80}, kOptions, &origin);
+    CHECK(origin == Origin::compiled);
+  }
+  CHECK(stored.size() == 2);
+  // A new process (a new cache, the same store): from the store.
+  ss::cuda::CodeCacheNvrtc again(*nvrtc, store);
+  Origin origin{};
+  CHECK(ptx(again.compile(source, "cached.cu", {.sm = 90}, kOptions, &origin)) == first);
+  CHECK(origin == Origin::store);
+  // An entry for other code under the key is not taken.
+  for (auto& [key, bytes] : stored) bytes[bytes.size() / 3] ^= 1;
+  ss::cuda::CodeCacheNvrtc damaged(*nvrtc, store);
+  damaged.compile(source, "cached.cu", {.sm = 90}, kOptions, &origin);
+  CHECK(origin == Origin::compiled);
 }
