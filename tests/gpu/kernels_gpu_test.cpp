@@ -11,15 +11,14 @@
 #include <cstring>
 #include <variant>
 
-#include "ir/autodiff.hpp"
 #include "ir/fusion.hpp"
-#include "ir/lower.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_elementwise.hpp"
 #include "kernels/nvrtc.hpp"
 #include "runtime/fast_ops.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
 
 namespace {
 
@@ -29,32 +28,6 @@ using ss::runtime::Tensor;
 bool gpu_required() {
   const char* env = std::getenv("SS_REQUIRE_GPU");
   return env && std::string(env) == "1";
-}
-
-// Made-up inputs for a graph (indices in range, a few NaNs).
-std::map<std::string, Tensor> inputs_for(const ss::ir::Graph& g, const ss::runtime::Dims& dims) {
-  std::map<std::string, Tensor> out;
-  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
-    const auto& node = g.nodes[static_cast<std::size_t>(g.inputs[i])];
-    ss::runtime::Shape shape;
-    for (const auto& axis : node.type.axes)
-      shape.push_back(ss::runtime::size_of(axis, {{"n", 37}, {"b", 37}}, dims).value_or(37));
-    const auto kind = node.type.elem.kind;
-    const bool index = kind == ss::check::ElemKind::index;
-    const DType dtype = index || kind == ss::check::ElemKind::i32 ? DType::i32
-                        : kind == ss::check::ElemKind::boolean    ? DType::boolean
-                                                                  : DType::f32;
-    Tensor t = Tensor::zeros(dtype, shape);
-    const std::int64_t bound =
-        index ? ss::runtime::size_of(*node.type.elem.index_of, {}, dims).value_or(1) : 0;
-    for (std::int64_t k = 0; k < t.size(); ++k)
-      t.set(k, index ? static_cast<double>((k * 2 + 1) % bound)
-               : dtype == DType::boolean
-                   ? k % 3 == 0
-                   : 1.7 * std::sin(0.77 * static_cast<double>(k) + 1.3 * static_cast<double>(i)));
-    out[node.name] = t;
-  }
-  return out;
 }
 
 struct Device {
@@ -144,20 +117,7 @@ TEST_CASE("gpu: every generated elementwise kernel gives the reference's values"
                                                  {"tests/programs/gradients/ops.ss", true}}) {
     const auto program = ss::test::check_source_file(file);
     const auto& dims = program->typed.dims;
-    for (const auto& entry : program->typed.functions) {
-      if (entry.second.controller || entry.second.item->is_extern) continue;
-      ss::ir::Graph g;
-      try {
-        g = ss::ir::lower_function(program->typed, entry.first);
-      } catch (const ss::ir::NotLowered&) {
-        continue;
-      }
-      if (gradients) {
-        std::vector<int> wrt;
-        for (const int id : g.inputs)
-          if (g.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
-        g.outputs = ss::ir::append_gradients(g, g.outputs.at(0), wrt, dims);
-      }
+    for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients)) {
       const auto plan = ss::ir::plan_fusion(g);
       if (plan.empty()) continue;
       // The reference's value of every kernel's inputs and root.
@@ -169,13 +129,13 @@ TEST_CASE("gpu: every generated elementwise kernel gives the reference's values"
       }
       std::vector<Tensor> values;
       try {
-        values = ss::runtime::run_graph(probe, inputs_for(g, dims), dims);
+        values = ss::runtime::run_graph(probe, ss::test::made_up_inputs(g, dims, 37, 1.7), dims);
       } catch (const std::exception&) {
         continue;  // made-up inputs a function refuses
       }
       std::size_t at = 0;
       for (std::size_t k = 0; k < plan.size(); ++k) {
-        const std::string name = entry.first + "_k" + std::to_string(k);
+        const std::string name = function + "_k" + std::to_string(k);
         CAPTURE(file);
         CAPTURE(name);
         std::vector<Tensor> ins(

@@ -10,13 +10,13 @@
 #include <sstream>
 #include <variant>
 
-#include "ir/autodiff.hpp"
 #include "ir/fusion.hpp"
 #include "ir/lower.hpp"
 #include "kernels/cuda_code_cache.hpp"
 #include "kernels/cuda_elementwise.hpp"
 #include "kernels/nvrtc.hpp"
 #include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
 #include "support/paths.hpp"
 
 namespace {
@@ -35,24 +35,11 @@ const std::vector<std::string> kOptions = {"--fmad=false"};
 std::vector<std::string> sources_of(const std::string& file, bool gradients) {
   const auto program = ss::test::check_source_file(file);
   std::vector<std::string> out;
-  for (const auto& entry : program->typed.functions) {
-    if (entry.second.controller || entry.second.item->is_extern) continue;
-    ss::ir::Graph g;
-    try {
-      g = ss::ir::lower_function(program->typed, entry.first);
-    } catch (const ss::ir::NotLowered&) {
-      continue;
-    }
-    if (gradients) {
-      std::vector<int> wrt;
-      for (const int id : g.inputs)
-        if (g.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
-      g.outputs = ss::ir::append_gradients(g, g.outputs.at(0), wrt, program->typed.dims);
-    }
+  for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients)) {
     const auto kernels = ss::ir::plan_fusion(g);
     for (std::size_t k = 0; k < kernels.size(); ++k)
       out.push_back(ss::cuda::elementwise_source(kernels[k], ss::ir::inner_broadcast(g, kernels[k]),
-                                                 entry.first + "_k" + std::to_string(k)));
+                                                 function + "_k" + std::to_string(k)));
   }
   return out;
 }

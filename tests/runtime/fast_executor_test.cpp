@@ -17,6 +17,7 @@
 #include "runtime/reference/ops.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
 #include "support/paths.hpp"
 
 namespace {
@@ -41,38 +42,6 @@ struct Counting final : ss::runtime::Accelerator {
     return true;
   }
 };
-
-std::int64_t size_of(const ss::check::Axis& axis, const ss::runtime::Dims& dims) {
-  std::int64_t n = 1;
-  for (const auto& f : axis.factors)
-    n *= f.kind == Factor::Kind::literal ? f.value
-         : f.kind == Factor::Kind::dim   ? dims.at(f.name).value()
-                                         : 5;
-  return n;
-}
-
-std::map<std::string, Tensor> inputs_for(const ss::ir::Graph& g, const ss::runtime::Dims& dims) {
-  std::map<std::string, Tensor> out;
-  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
-    const auto& node = g.nodes[static_cast<std::size_t>(g.inputs[i])];
-    ss::runtime::Shape shape;
-    for (const auto& axis : node.type.axes) shape.push_back(size_of(axis, dims));
-    const auto kind = node.type.elem.kind;
-    const bool index = kind == ss::check::ElemKind::index;
-    const DType dtype = index || kind == ss::check::ElemKind::i32 ? DType::i32
-                        : kind == ss::check::ElemKind::boolean    ? DType::boolean
-                                                                  : DType::f32;
-    Tensor t = Tensor::zeros(dtype, shape);
-    const std::int64_t bound = index ? size_of(*node.type.elem.index_of, dims) : 0;
-    for (std::int64_t k = 0; k < t.size(); ++k)
-      t.set(k, index ? static_cast<double>((k * 2 + 1) % bound)
-               : dtype == DType::boolean
-                   ? k % 3 == 0
-                   : 1.1 * std::sin(0.77 * static_cast<double>(k) + 1.3 * static_cast<double>(i)));
-    out[node.name] = t;
-  }
-  return out;
-}
 
 void check_same(const std::vector<Tensor>& reference, const std::vector<Tensor>& fast) {
   REQUIRE(reference.size() == fast.size());
@@ -120,18 +89,11 @@ TEST_CASE("the fast executor gives the reference's results for every lowered fun
        {"tests/programs/valid/operations.ss", "tests/programs/valid/features.ss",
         "examples/tinylm/tinylm.ss", "examples/digits/digits.ss"}) {
     const auto program = ss::test::check_source_file(file);
-    for (const auto& entry : program->typed.functions) {
-      const std::string& name = entry.first;
-      if (entry.second.controller || entry.second.item->is_extern) continue;
+    for (const auto& lowered : ss::test::lowered_graphs(*program)) {
+      const ss::ir::Graph& graph = lowered.graph;
       CAPTURE(file);
-      CAPTURE(name);
-      ss::ir::Graph graph;
-      try {
-        graph = ss::ir::lower_function(program->typed, name);
-      } catch (const ss::ir::NotLowered&) {
-        continue;
-      }
-      const auto inputs = inputs_for(graph, program->typed.dims);
+      CAPTURE(lowered.function);
+      const auto inputs = ss::test::made_up_inputs(graph, program->typed.dims);
       std::vector<Tensor> reference;
       try {
         reference = ss::runtime::run_graph(graph, inputs, program->typed.dims);
@@ -168,16 +130,10 @@ TEST_CASE("the fast executor gives the reference's gradients for every operation
   const auto& dims = program->typed.dims;
   Counting counting;
   int ran = 0;
-  for (const auto& entry : program->typed.functions) {
-    const std::string& name = entry.first;
-    CAPTURE(name);
-    const ss::ir::Graph forward = ss::ir::lower_function(program->typed, name);
-    ss::ir::Graph backward = forward;
-    std::vector<int> wrt;
-    for (const int id : forward.inputs)
-      if (forward.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
-    backward.outputs = ss::ir::append_gradients(backward, forward.outputs.at(0), wrt, dims);
-    const auto inputs = inputs_for(forward, dims);
+  for (const auto& lowered : ss::test::lowered_graphs(*program, true)) {
+    CAPTURE(lowered.function);
+    const ss::ir::Graph& backward = lowered.graph;  // the gradients appended
+    const auto inputs = ss::test::made_up_inputs(backward, dims);
     check_same(ss::runtime::run_graph(backward, inputs, dims),
                ss::runtime::run_graph(backward, inputs, dims, nullptr, &counting));
     ++ran;

@@ -1,0 +1,67 @@
+#include "support/lowered_graphs.hpp"
+
+#include <cmath>
+
+#include "ir/autodiff.hpp"
+#include "ir/lower.hpp"
+
+namespace ss::test {
+
+using check::Factor;
+using runtime::DType;
+using runtime::Tensor;
+
+std::vector<LoweredGraph> lowered_graphs(const CheckedProgram& program, bool gradients) {
+  std::vector<LoweredGraph> out;
+  for (const auto& entry : program.typed.functions) {
+    if (entry.second.controller || entry.second.item->is_extern) continue;
+    ir::Graph g;
+    try {
+      g = ir::lower_function(program.typed, entry.first);
+    } catch (const ir::NotLowered&) {
+      continue;
+    }
+    if (gradients) {
+      std::vector<int> wrt;
+      for (const int id : g.inputs)
+        if (g.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
+      g.outputs = ir::append_gradients(g, g.outputs.at(0), wrt, program.typed.dims);
+    }
+    out.push_back({entry.first, std::move(g)});
+  }
+  return out;
+}
+
+std::map<std::string, Tensor> made_up_inputs(const ir::Graph& g, const runtime::Dims& dims,
+                                             std::int64_t generic, double scale) {
+  const auto size_of = [&](const check::Axis& axis) {
+    std::int64_t n = 1;
+    for (const auto& f : axis.factors)
+      n *= f.kind == Factor::Kind::literal ? f.value
+           : f.kind == Factor::Kind::dim   ? dims.at(f.name).value()
+                                           : generic;
+    return n;
+  };
+  std::map<std::string, Tensor> out;
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    const auto& node = g.nodes[static_cast<std::size_t>(g.inputs[i])];
+    runtime::Shape shape;
+    for (const auto& axis : node.type.axes) shape.push_back(size_of(axis));
+    const auto kind = node.type.elem.kind;
+    const bool index = kind == check::ElemKind::index;
+    const DType dtype = index || kind == check::ElemKind::i32 ? DType::i32
+                        : kind == check::ElemKind::boolean    ? DType::boolean
+                                                              : DType::f32;
+    Tensor t = Tensor::zeros(dtype, shape);
+    const std::int64_t bound = index ? size_of(*node.type.elem.index_of) : 0;
+    for (std::int64_t k = 0; k < t.size(); ++k)
+      t.set(k, index                     ? static_cast<double>((k * 2 + 1) % bound)
+               : dtype == DType::boolean ? k % 3 == 0
+                                         : scale * std::sin(0.77 * static_cast<double>(k) +
+                                                            1.3 * static_cast<double>(i)));
+    out[node.name] = t;
+  }
+  return out;
+}
+
+}  // namespace ss::test

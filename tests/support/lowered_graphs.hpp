@@ -1,0 +1,31 @@
+// The device functions of a program file as graphs (with their gradient
+// graphs, for the gradient programs), and made-up inputs for a graph: what
+// the executor, CUDA and GPU tests run every kernel over.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.hpp"
+#include "runtime/interpreter.hpp"
+#include "support/checked_program.hpp"
+
+namespace ss::test {
+
+struct LoweredGraph {
+  std::string function;
+  ir::Graph graph;
+};
+
+// Every device function of `program` that lowers; with `gradients`, each
+// graph gets the gradients of its first output with respect to every float
+// input appended (the outputs become those gradients).
+std::vector<LoweredGraph> lowered_graphs(const CheckedProgram& program, bool gradients = false);
+
+// Inputs for a graph: generic axes of size `generic`, indices in range,
+// bools every third, floats a scaled sine.
+std::map<std::string, runtime::Tensor> made_up_inputs(const ir::Graph& g, const runtime::Dims& dims,
+                                                      std::int64_t generic = 5, double scale = 1.1);
+
+}  // namespace ss::test
