@@ -14,7 +14,9 @@
 #include "ir/fusion.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_elementwise.hpp"
+#include "kernels/cuda_reduce.hpp"
 #include "kernels/nvrtc.hpp"
+#include "runtime/fast_loops.hpp"
 #include "runtime/fast_ops.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
@@ -170,4 +172,73 @@ TEST_CASE("gpu: every generated elementwise kernel gives the reference's values"
   CHECK(kernels > 30);
   CHECK(differing * 100000 <= elements);
   device.driver.calls().cuDevicePrimaryCtxRelease(handle);
+}
+
+TEST_CASE("gpu: the reduction kernels agree with the reference's, NaN rules included") {
+  using namespace ss::cuda;
+  auto opened = Driver::open("");
+  if (auto* diag = std::get_if<ss::Diagnostic>(&opened)) {
+    if (gpu_required()) FAIL("no usable GPU: " << diag->render());
+    return;
+  }
+  const Driver driver = std::move(std::get<Driver>(opened));
+  REQUIRE(driver.kernel_calls());
+  REQUIRE(driver.check_device(0) == std::nullopt);
+  const auto& c = driver.calls();
+  const auto& k = *driver.kernel_calls();
+  CUcontext context = nullptr;
+  REQUIRE(c.cuDevicePrimaryCtxRetain(&context, driver.handle(0)) == 0);
+  REQUIRE(c.cuCtxSetCurrent(context) == 0);
+  auto compiler = ss::nvrtc::Compiler::open("");
+  auto* nvrtc = std::get_if<ss::nvrtc::Compiler>(&compiler);
+  REQUIRE(nvrtc);
+  const auto ok = [&](CUresult r, const char* what) {
+    REQUIRE_MESSAGE(r == CUDA_SUCCESS, what << ": " << driver.describe(r));
+  };
+  for (int op = 0; op <= static_cast<int>(ss::ir::Reduce::std); ++op) {
+    const auto reduce = static_cast<ss::ir::Reduce>(op);
+    const std::string name = "reduce_" + std::to_string(op);
+    const auto compiled =
+        nvrtc->compile(reduction_source(reduce, name), name + ".cu", {.sm = 90}, {"--fmad=false"});
+    REQUIRE(std::holds_alternative<ss::nvrtc::Output>(compiled));
+    CUmodule module = nullptr;
+    ok(k.cuModuleLoadData(&module, std::get<ss::nvrtc::Output>(compiled).code.c_str()), "load");
+    CUfunction function = nullptr;
+    ok(k.cuModuleGetFunction(&function, module, name.c_str()), "function");
+    for (const long long group : {1LL, 7LL, 128LL, 1000LL}) {
+      CAPTURE(op);
+      CAPTURE(group);
+      const long long rows = 300;
+      std::vector<float> x(static_cast<std::size_t>(rows * group));
+      for (std::size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<float>(3.0 * std::sin(0.37 * static_cast<double>(i)));
+      x[0] = std::nanf("");  // row 0 starts with a NaN
+      if (group > 2)
+        x[static_cast<std::size_t>(group + 1)] = std::nanf("");  // row 1 has one inside
+      CUdeviceptr in = 0, out = 0;
+      ok(c.cuMemAlloc(&in, x.size() * 4), "alloc");
+      ok(c.cuMemAlloc(&out, static_cast<std::size_t>(rows) * 4), "alloc");
+      ok(c.cuMemcpyHtoDAsync(in, x.data(), x.size() * 4, nullptr), "copy");
+      long long rows_arg = rows, group_arg = group;
+      void* params[] = {&in, &out, &rows_arg, &group_arg};
+      ok(k.cuLaunchKernel(function, static_cast<unsigned>(rows), 1, 1, kReduceThreads, 1, 1, 0,
+                          nullptr, params, nullptr),
+         "launch");
+      std::vector<float> got(static_cast<std::size_t>(rows));
+      ok(c.cuMemcpyDtoHAsync(got.data(), out, got.size() * 4, nullptr), "copy back");
+      ok(k.cuStreamSynchronize(nullptr), "sync");
+      c.cuMemFree(in);
+      c.cuMemFree(out);
+      for (long long r = 0; r < rows; ++r) {
+        const float want = ss::runtime::fast::reduce_row(reduce, x.data() + r * group, group);
+        const float g = got[static_cast<std::size_t>(r)];
+        const bool exact = reduce == ss::ir::Reduce::max || reduce == ss::ir::Reduce::min;
+        const bool same = (std::isnan(want) && std::isnan(g)) || g == want ||
+                          (!exact && std::fabs(g - want) <= 1e-6f * std::fabs(want) + 1e-6f);
+        CHECK_MESSAGE(same, "row " << r << ": gpu " << g << ", reference " << want);
+      }
+    }
+    k.cuModuleUnload(module);
+  }
+  c.cuDevicePrimaryCtxRelease(driver.handle(0));
 }
