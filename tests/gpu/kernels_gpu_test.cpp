@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <variant>
 
+#include "gpu/gpu_setup.hpp"
 #include "ir/fusion.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_elementwise.hpp"
@@ -27,16 +29,37 @@ namespace {
 using ss::runtime::DType;
 using ss::runtime::Tensor;
 
-bool gpu_required() {
-  const char* env = std::getenv("SS_REQUIRE_GPU");
-  return env && std::string(env) == "1";
-}
-
+// Device 0's primary context made current, its module and launch calls,
+// and NVRTC; released with the object.
 struct Device {
   ss::cuda::Driver driver;
   ss::cuda::CUcontext context = nullptr;
+  ss::nvrtc::Compiler nvrtc;
   int sm = 90;
+
+  Device(ss::cuda::Driver d, ss::nvrtc::Compiler c) : driver(std::move(d)), nvrtc(std::move(c)) {}
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  ~Device() {
+    if (context) driver.calls().cuDevicePrimaryCtxRelease(driver.handle(0));
+  }
 };
+
+// The device, or null (after a message, or a failure where a GPU is required).
+std::unique_ptr<Device> open_device() {
+  auto driver = ss::test::driver_or_skip();
+  if (!driver) return nullptr;
+  REQUIRE_MESSAGE(driver->kernel_calls(), "the driver lacks cuModuleLoadData or cuLaunchKernel");
+  REQUIRE(driver->check_device(0) == std::nullopt);
+  auto compiler = ss::nvrtc::Compiler::open("");
+  auto* nvrtc = std::get_if<ss::nvrtc::Compiler>(&compiler);
+  REQUIRE_MESSAGE(nvrtc, "no NVRTC on the GPU machine");
+  auto device = std::make_unique<Device>(std::move(*driver), std::move(*nvrtc));
+  REQUIRE(device->driver.calls().cuDevicePrimaryCtxRetain(&device->context,
+                                                          device->driver.handle(0)) == 0);
+  REQUIRE(device->driver.calls().cuCtxSetCurrent(device->context) == 0);
+  return device;
+}
 
 // Runs one kernel on the GPU: each input expanded to the root's shape on
 // the host (the kernel reads an inner-broadcast one at column 0), copied
@@ -94,22 +117,10 @@ std::vector<float> run_on_gpu(const Device& device, const std::string& ptx, cons
 }  // namespace
 
 TEST_CASE("gpu: every generated elementwise kernel gives the reference's values") {
-  auto opened = ss::cuda::Driver::open("");
-  if (auto* diag = std::get_if<ss::Diagnostic>(&opened)) {
-    if (gpu_required()) FAIL("no usable GPU: " << diag->render());
-    MESSAGE("no GPU here: " << diag->message);
-    return;
-  }
-  Device device{std::move(std::get<ss::cuda::Driver>(opened))};
-  REQUIRE_MESSAGE(device.driver.kernel_calls(),
-                  "the driver lacks cuModuleLoadData or cuLaunchKernel");
-  REQUIRE(device.driver.check_device(0) == std::nullopt);
-  const auto handle = device.driver.handle(0);
-  REQUIRE(device.driver.calls().cuDevicePrimaryCtxRetain(&device.context, handle) == 0);
-  REQUIRE(device.driver.calls().cuCtxSetCurrent(device.context) == 0);
-  auto compiler = ss::nvrtc::Compiler::open("");
-  auto* nvrtc = std::get_if<ss::nvrtc::Compiler>(&compiler);
-  REQUIRE_MESSAGE(nvrtc, "no NVRTC on the GPU machine");
+  const auto opened = open_device();
+  if (!opened) return;
+  const Device& device = *opened;
+  const ss::nvrtc::Compiler* nvrtc = &device.nvrtc;
   int kernels = 0;
   std::int64_t elements = 0, differing = 0;
   for (const auto& [file, gradients] :
@@ -171,27 +182,16 @@ TEST_CASE("gpu: every generated elementwise kernel gives the reference's values"
                   << " differing from the reference in the last bit");
   CHECK(kernels > 30);
   CHECK(differing * 100000 <= elements);
-  device.driver.calls().cuDevicePrimaryCtxRelease(handle);
 }
 
 TEST_CASE("gpu: the reduction kernels agree with the reference's, NaN rules included") {
   using namespace ss::cuda;
-  auto opened = Driver::open("");
-  if (auto* diag = std::get_if<ss::Diagnostic>(&opened)) {
-    if (gpu_required()) FAIL("no usable GPU: " << diag->render());
-    return;
-  }
-  const Driver driver = std::move(std::get<Driver>(opened));
-  REQUIRE(driver.kernel_calls());
-  REQUIRE(driver.check_device(0) == std::nullopt);
+  const auto opened = open_device();
+  if (!opened) return;
+  const Driver& driver = opened->driver;
+  const ss::nvrtc::Compiler* nvrtc = &opened->nvrtc;
   const auto& c = driver.calls();
   const auto& k = *driver.kernel_calls();
-  CUcontext context = nullptr;
-  REQUIRE(c.cuDevicePrimaryCtxRetain(&context, driver.handle(0)) == 0);
-  REQUIRE(c.cuCtxSetCurrent(context) == 0);
-  auto compiler = ss::nvrtc::Compiler::open("");
-  auto* nvrtc = std::get_if<ss::nvrtc::Compiler>(&compiler);
-  REQUIRE(nvrtc);
   const auto ok = [&](CUresult r, const char* what) {
     REQUIRE_MESSAGE(r == CUDA_SUCCESS, what << ": " << driver.describe(r));
   };
@@ -240,5 +240,4 @@ TEST_CASE("gpu: the reduction kernels agree with the reference's, NaN rules incl
     }
     k.cuModuleUnload(module);
   }
-  c.cuDevicePrimaryCtxRelease(driver.handle(0));
 }

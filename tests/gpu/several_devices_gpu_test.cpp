@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <variant>
 
+#include "gpu/gpu_setup.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/nccl.hpp"
 #include "shapescript/shapescript.hpp"
@@ -17,23 +18,8 @@ namespace {
 using ss::test::check_close;
 using ss::test::rendered;
 
-bool gpu_required() {
-  const char* env = std::getenv("SS_REQUIRE_GPU");
-  return env && std::string(env) == "1";
-}
-
-// The driver, or nullopt (a failure where a GPU is required).
-std::optional<ss::cuda::Driver> driver_or_skip() {
-  auto d = ss::cuda::Driver::open("");
-  if (auto* diag = std::get_if<ss::Diagnostic>(&d)) {
-    if (gpu_required())
-      FAIL_CHECK("no usable GPU: " << diag->render());
-    else
-      MESSAGE("no GPU here: " << diag->message);
-    return std::nullopt;
-  }
-  return std::move(std::get<ss::cuda::Driver>(d));
-}
+using ss::test::driver_or_skip;
+using ss::test::gpu_required;
 
 // Every function of batch_ops.ss at several batch sizes, against one device.
 void check_every_function(const ss::Module& several, std::size_t workers) {

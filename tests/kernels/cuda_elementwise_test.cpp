@@ -88,11 +88,7 @@ TEST_CASE("every fused kernel of the test programs compiles with NVRTC for sm_90
 }
 
 TEST_CASE("a generated kernel rounds each float operation: no FMA, one golden source") {
-  const auto program = ss::test::check_source_text(
-      "dim N = 7\n\n"
-      "fn f(x: [b N], y: [N], c: [b 1]) -> [b N]:\n"
-      "    z = where(x > y, exp(x) * c - y, sqrt(abs(x)) / (y + 2.0))\n"
-      "    return maximum(tanh(z), sigmoid(x)) + gelu(z) * x % 1.5\n");
+  const auto program = ss::test::check_source_text(ss::test::kFusedKernelProgram);
   const auto g = ss::ir::lower_function(program->typed, "f");
   const auto kernels = ss::ir::plan_fusion(g);
   REQUIRE(kernels.size() == 2);

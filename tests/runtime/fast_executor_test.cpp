@@ -175,11 +175,7 @@ TEST_CASE("the fast executor reads strided views: transposed and sliced operands
 
 TEST_CASE("a fused kernel gives the reference's bits, broadcasting, bool conditions and all") {
   if (std::string(ss::test::kJitPath).empty()) return;
-  const auto program = ss::test::check_source_text(
-      "dim N = 7\n\n"
-      "fn f(x: [b N], y: [N], c: [b 1]) -> [b N]:\n"
-      "    z = where(x > y, exp(x) * c - y, sqrt(abs(x)) / (y + 2.0))\n"
-      "    return maximum(tanh(z), sigmoid(x)) + gelu(z) * x % 1.5\n");
+  const auto program = ss::test::check_source_text(ss::test::kFusedKernelProgram);
   const auto g = ss::ir::lower_function(program->typed, "f");
   const auto kernels = ss::ir::plan_fusion(g);
   // z is read twice, so it is a kernel's root of its own, and the return another's.

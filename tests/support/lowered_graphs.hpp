@@ -13,6 +13,16 @@
 
 namespace ss::test {
 
+// A program whose function `f` fuses into two kernels covering most of
+// what a kernel computes: broadcasting, a bool condition, exp, sqrt, abs,
+// tanh, sigmoid, gelu, maximum and %. The CPU's and the CUDA kernels'
+// tests both use it.
+inline constexpr const char* kFusedKernelProgram =
+    "dim N = 7\n\n"
+    "fn f(x: [b N], y: [N], c: [b 1]) -> [b N]:\n"
+    "    z = where(x > y, exp(x) * c - y, sqrt(abs(x)) / (y + 2.0))\n"
+    "    return maximum(tanh(z), sigmoid(x)) + gelu(z) * x % 1.5\n";
+
 struct LoweredGraph {
   std::string function;
   ir::Graph graph;
