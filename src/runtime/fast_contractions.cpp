@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "runtime/einsum_plan.hpp"
 #include "runtime/fast_loops.hpp"
 #include "runtime/gemm/sgemm.hpp"
 
@@ -26,13 +27,6 @@ Operand operand(const Tensor& t, std::int64_t cols) {
   Tensor c = t.contiguous() ? t : t.compact();
   const auto* data = static_cast<const float*>(c.raw());
   return {std::move(c), {data, cols, 1}};
-}
-
-// An einsum operand's (or output's) names, its groups flattened.
-std::vector<std::string> flat_names(const std::vector<std::vector<std::string>>& groups) {
-  std::vector<std::string> names;
-  for (const auto& g : groups) names.insert(names.end(), g.begin(), g.end());
-  return names;
 }
 
 // An operand as [batch axes..., row axes..., column axes...]: each batch
@@ -92,9 +86,9 @@ Panel panel(Tensor t, std::size_t batch, std::size_t rows) {
 // product of an upstream gradient with two others): the einsum of the
 // other two, times that one elementwise.
 bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
-  const auto on = flat_names(n.groups_out);
+  const auto on = einsum_names(n.groups_out);
   for (std::size_t f = 0; f < 3; ++f) {
-    if (flat_names(n.groups_in[f]) != on) continue;
+    if (einsum_names(n.groups_in[f]) != on) continue;
     const Tensor& factor = values[static_cast<std::size_t>(n.in[f])];
     if (factor.dtype() != DType::f32) return false;
     ir::Node pair = n;
@@ -169,74 +163,17 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
   const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
   const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
   if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;
-  const auto an = flat_names(n.groups_in[0]), bn = flat_names(n.groups_in[1]),
-             on = flat_names(n.groups_out);
-  if (static_cast<std::int64_t>(an.size()) != a.rank() ||
-      static_cast<std::int64_t>(bn.size()) != b.rank())
-    return false;
-  const auto find = [](const std::vector<std::string>& names, const std::string& x) {
-    const auto it = std::find(names.begin(), names.end(), x);
-    return it == names.end() ? -1 : static_cast<std::int64_t>(it - names.begin());
-  };
-  std::map<std::string, std::int64_t> size;
-  for (std::size_t k = 0; k < an.size(); ++k)
-    if (!size.emplace(an[k], a.dim(static_cast<std::int64_t>(k))).second) return false;
-  for (std::size_t k = 0; k < bn.size(); ++k) {
-    const auto [it, fresh] = size.emplace(bn[k], b.dim(static_cast<std::int64_t>(k)));
-    if (!fresh && (find(an, bn[k]) < 0 || it->second != b.dim(static_cast<std::int64_t>(k))))
-      return false;  // twice in b, or sizes that disagree
-  }
-  std::vector<std::string> batch, rows, cols, inner;
-  for (const auto& x : on) {
-    const bool in_a = find(an, x) >= 0, in_b = find(bn, x) >= 0;
-    if (in_a && in_b)
-      batch.push_back(x);
-    else if (in_a)
-      rows.push_back(x);
-    else if (in_b)
-      cols.push_back(x);
-    else
-      return false;
-  }
-  for (const auto& x : an)
-    if (find(on, x) < 0) {
-      if (find(bn, x) < 0) return false;  // summed in a alone
-      inner.push_back(x);
-    }
-  for (const auto& x : bn)
-    if (find(on, x) < 0 && find(an, x) < 0) return false;  // summed in b alone
-  if (std::set<std::string>(on.begin(), on.end()).size() != on.size()) return false;
-
-  const auto order = [&](const std::vector<std::string>& names,
-                         std::initializer_list<const std::vector<std::string>*> groups) {
-    std::vector<std::int64_t> o;
-    for (const auto* g : groups)
-      for (const auto& x : *g) o.push_back(find(names, x));
-    return o;
-  };
-  const auto product = [&](const std::vector<std::string>& names) {
-    std::int64_t p = 1;
-    for (const auto& x : names) p *= size.at(x);
-    return p;
-  };
-  const std::int64_t m = product(rows), k = product(inner), c = product(cols);
-  const Panel left =
-                  panel(a.permute(order(an, {&batch, &rows, &inner})), batch.size(), rows.size()),
-              right =
-                  panel(b.permute(order(bn, {&batch, &inner, &cols})), batch.size(), inner.size());
-  Shape computed;
-  for (const auto* g : {&batch, &rows, &cols})
-    for (const auto& x : *g) computed.push_back(size.at(x));
-  Tensor result = Tensor::uninitialized(DType::f32, computed);
-  const std::int64_t batches = product(batch);
+  const auto plan = plan_einsum(n, a.shape(), b.shape());
+  if (!plan) return false;
+  const Panel left = panel(a.permute(plan->a_order), plan->batch_axes, plan->row_axes),
+              right = panel(b.permute(plan->b_order), plan->batch_axes, plan->inner_axes);
+  Tensor result = Tensor::uninitialized(DType::f32, plan->computed);
+  const std::int64_t m = plan->m, k = plan->k, c = plan->n;
   auto* base = static_cast<float*>(result.raw());
-  for (std::int64_t t = 0; t < batches; ++t)
+  for (std::int64_t t = 0; t < plan->batches; ++t)
     gemm::sgemm(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c}, threads);
   // The output's own order, when it isn't [batch, rows, columns].
-  std::vector<std::string> made = batch;
-  made.insert(made.end(), rows.begin(), rows.end());
-  made.insert(made.end(), cols.begin(), cols.end());
-  out = made == on ? result : result.permute(order(made, {&on})).compact();
+  out = plan->out_order.empty() ? result : result.permute(plan->out_order).compact();
   return true;
 }
 

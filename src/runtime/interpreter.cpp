@@ -219,9 +219,192 @@ std::shared_ptr<const ir::ReleasePlan> plain_releases(const ir::Graph& graph) {
 
 }  // namespace
 
+void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tensor>& values,
+                        const std::map<std::string, Tensor>& inputs,
+                        const std::map<std::string, std::int64_t>& sizes, const Dims& dims,
+                        WorkerContext* worker) {
+  const ir::Node& n = graph.nodes[i];
+  const DType dtype = dtype_of(n.type.elem);
+  Tensor& out = values[i];
+  const auto in = [&](const ir::Node& node, std::size_t k) -> const Tensor& {
+    return values[static_cast<std::size_t>(node.in[k])];
+  };
+  switch (n.op) {
+    case ir::Op::input:
+      out = inputs.at(n.name);
+      break;
+    case ir::Op::constant:
+      out = Tensor::scalar(dtype, n.number);
+      break;
+    case ir::Op::size: {
+      std::optional<std::int64_t> size;
+      if (worker && worker->whole.count(n.name)) size = worker->whole.at(n.name);
+      if (const auto it = sizes.find(n.name); !size && it != sizes.end()) size = it->second;
+      if (const auto it = dims.find(n.name); !size && it != dims.end()) size = it->second;
+      if (!size) throw ref::InternalError("size of an unbound axis " + n.name);
+      out = Tensor::scalar(DType::i32, static_cast<double>(*size));
+      break;
+    }
+    case ir::Op::all_reduce:
+      out = in(n, 0);
+      if (worker) {
+        out = out.clone();  // a copy of its own: reduced in place
+        all_reduce(*worker, out);
+      }
+      break;
+    case ir::Op::fill: {
+      out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
+      if (n.number != 0)
+        for (std::int64_t k = 0, count = out.size(); k < count; ++k) out.set(k, n.number);
+      break;
+    }
+    case ir::Op::unary:
+      out = ref::unary(static_cast<ref::Unary>(n.sub), in(n, 0));
+      break;
+    case ir::Op::binary:
+      out = ref::binary(static_cast<ref::Binary>(n.sub), in(n, 0), in(n, 1));
+      break;
+    case ir::Op::where:
+      out = ref::where(in(n, 0), in(n, 1), in(n, 2));
+      break;
+    case ir::Op::cast: {
+      out = ref::cast(in(n, 0), dtype);
+      if (n.type.elem.kind == check::ElemKind::index) {  // Index[C](x) is range-checked
+        const auto bound = size_of(*n.type.elem.index_of, sizes, dims);
+        for (std::int64_t k = 0; bound && k < out.size(); ++k)
+          if (out.get(k) < 0 || out.get(k) >= static_cast<double>(*bound))
+            throw ref::RangeError(static_cast<std::int64_t>(out.get(k)), *bound, k);
+      }
+      break;
+    }
+    case ir::Op::matmul:
+      out = ref::matmul(in(n, 0), in(n, 1));
+      break;
+    case ir::Op::reduce:
+      out = ref::reduce(static_cast<ref::Reduce>(n.sub), in(n, 0), n.axes, n.keep);
+      break;
+    case ir::Op::argmax:
+      out = ref::argmax(in(n, 0), n.axes[0], n.keep);
+      break;
+    case ir::Op::softmax:
+      out = ref::softmax(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::log_softmax:
+      out = ref::log_softmax(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::cross_entropy:
+      out = ref::cross_entropy(in(n, 0), in(n, 1), n.axes[0], n.sub == 1);
+      break;
+    case ir::Op::causal:
+      out = ref::causal(in(n, 0));
+      break;
+    case ir::Op::gather:
+      out = ref::gather(in(n, 0), in(n, 1));
+      break;
+    case ir::Op::index:
+      out = ref::take(in(n, 0), n.axes[0], static_cast<std::int64_t>(n.number));
+      break;
+    case ir::Op::slice: {
+      const std::int64_t end = n.keep ? in(n, 0).dim(n.axes[0]) - n.ints[1] : n.ints[1];
+      out = ref::slice(in(n, 0), n.axes[0], n.ints[0], end);
+      break;
+    }
+    case ir::Op::scatter_add:
+      out = ref::scatter_add(in(n, 0), in(n, 1), shape_of(n.type, sizes, dims));
+      break;
+    case ir::Op::place: {
+      const Shape& shape = in(n, 1).shape();
+      const std::int64_t axis = n.axes[0];
+      if (n.ints.empty()) {  // an index: the values gain the axis back, size 1
+        const std::int64_t size = shape.at(static_cast<std::size_t>(axis));
+        const auto at = static_cast<std::int64_t>(n.number < 0 ? n.number + size : n.number);
+        out = ref::place(in(n, 0), shape, axis, at, at + 1);
+      } else {
+        const std::int64_t end =
+            n.keep ? shape.at(static_cast<std::size_t>(axis)) - n.ints[1] : n.ints[1];
+        out = ref::place(in(n, 0), shape, axis, n.ints[0], end);
+      }
+      break;
+    }
+    case ir::Op::take_along:
+      out = ref::take_along(in(n, 0), in(n, 1), n.axes[0]);
+      break;
+    case ir::Op::sort:
+      out = ref::sort(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::argsort:
+      out = ref::argsort(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::layer_norm:
+      out = ref::layer_norm(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::rms_norm:
+      out = ref::rms_norm(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::pad:
+      out = ref::pad(in(n, 0), n.axes[0], n.ints[0], n.ints[1], n.number);
+      break;
+    case ir::Op::concat:
+    case ir::Op::stack:
+    case ir::Op::einsum: {
+      std::vector<Tensor> xs;
+      for (std::size_t k = 0; k < n.in.size(); ++k) xs.push_back(in(n, k));
+      if (n.op == ir::Op::concat) {
+        out = ref::concat(xs, n.axes[0]);
+      } else if (n.op == ir::Op::stack) {
+        out = ref::stack(xs);
+      } else {
+        std::vector<std::vector<std::string>> names;
+        for (const auto& atoms : n.groups_in) {
+          auto& flat = names.emplace_back();
+          for (const auto& group : atoms) flat.insert(flat.end(), group.begin(), group.end());
+        }
+        std::vector<std::string> out_names;
+        for (const auto& group : n.groups_out)
+          out_names.insert(out_names.end(), group.begin(), group.end());
+        out = ref::einsum(xs, names, out_names);
+      }
+      break;
+    }
+    case ir::Op::einops:
+      out = run_einops(n, in(n, 0), sizes, dims);
+      break;
+    case ir::Op::literal: {
+      out = Tensor::from_values(dtype, shape_of(n.type, sizes, dims), n.values);
+      break;
+    }
+    case ir::Op::random: {
+      out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
+      // The seed: the node's, plus its input's when it has one (dropout's
+      // `$seed`); the stream: the node's second int, if any.
+      auto seed = static_cast<std::uint64_t>(n.ints[0]);
+      if (!n.in.empty()) seed += static_cast<std::uint64_t>(in(n, 0).get(0));
+      const auto stream = static_cast<std::uint32_t>(n.ints.size() > 1 ? n.ints[1] : 0);
+      const auto global = global_index(n.type, out.shape(), graph.batch, worker);
+      for (std::int64_t k = 0; k < out.size(); ++k) {
+        const auto at = static_cast<std::uint64_t>(global(k));
+        out.set(k, n.name == "normal" ? n.values[0] + n.values[1] * random_normal(seed, stream, at)
+                                      : n.values[0] + (n.values[1] - n.values[0]) *
+                                                          random_uniform(seed, stream, at));
+      }
+      break;
+    }
+    case ir::Op::arange: {
+      const auto s = size_of(n.type.axes.at(0), sizes, dims);
+      if (!s) throw ref::InternalError("arange of an unknown size");
+      out = Tensor::zeros(DType::i32, {*s});
+      for (std::int64_t k = 0; k < *s; ++k) out.set(k, static_cast<double>(k));
+      break;
+    }
+  }
+}
+
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
                               const Dims& dims, WorkerContext* worker,
                               const Accelerator* accelerator) {
+  if (std::vector<Tensor> outputs;
+      accelerator && accelerator->run_whole(graph, inputs, dims, worker, outputs))
+    return outputs;
   const auto sizes = bind_sizes(graph, inputs, dims);
   std::shared_ptr<const ir::ReleasePlan> releases;
   if (accelerator) releases = accelerator->releases(graph);
@@ -232,187 +415,11 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
   const auto release_after = [&](std::size_t i) {
     for (const int v : (*releases)[i]) values[static_cast<std::size_t>(v)] = Tensor();
   };
-  const auto in = [&](const ir::Node& n, std::size_t i) -> const Tensor& {
-    return values[static_cast<std::size_t>(n.in[i])];
-  };
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    const ir::Node& n = graph.nodes[i];
-    const DType dtype = dtype_of(n.type.elem);
+    const DType dtype = dtype_of(graph.nodes[i].type.elem);
     Tensor& out = values[i];
-    if (accelerator && accelerator->run(graph, i, values, sizes, dims)) {
-      if (out.dtype() != dtype) out = ref::cast(out, dtype);
-      release_after(i);
-      continue;
-    }
-    switch (n.op) {
-      case ir::Op::input:
-        out = inputs.at(n.name);
-        break;
-      case ir::Op::constant:
-        out = Tensor::scalar(dtype, n.number);
-        break;
-      case ir::Op::size: {
-        std::optional<std::int64_t> size;
-        if (worker && worker->whole.count(n.name)) size = worker->whole.at(n.name);
-        if (const auto it = sizes.find(n.name); !size && it != sizes.end()) size = it->second;
-        if (const auto it = dims.find(n.name); !size && it != dims.end()) size = it->second;
-        if (!size) throw ref::InternalError("size of an unbound axis " + n.name);
-        out = Tensor::scalar(DType::i32, static_cast<double>(*size));
-        break;
-      }
-      case ir::Op::all_reduce:
-        out = in(n, 0);
-        if (worker) {
-          out = out.clone();  // a copy of its own: reduced in place
-          all_reduce(*worker, out);
-        }
-        break;
-      case ir::Op::fill: {
-        out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
-        if (n.number != 0)
-          for (std::int64_t k = 0, count = out.size(); k < count; ++k) out.set(k, n.number);
-        break;
-      }
-      case ir::Op::unary:
-        out = ref::unary(static_cast<ref::Unary>(n.sub), in(n, 0));
-        break;
-      case ir::Op::binary:
-        out = ref::binary(static_cast<ref::Binary>(n.sub), in(n, 0), in(n, 1));
-        break;
-      case ir::Op::where:
-        out = ref::where(in(n, 0), in(n, 1), in(n, 2));
-        break;
-      case ir::Op::cast: {
-        out = ref::cast(in(n, 0), dtype);
-        if (n.type.elem.kind == check::ElemKind::index) {  // Index[C](x) is range-checked
-          const auto bound = size_of(*n.type.elem.index_of, sizes, dims);
-          for (std::int64_t k = 0; bound && k < out.size(); ++k)
-            if (out.get(k) < 0 || out.get(k) >= static_cast<double>(*bound))
-              throw ref::RangeError(static_cast<std::int64_t>(out.get(k)), *bound, k);
-        }
-        break;
-      }
-      case ir::Op::matmul:
-        out = ref::matmul(in(n, 0), in(n, 1));
-        break;
-      case ir::Op::reduce:
-        out = ref::reduce(static_cast<ref::Reduce>(n.sub), in(n, 0), n.axes, n.keep);
-        break;
-      case ir::Op::argmax:
-        out = ref::argmax(in(n, 0), n.axes[0], n.keep);
-        break;
-      case ir::Op::softmax:
-        out = ref::softmax(in(n, 0), n.axes[0]);
-        break;
-      case ir::Op::log_softmax:
-        out = ref::log_softmax(in(n, 0), n.axes[0]);
-        break;
-      case ir::Op::cross_entropy:
-        out = ref::cross_entropy(in(n, 0), in(n, 1), n.axes[0], n.sub == 1);
-        break;
-      case ir::Op::causal:
-        out = ref::causal(in(n, 0));
-        break;
-      case ir::Op::gather:
-        out = ref::gather(in(n, 0), in(n, 1));
-        break;
-      case ir::Op::index:
-        out = ref::take(in(n, 0), n.axes[0], static_cast<std::int64_t>(n.number));
-        break;
-      case ir::Op::slice: {
-        const std::int64_t end = n.keep ? in(n, 0).dim(n.axes[0]) - n.ints[1] : n.ints[1];
-        out = ref::slice(in(n, 0), n.axes[0], n.ints[0], end);
-        break;
-      }
-      case ir::Op::scatter_add:
-        out = ref::scatter_add(in(n, 0), in(n, 1), shape_of(n.type, sizes, dims));
-        break;
-      case ir::Op::place: {
-        const Shape& shape = in(n, 1).shape();
-        const std::int64_t axis = n.axes[0];
-        if (n.ints.empty()) {  // an index: the values gain the axis back, size 1
-          const std::int64_t size = shape.at(static_cast<std::size_t>(axis));
-          const auto at = static_cast<std::int64_t>(n.number < 0 ? n.number + size : n.number);
-          out = ref::place(in(n, 0), shape, axis, at, at + 1);
-        } else {
-          const std::int64_t end =
-              n.keep ? shape.at(static_cast<std::size_t>(axis)) - n.ints[1] : n.ints[1];
-          out = ref::place(in(n, 0), shape, axis, n.ints[0], end);
-        }
-        break;
-      }
-      case ir::Op::take_along:
-        out = ref::take_along(in(n, 0), in(n, 1), n.axes[0]);
-        break;
-      case ir::Op::sort:
-        out = ref::sort(in(n, 0), n.axes[0]);
-        break;
-      case ir::Op::argsort:
-        out = ref::argsort(in(n, 0), n.axes[0]);
-        break;
-      case ir::Op::layer_norm:
-        out = ref::layer_norm(in(n, 0), n.axes[0]);
-        break;
-      case ir::Op::rms_norm:
-        out = ref::rms_norm(in(n, 0), n.axes[0]);
-        break;
-      case ir::Op::pad:
-        out = ref::pad(in(n, 0), n.axes[0], n.ints[0], n.ints[1], n.number);
-        break;
-      case ir::Op::concat:
-      case ir::Op::stack:
-      case ir::Op::einsum: {
-        std::vector<Tensor> xs;
-        for (std::size_t k = 0; k < n.in.size(); ++k) xs.push_back(in(n, k));
-        if (n.op == ir::Op::concat) {
-          out = ref::concat(xs, n.axes[0]);
-        } else if (n.op == ir::Op::stack) {
-          out = ref::stack(xs);
-        } else {
-          std::vector<std::vector<std::string>> names;
-          for (const auto& atoms : n.groups_in) {
-            auto& flat = names.emplace_back();
-            for (const auto& group : atoms) flat.insert(flat.end(), group.begin(), group.end());
-          }
-          std::vector<std::string> out_names;
-          for (const auto& group : n.groups_out)
-            out_names.insert(out_names.end(), group.begin(), group.end());
-          out = ref::einsum(xs, names, out_names);
-        }
-        break;
-      }
-      case ir::Op::einops:
-        out = run_einops(n, in(n, 0), sizes, dims);
-        break;
-      case ir::Op::literal: {
-        out = Tensor::from_values(dtype, shape_of(n.type, sizes, dims), n.values);
-        break;
-      }
-      case ir::Op::random: {
-        out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
-        // The seed: the node's, plus its input's when it has one (dropout's
-        // `$seed`); the stream: the node's second int, if any.
-        auto seed = static_cast<std::uint64_t>(n.ints[0]);
-        if (!n.in.empty()) seed += static_cast<std::uint64_t>(in(n, 0).get(0));
-        const auto stream = static_cast<std::uint32_t>(n.ints.size() > 1 ? n.ints[1] : 0);
-        const auto global = global_index(n.type, out.shape(), graph.batch, worker);
-        for (std::int64_t k = 0; k < out.size(); ++k) {
-          const auto at = static_cast<std::uint64_t>(global(k));
-          out.set(k, n.name == "normal"
-                         ? n.values[0] + n.values[1] * random_normal(seed, stream, at)
-                         : n.values[0] +
-                               (n.values[1] - n.values[0]) * random_uniform(seed, stream, at));
-        }
-        break;
-      }
-      case ir::Op::arange: {
-        const auto s = size_of(n.type.axes.at(0), sizes, dims);
-        if (!s) throw ref::InternalError("arange of an unknown size");
-        out = Tensor::zeros(DType::i32, {*s});
-        for (std::int64_t k = 0; k < *s; ++k) out.set(k, static_cast<double>(k));
-        break;
-      }
-    }
+    if (!accelerator || !accelerator->run(graph, i, values, sizes, dims))
+      run_reference_node(graph, i, values, inputs, sizes, dims, worker);
     // The graph's element type is the contract: results are stored in it.
     if (out.dtype() != dtype) out = ref::cast(out, dtype);
     release_after(i);

@@ -91,7 +91,24 @@ class Accelerator {
   // must say so here (a wrapper must pass this on, or values die early);
   // null when every node reads its inputs where it runs.
   virtual std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const = 0;
+  // A whole graph at once, for an executor whose values live elsewhere (a
+  // GPU's memory): true with `outputs` filled, or false to be offered the
+  // graph node by node.
+  virtual bool run_whole(const ir::Graph& /*g*/, const std::map<std::string, Tensor>& /*inputs*/,
+                         const Dims& /*dims*/, WorkerContext* /*worker*/,
+                         std::vector<Tensor>& /*outputs*/) const {
+    return false;
+  }
 };
+
+// The reference operation of node `i` into values[i], from the values
+// before it (in the node's result type or another: run_graph casts): what
+// run_graph does with a node no accelerator takes, and what an executor
+// that runs elsewhere falls back to for an operation it lacks.
+void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tensor>& values,
+                        const std::map<std::string, Tensor>& inputs,
+                        const std::map<std::string, std::int64_t>& sizes, const Dims& dims,
+                        WorkerContext* worker);
 
 // An einops node's input names, one per axis of its input once its groups
 // are split (an empty name for a size-1 axis), and every name's size.
