@@ -28,6 +28,7 @@ inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
 inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 inline constexpr CUresult CUDA_ERROR_INVALID_DEVICE = 101;
 inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 
 inline constexpr unsigned int CU_STREAM_NON_BLOCKING = 0x1;
 
@@ -64,6 +65,15 @@ using cuStreamSynchronize_t = CUresult (*)(CUstream stream);
 using cuModuleLoadData_t = CUresult (*)(CUmodule* module, const void* image);
 using cuModuleUnload_t = CUresult (*)(CUmodule module);
 using cuModuleGetFunction_t = CUresult (*)(CUfunction* function, CUmodule module, const char* name);
+// The executor's memory: pinned host staging, device-to-device copies,
+// memsets, and how much memory is free.
+using cuMemAllocHost_v2_t = CUresult (*)(void** pointer, std::size_t bytes);
+using cuMemFreeHost_t = CUresult (*)(void* pointer);
+using cuMemcpyDtoDAsync_v2_t = CUresult (*)(CUdeviceptr to, CUdeviceptr from, std::size_t bytes,
+                                            CUstream stream);
+using cuMemsetD8Async_t = CUresult (*)(CUdeviceptr to, unsigned char value, std::size_t count,
+                                       CUstream stream);
+using cuMemGetInfo_v2_t = CUresult (*)(std::size_t* free, std::size_t* total);
 using cuLaunchKernel_t = CUresult (*)(CUfunction function, unsigned int grid_x, unsigned int grid_y,
                                       unsigned int grid_z, unsigned int block_x,
                                       unsigned int block_y, unsigned int block_z,

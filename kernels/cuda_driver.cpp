@@ -35,7 +35,12 @@ bool load_kernel_calls(const support::DynamicLibrary& lib, KernelCalls& c) {
          lib.load(c.cuModuleLoadData, "cuModuleLoadData") &&
          lib.load(c.cuModuleUnload, "cuModuleUnload") &&
          lib.load(c.cuModuleGetFunction, "cuModuleGetFunction") &&
-         lib.load(c.cuLaunchKernel, "cuLaunchKernel");
+         lib.load(c.cuLaunchKernel, "cuLaunchKernel") &&
+         lib.load(c.cuMemAllocHost, "cuMemAllocHost_v2") &&
+         lib.load(c.cuMemFreeHost, "cuMemFreeHost") &&
+         lib.load(c.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2") &&
+         lib.load(c.cuMemsetD8Async, "cuMemsetD8Async") &&
+         lib.load(c.cuMemGetInfo, "cuMemGetInfo_v2");
 }
 
 }  // namespace

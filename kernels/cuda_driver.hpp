@@ -33,13 +33,19 @@ struct DeviceCalls {
   cuMemcpyDtoHAsync_v2_t cuMemcpyDtoHAsync = nullptr;
 };
 
-// Loading compiled code (a cubin or PTX from NVRTC) and launching it.
+// Loading compiled code (a cubin or PTX from NVRTC), launching it, and the
+// executor's memory calls (kernels/cuda_device.hpp).
 struct KernelCalls {
   cuStreamSynchronize_t cuStreamSynchronize = nullptr;
   cuModuleLoadData_t cuModuleLoadData = nullptr;
   cuModuleUnload_t cuModuleUnload = nullptr;
   cuModuleGetFunction_t cuModuleGetFunction = nullptr;
   cuLaunchKernel_t cuLaunchKernel = nullptr;
+  cuMemAllocHost_v2_t cuMemAllocHost = nullptr;
+  cuMemFreeHost_t cuMemFreeHost = nullptr;
+  cuMemcpyDtoDAsync_v2_t cuMemcpyDtoDAsync = nullptr;
+  cuMemsetD8Async_t cuMemsetD8Async = nullptr;
+  cuMemGetInfo_v2_t cuMemGetInfo = nullptr;
 };
 
 class Driver {

@@ -23,10 +23,14 @@ std::vector<std::string> toolkit_candidates(const std::string& stem,
 
 }  // namespace
 
+std::vector<std::string> cublas_candidates() {
+  return toolkit_candidates("libcublas", {13, 12});
+}
+
 LibraryStatus probe_cublas() {
   LibraryStatus status;
   std::string why;
-  auto lib = support::DynamicLibrary::open_first(toolkit_candidates("libcublas", {13, 12}), &why);
+  auto lib = support::DynamicLibrary::open_first(cublas_candidates(), &why);
   using GetProperty =
       int (*)(int type, int* value);  // cublasGetProperty(libraryPropertyType, int*)
   GetProperty get_property = nullptr;

@@ -4,12 +4,15 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "shapescript/engine.hpp"
 
 namespace ss::cuda {
 
 LibraryStatus probe_cublas();
+// cuBLAS's file names, newest first (cublas.cpp opens the same).
+std::vector<std::string> cublas_candidates();
 // `requested`: as nccl::Library::open takes it (empty: the usual search).
 LibraryStatus probe_nccl(const std::string& requested);
 

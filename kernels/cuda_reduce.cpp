@@ -34,17 +34,17 @@ __device__ double ss_block(double v, F combine, double none) {
 
 }  // namespace
 
-std::string reduction_source(ir::Reduce op, const std::string& name) {
+std::string reduction_source(ir::Reduce op, const std::string& name, const std::string& input) {
   using ir::Reduce;
   std::ostringstream out;
   out << "// Generated (kernels/cuda_reduce.cpp).\n"
-      << kBlockPrelude << "extern \"C\" __global__ void " << name
-      << "(const float* __restrict__ x, float* __restrict__ out, long long rows, "
-         "long long group) {\n"
+      << kBlockPrelude << "extern \"C\" __global__ void " << name << "(const " << input
+      << "* __restrict__ x, float* __restrict__ out, long long rows, "
+      << "long long group) {\n"
       << "  const double n = (double)group;\n"
       << "  (void)n;\n"
       << "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
-      << "    const float* row = x + r * group;\n"
+      << "    const " << input << "* row = x + r * group;\n"
       << "    double acc;\n";
   const auto each = [&](const std::string& init, const std::string& step) {
     out << "    acc = " << init << ";\n"
@@ -68,8 +68,8 @@ std::string reduction_source(ir::Reduce op, const std::string& name) {
            std::string("acc = ") + (max ? "fmax" : "fmin") + "(acc, v);");
       out << "    const double best = ss_block(acc, "
           << (max ? "SsMax(), -SS_INF" : "SsMin(), SS_INF") << ");\n"
-          << "    if (threadIdx.x == 0) out[r] = group == 0 ? 0.0f : isnan(row[0]) ? row[0] : "
-             "(float)best;\n";
+          << "    if (threadIdx.x == 0) out[r] = group == 0 ? 0.0f : isnan((double)row[0]) ? "
+             "(float)row[0] : (float)best;\n";
       break;
     }
     case Reduce::logsumexp:

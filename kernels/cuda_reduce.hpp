@@ -6,7 +6,7 @@
 // ones within float rounding, not bit for bit; max and min are exact, with
 // the reference's NaN rule (std::max_element: a NaN counts only first).
 //
-//   extern "C" __global__ void NAME(const float* x, float* out,
+//   extern "C" __global__ void NAME(const T* x, float* out,
 //                                   long long rows, long long group)
 //
 // Launch with 256 threads a block.
@@ -20,6 +20,9 @@ namespace ss::cuda {
 
 inline constexpr int kReduceThreads = 256;
 
-std::string reduction_source(ir::Reduce op, const std::string& name);
+// `input`: the element's C type (float, int, or unsigned char for bool);
+// the result is float either way.
+std::string reduction_source(ir::Reduce op, const std::string& name,
+                             const std::string& input = "float");
 
 }  // namespace ss::cuda

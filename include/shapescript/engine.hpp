@@ -51,6 +51,15 @@ using LogCallback = std::function<void(LogLevel level, std::string_view message)
 // oracle the fast one is tested against.
 enum class Executor { reference, fast };
 
+// How a CUDA device's contractions compute (cuBLAS's compute type): f32
+// throughout (the default), or with the inputs rounded to TF32 or bfloat16
+// on the tensor cores, accumulating in float32. Results and master weights
+// stay float32 either way; the CPU always computes in f32.
+enum class Precision { f32, tf32, bf16 };
+
+// Accepts f32, tf32 and bf16; nullopt otherwise.
+SS_API std::optional<Precision> parse_precision(std::string_view text);
+
 // Where compiled code is kept between processes. An entry's key names what
 // was compiled (a hash of the kernels, the CPU and the compiler), and its
 // bytes say it again in full, so a stale or clashing entry is never run;
@@ -85,7 +94,8 @@ struct EngineOptions {
   // SHAPESCRIPT_NCCL; default: the host's loaded copy, else libnccl.so.2.
   std::string nccl_library;
   Executor executor = Executor::fast;
-  int threads = 1;  // the fast executor's threads for a large contraction
+  int threads = 1;                       // the fast executor's threads for a large contraction
+  Precision precision = Precision::f32;  // a CUDA device's contractions
   // Unset (the default): compiled code is kept in memory only.
   CodeCache code_cache;
 };

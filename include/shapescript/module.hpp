@@ -61,7 +61,7 @@ struct FunctionStats {
 };
 
 struct ExecutorStats {
-  std::string executor;  // "fast" or "reference"
+  std::string executor;  // "fast", "reference", "cuda" or "cuda (cuBLAS)"
   bool jit = false;      // the LLVM JIT module was loaded
   std::int64_t kernels_compiled = 0, kernel_runs = 0;
   // Kernels found compiled: earlier in this process (another module of the

@@ -22,3 +22,14 @@ std::optional<Device> Device::parse(std::string_view text) {
 }
 
 }  // namespace ss
+
+namespace ss {
+
+std::optional<Precision> parse_precision(std::string_view text) {
+  if (text == "f32") return Precision::f32;
+  if (text == "tf32") return Precision::tf32;
+  if (text == "bf16") return Precision::bf16;
+  return std::nullopt;
+}
+
+}  // namespace ss

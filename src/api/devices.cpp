@@ -7,8 +7,10 @@
 #include "diag/codes.hpp"
 #include "diag/reporter.hpp"
 #include "kernels/cuda_driver.hpp"
+#include "kernels/cuda_executor.hpp"
 #include "kernels/nccl.hpp"
 #include "kernels/nccl_collectives.hpp"
+#include "kernels/nvrtc.hpp"
 #include "syntax/lexer.hpp"
 #include "syntax/parser.hpp"
 
@@ -214,6 +216,50 @@ void check_host_device(Compiled& c, const Device& host) {
   d.labels.push_back(c.map->label(line.span, "the program runs here", true));
   d.location = d.labels.back().start;
   c.diagnostics.push_back(std::move(d));
+}
+
+std::optional<int> cuda_device(const Compiled& c, const Device& host) {
+  if (!c.ok() || c.typed.device_count > 1) return std::nullopt;
+  if (c.typed.device_kind == "cuda")
+    return c.typed.device_indices.empty() ? 0 : static_cast<int>(c.typed.device_indices.front());
+  if (c.program.devices.empty() && host.kind == Device::Kind::cuda) return host.index;
+  return std::nullopt;
+}
+
+std::shared_ptr<const runtime::Accelerator> make_cuda_accelerator(Compiled& c, int index,
+                                                                  const EngineOptions& engine) {
+  auto driver_or = cuda::Driver::open(engine.cuda_driver_library);
+  if (auto* d = std::get_if<Diagnostic>(&driver_or)) {
+    c.diagnostics.push_back(std::move(*d));
+    return nullptr;
+  }
+  auto driver = std::make_shared<const cuda::Driver>(std::move(std::get<cuda::Driver>(driver_or)));
+  if (auto bad = driver->check_device(index)) {
+    c.diagnostics.push_back(std::move(*bad));
+    return nullptr;
+  }
+  auto nvrtc_or = nvrtc::Compiler::open(engine.nvrtc_library);
+  if (auto* d = std::get_if<Diagnostic>(&nvrtc_or)) {
+    c.diagnostics.push_back(std::move(*d));
+    return nullptr;
+  }
+  cuda::CudaExecutorOptions options;
+  options.driver = driver;
+  options.nvrtc =
+      std::make_shared<const nvrtc::Compiler>(std::move(std::get<nvrtc::Compiler>(nvrtc_or)));
+  options.device = index;
+  options.code_cache = engine.code_cache;
+  options.precision = engine.precision;
+  std::string why;
+  auto executor = cuda::make_cuda_executor(std::move(options), &why);
+  if (!executor) {
+    Diagnostic d = diag::error(
+        diag::Code::E1901, "CUDA device " + std::to_string(index) + " can't run programs: " + why,
+        "a driver that matches the CUDA toolkit, or `devices cpu`");
+    c.diagnostics.push_back(std::move(d));
+    return nullptr;
+  }
+  return executor;
 }
 
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats) {

@@ -26,6 +26,17 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
 // request can't be met. A CPU engine (the default) yields to the line.
 void check_host_device(Compiled& c, const Device& host);
 
+// The one CUDA device a program runs on: its `devices` line's (one
+// device), else the host's when the program has no line; nullopt for the
+// CPU or several devices.
+std::optional<int> cuda_device(const Compiled& c, const Device& host);
+
+// The CUDA executor on that device; null with E1901, E1902 or E1903 added
+// to the program's diagnostics when the driver, the device or NVRTC is
+// missing.
+std::shared_ptr<const runtime::Accelerator> make_cuda_accelerator(Compiled& c, int index,
+                                                                  const EngineOptions& engine);
+
 // The runtime's per-worker stats as the API's.
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats);
 

@@ -6,6 +6,7 @@
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
 #include "ir/lower.hpp"
+#include "kernels/cuda_executor.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/interpreter.hpp"
@@ -60,7 +61,10 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   sinks = options.sinks;
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
-  if (engine.executor == Executor::fast)
+  const auto gpu = api::cuda_device(*compiled, engine.device);
+  if (gpu && !devices && compiled->ok() && engine.executor == Executor::fast)
+    accelerator = api::make_cuda_accelerator(*compiled, *gpu, engine);
+  else if (engine.executor == Executor::fast)
     accelerator = runtime::make_fast_executor({.threads = std::max(1, engine.threads),
                                                .jit_library = engine.jit_library,
                                                .code_cache = engine.code_cache});
@@ -100,7 +104,14 @@ ExecutorStats Module::executor_stats() const {
   ExecutorStats s;
   const auto& fast = impl_->accelerator;
   s.executor = fast ? "fast" : "reference";
-  if (fast) {
+  if (fast && cuda::is_cuda_executor(*fast)) {
+    const auto c = cuda::cuda_counts(*fast);
+    s.executor = c.cublas ? "cuda (cuBLAS)" : "cuda";
+    s.kernels_compiled = c.kernels_compiled;
+    s.kernels_from_cache = c.kernels_from_store;
+    s.kernel_runs = c.fused_kernels;
+    s.nodes = c.nodes;
+  } else if (fast) {
     s.jit = runtime::executor_has_jit(*fast);
     const auto fused = runtime::fusion_counts(*fast);
     s.kernels_compiled = fused.kernels;

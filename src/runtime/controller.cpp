@@ -11,6 +11,7 @@
 #include "runtime/compiled_code.hpp"
 #include "runtime/controller_ops.hpp"
 #include "runtime/data_error.hpp"
+#include "runtime/device_error.hpp"
 #include "runtime/format.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
@@ -659,6 +660,9 @@ std::optional<Diagnostic> program_failure(const std::exception& e, const syntax:
                         std::to_string(range->bound - 1),
                     "an Index[C] holds 0 to C-1: check the data, or clip before casting");
     d.labels.push_back(map.label(at, "here", true));
+  } else if (const auto* device = dynamic_cast<const DeviceError*>(&e)) {
+    d = diag::error(device->code, device->what(), device->help);
+    d.labels.push_back(map.label(at, "in this call", true));
   } else {
     return std::nullopt;
   }

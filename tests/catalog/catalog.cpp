@@ -45,7 +45,8 @@ std::vector<CatalogEntry> parse_catalog(const std::string& markdown,
     CatalogExample example;
     example.command = m[1];
     const std::string machine = m[2];
-    if (machine == "needs a CUDA GPU")
+    // The stand-in driver fails every launch: it serves both.
+    if (machine == "needs a CUDA GPU" || machine == "on a driver whose launches fail")
       example.machine = CatalogExample::Machine::needs_cuda_gpu;
     else if (machine == "needs two CUDA GPUs")
       example.machine = CatalogExample::Machine::needs_two_cuda_gpus;

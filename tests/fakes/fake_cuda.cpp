@@ -22,8 +22,8 @@
 namespace {
 
 using CUresult = int;
-constexpr CUresult kSuccess = 0, kInvalidValue = 1, kInvalidDevice = 101, kNotReady = 600,
-                   kLaunchFailed = 719;
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kOutOfMemory = 2, kInvalidDevice = 101,
+                   kNotReady = 600, kLaunchFailed = 719;
 using ncclResult_t = int;
 constexpr ncclResult_t ncclSuccess = 0, ncclInvalidArgument = 4, ncclInProgress = 7;
 
@@ -198,6 +198,7 @@ CUresult cuStreamQuery(Stream* s) {
 }
 CUresult cuMemAlloc_v2(std::uint64_t* p, std::size_t bytes) {
   if (t_device < 0) return kInvalidValue;
+  if (bytes > (std::size_t{1} << 30)) return kOutOfMemory;  // the device's 1 GiB
   *p = reinterpret_cast<std::uint64_t>(std::malloc(bytes));
   return kSuccess;
 }
@@ -219,6 +220,60 @@ CUresult cuMemcpyDtoHAsync_v2(void* to, std::uint64_t from, std::size_t bytes, S
     std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
     return true;
   });
+  return kSuccess;
+}
+
+// The executor's calls. Modules load anything and name any function, and
+// every launch fails: the stand-in runs no kernels, so a program on it
+// fails with E1910 once it reaches one (what the catalog's example shows).
+CUresult cuStreamSynchronize(Stream* s) {
+  for (;;) {
+    const CUresult r = cuStreamQuery(s);
+    if (r != kNotReady) return r;
+  }
+}
+CUresult cuModuleLoadData(void** module, const void*) {
+  *module = new int(0);
+  return kSuccess;
+}
+CUresult cuModuleUnload(void* module) {
+  delete static_cast<int*>(module);
+  return kSuccess;
+}
+CUresult cuModuleGetFunction(void** function, void* module, const char*) {
+  *function = module;
+  return kSuccess;
+}
+CUresult cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                        Stream*, void**, void**) {
+  return kLaunchFailed;
+}
+CUresult cuMemAllocHost_v2(void** p, std::size_t bytes) {
+  *p = std::malloc(bytes);
+  return *p ? kSuccess : kOutOfMemory;
+}
+CUresult cuMemFreeHost(void* p) {
+  std::free(p);
+  return kSuccess;
+}
+CUresult cuMemcpyDtoDAsync_v2(std::uint64_t to, std::uint64_t from, std::size_t bytes, Stream* s) {
+  std::lock_guard lock(s->mutex);
+  s->work.push_back([=] {
+    std::memcpy(reinterpret_cast<void*>(to), reinterpret_cast<const void*>(from), bytes);
+    return true;
+  });
+  return kSuccess;
+}
+CUresult cuMemsetD8Async(std::uint64_t to, unsigned char value, std::size_t count, Stream* s) {
+  std::lock_guard lock(s->mutex);
+  s->work.push_back([=] {
+    std::memset(reinterpret_cast<void*>(to), value, count);
+    return true;
+  });
+  return kSuccess;
+}
+CUresult cuMemGetInfo_v2(std::size_t* free, std::size_t* total) {
+  *free = *total = std::size_t{1} << 30;
   return kSuccess;
 }
 

@@ -44,6 +44,17 @@ static_assert(std::is_same_v<decltype(&cuMemcpyDtoHAsync_v2),
 static_assert(std::is_same_v<decltype(&cuStreamSynchronize), CUresult (*)(CUstream)>);
 static_assert(std::is_same_v<decltype(&cuModuleLoadData), CUresult (*)(CUmodule*, const void*)>);
 static_assert(std::is_same_v<decltype(&cuModuleUnload), CUresult (*)(CUmodule)>);
+static_assert(std::is_same_v<decltype(&cuMemAllocHost), CUresult (*)(void**, size_t)>,
+              "cuMemAllocHost is cuMemAllocHost_v2");
+static_assert(std::is_same_v<decltype(&cuMemFreeHost), CUresult (*)(void*)>);
+static_assert(std::is_same_v<decltype(&cuMemcpyDtoDAsync),
+                             CUresult (*)(CUdeviceptr, CUdeviceptr, size_t, CUstream)>,
+              "cuMemcpyDtoDAsync is cuMemcpyDtoDAsync_v2");
+static_assert(std::is_same_v<decltype(&cuMemsetD8Async),
+                             CUresult (*)(CUdeviceptr, unsigned char, size_t, CUstream)>);
+static_assert(std::is_same_v<decltype(&cuMemGetInfo), CUresult (*)(size_t*, size_t*)>,
+              "cuMemGetInfo is cuMemGetInfo_v2");
+static_assert(ss::cuda::CUDA_ERROR_OUT_OF_MEMORY == CUDA_ERROR_OUT_OF_MEMORY);
 static_assert(std::is_same_v<decltype(&cuModuleGetFunction),
                              CUresult (*)(CUfunction*, CUmodule, const char*)>);
 static_assert(std::is_same_v<decltype(&cuLaunchKernel),

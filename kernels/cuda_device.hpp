@@ -1,0 +1,118 @@
+// One CUDA device as the executor uses it: its primary context, one
+// stream that every kernel and copy is queued on (so work runs in program
+// order and freed memory may be reused at once), a caching allocator on
+// cuMemAlloc, pinned staging for host copies, kernels compiled by NVRTC
+// (through a content-keyed cache) and loaded once, and cuBLAS when it can
+// be loaded. Failures throw runtime::DeviceError: E1909 when memory runs
+// out (naming the tensor), E1910 for any other failed call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kernels/cublas.hpp"
+#include "kernels/cuda_code_cache.hpp"
+#include "kernels/cuda_driver.hpp"
+#include "kernels/nvrtc.hpp"
+#include "shapescript/engine.hpp"
+
+namespace ss::cuda {
+
+class Gpu;
+
+// Device memory from the allocator; its destructor gives it back.
+class DeviceMemory {
+ public:
+  DeviceMemory(Gpu* gpu, CUdeviceptr pointer, std::size_t bytes)
+      : gpu_(gpu), pointer_(pointer), bytes_(bytes) {}
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  CUdeviceptr pointer() const { return pointer_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  Gpu* gpu_;
+  CUdeviceptr pointer_;
+  std::size_t bytes_;
+};
+
+struct GpuStats {
+  std::int64_t allocations = 0;  // calls to cuMemAlloc
+  std::int64_t reused = 0;       // requests the cache met
+  std::size_t in_use = 0, cached = 0;
+  std::int64_t kernels_compiled = 0, kernels_from_store = 0;
+};
+
+class Gpu {
+ public:
+  // Null with *why when the device, its context, stream or kernel calls
+  // can't be had.
+  static std::unique_ptr<Gpu> open(std::shared_ptr<const Driver> driver,
+                                   std::shared_ptr<const nvrtc::Compiler> compiler, int index,
+                                   CodeCache store, std::string* why);
+  ~Gpu();
+  Gpu(const Gpu&) = delete;
+  Gpu& operator=(const Gpu&) = delete;
+
+  int index() const { return index_; }
+  int sm() const { return sm_; }
+  std::string name() const { return "cuda:" + std::to_string(index_); }
+
+  // The context current on the calling thread: before any other call.
+  void make_current() const;
+
+  // At least `bytes` of device memory; `what` names it for E1909.
+  std::shared_ptr<DeviceMemory> allocate(std::size_t bytes, const std::string& what);
+
+  // The kernel `name` of `source`, compiled for this device once.
+  CUfunction kernel(const std::string& source, const std::string& name);
+  // `total` threads' worth of a grid-stride kernel (blocks of `threads`).
+  void launch(CUfunction f, std::int64_t total, void** params, unsigned threads = 256);
+  void launch_grid(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   void** params);
+
+  void upload(CUdeviceptr to, const void* from, std::size_t bytes);
+  void download(void* to, CUdeviceptr from, std::size_t bytes);  // waits for the stream
+  void copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes);
+  void set_bytes(CUdeviceptr to, unsigned char value, std::size_t bytes);
+  void synchronize();
+
+  // cuBLAS on this device's stream; null when it can't be loaded (the
+  // contractions then use the executor's own GEMM kernel).
+  const Cublas* blas() const { return blas_.get(); }
+  GpuStats stats() const;
+
+ private:
+  friend class DeviceMemory;
+  Gpu() = default;
+  void give_back(CUdeviceptr pointer, std::size_t bytes);
+  void check(CUresult result, const std::string& what) const;
+  void release_cache();
+
+  std::shared_ptr<const Driver> driver_;
+  std::shared_ptr<const nvrtc::Compiler> compiler_;
+  std::unique_ptr<CodeCacheNvrtc> code_;
+  int index_ = 0;
+  int sm_ = 90;
+  nvrtc::Target target_;  // a cubin for sm_, or PTX for an older architecture
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  std::unique_ptr<Cublas> blas_;
+
+  mutable std::mutex mutex_;                              // the allocator's lists and the kernels
+  std::map<std::size_t, std::vector<CUdeviceptr>> free_;  // by rounded size
+  std::map<std::string, CUfunction> kernels_;             // by name and source
+  std::vector<CUmodule> modules_;
+  GpuStats stats_;
+
+  void* staging_ = nullptr;  // pinned host memory for copies
+  std::size_t staging_bytes_ = 0, staging_used_ = 0;
+};
+
+}  // namespace ss::cuda

@@ -1,0 +1,52 @@
+// The CUDA executor: runs a whole graph on one GPU (the Accelerator's
+// run_whole). The inputs are copied to the device when the graph starts
+// and its outputs back when it ends; in between every value stays in
+// device memory. Elementwise regions run as the fused kernels
+// cuda_elementwise generates, contractions through cuBLAS (or the
+// executor's own GEMM kernel without it), reductions, softmax,
+// cross-entropy, argmax, gathers, causal masks and the moves (views,
+// rearranges, joins, pads) as cuda_ops's kernels. An operation it has no
+// kernel for (sorts, norms, random draws, bf16 values) runs on the host's
+// reference operation, its operands copied over and back: every program
+// runs, and run --stats names what did.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "kernels/cuda_driver.hpp"
+#include "kernels/nvrtc.hpp"
+#include "runtime/interpreter.hpp"
+#include "shapescript/engine.hpp"
+
+namespace ss::cuda {
+
+struct CudaExecutorOptions {
+  std::shared_ptr<const Driver> driver;
+  std::shared_ptr<const nvrtc::Compiler> nvrtc;
+  int device = 0;
+  CodeCache code_cache;  // compiled kernels between processes
+  Precision precision = Precision::f32;
+  bool cublas = true;  // false: the executor's GEMM kernel even where cuBLAS loads
+};
+
+// Null with *why when the device can't be opened for running.
+std::unique_ptr<runtime::Accelerator> make_cuda_executor(CudaExecutorOptions options,
+                                                         std::string* why);
+
+// What a CUDA executor did: nodes by path ("fused", "kernels", "gemm",
+// "moves", "host OP"), graph runs, and its device's allocator and kernel
+// counts. Empty for another accelerator.
+struct CudaCounts {
+  std::map<std::string, std::int64_t> nodes;
+  std::int64_t graphs = 0, fused_kernels = 0;
+  std::int64_t allocations = 0, reused = 0;
+  std::int64_t kernels_compiled = 0, kernels_from_store = 0;
+  bool cublas = false;
+};
+bool is_cuda_executor(const runtime::Accelerator& accelerator);
+CudaCounts cuda_counts(const runtime::Accelerator& accelerator);
+
+}  // namespace ss::cuda

@@ -1,0 +1,312 @@
+#include "kernels/cuda_ops.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace ss::cuda {
+namespace {
+
+using runtime::DType;
+
+// Conversions and the layout, once per source (NVRTC compiles each alone).
+constexpr const char* kPrelude = R"(#ifndef SS_OPS_PRELUDE
+#define SS_OPS_PRELUDE
+struct ss_layout {
+  long long shape[8];
+  long long stride[4][8];
+  int rank;
+};
+__device__ __forceinline__ void ss_store(float* p, double v) { *p = (float)v; }
+__device__ __forceinline__ void ss_store(int* p, double v) {
+  *p = v != v ? 0 : v <= -2147483648.0 ? (int)0x80000000 : v >= 2147483647.0 ? 0x7fffffff : (int)v;
+}
+__device__ __forceinline__ void ss_store(unsigned char* p, double v) { *p = v != 0.0 ? 1 : 0; }
+__device__ __forceinline__ double ss_load(const float* p) { return (double)*p; }
+__device__ __forceinline__ double ss_load(const int* p) { return (double)*p; }
+__device__ __forceinline__ double ss_load(const unsigned char* p) { return *p != 0 ? 1.0 : 0.0; }
+__device__ __forceinline__ double ss_mod(double a, double b, bool integers) {
+  if (b == 0.0) return integers ? 0.0 : __longlong_as_double(0x7ff8000000000000LL);
+  const double r = fmod(a, b);
+  return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
+}
+__device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+#endif
+)";
+
+std::string unary_expression(ir::Unary op) {
+  using ir::Unary;
+  switch (op) {
+    case Unary::neg:
+      return "-a";
+    case Unary::exp:
+      return "exp(a)";
+    case Unary::log:
+      return "log(a)";
+    case Unary::sqrt:
+      return "sqrt(a)";
+    case Unary::abs:
+      return "fabs(a)";
+    case Unary::tanh:
+      return "tanh(a)";
+    case Unary::sigmoid:
+      return "1.0 / (1.0 + exp(-a))";
+    case Unary::relu:
+      return "a > 0.0 ? a : 0.0";
+    case Unary::gelu:
+      return "0.5 * a * (1.0 + erf(a / 1.4142135623730951))";
+    case Unary::gelu_grad:
+      return "0.5 * (1.0 + erf(a / 1.4142135623730951)) + a * exp(-0.5 * a * a) / "
+             "2.5066282746310002";
+    case Unary::logical_not:
+      return "a == 0.0 ? 1.0 : 0.0";
+  }
+  throw std::invalid_argument("no CUDA form for unary " + std::to_string(static_cast<int>(op)));
+}
+
+std::string binary_expression(ir::Binary op, bool integers) {
+  using ir::Binary;
+  const std::string ints = integers ? "true" : "false";
+  switch (op) {
+    case Binary::add:
+      return "a + b";
+    case Binary::sub:
+      return "a - b";
+    case Binary::mul:
+      return "a * b";
+    case Binary::div:
+      return "a / b";
+    case Binary::pow:
+      return "pow(a, b)";
+    case Binary::floordiv:
+      return integers ? "b == 0.0 ? 0.0 : floor(a / b)" : "floor(a / b)";
+    case Binary::mod:
+      return "ss_mod(a, b, " + ints + ")";
+    case Binary::maximum:
+      return "(a != a || b != b) ? ss_nan() : fmax(a, b)";
+    case Binary::minimum:
+      return "(a != a || b != b) ? ss_nan() : fmin(a, b)";
+    case Binary::lt:
+      return "a < b ? 1.0 : 0.0";
+    case Binary::le:
+      return "a <= b ? 1.0 : 0.0";
+    case Binary::gt:
+      return "a > b ? 1.0 : 0.0";
+    case Binary::ge:
+      return "a >= b ? 1.0 : 0.0";
+    case Binary::eq:
+      return "a == b ? 1.0 : 0.0";
+    case Binary::ne:
+      return "a != b ? 1.0 : 0.0";
+    case Binary::logical_and:
+      return "(a != 0.0 && b != 0.0) ? 1.0 : 0.0";
+    case Binary::logical_or:
+      return "(a != 0.0 || b != 0.0) ? 1.0 : 0.0";
+  }
+  throw std::invalid_argument("no CUDA form for binary " + std::to_string(static_cast<int>(op)));
+}
+
+const char* type_of(DType dtype) {
+  if (!on_device(dtype))
+    throw std::invalid_argument(std::string("no CUDA kernels for ") + runtime::dtype_name(dtype));
+  return c_type(dtype);
+}
+
+// The head of a grid-stride loop over `total` elements.
+constexpr const char* kLoop =
+    "  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;\n"
+    "       e += (long long)gridDim.x * blockDim.x) {\n";
+
+}  // namespace
+
+const char* c_type(DType dtype) {
+  switch (dtype) {
+    case DType::f32:
+      return "float";
+    case DType::i32:
+      return "int";
+    case DType::boolean:
+      return "unsigned char";
+    default:
+      return "unsigned short";
+  }
+}
+
+bool on_device(DType dtype) {
+  return dtype == DType::f32 || dtype == DType::i32 || dtype == DType::boolean;
+}
+
+std::string pointwise_source(const Pointwise& op, const std::vector<DType>& inputs, DType out,
+                             const std::string& name) {
+  const std::size_t arity = op.kind == Pointwise::Kind::binary  ? 2
+                            : op.kind == Pointwise::Kind::where ? 3
+                                                                : 1;
+  if (inputs.size() != arity) throw std::invalid_argument("pointwise: wrong number of operands");
+  std::string expression;
+  switch (op.kind) {
+    case Pointwise::Kind::copy:
+      expression = "a";
+      break;
+    case Pointwise::Kind::unary:
+      expression = unary_expression(static_cast<ir::Unary>(op.sub));
+      break;
+    case Pointwise::Kind::binary:
+      expression = binary_expression(static_cast<ir::Binary>(op.sub), op.integers);
+      break;
+    case Pointwise::Kind::where:
+      expression = "a != 0.0 ? b : c";
+      break;
+  }
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\n" << kPrelude;
+  const char* names[] = {"a", "b", "c"};
+  s << "extern \"C\" __global__ void " << name << "(";
+  for (std::size_t k = 0; k < 3; ++k)
+    s << "const " << (k < arity ? type_of(inputs[k]) : "float") << "* __restrict__ " << names[k]
+      << "_p, ";
+  s << type_of(out) << "* __restrict__ out, ss_layout l, long long total) {\n" << kLoop;
+  s << "    long long rest = e, at[4] = {0, 0, 0, 0};\n"
+    << "    for (int d = l.rank - 1; d >= 0; --d) {\n"
+    << "      const long long i = rest % l.shape[d];\n"
+    << "      rest /= l.shape[d];\n"
+    << "      for (int k = 0; k < 4; ++k) at[k] += i * l.stride[k][d];\n"
+    << "    }\n";
+  for (std::size_t k = 0; k < arity; ++k)
+    s << "    const double " << names[k] << " = ss_load(" << names[k] << "_p + at[" << k << "]);\n";
+  s << "    ss_store(out + at[3], " << expression << ");\n  }\n}\n";
+  return s.str();
+}
+
+std::string fill_source(DType out, const std::string& name) {
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\n"
+    << kPrelude << "extern \"C\" __global__ void " << name << "(" << type_of(out)
+    << "* __restrict__ out, double value, long long total) {\n"
+    << kLoop << "    ss_store(out + e, value);\n  }\n}\n";
+  return s.str();
+}
+
+std::string arange_source(const std::string& name) {
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
+    << "(int* __restrict__ out, long long total) {\n"
+    << kLoop << "    out[e] = (int)e;\n  }\n}\n";
+  return s.str();
+}
+
+std::string argmax_source(DType input, const std::string& name) {
+  const char* t = type_of(input);
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name << "(const "
+    << t << "* __restrict__ x, int* __restrict__ out, long long rows, long long group) {\n"
+    << "  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows;\n"
+    << "       r += (long long)gridDim.x * blockDim.x) {\n"
+    << "    const " << t << "* row = x + r * group;\n"
+    << "    long long best = 0;\n"
+    << "    for (long long g = 1; g < group; ++g)\n"
+    << "      if (row[best] < row[g]) best = g;\n"
+    << "    out[r] = (int)best;\n  }\n}\n";
+  return s.str();
+}
+
+std::string cross_entropy_source(const std::string& name) {
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
+    << "(const float* __restrict__ log_p, const int* __restrict__ labels, float* out,\n"
+    << "    long long outer, long long classes, long long inner, long long* error, int sum) {\n"
+    << "  __shared__ double partial[" << kThreads << "];\n"
+    << "  const long long positions = outer * inner;\n"
+    << "  double acc = 0.0;\n"
+    << "  for (long long p = threadIdx.x; p < positions; p += blockDim.x) {\n"
+    << "    const long long label = labels[p];\n"
+    << "    if (label < 0 || label >= classes) {\n"
+    << "      atomicMin((unsigned long long*)error, (unsigned long long)p);\n"
+    << "      continue;\n"
+    << "    }\n"
+    << "    const long long o = p / inner, i = p - o * inner;\n"
+    << "    acc -= (double)log_p[(o * classes + label) * inner + i];\n"
+    << "  }\n"
+    << "  partial[threadIdx.x] = acc;\n"
+    << "  __syncthreads();\n"
+    << "  for (int d = blockDim.x / 2; d > 0; d /= 2) {\n"
+    << "    if (threadIdx.x < d) partial[threadIdx.x] += partial[threadIdx.x + d];\n"
+    << "    __syncthreads();\n"
+    << "  }\n"
+    << "  if (threadIdx.x == 0)\n"
+    << "    out[0] = (float)(sum ? partial[0] : partial[0] / (double)positions);\n"
+    << "}\n";
+  return s.str();
+}
+
+std::string causal_source(const std::string& name) {
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
+    << "(const float* __restrict__ x, float* __restrict__ out, long long total, long long rows,"
+    << " long long cols) {\n"
+    << kLoop << "    const long long j = e % cols, i = (e / cols) % rows;\n"
+    << "    out[e] = j > i ? __int_as_float(0xff800000) : x[e];\n  }\n}\n";
+  return s.str();
+}
+
+std::string gather_source(DType table, const std::string& name) {
+  const char* t = type_of(table);
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name << "(const "
+    << t << "* __restrict__ table, const int* __restrict__ ids, " << t
+    << "* __restrict__ out,\n    long long count, long long row, long long rows, long long* "
+       "error) {\n"
+    << "  const long long total = count * row;\n"
+    << kLoop << "    const long long i = e / row, k = e - i * row;\n"
+    << "    const long long id = ids[i];\n"
+    << "    if (id < 0 || id >= rows) {\n"
+    << "      if (k == 0) atomicMin((unsigned long long*)error, (unsigned long long)i);\n"
+    << "      out[e] = 0;\n"
+    << "      continue;\n"
+    << "    }\n"
+    << "    out[e] = table[id * row + k];\n  }\n}\n";
+  return s.str();
+}
+
+std::string scatter_add_source(const std::string& name) {
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
+    << "(const float* __restrict__ values, const int* __restrict__ ids, float* out,\n"
+    << "    long long count, long long row, long long rows, long long* error) {\n"
+    << "  const long long total = count * row;\n"
+    << kLoop << "    const long long i = e / row, k = e - i * row;\n"
+    << "    const long long id = ids[i];\n"
+    << "    if (id < 0 || id >= rows) {\n"
+    << "      if (k == 0) atomicMin((unsigned long long*)error, (unsigned long long)i);\n"
+    << "      continue;\n"
+    << "    }\n"
+    << "    atomicAdd(out + id * row + k, values[e]);\n  }\n}\n";
+  return s.str();
+}
+
+std::string gemm_source(const std::string& name) {
+  std::ostringstream s;
+  const int t = kGemmTile;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
+    << "(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,\n"
+    << "    long long m, long long n, long long k, long long stride_a, long long stride_b,\n"
+    << "    long long stride_c) {\n"
+    << "  __shared__ float ta[" << t << "][" << t << "], tb[" << t << "][" << t << "];\n"
+    << "  a += blockIdx.z * stride_a;\n  b += blockIdx.z * stride_b;\n"
+    << "  c += blockIdx.z * stride_c;\n"
+    << "  const long long row = blockIdx.y * " << t << " + threadIdx.y;\n"
+    << "  const long long col = blockIdx.x * " << t << " + threadIdx.x;\n"
+    << "  double acc = 0.0;\n"
+    << "  for (long long p0 = 0; p0 < k; p0 += " << t << ") {\n"
+    << "    const long long pa = p0 + threadIdx.x, pb = p0 + threadIdx.y;\n"
+    << "    ta[threadIdx.y][threadIdx.x] = row < m && pa < k ? a[row * k + pa] : 0.0f;\n"
+    << "    tb[threadIdx.y][threadIdx.x] = pb < k && col < n ? b[pb * n + col] : 0.0f;\n"
+    << "    __syncthreads();\n"
+    << "    for (int q = 0; q < " << t << "; ++q)\n"
+    << "      acc += (double)ta[threadIdx.y][q] * (double)tb[q][threadIdx.x];\n"
+    << "    __syncthreads();\n"
+    << "  }\n"
+    << "  if (row < m && col < n) c[row * n + col] = (float)acc;\n"
+    << "}\n";
+  return s.str();
+}
+
+}  // namespace ss::cuda
