@@ -72,6 +72,7 @@ std::mutex g_mutex;
 std::map<std::string, std::shared_ptr<Clique>> g_cliques;
 std::atomic<int> g_made{0}, g_aborted{0}, g_destroyed{0}, g_collectives{0}, g_id{0};
 std::atomic<int> g_hang_rank{-1}, g_lost_device{-1};
+std::atomic<int> g_launches{0};
 
 std::string key(const char* id) {
   return std::string(id, 128);
@@ -156,8 +157,10 @@ CUresult cuDeviceTotalMem_v2(std::size_t* bytes, int) {
   *bytes = std::size_t{1} << 30;
   return kSuccess;
 }
-CUresult cuDeviceGetAttribute(int* value, int, int) {
-  *value = 9;
+// SS_FAKE_CUDA_SM (say 90) sets the compute capability; 9.9 otherwise.
+CUresult cuDeviceGetAttribute(int* value, int attribute, int) {
+  const char* sm = std::getenv("SS_FAKE_CUDA_SM");
+  *value = !sm ? 9 : attribute == 75 ? std::atoi(sm) / 10 : std::atoi(sm) % 10;
   return kSuccess;
 }
 CUresult cuGetErrorName(CUresult e, const char** name) {
@@ -199,7 +202,7 @@ CUresult cuStreamQuery(Stream* s) {
 CUresult cuMemAlloc_v2(std::uint64_t* p, std::size_t bytes) {
   if (t_device < 0) return kInvalidValue;
   if (bytes > (std::size_t{1} << 30)) return kOutOfMemory;  // the device's 1 GiB
-  *p = reinterpret_cast<std::uint64_t>(std::malloc(bytes));
+  *p = reinterpret_cast<std::uint64_t>(std::calloc(1, bytes ? bytes : 1));
   return kSuccess;
 }
 CUresult cuMemFree_v2(std::uint64_t p) {
@@ -226,6 +229,10 @@ CUresult cuMemcpyDtoHAsync_v2(void* to, std::uint64_t from, std::size_t bytes, S
 // The executor's calls. Modules load anything and name any function, and
 // every launch fails: the stand-in runs no kernels, so a program on it
 // fails with E1910 once it reaches one (what the catalog's example shows).
+// With SS_FAKE_CUDA_LAUNCHES=noop a launch succeeds doing nothing (and is
+// counted), so the executor's dispatch runs a whole graph: what ran, with
+// which kernels, and the results' shapes, though not their values.
+// Memory comes zeroed, so ids read before anything is written are in range.
 CUresult cuStreamSynchronize(Stream* s) {
   for (;;) {
     const CUresult r = cuStreamQuery(s);
@@ -246,7 +253,10 @@ CUresult cuModuleGetFunction(void** function, void* module, const char*) {
 }
 CUresult cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         Stream*, void**, void**) {
-  return kLaunchFailed;
+  const char* mode = std::getenv("SS_FAKE_CUDA_LAUNCHES");
+  if (!mode || std::strcmp(mode, "noop") != 0) return kLaunchFailed;
+  ++g_launches;
+  return kSuccess;
 }
 CUresult cuMemAllocHost_v2(void** p, std::size_t bytes) {
   *p = std::malloc(bytes);
@@ -365,6 +375,10 @@ ncclResult_t ncclBroadcast(const void* send, void* receive, std::size_t count, i
 }
 
 // ---- the tests' controls ----
+// Kernels launched (as no-ops) so far.
+int ss_fake_launches() {
+  return g_launches;
+}
 // A rank whose collectives never arrive (-1: none), a device whose stream
 // fails (-1: none).
 void ss_fake_hang_rank(int rank) {

@@ -10,9 +10,10 @@ scripts/build default >/dev/null
 out=build/gpu-bundle
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-# The GEMM's test and benchmark ride along: that machine's CPU may have the
-# AVX-512 kernel this one can't run.
-for exe in shapescript_gpu_tests shapescript_tests bench_gemm; do
+# The CLI (digits on cuda:0) and the GPU benchmark ride along, and the
+# GEMM's test and benchmark: that machine's CPU may have the AVX-512 kernel
+# this one can't run.
+for exe in shapescript_gpu_tests shapescript_tests shapescript bench_gemm bench_gpu; do
   [ -x "build/default/bin/$exe" ] || continue
   cp "build/default/bin/$exe" "$out/bin/"
   strip "$out/bin/$exe"

@@ -30,13 +30,43 @@ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,nohea
 echo "bundle: $bundle (commit $(cat "$bundle/commit" 2>/dev/null || echo unknown))"
 echo "NCCL: ${SHAPESCRIPT_NCCL:-as the loader finds libnccl.so.2}"
 
-echo "== several devices"
-export SS_TEST_SOURCE_DIR=$PWD SS_REQUIRE_GPU=1
+echo "== GPU checks (several devices, generated kernels, the CUDA executor)"
+work=$(mktemp -d)
+export SS_TEST_SOURCE_DIR=$PWD SS_REQUIRE_GPU=1 SS_GPU_CODE_CACHE="$work/cache"
 "$bundle/bin/shapescript_gpu_tests" --list-test-cases --no-version | grep -v '^\[doctest\]\|^=*$'
 log=$(mktemp)
 timeout 240 "$bundle/bin/shapescript_gpu_tests" --no-breaks --success=false -s 2>&1 |
   grep -E '^(TEST CASE|.*(MESSAGE|ERROR|FATAL)|\[doctest\] (test cases|assertions))' | tee "$log"
 status=${PIPESTATUS[0]}
+
+echo "== digits on cuda:0 (30 epochs; accuracy at least 0.97)"
+digits_status=1
+if timeout 240 "$bundle/bin/shapescript" run examples/digits/digits.ss --device cuda:0 \
+  --sink metrics="$work/metrics.csv" --code-cache "$work/cache" --stats >"$work/digits.out" \
+  2>"$work/digits.err"; then
+  tail -3 "$work/digits.out"
+  grep -E '^(executor|  *[0-9]+  )' "$work/digits.err" | head -12
+  accuracy=$(tail -1 "$work/digits.out" | awk '{print $NF}')
+  awk "BEGIN { exit !($accuracy >= 0.97) }" && digits_status=0
+  echo "digits accuracy $accuracy: $([ $digits_status -eq 0 ] && echo pass || echo FAIL)"
+else
+  tail -20 "$work/digits.out" "$work/digits.err"
+  echo "digits: FAIL"
+fi
+
+echo "== benchmark on cuda:0 (microseconds a call; ours beside PyTorch on this GPU)"
+printf '%-34s %12s %12s %8s\n' "" "ours" "PyTorch" "ratio"
+for precision in f32 tf32 bf16; do
+  ours=$(timeout 120 "$bundle/bin/bench_gpu" "$precision" 2>"$work/bench.err") || cat "$work/bench.err"
+  peer=$(timeout 120 python3 bench/gpu_torch.py "$precision" 2>/dev/null) || peer=""
+  for name in mlp_train_b256 attention_step; do
+    a=$(echo "$ours" | awk -v n=$name '$1 == n {print $2}')
+    b=$(echo "$peer" | awk -v n=$name '$1 == n {print $2}')
+    printf '%-34s %12s %12s %8s\n' "$name, $precision" "${a:--}" "${b:--}" \
+      "$([ -n "$a" ] && [ -n "$b" ] && awk "BEGIN { printf \"%.2f\", $a / $b }" || echo -)"
+  done
+done
+head -2 "$work/bench.err"
 
 echo "== CPU kernels on this machine's CPU"
 grep -m1 'model name' /proc/cpuinfo
@@ -56,6 +86,7 @@ blas_core=${OPENBLAS_CORETYPE:-}
 passed=$(sed -n 's/.*test cases: *[0-9]* | *\([0-9]*\) passed.*/\1/p' "$log")
 failed=$(sed -n 's/.*| *\([0-9]*\) failed.*/\1/p' "$log" | head -1)
 echo "== summary: ${passed:-0} passed, ${failed:-?} failed (exit $status)"
+echo "== digits on cuda:0: $([ $digits_status -eq 0 ] && echo passed || echo FAILED)"
 echo "== CPU kernels: GEMM tests exit $cpu_status"
-rm -f "$log"
-[ "$status" -eq 0 ] && [ "$cpu_status" -eq 0 ]
+rm -rf "$log" "$work"
+[ "$status" -eq 0 ] && [ "$cpu_status" -eq 0 ] && [ "$digits_status" -eq 0 ]

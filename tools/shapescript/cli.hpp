@@ -30,6 +30,7 @@ struct Options {
   int threads = 1;                          // --threads N, for run
   std::string code_cache;                   // --code-cache DIR; "": the XDG cache
   bool no_code_cache = false;               // --no-code-cache
+  std::string precision = "f32";            // --precision f32|tf32|bf16, a GPU's contractions
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

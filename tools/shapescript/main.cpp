@@ -51,6 +51,9 @@ options:
   --device DEVICE                 with run: the device the host asks for (cpu,
                                   cuda, cuda:N); a program's `devices` line wins,
                                   and one that doesn't name it is E1908
+  --precision f32|tf32|bf16       with run on a CUDA device: the contractions'
+                                  compute (tf32 or bf16 tensor cores, accumulating
+                                  in f32; weights stay f32); default f32
   --collective-timeout MS         with run: how long a worker waits for the others in
                                   a collective before the run fails (E1806)
   --stats                         with run: after it, on standard error, what each
@@ -169,6 +172,12 @@ int main(int argc, char** argv) {
       options.device = i + 1 < argc ? argv[++i] : "";
       if (!ss::Device::parse(options.device))
         return usage_error("`--device` takes cpu, cuda or cuda:N");
+      continue;
+    }
+    if (arg == "--precision") {
+      options.precision = i + 1 < argc ? argv[++i] : "";
+      if (!ss::parse_precision(options.precision))
+        return usage_error("`--precision` takes f32, tf32 or bf16");
       continue;
     }
     if (arg == "--standalone") {

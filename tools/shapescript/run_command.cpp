@@ -77,8 +77,12 @@ void print_executor(const ExecutorStats& s) {
               << s.kernels_compiled << " fused kernels compiled, "
               << s.kernels_from_cache + s.kernels_from_memory << " found in the code cache; run "
               << s.kernel_runs << " times)";
+  if (s.executor.rfind("cuda", 0) == 0)
+    std::cerr << " (" << s.kernels_compiled << " kernels compiled by NVRTC, "
+              << s.kernels_from_cache << " found in the code cache; fused kernels run "
+              << s.kernel_runs << " times)";
   std::cerr << "\n";
-  if (s.executor != "fast") {
+  if (s.executor == "reference") {
     std::cerr << "  every node on the reference operations\n";
     print_functions(s);
     return;
@@ -154,6 +158,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
            Device::parse(options.device.empty() ? "cpu" : options.device).value_or(Device::cpu()),
        .executor = options.fast ? Executor::fast : Executor::reference,
        .threads = options.threads,
+       .precision = parse_precision(options.precision).value_or(Precision::f32),
        .code_cache = code_cache(options)});
   const auto diagnostics = !engine.ok() ? engine.diagnostics()
                                         : engine.run_file(

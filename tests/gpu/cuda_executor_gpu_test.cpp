@@ -1,0 +1,177 @@
+// The CUDA executor on a real GPU (tests/gpu/run.sh): every graph of the
+// test programs, the demos and their gradients gives the reference
+// runtime's results within float32 rounding at each tensor's scale; the
+// tf32 and bf16 policies stay near f32; the executor's own GEMM kernel
+// (for machines without cuBLAS) agrees; running out of device memory is
+// E1909, naming the tensor, and the module keeps working.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <memory>
+#include <variant>
+
+#include "gpu/gpu_setup.hpp"
+#include "kernels/cuda_executor.hpp"
+#include "kernels/nvrtc.hpp"
+#include "runtime/interpreter.hpp"
+#include "runtime/reference/ops.hpp"
+#include "shapescript/shapescript.hpp"
+#include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
+
+namespace {
+
+using ss::runtime::Tensor;
+
+std::unique_ptr<ss::runtime::Accelerator> open_executor(ss::Precision precision, bool cublas) {
+  auto driver = ss::test::driver_or_skip();
+  if (!driver) return nullptr;
+  auto compiler = ss::nvrtc::Compiler::open("");
+  REQUIRE_MESSAGE(std::holds_alternative<ss::nvrtc::Compiler>(compiler), "no NVRTC here");
+  ss::cuda::CudaExecutorOptions options;
+  options.driver = std::make_shared<const ss::cuda::Driver>(std::move(*driver));
+  options.nvrtc = std::make_shared<const ss::nvrtc::Compiler>(
+      std::get<ss::nvrtc::Compiler>(std::move(compiler)));
+  if (const char* cache = std::getenv("SS_GPU_CODE_CACHE"))
+    options.code_cache = ss::directory_code_cache(cache);
+  options.precision = precision;
+  options.cublas = cublas;
+  std::string why;
+  auto made = ss::cuda::make_cuda_executor(std::move(options), &why);
+  REQUIRE_MESSAGE(made, why);
+  return made;
+}
+
+// The largest difference at each output's scale, and how many integer or
+// bool elements differ (a comparison of two nearly equal sums may flip).
+struct Agreement {
+  double worst = 0;
+  std::int64_t flipped = 0, elements = 0;
+};
+
+void compare(const std::vector<Tensor>& want, const std::vector<Tensor>& got, Agreement& a) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    REQUIRE(got[k].shape() == want[k].shape());
+    REQUIRE(got[k].dtype() == want[k].dtype());
+    const auto w = want[k].values(), g = got[k].values();
+    double scale = 1;
+    for (const double x : w)
+      if (std::isfinite(x)) scale = std::max(scale, std::fabs(x));
+    for (std::size_t e = 0; e < w.size(); ++e) {
+      ++a.elements;
+      if (w[e] == g[e] || (std::isnan(w[e]) && std::isnan(g[e]))) continue;
+      if (!ss::runtime::is_float(want[k].dtype()))
+        ++a.flipped;
+      else
+        a.worst = std::max(a.worst, std::fabs(w[e] - g[e]) / scale);
+    }
+  }
+}
+
+struct Program {
+  std::string file;
+  bool gradients;
+};
+const std::vector<Program> kAll = {{"tests/programs/valid/operations.ss", false},
+                                   {"examples/digits/digits.ss", false},
+                                   {"examples/tinylm/tinylm.ss", false},
+                                   {"tests/programs/gradients/ops.ss", true}};
+
+Agreement run_programs(const ss::runtime::Accelerator& cuda, const std::vector<Program>& programs,
+                       int* graphs) {
+  Agreement a;
+  for (const auto& [file, gradients] : programs) {
+    const auto program = ss::test::check_source_file(file);
+    const auto& dims = program->typed.dims;
+    for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients)) {
+      INFO(file << ": " << function);
+      const auto inputs = ss::test::made_up_inputs(g, dims, 37, 1.7);
+      std::vector<Tensor> want;
+      try {
+        want = ss::runtime::run_graph(g, inputs, dims);
+      } catch (const ss::runtime::reference::RangeError&) {
+        continue;  // made-up values the function refuses
+      }
+      Agreement one;
+      compare(want, ss::runtime::run_graph(g, inputs, dims, nullptr, &cuda), one);
+      CHECK_MESSAGE(one.worst <= 1e-4, "worst difference at the tensor's scale: " << one.worst);
+      CHECK(one.flipped <= 1);
+      a.worst = std::max(a.worst, one.worst);
+      a.flipped += one.flipped;
+      a.elements += one.elements;
+      ++*graphs;
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "gpu: every graph of the test programs gives the reference's results on the CUDA executor") {
+  const auto cuda = open_executor(ss::Precision::f32, true);
+  if (!cuda) return;
+  int graphs = 0;
+  const auto a = run_programs(*cuda, kAll, &graphs);
+  const auto counts = ss::cuda::cuda_counts(*cuda);
+  MESSAGE(graphs << " graphs, " << a.elements << " elements; worst difference " << a.worst
+                 << " of the scale, " << a.flipped << " integer elements flipped; cuBLAS "
+                 << (counts.cublas ? "yes" : "no") << ", " << counts.kernels_compiled
+                 << " kernels compiled, " << counts.kernels_from_store << " from the cache, "
+                 << counts.allocations << " cuMemAlloc calls, " << counts.reused << " reused");
+  std::string paths;
+  for (const auto& [path, n] : counts.nodes) paths += path + " " + std::to_string(n) + "; ";
+  MESSAGE("nodes by path: " << paths);
+  CHECK(graphs > 40);
+  CHECK(counts.fused_kernels > 10);
+  CHECK(counts.reused > counts.allocations);  // the allocator's cache serves most requests
+}
+
+TEST_CASE("gpu: the executor's own GEMM kernel agrees, for machines without cuBLAS") {
+  const auto cuda = open_executor(ss::Precision::f32, false);
+  if (!cuda) return;
+  int graphs = 0;
+  const auto a = run_programs(*cuda, {kAll[0], kAll[1], kAll[3]}, &graphs);
+  MESSAGE(graphs << " graphs without cuBLAS; worst difference " << a.worst);
+  CHECK_FALSE(ss::cuda::cuda_counts(*cuda).cublas);
+}
+
+TEST_CASE("gpu: tf32 and bf16 contractions stay near f32's, and change them") {
+  const auto program = ss::test::check_source_file("examples/digits/digits.ss");
+  const auto& dims = program->typed.dims;
+  for (const auto precision : {ss::Precision::tf32, ss::Precision::bf16}) {
+    const auto cuda = open_executor(precision, true);
+    if (!cuda) return;
+    Agreement a;
+    for (const auto& [function, g] : ss::test::lowered_graphs(*program, true)) {
+      const auto inputs = ss::test::made_up_inputs(g, dims, 64, 1.7);
+      compare(ss::runtime::run_graph(g, inputs, dims),
+              ss::runtime::run_graph(g, inputs, dims, nullptr, cuda.get()), a);
+    }
+    MESSAGE((precision == ss::Precision::bf16 ? "bf16" : "tf32")
+            << ": worst difference " << a.worst << " of the scale");
+    CHECK(a.worst <= 3e-2);
+    CHECK(a.worst > 1e-6);  // the policy took effect: not f32's results
+  }
+}
+
+TEST_CASE("gpu: out of device memory is E1909 naming the tensor, and the module keeps working") {
+  if (!ss::test::driver_or_skip()) return;
+  const ss::Engine engine;
+  const auto module = engine.load_source(
+      "devices cuda[0]\ndim M = 400000\ndim N = 400000\n\n"
+      "fn big(x: [N]) -> [N]:\n    return sum(ones([M N]), over=M) + x\n\n"
+      "fn small(x: [N]) -> [N]:\n    return x * 2.0\n",
+      "big.ss");
+  REQUIRE_MESSAGE(module, (module.diagnostics().empty() ? "" : module.diagnostics()[0].render()));
+  std::vector<float> x(400000, 1.5f);
+  const auto input = ss::Tensor::view(x.data(), {400000});
+  const auto failed = module.call("big", {input});
+  REQUIRE(failed.diagnostics.size() == 1);
+  CHECK(failed.diagnostics[0].code == "E1909");
+  CHECK(failed.diagnostics[0].message.find("(fill)") != std::string::npos);
+  const auto fine = module.call("small", {input});
+  REQUIRE(fine.diagnostics.empty());
+  CHECK(fine.outputs.at(0).to_floats().at(7) == 3.0f);
+}

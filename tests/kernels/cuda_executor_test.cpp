@@ -1,0 +1,168 @@
+// The CUDA executor on the stand-in driver (tests/fakes), whose launches do
+// nothing: every graph of the test programs, the demos and their gradients
+// runs through the executor's dispatch, every kernel it asks for compiles
+// with NVRTC (for sm_90, as the stand-in reports), its results have the
+// reference's shapes and element types, and a second executor with the
+// same code cache compiles nothing. The values are checked on a GPU
+// (tests/gpu/cuda_executor_gpu_test.cpp).
+#include <dlfcn.h>
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <variant>
+
+#include "kernels/cuda_driver.hpp"
+#include "kernels/cuda_executor.hpp"
+#include "kernels/nvrtc.hpp"
+#include "runtime/interpreter.hpp"
+#include "runtime/reference/ops.hpp"
+#include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
+#include "support/process.hpp"
+
+namespace {
+
+// The stand-in as a device of compute capability 9.0 whose launches do
+// nothing, for the test's length.
+struct NoopDevice {
+  NoopDevice() {
+    setenv("SS_FAKE_CUDA_LAUNCHES", "noop", 1);
+    setenv("SS_FAKE_CUDA_SM", "90", 1);
+  }
+  ~NoopDevice() {
+    unsetenv("SS_FAKE_CUDA_LAUNCHES");
+    unsetenv("SS_FAKE_CUDA_SM");
+  }
+};
+
+int launches() {
+  static void* fake = dlopen(SS_TEST_FAKE_CUDA_PATH, RTLD_NOW);
+  REQUIRE_MESSAGE(fake, dlerror());
+  static auto count = reinterpret_cast<int (*)()>(dlsym(fake, "ss_fake_launches"));
+  const bool found = count != nullptr;
+  REQUIRE(found);
+  return count();
+}
+
+std::unique_ptr<ss::runtime::Accelerator> executor(const ss::CodeCache& cache,
+                                                   ss::Precision precision, bool cublas) {
+  auto driver = ss::cuda::Driver::open(SS_TEST_FAKE_CUDA_PATH);
+  REQUIRE(std::holds_alternative<ss::cuda::Driver>(driver));
+  auto compiler = ss::nvrtc::Compiler::open("");
+  if (!std::holds_alternative<ss::nvrtc::Compiler>(compiler)) return nullptr;
+  ss::cuda::CudaExecutorOptions options;
+  options.driver =
+      std::make_shared<const ss::cuda::Driver>(std::get<ss::cuda::Driver>(std::move(driver)));
+  options.nvrtc = std::make_shared<const ss::nvrtc::Compiler>(
+      std::get<ss::nvrtc::Compiler>(std::move(compiler)));
+  options.code_cache = cache;
+  options.precision = precision;
+  options.cublas = cublas;
+  std::string why;
+  auto made = ss::cuda::make_cuda_executor(std::move(options), &why);
+  REQUIRE_MESSAGE(made, why);
+  return made;
+}
+
+struct Program {
+  std::string file;
+  bool gradients;
+};
+const std::vector<Program> kPrograms = {{"tests/programs/valid/operations.ss", false},
+                                        {"examples/digits/digits.ss", false},
+                                        {"examples/tinylm/tinylm.ss", false},
+                                        {"tests/programs/gradients/ops.ss", true}};
+
+// Runs every graph on `cuda`, checking each result's shape and type
+// against the reference's; returns the graphs run.
+int run_all(const ss::runtime::Accelerator& cuda, int* stale) {
+  int graphs = 0;
+  for (const auto& [file, gradients] : kPrograms) {
+    const auto program = ss::test::check_source_file(file);
+    const auto& dims = program->typed.dims;
+    for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients)) {
+      INFO(file << ": " << function);
+      const auto inputs = ss::test::made_up_inputs(g, dims);
+      std::vector<ss::runtime::Tensor> want, got;
+      try {
+        want = ss::runtime::run_graph(g, inputs, dims);
+      } catch (const ss::runtime::reference::RangeError&) {
+        continue;  // made-up values out of an Index's range: the reference refuses them too
+      }
+      try {
+        got = ss::runtime::run_graph(g, inputs, dims, nullptr, &cuda);
+      } catch (const ss::runtime::reference::RangeError& e) {
+        // The kernels ran as no-ops, so an Index cast on the host read
+        // whatever the reused memory held: not a finding here.
+        MESSAGE("stale values out of range in " << function << ": " << e.what());
+        ++*stale;
+        continue;
+      }
+      REQUIRE(got.size() == want.size());
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        CHECK(got[k].shape() == want[k].shape());
+        CHECK(got[k].dtype() == want[k].dtype());
+      }
+      ++graphs;
+    }
+  }
+  return graphs;
+}
+
+}  // namespace
+
+TEST_CASE("every graph of the test programs runs through the CUDA executor, its kernels compiled") {
+  NoopDevice device;
+  ss::test::TempDir dir;
+  const ss::CodeCache cache = ss::directory_code_cache(dir.path() + "/cache");
+  const auto cuda = executor(cache, ss::Precision::f32, true);
+  if (!cuda) {
+    MESSAGE("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  const int before = launches();
+  int stale = 0;
+  const int graphs = run_all(*cuda, &stale);
+  CHECK(stale <= 2);
+  const auto counts = ss::cuda::cuda_counts(*cuda);
+  CHECK(counts.graphs >= graphs - stale);
+  CHECK(launches() - before > 100);
+  CHECK(counts.kernels_compiled > 20);
+  CHECK(counts.fused_kernels > 10);
+  // The paths the programs need, on the device.
+  for (const char* path : {"fused", "kernels", "gemm", "reductions", "moves", "created"})
+    CHECK_MESSAGE(counts.nodes.count(path), path);
+  // What the host still runs: random draws, sorts, norms and the rare
+  // gradient nodes (an einsum that isn't a batch of GEMMs), never a
+  // matmul, an elementwise node or a reduction.
+  for (const auto& [path, n] : counts.nodes) {
+    if (path.rfind("host ", 0) != 0) continue;
+    MESSAGE(path << ": " << n);
+    for (const std::string op :
+         {"host matmul", "host unary", "host binary", "host where", "host reduce", "host softmax",
+          "host cross_entropy", "host gather", "host scatter_add", "host causal"})
+      CHECK_MESSAGE(path != op, path);
+  }
+  if (counts.nodes.count("host einsum")) CHECK(counts.nodes.at("host einsum") <= 1);
+
+  // A second executor on the same cache compiles nothing.
+  const auto again = executor(cache, ss::Precision::f32, true);
+  run_all(*again, &stale);
+  const auto second = ss::cuda::cuda_counts(*again);
+  CHECK(second.kernels_compiled == 0);
+  CHECK(second.kernels_from_store == counts.kernels_compiled);
+}
+
+TEST_CASE("the CUDA executor's own GEMM kernel compiles, for machines without cuBLAS") {
+  NoopDevice device;
+  const auto cuda = executor({}, ss::Precision::f32, false);
+  if (!cuda) return;
+  const auto program = ss::test::check_source_file("examples/digits/digits.ss");
+  for (const auto& [function, g] : ss::test::lowered_graphs(*program, false))
+    ss::runtime::run_graph(g, ss::test::made_up_inputs(g, program->typed.dims), program->typed.dims,
+                           nullptr, cuda.get());
+  const auto counts = ss::cuda::cuda_counts(*cuda);
+  CHECK_FALSE(counts.cublas);
+  CHECK(counts.nodes.at("gemm") > 0);
+}
