@@ -6,6 +6,8 @@ namespace ss::cuda {
 
 std::unique_ptr<Cublas> Cublas::open(CUstream stream, std::string* why) {
   std::unique_ptr<Cublas> blas(new Cublas());
+  // cuBLASLt first, from the toolkit's folder if need be: cuBLAS needs it.
+  blas->lt_ = support::DynamicLibrary::open_first(cublas_lt_candidates());
   blas->library_ = support::DynamicLibrary::open_first(cublas_candidates(), why);
   if (!blas->library_) return nullptr;
   cublas_abi::Create_t create = nullptr;

@@ -59,7 +59,7 @@ class Cublas {
 
  private:
   Cublas() = default;
-  support::DynamicLibrary library_;
+  support::DynamicLibrary lt_, library_;
   cublas_abi::Handle handle_ = nullptr;
   cublas_abi::Destroy_t destroy_ = nullptr;
   cublas_abi::GemmStridedBatchedEx_t gemm_ = nullptr;

@@ -27,16 +27,16 @@ DeviceMemory::~DeviceMemory() {
   gpu_->give_back(pointer_, bytes_);
 }
 
-std::unique_ptr<Gpu> Gpu::open(std::shared_ptr<const Driver> driver,
+std::shared_ptr<Gpu> Gpu::open(std::shared_ptr<const Driver> driver,
                                std::shared_ptr<const nvrtc::Compiler> compiler, int index,
                                CodeCache store, std::string* why) {
-  const auto fail = [&](const std::string& text) -> std::unique_ptr<Gpu> {
+  const auto fail = [&](const std::string& text) -> std::shared_ptr<Gpu> {
     if (why) *why = text;
     return nullptr;
   };
   if (!driver->kernel_calls()) return fail(driver->path() + " lacks the kernel and memory calls");
   if (driver->check_device(index)) return fail("no CUDA device " + std::to_string(index));
-  std::unique_ptr<Gpu> gpu(new Gpu());
+  std::shared_ptr<Gpu> gpu(new Gpu());
   gpu->driver_ = std::move(driver);
   gpu->compiler_ = std::move(compiler);
   gpu->code_ = std::make_unique<CodeCacheNvrtc>(*gpu->compiler_, std::move(store));
@@ -64,7 +64,7 @@ std::unique_ptr<Gpu> Gpu::open(std::shared_ptr<const Driver> driver,
 
 Gpu::~Gpu() {
   if (!context_) return;
-  make_current();
+  driver_->calls().cuCtxSetCurrent(context_);  // no throwing here
   const auto& c = driver_->calls();
   const auto& k = *driver_->kernel_calls();
   if (stream_) k.cuStreamSynchronize(stream_);
@@ -103,7 +103,7 @@ std::shared_ptr<DeviceMemory> Gpu::allocate(std::size_t bytes, const std::string
     stats_.cached -= size;
     stats_.in_use += size;
     ++stats_.reused;
-    return std::make_shared<DeviceMemory>(this, p, size);
+    return std::make_shared<DeviceMemory>(shared_from_this(), p, size);
   }
   CUdeviceptr p = 0;
   CUresult r = driver_->calls().cuMemAlloc(&p, size);
@@ -124,7 +124,7 @@ std::shared_ptr<DeviceMemory> Gpu::allocate(std::size_t bytes, const std::string
   check(r, "cuMemAlloc of " + std::to_string(size) + " bytes for `" + what + "`");
   ++stats_.allocations;
   stats_.in_use += size;
-  return std::make_shared<DeviceMemory>(this, p, size);
+  return std::make_shared<DeviceMemory>(shared_from_this(), p, size);
 }
 
 void Gpu::give_back(CUdeviceptr pointer, std::size_t bytes) {

@@ -28,8 +28,8 @@ class Gpu;
 // Device memory from the allocator; its destructor gives it back.
 class DeviceMemory {
  public:
-  DeviceMemory(Gpu* gpu, CUdeviceptr pointer, std::size_t bytes)
-      : gpu_(gpu), pointer_(pointer), bytes_(bytes) {}
+  DeviceMemory(std::shared_ptr<Gpu> gpu, CUdeviceptr pointer, std::size_t bytes)
+      : gpu_(std::move(gpu)), pointer_(pointer), bytes_(bytes) {}
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -37,7 +37,7 @@ class DeviceMemory {
   std::size_t bytes() const { return bytes_; }
 
  private:
-  Gpu* gpu_;
+  std::shared_ptr<Gpu> gpu_;  // alive while its memory is
   CUdeviceptr pointer_;
   std::size_t bytes_;
 };
@@ -49,11 +49,11 @@ struct GpuStats {
   std::int64_t kernels_compiled = 0, kernels_from_store = 0;
 };
 
-class Gpu {
+class Gpu : public std::enable_shared_from_this<Gpu> {
  public:
   // Null with *why when the device, its context, stream or kernel calls
   // can't be had.
-  static std::unique_ptr<Gpu> open(std::shared_ptr<const Driver> driver,
+  static std::shared_ptr<Gpu> open(std::shared_ptr<const Driver> driver,
                                    std::shared_ptr<const nvrtc::Compiler> compiler, int index,
                                    CodeCache store, std::string* why);
   ~Gpu();
@@ -66,6 +66,9 @@ class Gpu {
 
   // The context current on the calling thread: before any other call.
   void make_current() const;
+  // Held while a graph runs or a value comes back: one stream, one user
+  // at a time. Recursive: a run may fetch a value it was given.
+  std::recursive_mutex& run_lock() const { return run_lock_; }
 
   // At least `bytes` of device memory; `what` names it for E1909.
   std::shared_ptr<DeviceMemory> allocate(std::size_t bytes, const std::string& what);
@@ -105,6 +108,7 @@ class Gpu {
   CUstream stream_ = nullptr;
   std::unique_ptr<Cublas> blas_;
 
+  mutable std::recursive_mutex run_lock_;
   mutable std::mutex mutex_;                              // the allocator's lists and the kernels
   std::map<std::size_t, std::vector<CUdeviceptr>> free_;  // by rounded size
   std::map<std::string, CUfunction> kernels_;             // by name and source

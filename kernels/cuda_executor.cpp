@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 #include <numeric>
+#include <optional>
 
 #include "ir/fusion.hpp"
 #include "ir/memory_plan.hpp"
@@ -40,6 +41,13 @@ struct DTensor {
   std::int64_t size() const { return view.size(); }
   CUdeviceptr at() const { return reinterpret_cast<CUdeviceptr>(view.raw()); }
   DTensor with(Tensor v) const { return {std::move(v), memory}; }
+};
+
+// A value the host holds a deferred copy of (Buffer::deferred): its
+// device memory, for a later graph on the same GPU to take as it is.
+struct DeviceTwin {
+  std::shared_ptr<DeviceMemory> memory;
+  const Gpu* gpu;
 };
 
 // Per graph: its fused regions with their sources, which node roots or
@@ -126,16 +134,17 @@ struct Counts {
 // One run of one graph.
 class GraphRun {
  public:
-  GraphRun(Gpu& gpu, const ir::Graph& g, const GraphPlan& plan,
+  GraphRun(const std::shared_ptr<Gpu>& gpu, const ir::Graph& g, const GraphPlan& plan,
            const std::map<std::string, Tensor>& inputs, const runtime::Dims& dims,
            Precision precision, bool cublas, Counts& counts)
-      : gpu_(gpu),
+      : shared_gpu_(gpu),
+        gpu_(*gpu),
         g_(g),
         plan_(plan),
         inputs_(inputs),
         dims_(dims),
         precision_(precision),
-        cublas_(cublas && gpu.blas()),
+        cublas_(cublas && gpu->blas()),
         counts_(counts) {
     sizes_ = runtime::bind_sizes(g, inputs, dims);
     values_.resize(g.nodes.size());
@@ -158,13 +167,30 @@ class GraphRun {
     }
     check_ranges();
     std::vector<Tensor> out;
-    for (const int o : g_.outputs) {
-      Tensor t = download(values_[static_cast<std::size_t>(o)]);
-      const DType want = runtime::dtype_of(g_.nodes[static_cast<std::size_t>(o)].type.elem);
-      out.push_back(t.dtype() == want ? t : ref::cast(t, want));
-    }
+    for (const int o : g_.outputs) out.push_back(deferred(values_[static_cast<std::size_t>(o)]));
     ++counts_.graphs;
     return out;
+  }
+
+  // An output as the host gets it: copied back only when something reads
+  // it, and until then taken back as it is by a later graph (a model's
+  // parameters, a training loop's optimiser state).
+  Tensor deferred(const DTensor& value) {
+    DTensor d = compact(value);
+    if (d.at() != d.memory->pointer()) {  // a view into other memory: its own copy
+      DTensor own = allocate(d.dtype(), d.shape(), "an output");
+      pointwise({}, {&d}, own);
+      d = own;
+    }
+    const std::size_t bytes = static_cast<std::size_t>(d.size()) * runtime::dtype_size(d.dtype());
+    auto twin = std::make_shared<const DeviceTwin>(DeviceTwin{d.memory, &gpu_});
+    auto fetch = [gpu = shared_gpu_, memory = d.memory, bytes](void* to) {
+      std::lock_guard lock(gpu->run_lock());
+      gpu->make_current();
+      gpu->download(to, memory->pointer(), bytes);
+    };
+    return Tensor::over(runtime::Buffer::deferred(bytes, std::move(fetch), std::move(twin)),
+                        d.dtype(), d.shape());
   }
 
  private:
@@ -189,12 +215,29 @@ class GraphRun {
   }
 
   DTensor upload(const Tensor& host, const std::string& name) {
+    if (auto kept = twin_of(host)) return *kept;
     const Tensor c = host.contiguous() ? host : host.compact();
     DTensor d = allocate(c.dtype(), c.shape(), name);
     gpu_.upload(d.at(), c.raw(),
                 static_cast<std::size_t>(c.size()) * runtime::dtype_size(c.dtype()));
     return d;
   }
+  // A host value this GPU made and nothing has read since: its device
+  // memory, without a copy.
+  std::optional<DTensor> twin_of(const Tensor& host) {
+    const auto& buffer = host.buffer();
+    if (!buffer || !host.contiguous() || host.offset() != 0) return std::nullopt;
+    const auto twin = std::static_pointer_cast<const DeviceTwin>(buffer->twin());
+    if (!twin || twin->gpu != &gpu_) return std::nullopt;
+    const std::size_t bytes =
+        static_cast<std::size_t>(host.size()) * runtime::dtype_size(host.dtype());
+    if (bytes > twin->memory->bytes()) return std::nullopt;
+    return DTensor{
+        Tensor::borrow_strided(reinterpret_cast<void*>(twin->memory->pointer()), host.dtype(),
+                               host.shape(), runtime::row_major_strides(host.shape())),
+        twin->memory};
+  }
+
   Tensor download(const DTensor& d) {
     const DTensor c = compact(d);
     Tensor host = Tensor::uninitialized(c.dtype(), c.shape());
@@ -463,9 +506,15 @@ class GraphRun {
     const DType dtype = runtime::dtype_of(n.type.elem);
     using ir::Op;
     switch (n.op) {
-      case Op::input:
-        out = upload(inputs_.at(n.name), n.name);
+      case Op::input: {
+        const Tensor& host = inputs_.at(n.name);
+        if (auto kept = twin_of(host)) {
+          out = *kept;
+          return "kept on device";
+        }
+        out = upload(host, n.name);
         return "copies in";
+      }
       case Op::constant:
       case Op::fill:
       case Op::size: {
@@ -850,6 +899,7 @@ class GraphRun {
     DTensor ids;
   };
 
+  std::shared_ptr<Gpu> shared_gpu_;
   Gpu& gpu_;
   const ir::Graph& g_;
   const GraphPlan& plan_;
@@ -867,7 +917,7 @@ class GraphRun {
 
 class CudaExecutor final : public runtime::Accelerator {
  public:
-  CudaExecutor(std::unique_ptr<Gpu> gpu, Precision precision, bool cublas)
+  CudaExecutor(std::shared_ptr<Gpu> gpu, Precision precision, bool cublas)
       : gpu_(std::move(gpu)), precision_(precision), cublas_(cublas) {}
 
   bool run(const ir::Graph&, std::size_t, std::vector<Tensor>&,
@@ -884,18 +934,18 @@ class CudaExecutor final : public runtime::Accelerator {
     if (worker) return false;  // several workers run on the CPU executor
     std::shared_ptr<const GraphPlan> plan;
     {
-      std::lock_guard lock(g.executor_cache.mutex);
-      if (!g.executor_cache.value) g.executor_cache.value = make_plan(g);
-      plan = std::static_pointer_cast<const GraphPlan>(g.executor_cache.value);
+      std::lock_guard lock(g.device_plan.mutex);
+      if (!g.device_plan.value) g.device_plan.value = make_plan(g);
+      plan = std::static_pointer_cast<const GraphPlan>(g.device_plan.value);
     }
-    std::lock_guard lock(mutex_);  // one stream: one graph at a time
+    std::lock_guard lock(gpu_->run_lock());  // one stream: one graph at a time
     gpu_->make_current();
-    outputs = GraphRun(*gpu_, g, *plan, inputs, dims, precision_, cublas_, counts_).run();
+    outputs = GraphRun(gpu_, g, *plan, inputs, dims, precision_, cublas_, counts_).run();
     return true;
   }
 
   CudaCounts counts() const {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(gpu_->run_lock());
     CudaCounts c;
     c.nodes = counts_.nodes;
     c.graphs = counts_.graphs;
@@ -910,11 +960,10 @@ class CudaExecutor final : public runtime::Accelerator {
   }
 
  private:
-  std::unique_ptr<Gpu> gpu_;
+  std::shared_ptr<Gpu> gpu_;
   Precision precision_;
   bool cublas_;
-  mutable std::mutex mutex_;
-  mutable Counts counts_;
+  mutable Counts counts_;  // under the GPU's run lock
 };
 
 }  // namespace

@@ -27,9 +27,14 @@ std::vector<std::string> cublas_candidates() {
   return toolkit_candidates("libcublas", {13, 12});
 }
 
+std::vector<std::string> cublas_lt_candidates() {
+  return toolkit_candidates("libcublasLt", {13, 12});
+}
+
 LibraryStatus probe_cublas() {
   LibraryStatus status;
   std::string why;
+  const auto lt = support::DynamicLibrary::open_first(cublas_lt_candidates());
   auto lib = support::DynamicLibrary::open_first(cublas_candidates(), &why);
   using GetProperty =
       int (*)(int type, int* value);  // cublasGetProperty(libraryPropertyType, int*)

@@ -11,8 +11,11 @@
 namespace ss::cuda {
 
 LibraryStatus probe_cublas();
-// cuBLAS's file names, newest first (cublas.cpp opens the same).
+// cuBLAS's file names, newest first (cublas.cpp opens the same), and
+// cuBLASLt's, which cuBLAS needs and which the loader may not find on its
+// own where the toolkit's folder isn't on its path.
 std::vector<std::string> cublas_candidates();
+std::vector<std::string> cublas_lt_candidates();
 // `requested`: as nccl::Library::open takes it (empty: the usual search).
 LibraryStatus probe_nccl(const std::string& requested);
 

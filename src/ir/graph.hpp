@@ -112,8 +112,9 @@ struct Graph {
   // After distribution: per output, whether it is split (each worker
   // returns its part, joined in rank order) rather than whole.
   std::vector<bool> split_outputs;
-  ExecutorCache executor_cache;
-  ExecutorCache memory_plan;  // the runtime's ir::ReleasePlan for this graph
+  ExecutorCache executor_cache;  // the fast CPU executor's plan
+  ExecutorCache device_plan;     // the CUDA executor's (kernels/cuda_executor.cpp)
+  ExecutorCache memory_plan;     // the runtime's ir::ReleasePlan for this graph
 
   int add(Node node);
 };

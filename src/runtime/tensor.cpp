@@ -46,6 +46,30 @@ std::shared_ptr<Buffer> Buffer::borrow(void* data, std::size_t bytes) {
   return std::shared_ptr<Buffer>(new Buffer(data, bytes, bytes, false));
 }
 
+std::shared_ptr<Buffer> Buffer::deferred(std::size_t bytes, std::function<void(void*)> fetch,
+                                         std::shared_ptr<const void> twin) {
+  auto buffer = allocate(bytes, false);
+  buffer->fetch_ = std::move(fetch);
+  buffer->twin_ = std::move(twin);
+  buffer->pending_.store(true, std::memory_order_release);
+  return buffer;
+}
+
+void Buffer::fetch() const {
+  std::lock_guard lock(fetch_mutex_);
+  if (!pending_.load(std::memory_order_relaxed)) return;  // another thread fetched it
+  fetch_(data_);
+  fetch_ = nullptr;
+  twin_.reset();
+  pending_.store(false, std::memory_order_release);
+}
+
+std::shared_ptr<const void> Buffer::twin() const {
+  if (!pending_.load(std::memory_order_acquire)) return nullptr;
+  std::lock_guard lock(fetch_mutex_);
+  return twin_;
+}
+
 Buffer::~Buffer() {
   if (owned_) BufferPool::give(data_, capacity_);
 }
@@ -65,6 +89,17 @@ Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   t.shape_ = std::move(shape);
   t.strides_ = row_major_strides(t.shape_);
   t.buffer_ = Buffer::allocate(static_cast<std::size_t>(t.size()) * dtype_size(dtype), false);
+  return t;
+}
+
+Tensor Tensor::over(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.strides_ = row_major_strides(t.shape_);
+  if (!buffer || buffer->bytes() < static_cast<std::size_t>(t.size()) * dtype_size(dtype))
+    throw std::invalid_argument("a tensor over a buffer smaller than it");
+  t.buffer_ = std::move(buffer);
   return t;
 }
 

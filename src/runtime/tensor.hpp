@@ -6,8 +6,11 @@
 // host keeps the memory alive.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,26 +27,46 @@ std::string shape_str(const Shape& shape);  // "[2 3]"
 
 // Memory a tensor's elements live in: owned (aligned, from the buffer
 // pool, zeroed unless asked not to be) or borrowed.
+//
+// An owned buffer may be deferred: its contents still live elsewhere (a
+// GPU's memory) and `fetch` copies them in on the first access through
+// data(), from any thread. Until then `twin()` gives that other copy, so
+// the executor that made it can take the value back without a copy; once
+// fetched (the host may then write it) the twin is dropped.
 class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;
   static std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed = true);
   static std::shared_ptr<Buffer> borrow(void* data, std::size_t bytes);
+  static std::shared_ptr<Buffer> deferred(std::size_t bytes, std::function<void(void*)> fetch,
+                                          std::shared_ptr<const void> twin);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
-  void* data() const { return data_; }
+  void* data() const {
+    if (pending_.load(std::memory_order_acquire)) [[unlikely]]
+      fetch();
+    return data_;
+  }
   std::size_t bytes() const { return bytes_; }
   bool owned() const { return owned_; }
+  // The copy a deferred buffer's contents still live in; null once fetched.
+  std::shared_ptr<const void> twin() const;
 
  private:
   Buffer(void* data, std::size_t bytes, std::size_t capacity, bool owned)
       : data_(data), bytes_(bytes), capacity_(capacity), owned_(owned) {}
+  void fetch() const;
   void* data_;
   std::size_t bytes_;
   std::size_t capacity_;  // what was taken from the pool
   bool owned_;
+  // A deferred buffer's: set once, cleared when fetched.
+  mutable std::atomic<bool> pending_{false};
+  mutable std::mutex fetch_mutex_;
+  mutable std::function<void(void*)> fetch_;
+  mutable std::shared_ptr<const void> twin_;
 };
 
 class Tensor {
@@ -59,6 +82,9 @@ class Tensor {
   // A view of host memory with the host's strides: element (i, j, ...) is
   // at data + (i*strides[0] + j*strides[1] + ...) elements.
   static Tensor borrow_strided(void* data, DType dtype, Shape shape, Strides strides);
+  // A contiguous tensor over a buffer (Buffer::deferred's, say) of at
+  // least its size.
+  static Tensor over(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape);
   // From values given as doubles, converted to dtype.
   static Tensor from_values(DType dtype, Shape shape, const std::vector<double>& values);
   static Tensor scalar(DType dtype, double value) { return from_values(dtype, {}, {value}); }
@@ -71,7 +97,8 @@ class Tensor {
   const Strides& strides() const { return strides_; }
   bool contiguous() const;  // row-major without gaps: raw() holds size() elements in order
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
-  void* raw() const;  // the first element (index 0 on every axis)
+  std::int64_t offset() const { return offset_; }  // of the first element, in elements
+  void* raw() const;                               // the first element (index 0 on every axis)
 
   // Views sharing this tensor's buffer. Axes are checked (std::out_of_range).
   Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t end) const;

@@ -11,6 +11,10 @@ if [ ! -x "$bundle/bin/shapescript_gpu_tests" ]; then
   exit 2
 fi
 export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The toolkit's libraries (NVRTC, cuBLAS and cuBLASLt), where the loader may not look.
+for cuda_lib in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64; do
+  [ -d "$cuda_lib" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cuda_lib" && break
+done
 
 if [ -z "${SHAPESCRIPT_NCCL:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2'; then
   nccl=$(python3 - <<'PY' 2>/dev/null

@@ -7,7 +7,32 @@
 
 #include <type_traits>
 
+#include "kernels/cublas.hpp"
 #include "kernels/cuda_api.hpp"
+
+#if __has_include(<cublas_api.h>)
+#include <cublas_api.h>
+
+namespace abi = ss::cuda::cublas_abi;
+static_assert(abi::kSuccess == CUBLAS_STATUS_SUCCESS);
+static_assert(abi::kOpN == CUBLAS_OP_N);
+static_assert(abi::kR32F == CUDA_R_32F);
+static_assert(abi::kCompute32F == CUBLAS_COMPUTE_32F);
+static_assert(abi::kCompute32FFast16BF == CUBLAS_COMPUTE_32F_FAST_16BF);
+static_assert(abi::kCompute32FFastTF32 == CUBLAS_COMPUTE_32F_FAST_TF32);
+static_assert(abi::kGemmDefault == CUBLAS_GEMM_DEFAULT);
+static_assert(sizeof(cublasOperation_t) == sizeof(int) && sizeof(cudaDataType) == sizeof(int) &&
+              sizeof(cublasComputeType_t) == sizeof(int) &&
+              sizeof(cublasGemmAlgo_t) == sizeof(int));
+// The exported function's signature, its enums as the ints the table passes
+// (the header also has a C++ overload; this picks the C one or fails).
+using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                  int, const void*, const void*, cudaDataType, int, long long,
+                                  const void*, cudaDataType, int, long long, const void*, void*,
+                                  cudaDataType, int, long long, int, cublasComputeType_t,
+                                  cublasGemmAlgo_t);
+static_assert(std::is_same_v<decltype(static_cast<GemmEx>(&::cublasGemmStridedBatchedEx)), GemmEx>);
+#endif
 
 static_assert(ss::cuda::CUDA_SUCCESS == CUDA_SUCCESS);
 static_assert(ss::cuda::CUDA_ERROR_NOT_INITIALIZED == CUDA_ERROR_NOT_INITIALIZED);
