@@ -3,8 +3,9 @@
 // training call of a causal self-attention block (batch 8, seq 512,
 // d_model 256, 8 heads: forward, backward, Adam), best microseconds per
 // call through the C++ API, as a host calls them (its state copied in and
-// out each call). `bench_gpu [f32|tf32|bf16]` picks the contractions'
-// precision; bench/gpu_torch.py is the peer.
+// out each call). `bench_gpu [f32|tf32|bf16] [CACHE]` picks the
+// contractions' precision and where compiled kernels are kept;
+// bench/gpu_torch.py is the peer.
 #include <cstdio>
 #include <random>
 #include <string>
@@ -14,7 +15,8 @@
 int main(int argc, char** argv) {
   const std::string precision = argc > 1 ? argv[1] : "f32";
   ss::Engine engine({.device = ss::Device::cuda(0),
-                     .precision = ss::parse_precision(precision).value_or(ss::Precision::f32)});
+                     .precision = ss::parse_precision(precision).value_or(ss::Precision::f32),
+                     .code_cache = argc > 2 ? ss::directory_code_cache(argv[2]) : ss::CodeCache{}});
   if (!engine.ok()) {
     for (const auto& d : engine.diagnostics()) std::fprintf(stderr, "%s", d.render().c_str());
     return 1;

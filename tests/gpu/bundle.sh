@@ -1,28 +1,36 @@
 #!/usr/bin/env bash
 # Builds here what tests/gpu/run.sh runs on the GPU machine, which has a
 # driver, the CUDA toolkit and Python's NCCL but no package registry, no LLVM
-# and no spdlog: the GPU test binary and the shared libraries it needs beyond
-# the C library, in build/gpu-bundle (ignored; the device tool carries it:
-# `carry: ["build/gpu-bundle"]`).
+# and no spdlog: one compressed file, build/gpu-bundle/bundle.tar.gz
+# (ignored; the device tool carries it: `carry: ["build/gpu-bundle"]`),
+# holding the GPU test binary, the CLI, the benchmarks, the shared libraries
+# they need beyond the C library, and the kernels the checks, the digits
+# demo and the benchmark use, compiled by NVRTC for sm_90 into a code cache
+# (cache/), so nothing compiles there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/build default >/dev/null
+stage=build/gpu-bundle-files
 out=build/gpu-bundle
-rm -rf "$out"
-mkdir -p "$out/bin" "$out/lib"
-# The CLI (digits on cuda:0) and the GPU benchmark ride along, and the
-# GEMM's test and benchmark: that machine's CPU may have the AVX-512 kernel
-# this one can't run.
+rm -rf "$stage" "$out"
+mkdir -p "$stage/bin" "$stage/lib" "$out"
+# The GEMM's test and benchmark ride along: that machine's CPU may have the
+# AVX-512 kernel this one can't run.
 for exe in shapescript_gpu_tests shapescript_tests shapescript bench_gemm bench_gpu; do
   [ -x "build/default/bin/$exe" ] || continue
-  cp "build/default/bin/$exe" "$out/bin/"
-  strip "$out/bin/$exe"
+  cp "build/default/bin/$exe" "$stage/bin/"
+  strip "$stage/bin/$exe"
 done
-ldd "$out"/bin/* | awk '/=> \// {print $3}' | while read -r lib; do
+ldd "$stage"/bin/* | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | ld-linux*) ;;
-    *) cp -L "$lib" "$out/lib/" ;;
+    *) cp -L "$lib" "$stage/lib/" ;;
   esac
 done
-git rev-parse --short HEAD >"$out/commit" 2>/dev/null || true
-echo "bundle: $out ($(du -sh "$out" | cut -f1)): $(ls "$out/lib" | tr '\n' ' ')"
+if ! build/default/bin/cuda_precompile "$stage/cache" | tail -1; then
+  echo "bundle: no precompiled kernels (no NVRTC here?); the GPU machine will compile them"
+fi
+git rev-parse --short HEAD >"$stage/commit" 2>/dev/null || true
+tar czf "$out/bundle.tar.gz" -C "$stage" .
+rm -rf "$stage"
+echo "bundle: $out/bundle.tar.gz ($(du -h "$out/bundle.tar.gz" | cut -f1))"

@@ -5,12 +5,17 @@
 # summary; exits non-zero when a check fails or there is no GPU.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-bundle=${SS_GPU_BUNDLE:-build/gpu-bundle}
-if [ ! -x "$bundle/bin/shapescript_gpu_tests" ]; then
-  echo "no bundle in $bundle: run tests/gpu/bundle.sh where the project builds"
+packed=${SS_GPU_BUNDLE:-build/gpu-bundle}/bundle.tar.gz
+if [ ! -f "$packed" ]; then
+  echo "no bundle at $packed: run tests/gpu/bundle.sh where the project builds"
   exit 2
 fi
-export LD_LIBRARY_PATH="$PWD/$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+work=$(mktemp -d)
+bundle="$work/bundle"
+mkdir -p "$bundle" && tar xzf "$packed" -C "$bundle"
+# The precompiled kernels, in a cache the checks, the CLI and the benchmark share.
+[ -d "$bundle/cache" ] && cp -r "$bundle/cache" "$work/cache"
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The toolkit's libraries (NVRTC, cuBLAS and cuBLASLt), where the loader may not look.
 for cuda_lib in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64; do
   [ -d "$cuda_lib" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cuda_lib" && break
@@ -31,11 +36,11 @@ fi
 
 echo "== machine"
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 || true
-echo "bundle: $bundle (commit $(cat "$bundle/commit" 2>/dev/null || echo unknown))"
+echo "bundle: $packed (commit $(cat "$bundle/commit" 2>/dev/null || echo unknown)," \
+  "$(ls "$bundle/cache" 2>/dev/null | wc -l) precompiled kernels)"
 echo "NCCL: ${SHAPESCRIPT_NCCL:-as the loader finds libnccl.so.2}"
 
 echo "== GPU checks (several devices, generated kernels, the CUDA executor)"
-work=$(mktemp -d)
 export SS_TEST_SOURCE_DIR=$PWD SS_REQUIRE_GPU=1 SS_GPU_CODE_CACHE="$work/cache"
 "$bundle/bin/shapescript_gpu_tests" --list-test-cases --no-version | grep -v '^\[doctest\]\|^=*$'
 log=$(mktemp)
@@ -61,7 +66,7 @@ fi
 echo "== benchmark on cuda:0 (microseconds a call; ours beside PyTorch on this GPU)"
 printf '%-34s %12s %12s %8s\n' "" "ours" "PyTorch" "ratio"
 for precision in f32 tf32 bf16; do
-  ours=$(timeout 120 "$bundle/bin/bench_gpu" "$precision" 2>"$work/bench.err") || cat "$work/bench.err"
+  ours=$(timeout 120 "$bundle/bin/bench_gpu" "$precision" "$work/cache" 2>"$work/bench.err") || cat "$work/bench.err"
   peer=$(timeout 120 python3 bench/gpu_torch.py "$precision" 2>/dev/null) || peer=""
   for name in mlp_train_b256 attention_step; do
     a=$(echo "$ours" | awk -v n=$name '$1 == n {print $2}')

@@ -22,10 +22,19 @@ std::vector<LoweredGraph> lowered_graphs(const CheckedProgram& program, bool gra
       continue;
     }
     if (gradients) {
+      // Only a float scalar has gradients; an input it doesn't depend on
+      // has none (-1), so isn't an output.
+      const int output = g.outputs.at(0);
+      const auto& first = g.nodes[static_cast<std::size_t>(output)].type;
+      if (!first.axes.empty() || !first.elem.is_float()) continue;
       std::vector<int> wrt;
       for (const int id : g.inputs)
         if (g.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
-      g.outputs = ir::append_gradients(g, g.outputs.at(0), wrt, program.typed.dims);
+      std::vector<int> found;
+      for (const int d : ir::append_gradients(g, output, wrt, program.typed.dims))
+        if (d >= 0) found.push_back(d);
+      if (found.empty()) continue;
+      g.outputs = std::move(found);
     }
     out.push_back({entry.first, std::move(g)});
   }

@@ -29,8 +29,9 @@ struct LoweredGraph {
 };
 
 // Every device function of `program` that lowers; with `gradients`, each
-// graph gets the gradients of its first output with respect to every float
-// input appended (the outputs become those gradients).
+// function whose first output is a float scalar gets its gradients with
+// respect to every float input it depends on appended (the outputs become
+// those gradients), and the others are left out.
 std::vector<LoweredGraph> lowered_graphs(const CheckedProgram& program, bool gradients = false);
 
 // Inputs for a graph: generic axes of size `generic`, indices in range,

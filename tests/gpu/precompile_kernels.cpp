@@ -1,0 +1,94 @@
+// `cuda_precompile DIR`: fills a code cache (ss::directory_code_cache) with
+// the cubins the GPU checks, the digits demo and the GPU benchmark need,
+// compiled here by NVRTC for sm_90, so tests/gpu/run.sh compiles nothing
+// on the GPU machine. It runs every graph of those programs through the
+// CUDA executor on the stand-in driver (tests/fakes) with launches as
+// no-ops: the executor asks for exactly the kernels a real run does.
+// The test support it shares checks with doctest: the work is one test case.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "../../bench/models.hpp"
+#include "kernels/cuda_driver.hpp"
+#include "kernels/cuda_executor.hpp"
+#include "kernels/nvrtc.hpp"
+#include "runtime/interpreter.hpp"
+#include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
+
+namespace {
+std::string g_directory;  // where the cubins go
+}  // namespace
+
+TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
+  setenv("SS_FAKE_CUDA_LAUNCHES", "noop", 1);
+  setenv("SS_FAKE_CUDA_SM", "90", 1);
+  auto driver = ss::cuda::Driver::open(SS_TEST_FAKE_CUDA_PATH);
+  auto compiler = ss::nvrtc::Compiler::open("");
+  REQUIRE_MESSAGE(std::holds_alternative<ss::cuda::Driver>(driver), "no stand-in driver");
+  REQUIRE_MESSAGE(std::holds_alternative<ss::nvrtc::Compiler>(compiler), "no NVRTC here");
+  ss::cuda::CudaExecutorOptions options;
+  options.driver =
+      std::make_shared<const ss::cuda::Driver>(std::get<ss::cuda::Driver>(std::move(driver)));
+  options.nvrtc = std::make_shared<const ss::nvrtc::Compiler>(
+      std::get<ss::nvrtc::Compiler>(std::move(compiler)));
+  options.code_cache = ss::directory_code_cache(g_directory);
+  std::string why;
+  const auto cuda = ss::cuda::make_cuda_executor(options, &why);
+  options.cublas = false;  // the own GEMM kernel's checks too
+  const auto own_gemm = ss::cuda::make_cuda_executor(options, &why);
+  REQUIRE_MESSAGE((cuda && own_gemm), why);
+  // As the GPU checks lower them (the tf32 and bf16 check takes digits'
+  // gradients), and as the CLI and the benchmark do.
+  struct Program {
+    std::unique_ptr<ss::test::CheckedProgram> checked;
+    bool gradients;
+  };
+  std::vector<Program> programs;
+  for (const auto& [file, gradients] :
+       std::vector<std::pair<const char*, bool>>{{"tests/programs/valid/operations.ss", false},
+                                                 {"examples/digits/digits.ss", false},
+                                                 {"examples/digits/digits.ss", true},
+                                                 {"examples/tinylm/tinylm.ss", false},
+                                                 {"tests/programs/gradients/ops.ss", true}})
+    programs.push_back({ss::test::check_source_file(file), gradients});
+  programs.push_back({ss::test::check_source_text(ss::bench::kMlpProgram), false});
+  programs.push_back(
+      {ss::test::check_source_text(ss::bench::attention_program(512, 256, 8)), false});
+  int graphs = 0;
+  for (const auto& [program, gradients] : programs)
+    for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients))
+      for (const auto* executor : {cuda.get(), own_gemm.get()}) {
+        try {
+          ss::runtime::run_graph(g, ss::test::made_up_inputs(g, program->typed.dims),
+                                 program->typed.dims, nullptr, executor);
+          ++graphs;
+        } catch (const std::exception&) {
+          // Values the no-op kernels left: what was asked for before is kept.
+        }
+      }
+  const auto a = ss::cuda::cuda_counts(*cuda), b = ss::cuda::cuda_counts(*own_gemm);
+  const auto compiled = a.kernels_compiled + b.kernels_compiled;
+  std::printf("cuda_precompile: %d graph runs, %lld kernels compiled for sm_90 into %s\n", graphs,
+              static_cast<long long>(compiled), g_directory.c_str());
+  CHECK(graphs > 60);
+  CHECK(compiled + a.kernels_from_store + b.kernels_from_store > 100);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: cuda_precompile DIR\n");
+    return 2;
+  }
+  g_directory = argv[1];
+  doctest::Context context;
+  context.setOption("no-version", true);
+  return context.run();
+}
