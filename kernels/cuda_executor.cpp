@@ -136,13 +136,14 @@ class GraphRun {
  public:
   GraphRun(const std::shared_ptr<Gpu>& gpu, const ir::Graph& g, const GraphPlan& plan,
            const std::map<std::string, Tensor>& inputs, const runtime::Dims& dims,
-           Precision precision, bool cublas, Counts& counts)
+           runtime::WorkerContext* worker, Precision precision, bool cublas, Counts& counts)
       : shared_gpu_(gpu),
         gpu_(*gpu),
         g_(g),
         plan_(plan),
         inputs_(inputs),
         dims_(dims),
+        worker_(worker),
         precision_(precision),
         cublas_(cublas && gpu->blas()),
         counts_(counts) {
@@ -470,7 +471,7 @@ class GraphRun {
       if (host_[static_cast<std::size_t>(k)].shape().empty() &&
           host_[static_cast<std::size_t>(k)].buffer() == nullptr)
         host_[static_cast<std::size_t>(k)] = download(values_[static_cast<std::size_t>(k)]);
-    runtime::run_reference_node(g_, i, host_, inputs_, sizes_, dims_, nullptr);
+    runtime::run_reference_node(g_, i, host_, inputs_, sizes_, dims_, worker_);
     values_[i] = upload(host_[i], what(i));
     for (const int k : n.in) host_[static_cast<std::size_t>(k)] = Tensor();
     host_[i] = Tensor();
@@ -522,7 +523,9 @@ class GraphRun {
         Shape shape;
         if (n.op == Op::size) {
           auto it = sizes_.find(n.name);
-          if (it != sizes_.end()) {
+          if (worker_ && worker_->whole.count(n.name)) {  // a batch axis: the whole batch's
+            value = static_cast<double>(worker_->whole.at(n.name));
+          } else if (it != sizes_.end()) {
             value = static_cast<double>(it->second);
           } else if (auto d = dims_.find(n.name); d != dims_.end() && d->second) {
             value = static_cast<double>(*d->second);
@@ -820,7 +823,10 @@ class GraphRun {
         }
         return "moves";
       }
-      case Op::all_reduce:  // one device holds every part
+      case Op::all_reduce:
+        // Several workers sum through the collectives, on the host's copy
+        // (NCCL's stage it on the GPU again); one device holds every part.
+        if (worker_) throw NotOnDevice{};
         out = in(n, 0);
         return "moves";
       default:
@@ -905,6 +911,7 @@ class GraphRun {
   const GraphPlan& plan_;
   const std::map<std::string, Tensor>& inputs_;
   const runtime::Dims& dims_;
+  runtime::WorkerContext* worker_;  // one of several workers', or null
   Precision precision_;
   bool cublas_;
   Counts& counts_;
@@ -931,7 +938,6 @@ class CudaExecutor final : public runtime::Accelerator {
   bool run_whole(const ir::Graph& g, const std::map<std::string, Tensor>& inputs,
                  const runtime::Dims& dims, runtime::WorkerContext* worker,
                  std::vector<Tensor>& outputs) const override {
-    if (worker) return false;  // several workers run on the CPU executor
     std::shared_ptr<const GraphPlan> plan;
     {
       std::lock_guard lock(g.device_plan.mutex);
@@ -940,7 +946,7 @@ class CudaExecutor final : public runtime::Accelerator {
     }
     std::lock_guard lock(gpu_->run_lock());  // one stream: one graph at a time
     gpu_->make_current();
-    outputs = GraphRun(gpu_, g, *plan, inputs, dims, precision_, cublas_, counts_).run();
+    outputs = GraphRun(gpu_, g, *plan, inputs, dims, worker, precision_, cublas_, counts_).run();
     return true;
   }
 

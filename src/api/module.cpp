@@ -62,13 +62,22 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
   const auto gpu = api::cuda_device(*compiled, engine.device);
-  if (gpu && !devices && compiled->ok() && engine.executor == Executor::fast)
+  const bool fast = engine.executor == Executor::fast;
+  if (gpu && !devices && compiled->ok() && fast)
     accelerator = api::make_cuda_accelerator(*compiled, *gpu, engine);
-  else if (engine.executor == Executor::fast)
+  else if (fast)
     accelerator = runtime::make_fast_executor({.threads = std::max(1, engine.threads),
                                                .jit_library = engine.jit_library,
                                                .code_cache = engine.code_cache});
   if (devices) devices->set_accelerator(accelerator);
+  // Several CUDA devices: each worker runs on its own GPU's executor.
+  if (devices && fast && compiled->ok() && compiled->typed.device_kind == "cuda") {
+    std::vector<std::shared_ptr<const runtime::Accelerator>> per_worker;
+    for (const auto index : compiled->typed.device_indices)
+      if (auto on_gpu = api::make_cuda_accelerator(*compiled, static_cast<int>(index), engine))
+        per_worker.push_back(std::move(on_gpu));
+    if (compiled->ok()) devices->set_accelerators(std::move(per_worker));
+  }
   stats = options.stats;
   code_cache = engine.code_cache;
 }

@@ -118,7 +118,9 @@ std::vector<Tensor> DeviceGroup::run(const ir::Graph& g,
   on_every_worker([&](int local) {
     const auto k = static_cast<std::size_t>(local);
     try {
-      results[k] = run_graph(g, parts[k], dims, &contexts[k], accelerator_.get());
+      const Accelerator* accelerator =
+          k < accelerators_.size() ? accelerators_[k].get() : accelerator_.get();
+      results[k] = run_graph(g, parts[k], dims, &contexts[k], accelerator);
       // Other processes' workers hold the rest of a split output: each rank
       // puts its part into zeros of the whole shape, and a sum joins them.
       if (world > local_count)

@@ -70,6 +70,11 @@ class DeviceGroup {
   void set_accelerator(std::shared_ptr<const Accelerator> accelerator) {
     accelerator_ = std::move(accelerator);
   }
+  // Or one per worker, in the order of devices() (a CUDA executor on each
+  // worker's GPU).
+  void set_accelerators(std::vector<std::shared_ptr<const Accelerator>> accelerators) {
+    accelerators_ = std::move(accelerators);
+  }
 
  private:
   void loop(int local);
@@ -78,6 +83,7 @@ class DeviceGroup {
   std::vector<std::string> devices_;
   std::unique_ptr<Collectives> collectives_;
   std::shared_ptr<const Accelerator> accelerator_;
+  std::vector<std::shared_ptr<const Accelerator>> accelerators_;
   std::mutex run_mutex_;  // one run at a time: hosts may call from several threads
   std::mutex mutex_;
   std::condition_variable start_, done_;

@@ -17,6 +17,7 @@
 #include "kernels/nvrtc.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
+#include "support/batch_ops.hpp"
 #include "support/checked_program.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/process.hpp"
@@ -197,4 +198,30 @@ TEST_CASE("a graph's outputs stay on the device until the host reads them") {
   (void)inputs.at(step->updated[0]).values();  // the host reads one: it comes back, and is
   ss::runtime::run_graph(*step, inputs, dims, nullptr, cuda.get());  // copied in next time
   CHECK(kept() == 2 * static_cast<std::int64_t>(step->updated.size()) - 1);
+}
+
+TEST_CASE("several CUDA workers each run on their own GPU's executor") {
+  NoopDevice device;
+  if (!std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""))) return;
+  const ss::EngineOptions engine{.cuda_driver_library = SS_TEST_FAKE_CUDA_PATH,
+                                 .nccl_library = SS_TEST_FAKE_CUDA_PATH};
+  const ss::Module m = ss::test::load_batch_ops("cuda[0 1]", {}, engine);
+  REQUIRE_MESSAGE(m, (m.diagnostics().empty() ? "" : m.diagnostics()[0].render()));
+  const int before = launches();
+  // Two functions: with kernels as no-ops, most replicated outputs are
+  // whatever each GPU's reused memory held, so the workers' copies differ
+  // (which the group reports); these two's don't. tests/gpu checks them all.
+  for (const std::string function : {"grad_ce", "logits"}) {
+    const auto all_reduces = ss::test::kBatchOpsFunctions.at(function);
+    INFO(function);
+    const auto r = m.call(function, {}, ss::test::batch_ops_inputs(9));
+    REQUIRE_MESSAGE(r, ss::test::rendered(r));
+    // Each worker's all-reduces went through the collectives (on the
+    // host's copy of its GPU's value), as on the CPU.
+    REQUIRE(r.workers.size() == 2);
+    for (const auto& w : r.workers) CHECK(w.all_reduces == all_reduces);
+  }
+  CHECK(launches() > before);  // the workers' kernels ran on their GPUs
+  // The one device's executor of the module is the CPU's: the workers' are their own.
+  CHECK(m.executor_stats().executor == "fast");
 }

@@ -16,8 +16,11 @@ namespace {
 using ss::test::check_close;
 using ss::test::rendered;
 
+// The reference executor: the stand-in runs no kernels, so the workers
+// compute on the CPU (a fast engine would put a CUDA executor on each).
 const ss::EngineOptions kFake{.cuda_driver_library = SS_TEST_FAKE_CUDA_PATH,
-                              .nccl_library = SS_TEST_FAKE_CUDA_PATH};
+                              .nccl_library = SS_TEST_FAKE_CUDA_PATH,
+                              .executor = ss::Executor::reference};
 
 // The stand-in's controls.
 struct Fake {
