@@ -1,0 +1,99 @@
+// Generated (kernels/cuda_ops.cpp).
+#ifndef SS_OPS_PRELUDE
+#define SS_OPS_PRELUDE
+struct ss_layout {
+  long long shape[8];
+  long long stride[4][8];
+  int rank;
+};
+__device__ __forceinline__ void ss_store(float* p, double v) { *p = (float)v; }
+__device__ __forceinline__ void ss_store(int* p, double v) {
+  *p = v != v ? 0 : v <= -2147483648.0 ? (int)0x80000000 : v >= 2147483647.0 ? 0x7fffffff : (int)v;
+}
+__device__ __forceinline__ void ss_store(unsigned char* p, double v) { *p = v != 0.0 ? 1 : 0; }
+__device__ __forceinline__ double ss_load(const float* p) { return (double)*p; }
+__device__ __forceinline__ double ss_load(const int* p) { return (double)*p; }
+__device__ __forceinline__ double ss_load(const unsigned char* p) { return *p != 0 ? 1.0 : 0.0; }
+__device__ __forceinline__ double ss_mod(double a, double b, bool integers) {
+  if (b == 0.0) return integers ? 0.0 : __longlong_as_double(0x7ff8000000000000LL);
+  const double r = fmod(a, b);
+  return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
+}
+__device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+#endif
+extern "C" __global__ void mod_i32(const int* __restrict__ a_p, const int* __restrict__ b_p, const float* __restrict__ c_p, int* __restrict__ out, ss_layout l, long long total) {
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    long long rest = e, at[4] = {0, 0, 0, 0};
+    for (int d = l.rank - 1; d >= 0; --d) {
+      const long long i = rest % l.shape[d];
+      rest /= l.shape[d];
+      for (int k = 0; k < 4; ++k) at[k] += i * l.stride[k][d];
+    }
+    const double a = ss_load(a_p + at[0]);
+    const double b = ss_load(b_p + at[1]);
+    ss_store(out + at[3], ss_mod(a, b, true));
+  }
+}
+// Generated (kernels/cuda_ops.cpp).
+extern "C" __global__ void cross_entropy(const float* __restrict__ log_p, const int* __restrict__ labels, float* out,
+    long long outer, long long classes, long long inner, long long* error, int sum) {
+  __shared__ double partial[256];
+  const long long positions = outer * inner;
+  double acc = 0.0;
+  for (long long p = threadIdx.x; p < positions; p += blockDim.x) {
+    const long long label = labels[p];
+    if (label < 0 || label >= classes) {
+      atomicMin((unsigned long long*)error, (unsigned long long)p);
+      continue;
+    }
+    const long long o = p / inner, i = p - o * inner;
+    acc -= (double)log_p[(o * classes + label) * inner + i];
+  }
+  partial[threadIdx.x] = acc;
+  __syncthreads();
+  for (int d = blockDim.x / 2; d > 0; d /= 2) {
+    if (threadIdx.x < d) partial[threadIdx.x] += partial[threadIdx.x + d];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[0] = (float)(sum ? partial[0] : partial[0] / (double)positions);
+}
+// Generated (kernels/cuda_ops.cpp).
+extern "C" __global__ void gather_f32(const float* __restrict__ table, const int* __restrict__ ids, float* __restrict__ out,
+    long long count, long long row, long long rows, long long* error) {
+  const long long total = count * row;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long i = e / row, k = e - i * row;
+    const long long id = ids[i];
+    if (id < 0 || id >= rows) {
+      if (k == 0) atomicMin((unsigned long long*)error, (unsigned long long)i);
+      out[e] = 0;
+      continue;
+    }
+    out[e] = table[id * row + k];
+  }
+}
+// Generated (kernels/cuda_ops.cpp).
+extern "C" __global__ void gemm(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+    long long m, long long n, long long k, long long stride_a, long long stride_b,
+    long long stride_c) {
+  __shared__ float ta[16][16], tb[16][16];
+  a += blockIdx.z * stride_a;
+  b += blockIdx.z * stride_b;
+  c += blockIdx.z * stride_c;
+  const long long row = blockIdx.y * 16 + threadIdx.y;
+  const long long col = blockIdx.x * 16 + threadIdx.x;
+  double acc = 0.0;
+  for (long long p0 = 0; p0 < k; p0 += 16) {
+    const long long pa = p0 + threadIdx.x, pb = p0 + threadIdx.y;
+    ta[threadIdx.y][threadIdx.x] = row < m && pa < k ? a[row * k + pa] : 0.0f;
+    tb[threadIdx.y][threadIdx.x] = pb < k && col < n ? b[pb * n + col] : 0.0f;
+    __syncthreads();
+    for (int q = 0; q < 16; ++q)
+      acc += (double)ta[threadIdx.y][q] * (double)tb[q][threadIdx.x];
+    __syncthreads();
+  }
+  if (row < m && col < n) c[row * n + col] = (float)acc;
+}

@@ -1,0 +1,98 @@
+// CUDA C for the executor's other operations (kernels/cuda_ops): every
+// pointwise operation on every dtype the executor takes, and each other
+// kernel, compiles with NVRTC for sm_90; a few are kept as a golden source
+// (tests/goldens/cuda/ops_kernels.cu, SS_UPDATE_GOLDENS=1 writes it anew)
+// so a change to the generator is reviewed.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <variant>
+
+#include "kernels/cuda_ops.hpp"
+#include "kernels/nvrtc.hpp"
+#include "support/paths.hpp"
+
+namespace {
+
+using ss::cuda::Pointwise;
+using ss::runtime::DType;
+
+const ss::nvrtc::Compiler* compiler() {
+  static auto opened = ss::nvrtc::Compiler::open("");
+  return std::get_if<ss::nvrtc::Compiler>(&opened);
+}
+
+void compiles(const std::string& source, const std::vector<std::string>& kernels) {
+  const auto* nvrtc = compiler();
+  if (!nvrtc) return;
+  const auto result = nvrtc->compile(source, "ops.cu", {.sm = 90}, {"--fmad=false"});
+  if (const auto* failure = std::get_if<ss::nvrtc::Failure>(&result))
+    FAIL(failure->message << "\n" << failure->log << "\n" << source.substr(0, 4000));
+  const auto& ptx = std::get<ss::nvrtc::Output>(result).code;
+  for (const auto& k : kernels)
+    CHECK_MESSAGE(ptx.find(".entry " + k + "(") != std::string::npos, k);
+}
+
+}  // namespace
+
+TEST_CASE("every pointwise operation on every dtype compiles with NVRTC for sm_90") {
+  const std::vector<DType> types = {DType::f32, DType::i32, DType::boolean};
+  std::string all;
+  std::vector<std::string> names;
+  int n = 0;
+  const auto add = [&](const Pointwise& op, const std::vector<DType>& in, DType out) {
+    names.push_back("k" + std::to_string(n++));
+    all += ss::cuda::pointwise_source(op, in, out, names.back());
+  };
+  for (const DType a : types)
+    for (const DType out : types) add({}, {a}, out);  // copies and casts
+  for (int op = 0; op <= static_cast<int>(ss::ir::Unary::logical_not); ++op)
+    for (const DType a : types) add({Pointwise::Kind::unary, op}, {a}, DType::f32);
+  for (int op = 0; op <= static_cast<int>(ss::ir::Binary::logical_or); ++op)
+    for (const DType a : types)
+      for (const DType b : types)
+        add({Pointwise::Kind::binary, op, a != DType::f32 && b != DType::f32}, {a, b}, DType::f32);
+  for (const DType a : types) add({Pointwise::Kind::where}, {DType::boolean, a, a}, a);
+  compiles(all, names);
+  CHECK(n == 9 + 11 * 3 + 17 * 9 + 3);
+  // bf16 and f16 values stay on the host: the generator refuses them.
+  CHECK_THROWS(ss::cuda::pointwise_source({}, {DType::bf16}, DType::f32, "x"));
+  CHECK_THROWS(ss::cuda::pointwise_source({Pointwise::Kind::binary, 0}, {DType::f32}, DType::f32,
+                                          "x"));  // one operand for two
+}
+
+TEST_CASE("the executor's other kernels compile, and a few are one golden source") {
+  std::string golden_text;
+  golden_text += ss::cuda::pointwise_source(
+      {Pointwise::Kind::binary, static_cast<int>(ss::ir::Binary::mod), true},
+      {DType::i32, DType::i32}, DType::i32, "mod_i32");
+  golden_text += ss::cuda::cross_entropy_source("cross_entropy");
+  golden_text += ss::cuda::gather_source(DType::f32, "gather_f32");
+  golden_text += ss::cuda::gemm_source("gemm");
+  const std::string golden =
+      std::string(ss::test::kSourceDir) + "/tests/goldens/cuda/ops_kernels.cu";
+  if (std::getenv("SS_UPDATE_GOLDENS")) std::ofstream(golden) << golden_text;
+  std::ifstream in(golden);
+  REQUIRE_MESSAGE(in, "no golden " << golden << ": run with SS_UPDATE_GOLDENS=1");
+  std::stringstream want;
+  want << in.rdbuf();
+  CHECK(golden_text == want.str());
+
+  std::string all = golden_text;
+  std::vector<std::string> names = {"mod_i32", "cross_entropy", "gather_f32", "gemm",
+                                    "arange",  "causal",        "scatter_add"};
+  all += ss::cuda::arange_source("arange") + ss::cuda::causal_source("causal") +
+         ss::cuda::scatter_add_source("scatter_add");
+  for (const DType t : {DType::f32, DType::i32, DType::boolean}) {
+    const std::string tag = ss::runtime::dtype_name(t);
+    all += ss::cuda::fill_source(t, "fill_" + tag) + ss::cuda::argmax_source(t, "argmax_" + tag);
+    names.insert(names.end(), {"fill_" + tag, "argmax_" + tag});
+    if (t != DType::f32) {
+      all += ss::cuda::gather_source(t, "gather_" + tag);
+      names.push_back("gather_" + tag);
+    }
+  }
+  compiles(all, names);
+}
