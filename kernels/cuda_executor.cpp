@@ -341,11 +341,15 @@ class GraphRun {
       pointwise({Pointwise::Kind::unary, static_cast<int>(ir::Unary::exp)}, {&shifted}, shifted);
     Shape moved_shape = moved.shape();
     DTensor result = shifted.with(shifted.view.reshape(moved_shape));
-    std::vector<std::int64_t> back(static_cast<std::size_t>(rank));  // undo axes_last
-    for (std::int64_t d = 0, k = 0; d < rank; ++d)
+    return compact(result.with(result.view.permute(back_from_last(rank, axis))));
+  }
+  // The permutation that undoes axes_last(x, {axis}) for x of `rank` axes.
+  static std::vector<std::int64_t> back_from_last(std::size_t rank, std::int64_t axis) {
+    std::vector<std::int64_t> back(rank);
+    for (std::int64_t d = 0, k = 0; d < static_cast<std::int64_t>(rank); ++d)
       if (d != axis) back[static_cast<std::size_t>(d)] = k++;
-    back[static_cast<std::size_t>(axis)] = rank - 1;
-    return compact(result.with(result.view.permute(back)));
+    back[static_cast<std::size_t>(axis)] = static_cast<std::int64_t>(rank) - 1;
+    return back;
   }
 
   // ---- contractions ----
@@ -743,6 +747,49 @@ class GraphRun {
         p.add(slot(i, 1, rows));
         gpu_.launch(f, ids.size() * row, p.get());
         return gather ? "moves" : "kernels";
+      }
+      case Op::layer_norm:
+      case Op::rms_norm: {
+        const DTensor& x = in(n, 0);
+        if (x.dtype() != DType::f32) throw NotOnDevice{};
+        const std::int64_t axis = n.axes[0];
+        const DTensor moved = axes_last(x, {axis});
+        const std::int64_t group = x.shape()[static_cast<std::size_t>(axis)];
+        const std::int64_t rows = group ? moved.size() / group : 0;
+        const bool centre = n.op == Op::layer_norm;
+        const std::string name = centre ? "ss_layer_norm" : "ss_rms_norm";
+        const CUfunction f = gpu_.kernel(normalise_source(centre, name), name);
+        DTensor normed = allocate(DType::f32, moved.shape(), what(i));
+        Params p;
+        p.add(moved.at())
+            .add(normed.at())
+            .add(static_cast<long long>(rows))
+            .add(static_cast<long long>(group));
+        if (rows > 0)
+          gpu_.launch_grid(f, static_cast<unsigned>(std::min<std::int64_t>(rows, 65535)), 1, 1,
+                           kThreads, 1, p.get());
+        out = compact(normed.with(normed.view.permute(back_from_last(x.shape().size(), axis))));
+        return "reductions";
+      }
+      case Op::take_along: {
+        const DTensor& ids0 = in(n, 1);
+        const DTensor& x0 = in(n, 0);
+        if (ids0.dtype() != DType::i32 || !on_device(x0.dtype()) || ids0.shape() != x0.shape())
+          throw NotOnDevice{};
+        const std::int64_t axis = n.axes[0];
+        const DTensor x = compact(x0), ids = compact(ids0);
+        const std::int64_t size = x.shape().at(static_cast<std::size_t>(axis));
+        const std::int64_t inner =
+            product(x.shape(), static_cast<std::size_t>(axis) + 1, x.shape().size());
+        out = make(i, x.dtype(), x.shape());
+        const std::string name = "ss_take_along_" + dtype_tag(x.dtype());
+        const CUfunction f = gpu_.kernel(take_along_source(x.dtype(), name), name);
+        Params p;
+        p.add(x.at()).add(ids.at()).add(out.at());
+        for (const std::int64_t v : {x.size(), size, inner}) p.add(static_cast<long long>(v));
+        p.add(slot(i, 1, size));
+        gpu_.launch(f, x.size(), p.get());
+        return "moves";
       }
       case Op::index: {
         const DTensor& x = in(n, 0);

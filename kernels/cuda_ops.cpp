@@ -282,6 +282,59 @@ std::string scatter_add_source(const std::string& name) {
   return s.str();
 }
 
+std::string normalise_source(bool centre, const std::string& name) {
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
+    << "(const float* __restrict__ x, float* __restrict__ out, long long rows, long long group) "
+       "{\n"
+    << "  __shared__ double partial[" << kThreads << "];\n"
+    << "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
+    << "    const float* row = x + r * group;\n"
+    << "    double mean = 0.0;\n";
+  const auto block_sum = [&](const std::string& each, const std::string& into) {
+    s << "    {\n      double acc = 0.0;\n"
+      << "      for (long long g = threadIdx.x; g < group; g += blockDim.x) acc += " << each
+      << ";\n"
+      << "      __syncthreads();\n"
+      << "      partial[threadIdx.x] = acc;\n"
+      << "      __syncthreads();\n"
+      << "      for (int d = blockDim.x / 2; d > 0; d /= 2) {\n"
+      << "        if (threadIdx.x < d) partial[threadIdx.x] += partial[threadIdx.x + d];\n"
+      << "        __syncthreads();\n"
+      << "      }\n"
+      << "      " << into << " = partial[0];\n    }\n";
+  };
+  if (centre) {
+    block_sum("(double)row[g]", "mean");
+    s << "    mean /= (double)group;\n";
+  }
+  s << "    double squares = 0.0;\n";
+  block_sum("((double)row[g] - mean) * ((double)row[g] - mean)", "squares");
+  s << "    const double scale = 1.0 / sqrt(squares / (double)group + 1e-5);\n"
+    << "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
+    << "      out[r * group + g] = (float)(((double)row[g] - mean) * scale);\n"
+    << "  }\n}\n";
+  return s.str();
+}
+
+std::string take_along_source(DType x, const std::string& name) {
+  const char* t = type_of(x);
+  std::ostringstream s;
+  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name << "(const "
+    << t << "* __restrict__ x, const int* __restrict__ ids, " << t
+    << "* __restrict__ out,\n    long long total, long long size, long long inner, long long* "
+       "error) {\n"
+    << kLoop << "    const long long j = ids[e];\n"
+    << "    if (j < 0 || j >= size) {\n"
+    << "      atomicMin((unsigned long long*)error, (unsigned long long)e);\n"
+    << "      out[e] = 0;\n"
+    << "      continue;\n"
+    << "    }\n"
+    << "    const long long at = (e / inner) % size;\n"
+    << "    out[e] = x[e + (j - at) * inner];\n  }\n}\n";
+  return s.str();
+}
+
 std::string gemm_source(const std::string& name) {
   std::ostringstream s;
   const int t = kGemmTile;

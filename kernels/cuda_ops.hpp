@@ -71,6 +71,15 @@ std::string gather_source(runtime::DType table, const std::string& name);
 //   NAME(const float* values, const int* ids, float* out, long long count,
 //        long long row, long long rows, long long* error)   (out zeroed first)
 std::string scatter_add_source(const std::string& name);
+//   NAME(const float* x, float* out, long long rows, long long group)
+// Layer norm (`centre`) or RMS norm of each row: a block a row, the mean
+// and the squares summed in double, (x - mean) / sqrt(var + 1e-5).
+std::string normalise_source(bool centre, const std::string& name);
+//   NAME(const T* x, const int* ids, T* out, long long total, long long size,
+//        long long inner, long long* error)
+// Along an axis of `size` (with `inner` elements after it), out[.., j, ..]
+// = x[.., ids[.., j, ..], ..]; x and ids compact, of one shape.
+std::string take_along_source(runtime::DType x, const std::string& name);
 //   NAME(const float* a, const float* b, float* c, long long m, long long n,
 //        long long k, long long stride_a, long long stride_b, long long stride_c)
 // Row-major batched GEMM (blockIdx.z the batch) in 16x16 tiles, summing in

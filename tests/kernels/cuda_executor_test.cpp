@@ -134,15 +134,16 @@ TEST_CASE("every graph of the test programs runs through the CUDA executor, its 
   // The paths the programs need, on the device.
   for (const char* path : {"fused", "kernels", "gemm", "reductions", "moves", "created"})
     CHECK_MESSAGE(counts.nodes.count(path), path);
-  // What the host still runs: random draws, sorts, norms and the rare
-  // gradient nodes (an einsum that isn't a batch of GEMMs), never a
-  // matmul, an elementwise node or a reduction.
+  // What the host still runs: random draws, sorts and the rare gradient
+  // nodes (an einsum that isn't a batch of GEMMs), never a matmul, an
+  // elementwise node, a reduction or a norm.
   for (const auto& [path, n] : counts.nodes) {
     if (path.rfind("host ", 0) != 0) continue;
     MESSAGE(path << ": " << n);
     for (const std::string op :
          {"host matmul", "host unary", "host binary", "host where", "host reduce", "host softmax",
-          "host cross_entropy", "host gather", "host scatter_add", "host causal"})
+          "host cross_entropy", "host gather", "host scatter_add", "host causal", "host layer_norm",
+          "host rms_norm", "host take_along"})
       CHECK_MESSAGE(path != op, path);
   }
   if (counts.nodes.count("host einsum")) CHECK(counts.nodes.at("host einsum") <= 1);

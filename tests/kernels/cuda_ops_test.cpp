@@ -84,11 +84,15 @@ TEST_CASE("the executor's other kernels compile, and a few are one golden source
   std::vector<std::string> names = {"mod_i32", "cross_entropy", "gather_f32", "gemm",
                                     "arange",  "causal",        "scatter_add"};
   all += ss::cuda::arange_source("arange") + ss::cuda::causal_source("causal") +
-         ss::cuda::scatter_add_source("scatter_add");
+         ss::cuda::scatter_add_source("scatter_add") +
+         ss::cuda::normalise_source(true, "layer_norm") +
+         ss::cuda::normalise_source(false, "rms_norm");
+  names.insert(names.end(), {"layer_norm", "rms_norm"});
   for (const DType t : {DType::f32, DType::i32, DType::boolean}) {
     const std::string tag = ss::runtime::dtype_name(t);
-    all += ss::cuda::fill_source(t, "fill_" + tag) + ss::cuda::argmax_source(t, "argmax_" + tag);
-    names.insert(names.end(), {"fill_" + tag, "argmax_" + tag});
+    all += ss::cuda::fill_source(t, "fill_" + tag) + ss::cuda::argmax_source(t, "argmax_" + tag) +
+           ss::cuda::take_along_source(t, "take_along_" + tag);
+    names.insert(names.end(), {"fill_" + tag, "argmax_" + tag, "take_along_" + tag});
     if (t != DType::f32) {
       all += ss::cuda::gather_source(t, "gather_" + tag);
       names.push_back("gather_" + tag);
