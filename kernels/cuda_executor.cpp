@@ -607,26 +607,15 @@ class GraphRun {
         if (n.in.size() != 3) throw NotOnDevice{};
         // Autodiff's three operands, one with the output's names: the
         // product of the other two, times it.
-        const auto on = runtime::einsum_names(n.groups_out);
-        for (std::size_t f = 0; f < 3; ++f) {
-          if (runtime::einsum_names(n.groups_in[f]) != on) continue;
-          ir::Node pair = n;
-          pair.in.clear();
-          pair.groups_in.clear();
-          for (std::size_t k = 0; k < 3; ++k)
-            if (k != f) {
-              pair.in.push_back(n.in[k]);
-              pair.groups_in.push_back(n.groups_in[k]);
-            }
-          const DTensor product = einsum(i, pair, in(pair, 0), in(pair, 1));
-          const DTensor& factor = in(n, f);
-          if (factor.dtype() != DType::f32) throw NotOnDevice{};
-          out = make(i, DType::f32, product.shape());
-          pointwise({Pointwise::Kind::binary, static_cast<int>(ir::Binary::mul)},
-                    {&product, &factor}, out);
-          return "gemm";
-        }
-        throw NotOnDevice{};
+        const auto times = runtime::einsum_times(n);
+        if (!times) throw NotOnDevice{};
+        const DTensor& factor = in(n, times->factor);
+        if (factor.dtype() != DType::f32) throw NotOnDevice{};
+        const DTensor product = einsum(i, times->pair, in(times->pair, 0), in(times->pair, 1));
+        out = make(i, DType::f32, product.shape());
+        pointwise({Pointwise::Kind::binary, static_cast<int>(ir::Binary::mul)}, {&product, &factor},
+                  out);
+        return "gemm";
       }
       case Op::reduce: {
         const auto op = static_cast<ir::Reduce>(n.sub);

@@ -116,6 +116,40 @@ constexpr const char* kLoop =
     "  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;\n"
     "       e += (long long)gridDim.x * blockDim.x) {\n";
 
+// The block's total of every thread's v, in every thread (blockDim.x a
+// power of two, at most kThreads), in double.
+constexpr const char* kBlockSum = R"(#ifndef SS_BLOCK_SUM
+#define SS_BLOCK_SUM
+__device__ double ss_block_sum(double v) {
+  __shared__ double partial[256];
+  __syncthreads();  // the last call's readers are done
+  partial[threadIdx.x] = v;
+  __syncthreads();
+  for (int d = blockDim.x / 2; d > 0; d /= 2) {
+    if (threadIdx.x < d) partial[threadIdx.x] += partial[threadIdx.x + d];
+    __syncthreads();
+  }
+  return partial[0];
+}
+#endif
+)";
+
+// A kernel's first lines: what made it, and its signature.
+std::string head(const std::string& name, const std::string& params,
+                 const std::string& prelude = "") {
+  return "// Generated (kernels/cuda_ops.cpp).\n" + prelude + "extern \"C\" __global__ void " +
+         name + "(" + params + ") {\n";
+}
+
+// An id outside 0..bound-1: the least such position goes to *error, and
+// the element is `then` (a statement).
+std::string bad_id(const std::string& id, const std::string& bound, const std::string& position,
+                   const std::string& then) {
+  return "    if (" + id + " < 0 || " + id + " >= " + bound + ") {\n" +
+         "      atomicMin((unsigned long long*)error, (unsigned long long)" + position + ");\n" +
+         "      " + then + "\n      continue;\n    }\n";
+}
+
 }  // namespace
 
 const char* c_type(DType dtype) {
@@ -177,189 +211,137 @@ std::string pointwise_source(const Pointwise& op, const std::vector<DType>& inpu
 }
 
 std::string fill_source(DType out, const std::string& name) {
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\n"
-    << kPrelude << "extern \"C\" __global__ void " << name << "(" << type_of(out)
-    << "* __restrict__ out, double value, long long total) {\n"
-    << kLoop << "    ss_store(out + e, value);\n  }\n}\n";
-  return s.str();
+  return head(name, std::string(type_of(out)) + "* __restrict__ out, double value, long long total",
+              kPrelude) +
+         kLoop + "    ss_store(out + e, value);\n  }\n}\n";
 }
 
 std::string arange_source(const std::string& name) {
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
-    << "(int* __restrict__ out, long long total) {\n"
-    << kLoop << "    out[e] = (int)e;\n  }\n}\n";
-  return s.str();
+  return head(name, "int* __restrict__ out, long long total") + kLoop +
+         "    out[e] = (int)e;\n  }\n}\n";
 }
 
 std::string argmax_source(DType input, const std::string& name) {
-  const char* t = type_of(input);
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name << "(const "
-    << t << "* __restrict__ x, int* __restrict__ out, long long rows, long long group) {\n"
-    << "  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows;\n"
-    << "       r += (long long)gridDim.x * blockDim.x) {\n"
-    << "    const " << t << "* row = x + r * group;\n"
-    << "    long long best = 0;\n"
-    << "    for (long long g = 1; g < group; ++g)\n"
-    << "      if (row[best] < row[g]) best = g;\n"
-    << "    out[r] = (int)best;\n  }\n}\n";
-  return s.str();
+  const std::string t = type_of(input);
+  return head(name,
+              "const " + t +
+                  "* __restrict__ x, int* __restrict__ out, long long rows, long long group") +
+         "  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows;\n"
+         "       r += (long long)gridDim.x * blockDim.x) {\n"
+         "    const " +
+         t +
+         "* row = x + r * group;\n"
+         "    long long best = 0;\n"
+         "    for (long long g = 1; g < group; ++g)\n"
+         "      if (row[best] < row[g]) best = g;\n"
+         "    out[r] = (int)best;\n  }\n}\n";
 }
 
 std::string cross_entropy_source(const std::string& name) {
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
-    << "(const float* __restrict__ log_p, const int* __restrict__ labels, float* out,\n"
-    << "    long long outer, long long classes, long long inner, long long* error, int sum) {\n"
-    << "  __shared__ double partial[" << kThreads << "];\n"
-    << "  const long long positions = outer * inner;\n"
-    << "  double acc = 0.0;\n"
-    << "  for (long long p = threadIdx.x; p < positions; p += blockDim.x) {\n"
-    << "    const long long label = labels[p];\n"
-    << "    if (label < 0 || label >= classes) {\n"
-    << "      atomicMin((unsigned long long*)error, (unsigned long long)p);\n"
-    << "      continue;\n"
-    << "    }\n"
-    << "    const long long o = p / inner, i = p - o * inner;\n"
-    << "    acc -= (double)log_p[(o * classes + label) * inner + i];\n"
-    << "  }\n"
-    << "  partial[threadIdx.x] = acc;\n"
-    << "  __syncthreads();\n"
-    << "  for (int d = blockDim.x / 2; d > 0; d /= 2) {\n"
-    << "    if (threadIdx.x < d) partial[threadIdx.x] += partial[threadIdx.x + d];\n"
-    << "    __syncthreads();\n"
-    << "  }\n"
-    << "  if (threadIdx.x == 0)\n"
-    << "    out[0] = (float)(sum ? partial[0] : partial[0] / (double)positions);\n"
-    << "}\n";
-  return s.str();
+  return head(name,
+              "const float* __restrict__ log_p, const int* __restrict__ labels, float* out,\n"
+              "    long long outer, long long classes, long long inner, long long* error, int sum",
+              kBlockSum) +
+         "  const long long positions = outer * inner;\n"
+         "  double acc = 0.0;\n"
+         "  for (long long p = threadIdx.x; p < positions; p += blockDim.x) {\n"
+         "    const long long label = labels[p];\n" +
+         bad_id("label", "classes", "p", "") +
+         "    const long long o = p / inner, i = p - o * inner;\n"
+         "    acc -= (double)log_p[(o * classes + label) * inner + i];\n"
+         "  }\n"
+         "  const double total = ss_block_sum(acc);\n"
+         "  if (threadIdx.x == 0) out[0] = (float)(sum ? total : total / (double)positions);\n"
+         "}\n";
 }
 
 std::string causal_source(const std::string& name) {
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
-    << "(const float* __restrict__ x, float* __restrict__ out, long long total, long long rows,"
-    << " long long cols) {\n"
-    << kLoop << "    const long long j = e % cols, i = (e / cols) % rows;\n"
-    << "    out[e] = j > i ? __int_as_float(0xff800000) : x[e];\n  }\n}\n";
-  return s.str();
+  return head(name,
+              "const float* __restrict__ x, float* __restrict__ out, long long total, "
+              "long long rows, long long cols") +
+         kLoop + "    const long long j = e % cols, i = (e / cols) % rows;\n" +
+         "    out[e] = j > i ? __int_as_float(0xff800000) : x[e];\n  }\n}\n";
 }
 
 std::string gather_source(DType table, const std::string& name) {
-  const char* t = type_of(table);
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name << "(const "
-    << t << "* __restrict__ table, const int* __restrict__ ids, " << t
-    << "* __restrict__ out,\n    long long count, long long row, long long rows, long long* "
-       "error) {\n"
-    << "  const long long total = count * row;\n"
-    << kLoop << "    const long long i = e / row, k = e - i * row;\n"
-    << "    const long long id = ids[i];\n"
-    << "    if (id < 0 || id >= rows) {\n"
-    << "      if (k == 0) atomicMin((unsigned long long*)error, (unsigned long long)i);\n"
-    << "      out[e] = 0;\n"
-    << "      continue;\n"
-    << "    }\n"
-    << "    out[e] = table[id * row + k];\n  }\n}\n";
-  return s.str();
+  const std::string t = type_of(table);
+  return head(name, "const " + t + "* __restrict__ table, const int* __restrict__ ids, " + t +
+                        "* __restrict__ out,\n    long long count, long long row, long long rows, "
+                        "long long* error") +
+         "  const long long total = count * row;\n" + kLoop +
+         "    const long long i = e / row, k = e - i * row;\n"
+         "    const long long id = ids[i];\n" +
+         bad_id("id", "rows", "i", "out[e] = 0;") + "    out[e] = table[id * row + k];\n  }\n}\n";
 }
 
 std::string scatter_add_source(const std::string& name) {
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
-    << "(const float* __restrict__ values, const int* __restrict__ ids, float* out,\n"
-    << "    long long count, long long row, long long rows, long long* error) {\n"
-    << "  const long long total = count * row;\n"
-    << kLoop << "    const long long i = e / row, k = e - i * row;\n"
-    << "    const long long id = ids[i];\n"
-    << "    if (id < 0 || id >= rows) {\n"
-    << "      if (k == 0) atomicMin((unsigned long long*)error, (unsigned long long)i);\n"
-    << "      continue;\n"
-    << "    }\n"
-    << "    atomicAdd(out + id * row + k, values[e]);\n  }\n}\n";
-  return s.str();
+  return head(name,
+              "const float* __restrict__ values, const int* __restrict__ ids, float* out,\n"
+              "    long long count, long long row, long long rows, long long* error") +
+         "  const long long total = count * row;\n" + kLoop +
+         "    const long long i = e / row, k = e - i * row;\n"
+         "    const long long id = ids[i];\n" +
+         bad_id("id", "rows", "i", "") + "    atomicAdd(out + id * row + k, values[e]);\n  }\n}\n";
 }
 
 std::string normalise_source(bool centre, const std::string& name) {
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
-    << "(const float* __restrict__ x, float* __restrict__ out, long long rows, long long group) "
-       "{\n"
-    << "  __shared__ double partial[" << kThreads << "];\n"
-    << "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
-    << "    const float* row = x + r * group;\n"
-    << "    double mean = 0.0;\n";
-  const auto block_sum = [&](const std::string& each, const std::string& into) {
-    s << "    {\n      double acc = 0.0;\n"
-      << "      for (long long g = threadIdx.x; g < group; g += blockDim.x) acc += " << each
-      << ";\n"
-      << "      __syncthreads();\n"
-      << "      partial[threadIdx.x] = acc;\n"
-      << "      __syncthreads();\n"
-      << "      for (int d = blockDim.x / 2; d > 0; d /= 2) {\n"
-      << "        if (threadIdx.x < d) partial[threadIdx.x] += partial[threadIdx.x + d];\n"
-      << "        __syncthreads();\n"
-      << "      }\n"
-      << "      " << into << " = partial[0];\n    }\n";
-  };
-  if (centre) {
-    block_sum("(double)row[g]", "mean");
-    s << "    mean /= (double)group;\n";
-  }
-  s << "    double squares = 0.0;\n";
-  block_sum("((double)row[g] - mean) * ((double)row[g] - mean)", "squares");
-  s << "    const double scale = 1.0 / sqrt(squares / (double)group + 1e-5);\n"
-    << "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
-    << "      out[r * group + g] = (float)(((double)row[g] - mean) * scale);\n"
-    << "  }\n}\n";
-  return s.str();
+  std::string body =
+      head(name,
+           "const float* __restrict__ x, float* __restrict__ out, long long rows, long long group",
+           kBlockSum) +
+      "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
+      "    const float* row = x + r * group;\n"
+      "    double acc = 0.0, mean = 0.0;\n";
+  if (centre)
+    body +=
+        "    for (long long g = threadIdx.x; g < group; g += blockDim.x) acc += (double)row[g];\n"
+        "    mean = ss_block_sum(acc) / (double)group;\n"
+        "    acc = 0.0;\n";
+  return body +
+         "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
+         "      acc += ((double)row[g] - mean) * ((double)row[g] - mean);\n"
+         "    const double scale = 1.0 / sqrt(ss_block_sum(acc) / (double)group + 1e-5);\n"
+         "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
+         "      out[r * group + g] = (float)(((double)row[g] - mean) * scale);\n"
+         "  }\n}\n";
 }
 
 std::string take_along_source(DType x, const std::string& name) {
-  const char* t = type_of(x);
-  std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name << "(const "
-    << t << "* __restrict__ x, const int* __restrict__ ids, " << t
-    << "* __restrict__ out,\n    long long total, long long size, long long inner, long long* "
-       "error) {\n"
-    << kLoop << "    const long long j = ids[e];\n"
-    << "    if (j < 0 || j >= size) {\n"
-    << "      atomicMin((unsigned long long*)error, (unsigned long long)e);\n"
-    << "      out[e] = 0;\n"
-    << "      continue;\n"
-    << "    }\n"
-    << "    const long long at = (e / inner) % size;\n"
-    << "    out[e] = x[e + (j - at) * inner];\n  }\n}\n";
-  return s.str();
+  const std::string t = type_of(x);
+  return head(name, "const " + t + "* __restrict__ x, const int* __restrict__ ids, " + t +
+                        "* __restrict__ out,\n    long long total, long long size, long long "
+                        "inner, long long* error") +
+         kLoop + "    const long long j = ids[e];\n" + bad_id("j", "size", "e", "out[e] = 0;") +
+         "    const long long at = (e / inner) % size;\n"
+         "    out[e] = x[e + (j - at) * inner];\n  }\n}\n";
 }
 
 std::string gemm_source(const std::string& name) {
-  std::ostringstream s;
-  const int t = kGemmTile;
-  s << "// Generated (kernels/cuda_ops.cpp).\nextern \"C\" __global__ void " << name
-    << "(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,\n"
-    << "    long long m, long long n, long long k, long long stride_a, long long stride_b,\n"
-    << "    long long stride_c) {\n"
-    << "  __shared__ float ta[" << t << "][" << t << "], tb[" << t << "][" << t << "];\n"
-    << "  a += blockIdx.z * stride_a;\n  b += blockIdx.z * stride_b;\n"
-    << "  c += blockIdx.z * stride_c;\n"
-    << "  const long long row = blockIdx.y * " << t << " + threadIdx.y;\n"
-    << "  const long long col = blockIdx.x * " << t << " + threadIdx.x;\n"
-    << "  double acc = 0.0;\n"
-    << "  for (long long p0 = 0; p0 < k; p0 += " << t << ") {\n"
-    << "    const long long pa = p0 + threadIdx.x, pb = p0 + threadIdx.y;\n"
-    << "    ta[threadIdx.y][threadIdx.x] = row < m && pa < k ? a[row * k + pa] : 0.0f;\n"
-    << "    tb[threadIdx.y][threadIdx.x] = pb < k && col < n ? b[pb * n + col] : 0.0f;\n"
-    << "    __syncthreads();\n"
-    << "    for (int q = 0; q < " << t << "; ++q)\n"
-    << "      acc += (double)ta[threadIdx.y][q] * (double)tb[q][threadIdx.x];\n"
-    << "    __syncthreads();\n"
-    << "  }\n"
-    << "  if (row < m && col < n) c[row * n + col] = (float)acc;\n"
-    << "}\n";
-  return s.str();
+  const std::string t = std::to_string(kGemmTile);
+  return head(name,
+              "const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,\n"
+              "    long long m, long long n, long long k, long long stride_a, long long stride_b,\n"
+              "    long long stride_c") +
+         "  __shared__ float ta[" + t + "][" + t + "], tb[" + t + "][" + t + "];\n" +
+         "  a += blockIdx.z * stride_a;\n  b += blockIdx.z * stride_b;\n"
+         "  c += blockIdx.z * stride_c;\n"
+         "  const long long row = blockIdx.y * " +
+         t + " + threadIdx.y;\n" + "  const long long col = blockIdx.x * " + t +
+         " + threadIdx.x;\n" +
+         "  double acc = 0.0;\n"
+         "  for (long long p0 = 0; p0 < k; p0 += " +
+         t + ") {\n" +
+         "    const long long pa = p0 + threadIdx.x, pb = p0 + threadIdx.y;\n"
+         "    ta[threadIdx.y][threadIdx.x] = row < m && pa < k ? a[row * k + pa] : 0.0f;\n"
+         "    tb[threadIdx.y][threadIdx.x] = pb < k && col < n ? b[pb * n + col] : 0.0f;\n"
+         "    __syncthreads();\n"
+         "    for (int q = 0; q < " +
+         t + "; ++q)\n" +
+         "      acc += (double)ta[threadIdx.y][q] * (double)tb[q][threadIdx.x];\n"
+         "    __syncthreads();\n"
+         "  }\n"
+         "  if (row < m && col < n) c[row * n + col] = (float)acc;\n"
+         "}\n";
 }
 
 }  // namespace ss::cuda

@@ -102,6 +102,25 @@ std::vector<Diagnostic> world_errors(const Compiled& c, int world) {
   return reporter.take();
 }
 
+// The driver with every device of `indices`, or null with E1901 or E1902
+// added to the program's diagnostics.
+std::shared_ptr<const cuda::Driver> driver_with(Compiled& c,
+                                                const std::vector<std::int64_t>& indices,
+                                                const EngineOptions& engine) {
+  auto driver_or = cuda::Driver::open(engine.cuda_driver_library);
+  if (auto* d = std::get_if<Diagnostic>(&driver_or)) {
+    c.diagnostics.push_back(std::move(*d));
+    return nullptr;
+  }
+  auto driver = std::make_shared<const cuda::Driver>(std::move(std::get<cuda::Driver>(driver_or)));
+  for (const auto i : indices)
+    if (auto bad = driver->check_device(static_cast<int>(i))) {
+      c.diagnostics.push_back(std::move(*bad));
+      return nullptr;
+    }
+  return driver;
+}
+
 // The collectives of `cuda[...]` devices: the host's communicators, or
 // NCCL's for distinct local devices, or in-process ones for a device named
 // twice (`cuda[0 0]`, a test mode: NCCL refuses two ranks on one GPU).
@@ -109,20 +128,9 @@ std::unique_ptr<runtime::Collectives> cuda_collectives(Compiled& c,
                                                        const std::vector<std::int64_t>& indices,
                                                        const LoadOptions& options,
                                                        const EngineOptions& engine) {
-  auto driver_or = cuda::Driver::open(engine.cuda_driver_library);
-  if (auto* d = std::get_if<Diagnostic>(&driver_or)) {
-    c.diagnostics.push_back(std::move(*d));
-    return nullptr;
-  }
-  auto driver = std::make_shared<const cuda::Driver>(std::move(std::get<cuda::Driver>(driver_or)));
-  std::vector<int> devices;
-  for (const auto i : indices) {
-    if (auto bad = driver->check_device(static_cast<int>(i))) {
-      c.diagnostics.push_back(std::move(*bad));
-      return nullptr;
-    }
-    devices.push_back(static_cast<int>(i));
-  }
+  const auto driver = driver_with(c, indices, engine);
+  if (!driver) return nullptr;
+  std::vector<int> devices(indices.begin(), indices.end());
   const bool shared_gpu = std::set<int>(devices.begin(), devices.end()).size() < devices.size();
   if (options.collectives) return nullptr;  // the host's table (make_devices)
   if (shared_gpu && options.nccl_communicators.empty())
@@ -228,16 +236,8 @@ std::optional<int> cuda_device(const Compiled& c, const Device& host) {
 
 std::shared_ptr<const runtime::Accelerator> make_cuda_accelerator(Compiled& c, int index,
                                                                   const EngineOptions& engine) {
-  auto driver_or = cuda::Driver::open(engine.cuda_driver_library);
-  if (auto* d = std::get_if<Diagnostic>(&driver_or)) {
-    c.diagnostics.push_back(std::move(*d));
-    return nullptr;
-  }
-  auto driver = std::make_shared<const cuda::Driver>(std::move(std::get<cuda::Driver>(driver_or)));
-  if (auto bad = driver->check_device(index)) {
-    c.diagnostics.push_back(std::move(*bad));
-    return nullptr;
-  }
+  const auto driver = driver_with(c, {index}, engine);
+  if (!driver) return nullptr;
   auto nvrtc_or = nvrtc::Compiler::open(engine.nvrtc_library);
   if (auto* d = std::get_if<Diagnostic>(&nvrtc_or)) {
     c.diagnostics.push_back(std::move(*d));

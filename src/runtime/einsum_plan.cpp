@@ -13,6 +13,24 @@ std::vector<std::string> einsum_names(const std::vector<std::vector<std::string>
   return names;
 }
 
+std::optional<EinsumTimes> einsum_times(const ir::Node& n) {
+  if (n.in.size() != 3 || n.groups_in.size() != 3) return std::nullopt;
+  const auto on = einsum_names(n.groups_out);
+  for (std::size_t f = 0; f < 3; ++f) {
+    if (einsum_names(n.groups_in[f]) != on) continue;
+    EinsumTimes t{n, f};
+    t.pair.in.clear();
+    t.pair.groups_in.clear();
+    for (std::size_t k = 0; k < 3; ++k)
+      if (k != f) {
+        t.pair.in.push_back(n.in[k]);
+        t.pair.groups_in.push_back(n.groups_in[k]);
+      }
+    return t;
+  }
+  return std::nullopt;
+}
+
 std::optional<EinsumPlan> plan_einsum(const ir::Node& n, const Shape& a, const Shape& b) {
   if (n.groups_in.size() != 2) return std::nullopt;
   const auto an = einsum_names(n.groups_in[0]), bn = einsum_names(n.groups_in[1]),

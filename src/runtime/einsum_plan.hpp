@@ -30,6 +30,16 @@ struct EinsumPlan {
 // groups.
 std::vector<std::string> einsum_names(const std::vector<std::vector<std::string>>& groups);
 
+// Autodiff's three-operand einsum, one operand with exactly the output's
+// names: the einsum of the other two (a two-operand node), and the
+// position of the one that multiplies its product elementwise. nullopt
+// for other einsums.
+struct EinsumTimes {
+  ir::Node pair;
+  std::size_t factor = 0;
+};
+std::optional<EinsumTimes> einsum_times(const ir::Node& n);
+
 // nullopt for what isn't a batch of GEMMs (a name summed in one operand
 // alone, a name twice in one operand or in the output, sizes that
 // disagree): those are the reference's.

@@ -86,24 +86,13 @@ Panel panel(Tensor t, std::size_t batch, std::size_t rows) {
 // product of an upstream gradient with two others): the einsum of the
 // other two, times that one elementwise.
 bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
-  const auto on = einsum_names(n.groups_out);
-  for (std::size_t f = 0; f < 3; ++f) {
-    if (einsum_names(n.groups_in[f]) != on) continue;
-    const Tensor& factor = values[static_cast<std::size_t>(n.in[f])];
-    if (factor.dtype() != DType::f32) return false;
-    ir::Node pair = n;
-    pair.in.clear();
-    pair.groups_in.clear();
-    for (std::size_t k = 0; k < 3; ++k)
-      if (k != f) {
-        pair.in.push_back(n.in[k]);
-        pair.groups_in.push_back(n.groups_in[k]);
-      }
-    Tensor product;
-    return einsum(pair, product, values, threads) &&
-           binary_f32(ir::Binary::mul, product, factor, out);
-  }
-  return false;
+  const auto times = runtime::einsum_times(n);
+  if (!times) return false;
+  const Tensor& factor = values[static_cast<std::size_t>(n.in[times->factor])];
+  if (factor.dtype() != DType::f32) return false;
+  Tensor product;
+  return einsum(times->pair, product, values, threads) &&
+         binary_f32(ir::Binary::mul, product, factor, out);
 }
 
 }  // namespace

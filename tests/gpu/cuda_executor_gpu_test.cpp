@@ -17,6 +17,7 @@
 #include "runtime/reference/ops.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
+#include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
 
 namespace {
@@ -24,20 +25,11 @@ namespace {
 using ss::runtime::Tensor;
 
 std::unique_ptr<ss::runtime::Accelerator> open_executor(ss::Precision precision, bool cublas) {
-  auto driver = ss::test::driver_or_skip();
-  if (!driver) return nullptr;
-  auto compiler = ss::nvrtc::Compiler::open("");
-  REQUIRE_MESSAGE(std::holds_alternative<ss::nvrtc::Compiler>(compiler), "no NVRTC here");
-  ss::cuda::CudaExecutorOptions options;
-  options.driver = std::make_shared<const ss::cuda::Driver>(std::move(*driver));
-  options.nvrtc = std::make_shared<const ss::nvrtc::Compiler>(
-      std::get<ss::nvrtc::Compiler>(std::move(compiler)));
-  if (const char* cache = std::getenv("SS_GPU_CODE_CACHE"))
-    options.code_cache = ss::directory_code_cache(cache);
-  options.precision = precision;
-  options.cublas = cublas;
+  if (!ss::test::driver_or_skip()) return nullptr;
+  const char* cache = std::getenv("SS_GPU_CODE_CACHE");
   std::string why;
-  auto made = ss::cuda::make_cuda_executor(std::move(options), &why);
+  auto made = ss::test::cuda_executor_on(
+      "", cache ? ss::directory_code_cache(cache) : ss::CodeCache{}, precision, cublas, &why);
   REQUIRE_MESSAGE(made, why);
   return made;
 }

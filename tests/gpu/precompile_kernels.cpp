@@ -16,11 +16,10 @@
 #include <variant>
 
 #include "../../bench/models.hpp"
-#include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_executor.hpp"
-#include "kernels/nvrtc.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
+#include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
 
 namespace {
@@ -30,20 +29,13 @@ std::string g_directory;  // where the cubins go
 TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
   setenv("SS_FAKE_CUDA_LAUNCHES", "noop", 1);
   setenv("SS_FAKE_CUDA_SM", "90", 1);
-  auto driver = ss::cuda::Driver::open(SS_TEST_FAKE_CUDA_PATH);
-  auto compiler = ss::nvrtc::Compiler::open("");
-  REQUIRE_MESSAGE(std::holds_alternative<ss::cuda::Driver>(driver), "no stand-in driver");
-  REQUIRE_MESSAGE(std::holds_alternative<ss::nvrtc::Compiler>(compiler), "no NVRTC here");
-  ss::cuda::CudaExecutorOptions options;
-  options.driver =
-      std::make_shared<const ss::cuda::Driver>(std::get<ss::cuda::Driver>(std::move(driver)));
-  options.nvrtc = std::make_shared<const ss::nvrtc::Compiler>(
-      std::get<ss::nvrtc::Compiler>(std::move(compiler)));
-  options.code_cache = ss::directory_code_cache(g_directory);
+  const auto cache = ss::directory_code_cache(g_directory);
   std::string why;
-  const auto cuda = ss::cuda::make_cuda_executor(options, &why);
-  options.cublas = false;  // the own GEMM kernel's checks too
-  const auto own_gemm = ss::cuda::make_cuda_executor(options, &why);
+  const auto cuda =
+      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::f32, true, &why);
+  // The own GEMM kernel's checks too.
+  const auto own_gemm =
+      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::f32, false, &why);
   REQUIRE_MESSAGE((cuda && own_gemm), why);
   // As the GPU checks lower them (the tf32 and bf16 check takes digits'
   // gradients), and as the CLI and the benchmark do.

@@ -19,6 +19,7 @@
 #include "runtime/reference/ops.hpp"
 #include "support/batch_ops.hpp"
 #include "support/checked_program.hpp"
+#include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/process.hpp"
 
@@ -48,20 +49,9 @@ int launches() {
 
 std::unique_ptr<ss::runtime::Accelerator> executor(const ss::CodeCache& cache,
                                                    ss::Precision precision, bool cublas) {
-  auto driver = ss::cuda::Driver::open(SS_TEST_FAKE_CUDA_PATH);
-  REQUIRE(std::holds_alternative<ss::cuda::Driver>(driver));
-  auto compiler = ss::nvrtc::Compiler::open("");
-  if (!std::holds_alternative<ss::nvrtc::Compiler>(compiler)) return nullptr;
-  ss::cuda::CudaExecutorOptions options;
-  options.driver =
-      std::make_shared<const ss::cuda::Driver>(std::get<ss::cuda::Driver>(std::move(driver)));
-  options.nvrtc = std::make_shared<const ss::nvrtc::Compiler>(
-      std::get<ss::nvrtc::Compiler>(std::move(compiler)));
-  options.code_cache = cache;
-  options.precision = precision;
-  options.cublas = cublas;
+  if (!std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""))) return nullptr;
   std::string why;
-  auto made = ss::cuda::make_cuda_executor(std::move(options), &why);
+  auto made = ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, precision, cublas, &why);
   REQUIRE_MESSAGE(made, why);
   return made;
 }

@@ -36,28 +36,36 @@ extern "C" __global__ void mod_i32(const int* __restrict__ a_p, const int* __res
   }
 }
 // Generated (kernels/cuda_ops.cpp).
+#ifndef SS_BLOCK_SUM
+#define SS_BLOCK_SUM
+__device__ double ss_block_sum(double v) {
+  __shared__ double partial[256];
+  __syncthreads();  // the last call's readers are done
+  partial[threadIdx.x] = v;
+  __syncthreads();
+  for (int d = blockDim.x / 2; d > 0; d /= 2) {
+    if (threadIdx.x < d) partial[threadIdx.x] += partial[threadIdx.x + d];
+    __syncthreads();
+  }
+  return partial[0];
+}
+#endif
 extern "C" __global__ void cross_entropy(const float* __restrict__ log_p, const int* __restrict__ labels, float* out,
     long long outer, long long classes, long long inner, long long* error, int sum) {
-  __shared__ double partial[256];
   const long long positions = outer * inner;
   double acc = 0.0;
   for (long long p = threadIdx.x; p < positions; p += blockDim.x) {
     const long long label = labels[p];
     if (label < 0 || label >= classes) {
       atomicMin((unsigned long long*)error, (unsigned long long)p);
+      
       continue;
     }
     const long long o = p / inner, i = p - o * inner;
     acc -= (double)log_p[(o * classes + label) * inner + i];
   }
-  partial[threadIdx.x] = acc;
-  __syncthreads();
-  for (int d = blockDim.x / 2; d > 0; d /= 2) {
-    if (threadIdx.x < d) partial[threadIdx.x] += partial[threadIdx.x + d];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0)
-    out[0] = (float)(sum ? partial[0] : partial[0] / (double)positions);
+  const double total = ss_block_sum(acc);
+  if (threadIdx.x == 0) out[0] = (float)(sum ? total : total / (double)positions);
 }
 // Generated (kernels/cuda_ops.cpp).
 extern "C" __global__ void gather_f32(const float* __restrict__ table, const int* __restrict__ ids, float* __restrict__ out,
@@ -68,7 +76,7 @@ extern "C" __global__ void gather_f32(const float* __restrict__ table, const int
     const long long i = e / row, k = e - i * row;
     const long long id = ids[i];
     if (id < 0 || id >= rows) {
-      if (k == 0) atomicMin((unsigned long long*)error, (unsigned long long)i);
+      atomicMin((unsigned long long*)error, (unsigned long long)i);
       out[e] = 0;
       continue;
     }
