@@ -55,7 +55,8 @@ struct DeviceTwin {
 struct GraphPlan {
   std::vector<ir::FusedKernel> kernels;
   std::vector<std::string> sources, names;
-  std::vector<int> root_of;  // node -> kernel it roots, or -1
+  std::vector<std::vector<std::uint8_t>> inner_broadcast;  // per kernel, per input
+  std::vector<int> root_of;                                // node -> kernel it roots, or -1
   std::vector<char> member;  // node computed inside a kernel (not its root)
   ir::ReleasePlan releases;
 };
@@ -74,7 +75,8 @@ std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
     kernel.epilogue = -1;
     const int k = static_cast<int>(plan->kernels.size());
     const std::string name = "ss_fused_" + std::to_string(k);
-    plan->sources.push_back(elementwise_source(kernel, ir::inner_broadcast(g, kernel), name));
+    plan->inner_broadcast.push_back(ir::inner_broadcast(g, kernel));
+    plan->sources.push_back(elementwise_source(kernel, plan->inner_broadcast.back(), name));
     plan->names.push_back(name);
     plan->root_of[static_cast<std::size_t>(kernel.root)] = k;
     for (const int m : kernel.members) {
@@ -216,7 +218,6 @@ class GraphRun {
   }
 
   DTensor upload(const Tensor& host, const std::string& name) {
-    if (auto kept = twin_of(host)) return *kept;
     const Tensor c = host.contiguous() ? host : host.compact();
     DTensor d = allocate(c.dtype(), c.shape(), name);
     gpu_.upload(d.at(), c.raw(),
@@ -404,7 +405,7 @@ class GraphRun {
     const std::int64_t total = runtime::element_count(shape);
     const std::int64_t inner = shape.empty() ? 1 : shape.back();
     const std::int64_t outer = inner ? total / inner : 0;
-    const auto flags = ir::inner_broadcast(g_, kernel);
+    const auto& flags = plan_.inner_broadcast[static_cast<std::size_t>(k)];
     const std::size_t slots = std::max<std::size_t>(1, kernel.inputs.size());
     std::vector<unsigned char> args(slots * 16, 0);
     std::vector<DTensor> kept;
