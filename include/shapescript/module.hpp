@@ -13,6 +13,7 @@
 
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/export.hpp"
+#include "shapescript/host_function.hpp"
 #include "shapescript/tensor.hpp"
 
 namespace ss {
@@ -123,6 +124,10 @@ struct LoadOptions {
   // an E1806 they have been aborted (ncclCommAbort) and can't be used again.
   // Empty: the library makes communicators for the local devices.
   std::vector<void*> nccl_communicators;
+  // What each `extern fn` of the program does, by its name (E1606 at load
+  // for one left unbound, E1607 for one whose parameters or result don't
+  // fit). A binding the program doesn't declare is never called.
+  std::map<std::string, HostFunction> host_functions;
 };
 
 struct SS_API CallResult {

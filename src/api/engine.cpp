@@ -4,6 +4,7 @@
 
 #include "api/compiled.hpp"
 #include "api/devices.hpp"
+#include "api/host_functions.hpp"
 #include "api/module_impl.hpp"
 #include "check/checker.hpp"
 #include "diag/codes.hpp"
@@ -213,6 +214,7 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
                               .accelerator = fast,
                               .jit = fast ? runtime::executor_jit(*fast) : nullptr,
                               .code_cache = module.impl_->code_cache};
+      run.call_host = api::host_caller(module.impl_->host_functions);
       run.on_call = [impl = module.impl_.get()](const std::string& name, bool compiled) {
         std::lock_guard lock(impl->controller_mutex);
         FunctionStats& f = impl->controller_calls[name];

@@ -2,6 +2,7 @@
 #include <variant>
 
 #include "api/devices.hpp"
+#include "api/host_functions.hpp"
 #include "api/module_impl.hpp"
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
@@ -59,6 +60,8 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
     if (callback) bound.push_back(name);
   api::check_sinks(*compiled, bound);
   sinks = options.sinks;
+  api::check_host_functions(*compiled, options.host_functions);
+  host_functions = options.host_functions;
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
   const auto gpu = api::cuda_device(*compiled, engine.device);

@@ -363,7 +363,8 @@ class HostLowering {
       return constant(HostKind::none, 0);
     }
     if (const auto fn = p_.functions.find(name);
-        fn != p_.functions.end() && fn->second.controller) {
+        fn != p_.functions.end() && (fn->second.controller || fn->second.item->is_extern)) {
+      // A controller function, or the host's (`extern fn`), called from here.
       // `f(mut m)`: m passed, and what f left in its parameter written back.
       HostInstr call{.op = HostOp::call, .text = name, .span = e.span};
       bool changes = false;
@@ -395,10 +396,19 @@ class HostLowering {
   }
 
   // The variables (tensors and numbers) an expression reads.
+  // A call inside a tensor expression of a controller function or the
+  // host's (`extern fn`): computed first, as a pipe is, its value an input.
+  bool calls_controller(const Expr& e) const {
+    if (e.kind != ExprKind::call || e.items[0]->kind != ExprKind::name) return false;
+    const auto fn = p_.functions.find(e.items[0]->text);
+    return fn != p_.functions.end() && (fn->second.controller || fn->second.item->is_extern);
+  }
+
   void free_variables(const Expr& e, std::map<std::string, Type>& out,
                       std::vector<VariableRead>& reads) {
-    if (e.kind == ExprKind::binary && e.text == "|>") {  // the controller's own: computed first
-      const int slot = pipe(e);
+    // The controller's own work: computed first.
+    if ((e.kind == ExprKind::binary && e.text == "|>") || calls_controller(e)) {
+      const int slot = e.kind == ExprKind::binary ? pipe(e) : value(e);
       const std::string name = "$" + std::to_string(slot);
       fn_.slots[static_cast<std::size_t>(slot)] = name;
       variables_[name] = slot;

@@ -52,7 +52,7 @@ class Controller {
     if (found == code_.end()) {
       const auto fn = p_.functions.find(name);
       if (fn != p_.functions.end() && fn->second.item->is_extern)
-        unsupported("calling the host function `" + name + "`", at);
+        return call_host(name, fn->second, args, at);
       throw std::logic_error("no compact form of the controller function `" + name + "`");
     }
     const ir::HostFunction& fn = found->second;
@@ -86,6 +86,43 @@ class Controller {
   }
 
   // What the reference runtime can't run yet: an error without a code.
+  // An `extern fn`: the host's function, its result checked against the
+  // declaration (E1608 for a failure or a result that doesn't fit).
+  Value call_host(const std::string& name, const check::FunctionInfo& fn,
+                  const std::vector<Value>& args, syntax::Span at) {
+    if (!options_.call_host) unsupported("calling the host function `" + name + "`", at);
+    const auto fail = [&](const std::string& why) -> Failure {
+      Diagnostic d = diag::error(diag::Code::E1608, "the host function `" + name + "` " + why,
+                                 "the host's function must return what its `extern fn` "
+                                 "declares, or throw to fail the call");
+      d.labels.push_back(map_.label(at, "called here", true));
+      d.location = d.labels.back().start;
+      return Failure{std::move(d)};
+    };
+    Value result;
+    try {
+      result = options_.call_host(name, args);
+    } catch (const HostFunctionError& e) {
+      throw fail(std::string("failed: ") + e.what());
+    }
+    const check::Type& want = fn.ret;
+    // Numbers and strings: their kind was checked at load.
+    if (want.is(check::Type::Kind::integer)) return number(result.number, true);
+    if (!want.is_tensor()) return result;
+    const Tensor& t = result.tensor;
+    const DType dtype = dtype_of(want.elem);
+    bool fits = result.kind == Value::Kind::tensor &&
+                t.rank() == static_cast<std::int64_t>(want.axes.size()) && t.dtype() == dtype;
+    for (std::size_t k = 0; fits && k < want.axes.size(); ++k)
+      if (const auto size = size_of(want.axes[k], {}, p_.dims);
+          size && *size != t.dim(static_cast<std::int64_t>(k)))
+        fits = false;
+    if (!fits)
+      throw fail("returned a " + std::string(dtype_name(t.dtype())) + " tensor of shape " +
+                 shape_str(t.shape()) + ", where its `extern fn` declares " + want.str());
+    return result;
+  }
+
   [[noreturn]] void unsupported(const std::string& what, syntax::Span at) {
     Diagnostic d;
     d.message = what + " isn't supported by the reference runtime yet";

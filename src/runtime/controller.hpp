@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "ir/host.hpp"
 #include "jit/jit_api.h"
 #include "runtime/tensor.hpp"
+#include "runtime/value.hpp"
 #include "runtime/workers.hpp"
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/engine.hpp"
@@ -55,6 +57,14 @@ struct RunOptions {
   // Told each call of a controller function: its name, and whether
   // compiled code ran it.
   std::function<void(const std::string& function, bool compiled)> on_call;
+  // Calls the host's function for an `extern fn` with its arguments (the
+  // kinds its declaration gives); throws HostFunctionError when it fails.
+  std::function<Value(const std::string& name, const std::vector<Value>& args)> call_host;
+};
+
+// A host function's failure, in its words: E1608 at the call.
+struct HostFunctionError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Our own bug, reached at run time, as a diagnostic for the host (never an
