@@ -1,0 +1,203 @@
+/* The C ABI of libshapescript (C99), for hosts in C and for other
+ * languages' bindings. It covers engines, loading programs, calling their
+ * functions with tensors, running a controller function, host functions
+ * for `extern fn`s, and a host's own collectives. The C++ API
+ * (<shapescript/shapescript.hpp>) sits beside it: both drive the same
+ * library.
+ *
+ * Errors. A call that can fail returns an ss_status*: NULL on success, or
+ * a status holding the program's diagnostics (the first one's code, such
+ * as "E1603", and every one rendered rustc-style). The caller frees it with
+ * ss_status_free. No C++ exception ever crosses this boundary; a bug in
+ * the library becomes a status with code "internal".
+ *
+ * Ownership. Every object a `_new`, `_load` or `_call` function returns
+ * belongs to the caller, who frees it with the matching `_free` (each
+ * `_free` takes NULL). Strings the library returns live as long as the
+ * object they come from. A tensor made by ss_tensor_view borrows the
+ * host's memory, which must outlive every call that uses the tensor.
+ * Modules keep what they need of their engine and load options, so those
+ * may be freed first.
+ *
+ * Threads. An engine and a module may be used from several threads at
+ * once. A load options object, a call result and a status are not shared:
+ * one thread at a time.
+ */
+#ifndef SHAPESCRIPT_H
+#define SHAPESCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SS_C_API __attribute__((visibility("default")))
+#else
+#define SS_C_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ss_engine ss_engine;
+typedef struct ss_module ss_module;
+typedef struct ss_tensor ss_tensor;
+typedef struct ss_status ss_status;
+typedef struct ss_load_options ss_load_options;
+typedef struct ss_call_result ss_call_result;
+
+/* ---- statuses ---- */
+
+/* The first diagnostic's code ("E1603"; "internal" for a library bug). */
+SS_C_API const char* ss_status_code(const ss_status* status);
+/* The first diagnostic's message, one line. */
+SS_C_API const char* ss_status_message(const ss_status* status);
+/* Every diagnostic, rendered as the CLI prints them. */
+SS_C_API const char* ss_status_render(const ss_status* status);
+SS_C_API void ss_status_free(ss_status* status);
+
+SS_C_API const char* ss_version(void);
+
+/* ---- tensors ---- */
+
+typedef enum { SS_F32 = 0, SS_BF16 = 1, SS_F16 = 2, SS_I32 = 3, SS_BOOL = 4 } ss_dtype;
+
+/* Owned copies of `data` (row-major, `rank` axes of `shape`). NULL when
+ * a size is negative. */
+SS_C_API ss_tensor* ss_tensor_new(ss_dtype dtype, const void* data, const int64_t* shape,
+                                  size_t rank);
+/* A view of the host's memory (row-major), not copied, for SS_F32 and
+ * SS_I32; other dtypes are copied. */
+SS_C_API ss_tensor* ss_tensor_view(ss_dtype dtype, const void* data, const int64_t* shape,
+                                   size_t rank);
+SS_C_API ss_dtype ss_tensor_dtype(const ss_tensor* t);
+SS_C_API size_t ss_tensor_rank(const ss_tensor* t);
+SS_C_API int64_t ss_tensor_dim(const ss_tensor* t, size_t axis);
+SS_C_API int64_t ss_tensor_size(const ss_tensor* t);
+/* The elements, row-major, as the tensor's dtype. */
+SS_C_API const void* ss_tensor_data(const ss_tensor* t);
+/* Copies at most `count` elements into `out` as floats (integers and bools
+ * converted); returns how many the tensor has. */
+SS_C_API int64_t ss_tensor_to_floats(const ss_tensor* t, float* out, int64_t count);
+SS_C_API void ss_tensor_free(ss_tensor* t);
+
+/* ---- engines ---- */
+
+typedef enum { SS_CPU = 0, SS_CUDA = 1 } ss_device_kind;
+typedef enum { SS_EXECUTOR_FAST = 0, SS_EXECUTOR_REFERENCE = 1 } ss_executor;
+typedef enum { SS_PRECISION_F32 = 0, SS_PRECISION_TF32 = 1, SS_PRECISION_BF16 = 2 } ss_precision;
+typedef enum {
+  SS_LOG_TRACE = 0,
+  SS_LOG_DEBUG = 1,
+  SS_LOG_INFO = 2,
+  SS_LOG_WARN = 3,
+  SS_LOG_ERROR = 4,
+  SS_LOG_OFF = 5
+} ss_log_level;
+
+typedef struct {
+  ss_device_kind device;
+  int device_index;
+  ss_executor executor;
+  int threads; /* the fast executor's, 1 or more */
+  ss_precision precision;
+  ss_log_level log_level;
+  /* Receives each log message at or above log_level; NULL: standard error. */
+  void (*log)(void* user, ss_log_level level, const char* message);
+  void* log_user;
+} ss_engine_options;
+
+/* The defaults: the CPU, the fast executor, one thread, f32, logging off. */
+SS_C_API ss_engine_options ss_engine_options_default(void);
+/* An engine; NULL with *status (E19xx) when its device can't be used.
+ * `options` may be NULL for the defaults. */
+SS_C_API ss_engine* ss_engine_new(const ss_engine_options* options, ss_status** status);
+SS_C_API void ss_engine_free(ss_engine* engine);
+
+/* ---- load options: dims, sinks, host functions, collectives ---- */
+
+SS_C_API ss_load_options* ss_load_options_new(void);
+SS_C_API void ss_load_options_free(ss_load_options* options);
+/* The size of a dim declared without one (`dim V`). */
+SS_C_API void ss_load_options_set_dim(ss_load_options* options, const char* name, int64_t size);
+/* A sink's destination: called for each `write`, with the names and values. */
+typedef void (*ss_sink_fn)(void* user, size_t count, const char* const* names,
+                           const double* values);
+SS_C_API void ss_load_options_sink(ss_load_options* options, const char* name, ss_sink_fn fn,
+                                   void* user);
+
+/* Host functions (`extern fn`). A value crossing: a tensor, a number or a
+ * string. */
+typedef enum { SS_VALUE_TENSOR = 0, SS_VALUE_NUMBER = 1, SS_VALUE_STRING = 2 } ss_value_kind;
+typedef struct {
+  ss_value_kind kind;
+  ss_tensor* tensor; /* for SS_VALUE_TENSOR */
+  double number;     /* for SS_VALUE_NUMBER */
+  const char* text;  /* for SS_VALUE_STRING */
+} ss_value;
+/* Called with the arguments (the library's, valid during the call). It
+ * sets *result and returns 0, or writes a message into error (at most
+ * error_size bytes, NUL included) and returns nonzero: E1608 at the call.
+ * A tensor result becomes the library's (it frees it); a string result is
+ * copied before the function's next call. */
+typedef int (*ss_host_fn)(void* user, const ss_value* args, size_t count, ss_value* result,
+                          char* error, size_t error_size);
+/* Binds `name`'s `extern fn`: the kinds it takes, in order, and returns
+ * (E1607 at load when they don't fit the declaration). */
+SS_C_API void ss_load_options_bind(ss_load_options* options, const char* name,
+                                   const ss_value_kind* params, size_t count, ss_value_kind result,
+                                   ss_host_fn fn, void* user);
+
+/* A host's own collectives for a several-device program (MPI, Gloo, its own
+ * NCCL), as in the C++ API's CollectiveTable: each returns 0 on success
+ * (anything else is E1806), called from the worker thread of `local`. */
+typedef struct {
+  void* context;
+  int world;
+  const int* ranks; /* each local device's rank, in `devices` order */
+  size_t local_count;
+  int (*all_reduce_f32)(void* context, int local, float* data, size_t count);
+  int (*all_reduce_i32)(void* context, int local, int32_t* data, size_t count); /* may be NULL */
+  int (*broadcast)(void* context, int local, void* data, size_t bytes, int root); /* may be NULL */
+  int (*barrier)(void* context, int local);                                      /* may be NULL */
+  void (*abort)(void* context);                                                  /* may be NULL */
+} ss_collective_table;
+/* The table is copied; its context must outlive the module. */
+SS_C_API void ss_load_options_collectives(ss_load_options* options,
+                                          const ss_collective_table* table);
+
+/* ---- modules ---- */
+
+/* A checked, loaded program; NULL with *status when it has errors.
+ * `options` may be NULL. */
+SS_C_API ss_module* ss_engine_load_source(const ss_engine* engine, const char* text,
+                                          const char* name, const ss_load_options* options,
+                                          ss_status** status);
+SS_C_API ss_module* ss_engine_load_file(const ss_engine* engine, const char* path,
+                                        const ss_load_options* options, ss_status** status);
+SS_C_API void ss_module_free(ss_module* module);
+
+/* Calls a device function with its inputs by name (`x`, `m.w1`,
+ * `batch.pixels`). On success *result holds its outputs. */
+SS_C_API ss_status* ss_module_call(const ss_module* module, const char* function, size_t count,
+                                   const char* const* names, const ss_tensor* const* inputs,
+                                   ss_call_result** result);
+/* Outputs first, then a `mut` parameter's new tensors, each named. */
+SS_C_API size_t ss_call_result_count(const ss_call_result* result);
+SS_C_API const ss_tensor* ss_call_result_tensor(const ss_call_result* result, size_t i);
+/* The i-th output's name: "" for a returned value, "m.w1" for an update. */
+SS_C_API const char* ss_call_result_name(const ss_call_result* result, size_t i);
+SS_C_API void ss_call_result_free(ss_call_result* result);
+
+/* Checks a program file and runs a function without parameters (`main`),
+ * each printed line going to `print` (NULL: dropped). */
+SS_C_API ss_status* ss_engine_run_file(const ss_engine* engine, const char* path,
+                                       const char* function,
+                                       void (*print)(void* user, const char* line),
+                                       void* print_user, const ss_load_options* options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHAPESCRIPT_H */
