@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The installed package as a host meets it: `cmake --install` of this build
+# into a scratch prefix, then
+#   - examples/embed built as the host's own CMake project with
+#     find_package(shapescript), and run;
+#   - the C test program built with plain cc and pkg-config, and run;
+#   - the installed CLI checking a program.
+# Usage: installed_package_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+cmake -S "$src/examples/embed" -B "$work/embed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" >/dev/null
+cmake --build "$work/embed" >/dev/null
+"$work/embed/main" "$src/examples/digits/digits.ss" >"$work/embed.out" 2>&1 || true
+grep -q "batch 1000: logits \[1000 10\]" "$work/embed.out" ||
+  { cat "$work/embed.out"; echo "FAIL: the installed embed example"; exit 1; }
+echo "ok: examples/embed built with find_package(shapescript) and ran"
+
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+[ "$(pkg-config --modversion shapescript)" = "$(sed -n 's/^project(shapescript VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" ] ||
+  { echo "FAIL: pkg-config's version"; exit 1; }
+# shellcheck disable=SC2046
+cc -std=c99 -pedantic -Wall -Werror "$src/tests/c_api/c_api_test.c" -o "$work/c_api" \
+  $(pkg-config --cflags --libs shapescript) -lm -Wl,-rpath,"$prefix/lib"
+"$work/c_api" "$work"
+echo "ok: the C test built with pkg-config and ran"
+
+"$prefix/bin/shapescript" check "$src/examples/digits/digits.ss"
+echo "ok: the installed CLI"
