@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -143,6 +144,18 @@ struct SS_API CallResult {
   const Tensor& tensor(std::size_t i = 0) const { return outputs.at(i); }
 };
 
+// What Module::reload did: the state entries it kept and those it dropped
+// (with why), or, when the new source has errors, those errors and nothing
+// changed.
+struct ReloadReport {
+  std::vector<std::string> kept;
+  std::vector<std::pair<std::string, std::string>> dropped;  // name, why
+  std::vector<Diagnostic> diagnostics;
+  explicit operator bool() const { return !has_errors(diagnostics); }
+};
+
+class Engine;
+
 class SS_API Module {
  public:
   Module();
@@ -162,6 +175,19 @@ class SS_API Module {
   // sees an exception or a crash.
   CallResult call(const std::string& function, const std::vector<Tensor>& positional,
                   const std::map<std::string, Tensor>& named = {}) const;
+
+  // Hot reload: loads `text` (as Engine::load_source with `options`) and,
+  // when it has no errors, makes it this module's program. Otherwise the
+  // module is untouched and keeps running the old program, and the report
+  // has the errors. `state`, when given, is the host's named tensors for
+  // its calls ("m.w1", "opt.exp_avg.w1"). An entry stays when some device
+  // function of the new program takes an input of that name with that
+  // shape and element type (a generic axis takes any size). Any other
+  // entry is removed, and the report says why. Like any non-const member,
+  // it needs the module to itself: no call may run on it meanwhile.
+  ReloadReport reload(const Engine& engine, std::string_view text, std::string_view name,
+                      const LoadOptions& options = {},
+                      std::map<std::string, Tensor>* state = nullptr);
 
   // How many functions have been prepared (lowered) so far.
   std::size_t prepared() const;

@@ -139,6 +139,67 @@ ExecutorStats Module::executor_stats() const {
   return s;
 }
 
+namespace {
+
+// Every input a device function of the program takes, by name ("m.w1",
+// "batch.pixels"), with its type: what a host may pass to calls.
+std::map<std::string, check::Type> program_inputs(const check::TypedProgram& typed) {
+  std::map<std::string, check::Type> inputs;
+  for (const auto& [name, fn] : typed.functions) {
+    if (fn.controller || fn.item->is_extern) continue;
+    try {
+      const ir::Graph g = ir::lower_function(typed, name);
+      for (const int id : g.inputs) {
+        const auto& n = g.nodes[static_cast<std::size_t>(id)];
+        inputs.emplace(n.name, n.type);
+      }
+    } catch (const std::exception&) {
+      // A function that doesn't lower takes nothing a host could keep.
+    }
+  }
+  return inputs;
+}
+
+// Why `t` doesn't fit an input of type `want`, or "".
+std::string misfit(const Tensor& t, const check::Type& want, const runtime::Dims& dims) {
+  const std::string shape = runtime::shape_str(t.shape());
+  if (static_cast<runtime::DType>(t.dtype()) != runtime::dtype_of(want.elem))
+    return "the new program's is " + want.str() + ", of another element type";
+  bool fits = t.shape().size() == want.axes.size();
+  for (std::size_t k = 0; fits && k < want.axes.size(); ++k)
+    if (const auto size = runtime::size_of(want.axes[k], {}, dims); size && *size != t.shape()[k])
+      fits = false;
+  return fits ? "" : "the new program's is " + want.str() + "; this one is " + shape;
+}
+
+}  // namespace
+
+ReloadReport Module::reload(const Engine& engine, std::string_view text, std::string_view name,
+                            const LoadOptions& options, std::map<std::string, Tensor>* state) {
+  ReloadReport report;
+  Module fresh = engine.load_source(text, name, options);
+  report.diagnostics = fresh.diagnostics();
+  if (!fresh) return report;  // this module keeps its program
+  if (state) {
+    const auto& typed = fresh.impl_->compiled->typed;
+    const auto inputs = program_inputs(typed);
+    for (auto it = state->begin(); it != state->end();) {
+      const auto found = inputs.find(it->first);
+      std::string why = found == inputs.end() ? "no function of the new program takes it"
+                                              : misfit(it->second, found->second, typed.dims);
+      if (why.empty()) {
+        report.kept.push_back(it->first);
+        ++it;
+      } else {
+        report.dropped.emplace_back(it->first, std::move(why));
+        it = state->erase(it);
+      }
+    }
+  }
+  impl_.swap(fresh.impl_);
+  return report;
+}
+
 std::size_t Module::prepared() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->graphs.size();

@@ -221,3 +221,30 @@ TEST_CASE("one module called from several threads at once gives each call its ow
   for (const int w : wrong) CHECK(w == 0);
   CHECK(mod.prepared() == 1);
 }
+
+TEST_CASE("one engine loads, checks and runs from several threads at once") {
+  const ss::Engine engine;
+  const auto params = parameters();
+  const auto x = digits::pixels(5);
+  const auto want = engine.load_file(digits_path(), digits_options())
+                        .call("logits", {ss::Tensor::of(x.values, x.shape)}, params)
+                        .tensor()
+                        .to_floats();
+  std::vector<int> wrong(6, 0);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < wrong.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 2; ++round) {
+        // Each thread its own module of the same program, and a check of a
+        // bad one, on the shared engine.
+        const ss::Module mod = engine.load_file(digits_path(), digits_options());
+        const auto r = mod.call("logits", {ss::Tensor::view(x.values.data(), x.shape)}, params);
+        if (!r || r.tensor().to_floats() != want) ++wrong[t];
+        const auto bad = engine.check_source("fn f(x: [3]) -> [4] = x\n", "bad.ss");
+        if (bad.empty() || bad[0].code != "E0605") ++wrong[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const int w : wrong) CHECK(w == 0);
+}
