@@ -166,11 +166,13 @@ class SS_API Engine {
   // results are then printed. Each line printed goes to `print`. Returns the
   // program's errors, from checking or from running; empty when it ran to
   // its end.
-  // `shapescript build --standalone`: one self-contained C++ source with no
-  // dependency on the library, written to `output`. A program for several
-  // devices is refused first (E1805: its controller needs the library's
-  // workers). The generator itself isn't written yet: other programs get
-  // an error without a code that says so.
+  // `shapescript build --standalone`: one self-contained C++17 source with
+  // no dependency on the library, written to `output`: a tiny runtime, then
+  // a function per device function (docs/language.md, Building for a
+  // device). A program for several devices is refused first (E1805: its
+  // controller needs the library's workers), then an output that isn't a
+  // C++ file (E1807), then an operation the tiny runtime lacks (E1808).
+  // Empty when it wrote the file.
   std::vector<Diagnostic> build_standalone(const std::string& path,
                                            const std::string& output) const;
   std::vector<Diagnostic> run_file(const std::string& path, const std::string& function,

@@ -1,5 +1,6 @@
 #include "shapescript/engine.hpp"
 
+#include <fstream>
 #include <variant>
 
 #include "api/compiled.hpp"
@@ -19,6 +20,7 @@
 #include "runtime/format.hpp"
 #include "runtime/jit_module.hpp"
 #include "shapescript/version.hpp"
+#include "standalone/emit_cpp.hpp"
 #include "support/log.hpp"
 #include "syntax/lexer.hpp"
 #include "syntax/parser.hpp"
@@ -180,10 +182,33 @@ std::vector<Diagnostic> Engine::build_standalone(const std::string& path,
     }
     return {d};
   }
-  Diagnostic d;
-  d.message = "`build --standalone` (to `" + output + "`) isn't supported yet";
-  d.help = "run the program with `shapescript run`, or load it from a host";
-  return {d};
+  // One device: the output is C++ source, or nothing is written.
+  const auto dot = output.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : output.substr(dot);
+  if (ext != ".cpp" && ext != ".cc" && ext != ".cxx" && ext != ".hpp" && ext != ".h")
+    return {diag::error(diag::Code::E1807,
+                        "a standalone build writes C++ source, and `" + output +
+                            "` isn't a C++ "
+                            "file",
+                        "name the output .cpp, .cc, .cxx, .hpp or .h: `-o model.cpp`")};
+  const auto emitted = standalone::emit_cpp(typed, path);
+  if (const auto& bad = emitted.unsupported) {
+    Diagnostic d = diag::error(
+        diag::Code::E1808,
+        "`" + bad->function + "` uses " + bad->op + ", which a standalone build doesn't take yet",
+        "run the program with the library (`shapescript run`, or a host), or build a program "
+        "without it");
+    d.labels.push_back(compiled->map->label(bad->span, "here", true));
+    d.location = d.labels.back().start;
+    return {d};
+  }
+  std::ofstream file(output, std::ios::binary);
+  file << emitted.source;
+  file.close();
+  if (!file)
+    return {diag::error(diag::Code::E1706, "can't write the standalone source to `" + output + "`",
+                        "check that its folder exists and can be written")};
+  return {};
 }
 
 std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::string& function,

@@ -21,7 +21,7 @@ usage:
                                   the reference runtime, printing what it prints
   shapescript build --standalone FILE -o OUT
                                   emit one self-contained C++ source (refused for
-                                  several devices, E1805; not written yet)
+                                  several devices, E1805; OUT a C++ file, E1807)
   shapescript --explain CODE      print an error code's entry of the catalog
   shapescript devices [DEVICE]    list the back ends and devices found; with a
                                   DEVICE (cpu, cuda, cuda:N), fail with its

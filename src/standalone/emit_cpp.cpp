@@ -1,0 +1,251 @@
+#include "standalone/emit_cpp.hpp"
+
+#include <sstream>
+
+#include "ir/lower.hpp"
+#include "runtime/interpreter.hpp"
+
+extern const unsigned char ss_standalone_runtime[];
+
+namespace ss::standalone {
+namespace {
+
+using check::Factor;
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double x) {
+  if (x != x) return "std::numeric_limits<double>::quiet_NaN()";
+  if (x == 1.0 / 0.0) return "std::numeric_limits<double>::infinity()";
+  if (x == -1.0 / 0.0) return "-std::numeric_limits<double>::infinity()";
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+
+std::string strings(const std::vector<std::string>& names) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + quoted(names[i]);
+  return out + "}";
+}
+
+std::string groups(const std::vector<std::vector<std::string>>& gs) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < gs.size(); ++i) out += (i ? ", " : "") + strings(gs[i]);
+  return out + "}";
+}
+
+std::string ints(const std::vector<std::int64_t>& xs) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + std::to_string(xs[i]);
+  return out + "}";
+}
+
+class Emitter {
+ public:
+  Emitter(const check::TypedProgram& p, std::ostringstream& out) : p_(p), out_(out) {}
+
+  // One function; false (with *bad) at a node the runtime lacks.
+  bool function(const std::string& name, const ir::Graph& g, Unsupported* bad) {
+    out_ << "// `" << name << "`: its inputs by name, its outputs in order.\n"
+         << "inline std::vector<ssa::Tensor> " << name
+         << "(const std::map<std::string, ssa::Tensor>& in) {\n"
+         << "  std::map<std::string, std::int64_t> s;  // the generic axes' sizes\n";
+    for (const int id : g.inputs) {  // each generic axis, from an input that has it alone
+      const auto& n = g.nodes[static_cast<std::size_t>(id)];
+      for (std::size_t k = 0; k < n.type.axes.size(); ++k) {
+        const auto& f = n.type.axes[k].factors;
+        if (f.size() == 1 && f[0].kind == Factor::Kind::generic)
+          out_ << "  if (!s.count(" << quoted(f[0].name) << ")) s[" << quoted(f[0].name)
+               << "] = in.at(" << quoted(n.name) << ").shape.at(" << k << ");\n";
+      }
+    }
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+      const auto& n = g.nodes[i];
+      std::string e;
+      if (!node(n, e) || dtype(n).empty()) {
+        *bad = {name, ir::op_name(n.op), n.span};
+        return false;
+      }
+      out_ << "  const ssa::Tensor v" << i << " = ssa::cast(" << e << ", " << dtype(n) << ");\n";
+    }
+    out_ << "  return {";
+    for (std::size_t k = 0; k < g.outputs.size(); ++k)
+      out_ << (k ? ", " : "") << "v" << g.outputs[k];
+    out_ << "};\n}\n";
+    out_ << "// What `" << name << "`'s outputs after its results update (\"m.w1\").\n"
+         << "inline const std::vector<std::string> " << name << "_updated = " << strings(g.updated)
+         << ";\n\n";
+    return true;
+  }
+
+ private:
+  static std::string v(int id) { return "v" + std::to_string(id); }
+
+  std::string dtype(const ir::Node& n) const {
+    switch (runtime::dtype_of(n.type.elem)) {
+      case runtime::DType::f32:
+        return "ssa::F32";
+      case runtime::DType::i32:
+        return "ssa::I32";
+      case runtime::DType::boolean:
+        return "ssa::BOOL";
+      default:
+        return "";  // bf16, f16: not in the tiny runtime
+    }
+  }
+
+  // An axis's size as an expression over `s` and the dims.
+  std::string size(const check::Axis& axis) const {
+    std::string e = "std::int64_t{1}";
+    for (const auto& f : axis.factors) {
+      if (f.kind == Factor::Kind::literal)
+        e += " * " + std::to_string(f.value);
+      else if (f.kind == Factor::Kind::dim)
+        e += " * " + std::to_string(p_.dims.at(f.name).value_or(0));
+      else
+        e += " * s.at(" + quoted(f.name) + ")";
+    }
+    return e;
+  }
+  std::string shape(const check::Type& t) const {
+    std::string out = "ssa::Shape{";
+    for (std::size_t k = 0; k < t.axes.size(); ++k) out += (k ? ", " : "") + size(t.axes[k]);
+    return out + "}";
+  }
+
+  bool node(const ir::Node& n, std::string& e) const {
+    using ir::Op;
+    const auto a = [&](std::size_t k) { return v(n.in.at(k)); };
+    switch (n.op) {
+      case Op::input:
+        e = "in.at(" + quoted(n.name) + ")";
+        return true;
+      case Op::constant:
+        e = "ssa::fill(" + dtype(n) + ", {}, " + number(n.number) + ")";
+        return true;
+      case Op::size: {
+        std::string known;
+        if (const auto d = p_.dims.find(n.name); d != p_.dims.end() && d->second)
+          known = std::to_string(*d->second);
+        e = "ssa::fill(ssa::I32, {}, static_cast<double>(" +
+            (known.empty() ? "s.at(" + quoted(n.name) + ")" : known) + "))";
+        return true;
+      }
+      case Op::fill:
+        e = "ssa::fill(" + dtype(n) + ", " + shape(n.type) + ", " + number(n.number) + ")";
+        return true;
+      case Op::literal: {
+        std::string values = "{";
+        for (std::size_t k = 0; k < n.values.size(); ++k)
+          values += (k ? ", " : "") + number(n.values[k]);
+        e = "ssa::of(" + dtype(n) + ", " + shape(n.type) + ", " + values + "})";
+        return true;
+      }
+      case Op::arange:
+        e = "ssa::arange(" + size(n.type.axes.at(0)) + ")";
+        return true;
+      case Op::unary:
+        e = "ssa::unary(" + std::to_string(n.sub) + ", " + a(0) + ")";
+        return true;
+      case Op::binary:
+        e = "ssa::binary(" + std::to_string(n.sub) + ", " + a(0) + ", " + a(1) + ")";
+        return true;
+      case Op::where:
+        e = "ssa::where(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
+        return true;
+      case Op::cast:
+        e = a(0);  // the cast to the node's type follows every node
+        return n.type.elem.kind != check::ElemKind::index;  // Index[C](x) checks a range
+      case Op::matmul:
+        e = "ssa::matmul(" + a(0) + ", " + a(1) + ")";
+        return true;
+      case Op::reduce:
+        e = "ssa::reduce(" + std::to_string(n.sub) + ", " + a(0) + ", " + ints(n.axes) + ", " +
+            (n.keep ? "true" : "false") + ")";
+        return true;
+      case Op::argmax:
+        e = "ssa::argmax(" + a(0) + ", " + std::to_string(n.axes[0]) + ", " +
+            (n.keep ? "true" : "false") + ")";
+        return true;
+      case Op::softmax:
+      case Op::log_softmax:
+        e = std::string(n.op == Op::softmax ? "ssa::softmax(" : "ssa::log_softmax(") + a(0) + ", " +
+            std::to_string(n.axes[0]) + ")";
+        return true;
+      case Op::cross_entropy:
+        e = "ssa::cross_entropy(" + a(0) + ", " + a(1) + ", " + std::to_string(n.axes[0]) + ", " +
+            (n.sub == 1 ? "true" : "false") + ")";
+        return true;
+      case Op::einsum: {
+        std::string xs = "{", names = "{";
+        for (std::size_t k = 0; k < n.in.size(); ++k) {
+          std::vector<std::string> flat;
+          for (const auto& g : n.groups_in[k]) flat.insert(flat.end(), g.begin(), g.end());
+          xs += (k ? ", &" : "&") + a(k);
+          names += (k ? ", " : "") + strings(flat);
+        }
+        std::vector<std::string> out;
+        for (const auto& g : n.groups_out) out.insert(out.end(), g.begin(), g.end());
+        e = "ssa::einsum(" + xs + "}, " + names + "}, " + strings(out) + ")";
+        return true;
+      }
+      case Op::einops: {
+        std::string known = "{";
+        bool first = true;
+        for (const auto& [name, axis] : n.sizes) {
+          bool fixed = true;
+          for (const auto& f : axis.factors) fixed = fixed && f.kind != Factor::Kind::generic;
+          if (!fixed) continue;  // the runtime infers it from the input's shape
+          known += (first ? "{" : ", {") + quoted(name) + ", " + size(axis) + "}";
+          first = false;
+        }
+        e = "ssa::einops(" + a(0) + ", " + groups(n.groups_in.at(0)) + ", " + groups(n.groups_out) +
+            ", " + known + "}, " + quoted(n.name) + ")";
+        return true;
+      }
+      case Op::all_reduce:  // one device holds every part
+        e = a(0);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  const check::TypedProgram& p_;
+  std::ostringstream& out_;
+};
+
+}  // namespace
+
+Emitted emit_cpp(const check::TypedProgram& program, const std::string& from) {
+  std::ostringstream out;
+  out << "// Generated by `shapescript build --standalone` from " << from << ".\n"
+      << "// Self-contained C++17: the tiny runtime, then namespace model with one\n"
+      << "// function per device function of the program.\n"
+      << reinterpret_cast<const char*>(ss_standalone_runtime) << "\nnamespace model {\n\n";
+  Emitter emitter(program, out);
+  for (const auto& [name, fn] : program.functions) {
+    if (fn.controller || fn.item->is_extern) continue;
+    ir::Graph g;
+    try {
+      g = ir::lower_function(program, name);
+    } catch (const std::exception&) {
+      continue;  // a function that doesn't lower has no device code to emit
+    }
+    Unsupported bad;
+    if (!emitter.function(name, g, &bad)) return {{}, bad};
+  }
+  out << "}  // namespace model\n";
+  return {out.str(), std::nullopt};
+}
+
+}  // namespace ss::standalone

@@ -1,0 +1,122 @@
+// `shapescript build --standalone`: the digits model's device functions as
+// one C++ source that plain g++ compiles with nothing else, giving the
+// library's outputs (the JIT's, where it is present) within float32
+// rounding for every function: forward, loss, accuracy and the training
+// step with its updates. A non-C++ output is E1807, an operation the tiny
+// runtime lacks E1808, several devices E1805 first.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "shapescript/shapescript.hpp"
+#include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+
+namespace {
+
+std::string digits() {
+  return std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss";
+}
+
+}  // namespace
+
+TEST_CASE("a standalone build of digits compiles with plain g++ and gives the library's results") {
+  ss::test::TempDir dir;
+  const ss::Engine engine;
+  const auto built = engine.build_standalone(digits(), dir.file("model.cpp"));
+  REQUIRE_MESSAGE(built.empty(), built[0].render());
+  const auto compiled =
+      ss::test::run_process({"g++", "-std=c++17", "-O1", "-I" + dir.path(),
+                             std::string(ss::test::kSourceDir) + "/tests/standalone/harness.cpp",
+                             "-o", dir.file("harness")},
+                            {.merge_stderr = true});
+  REQUIRE_MESSAGE(compiled.exit_code == 0, compiled.out);
+
+  ss::LoadOptions options;
+  options.sinks["metrics"] = [](const ss::SinkRecord&) {};
+  const ss::Module m = engine.load_file(digits(), options);
+  REQUIRE(m);
+  const auto program = ss::test::check_source_file("examples/digits/digits.ss");
+  int functions = 0;
+  for (const auto& [function, g] : ss::test::lowered_graphs(*program)) {
+    INFO(function);
+    auto inputs = ss::test::made_up_inputs(g, program->typed.dims, 6, 0.9);
+    // An optimiser as training has it: AdamW's settings, second moments
+    // not negative.
+    for (const auto& [name, value] : std::map<std::string, double>{{"opt.lr", 1e-2},
+                                                                   {"opt.beta1", 0.9},
+                                                                   {"opt.beta2", 0.999},
+                                                                   {"opt.eps", 1e-8},
+                                                                   {"opt.weight_decay", 0.01},
+                                                                   {"opt.step", 3}})
+      if (inputs.count(name))
+        inputs[name] = ss::runtime::Tensor::scalar(ss::runtime::DType::f32, value);
+    for (auto& [name, t] : inputs)
+      if (name.rfind("opt.exp_avg_sq.", 0) == 0) {
+        auto positive = t.clone();
+        for (std::int64_t k = 0; k < positive.size(); ++k)
+          positive.set(k, std::fabs(positive.get(k)));
+        t = positive;
+      }
+    std::ofstream file(dir.file("inputs.txt"));
+    std::map<std::string, ss::Tensor> named;
+    for (const auto& [name, t] : inputs) {
+      const auto c = t.compact();
+      named[name] = ss::Tensor::copy(static_cast<ss::DType>(c.dtype()), c.raw(), c.shape());
+      file << name << " " << static_cast<int>(c.dtype()) << " " << c.rank();
+      for (const auto d : c.shape()) file << " " << d;
+      for (const double v : c.values()) {
+        char text[64];
+        std::snprintf(text, sizeof text, " %.17g", v);
+        file << text;
+      }
+      file << "\n";
+    }
+    file.close();
+    const auto ran =
+        ss::test::run_process({dir.file("harness"), dir.file("inputs.txt"), function}, {});
+    REQUIRE_MESSAGE(ran.exit_code == 0, ran.out);
+    const auto want = m.call(function, {}, named);
+    REQUIRE_MESSAGE(want, want.diagnostics.at(0).render());
+    std::istringstream lines(ran.out);
+    for (const auto& t : want.outputs) {
+      const auto expected = t.to_floats();
+      std::int64_t size = 0;
+      lines >> size;
+      REQUIRE(size == static_cast<std::int64_t>(expected.size()));
+      double scale = 1;
+      for (const float e : expected) scale = std::max(scale, std::fabs(static_cast<double>(e)));
+      for (const float e : expected) {
+        double got = 0;
+        lines >> got;
+        CHECK((std::fabs(got - e) <= 1e-5 * scale || (std::isnan(got) && std::isnan(e))));
+      }
+    }
+    ++functions;
+  }
+  CHECK(functions == 4);  // logits, loss, accuracy, train_step
+}
+
+TEST_CASE("a standalone build refuses what it can't write: E1807, E1808, E1805 first") {
+  ss::test::TempDir dir;
+  const ss::Engine engine;
+  auto refused = engine.build_standalone(digits(), dir.file("model.py"));
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].code == "E1807");
+
+  const auto sorts = dir.write("sorts.ss", "fn f(x: [4]) -> [4] = sort(x, over=-1)\n");
+  refused = engine.build_standalone(sorts, dir.file("model.cpp"));
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].code == "E1808");
+  CHECK(refused[0].message == "`f` uses sort, which a standalone build doesn't take yet");
+  CHECK(refused[0].location.line == 1);
+
+  const auto several = dir.write("several.ss", "devices cpu[0 1]\n\nfn f(x: [b]) -> [b] = x * 2\n");
+  refused = engine.build_standalone(several, dir.file("model.py"));  // before the name is looked at
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].code == "E1805");
+}
