@@ -100,6 +100,26 @@ struct CollectiveTable {
   void (*abort)(void* context) = nullptr;
 };
 
+// The files a program's controller touches (`load` of datasets, models
+// and optimisers, `save`) go through here, so a host confines them,
+// forbids them, or serves them itself (an archive, a virtual file
+// system). Scripts from untrusted sources get a root and no writes. A path
+// the host doesn't allow is E1707; the library's own code cache and the
+// program's source are the host's to give.
+struct FileAccess {
+  // Reads the whole file into *bytes, or returns false with *why. Null:
+  // the real file system.
+  std::function<bool(const std::string& path, std::string* bytes, std::string* why)> read;
+  // Writes the whole file, or returns false with *why. Null: the real file
+  // system, through a temporary renamed into place.
+  std::function<bool(const std::string& path, std::string_view bytes, std::string* why)> write;
+  // Not empty: every path, once joined to the program's folder and its
+  // links resolved, must lie inside this folder.
+  std::string root;
+  bool allow_read = true;
+  bool allow_write = true;
+};
+
 struct LoadOptions {
   std::map<std::string, std::int64_t> dims;
   std::map<std::string, SinkCallback> sinks;
@@ -129,6 +149,11 @@ struct LoadOptions {
   // for one left unbound, E1607 for one whose parameters or result don't
   // fit). A binding the program doesn't declare is never called.
   std::map<std::string, HostFunction> host_functions;
+  // Sandboxing: the files the program may touch, and how long one run
+  // (Engine::run_file) may take before it stops with E1609 (zero: no
+  // limit).
+  FileAccess files;
+  std::chrono::milliseconds time_limit{0};
 };
 
 struct SS_API CallResult {

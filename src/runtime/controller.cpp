@@ -42,7 +42,13 @@ class Controller {
  public:
   Controller(const check::TypedProgram& p, const ir::HostProgram& code,
              const syntax::SourceMap& map, const RunOptions& options)
-      : p_(p), code_(code), map_(map), options_(options) {}
+      : p_(p),
+        code_(code),
+        map_(map),
+        options_(options),
+        deadline_(options.time_limit.count() > 0
+                      ? std::chrono::steady_clock::now() + options.time_limit
+                      : std::chrono::steady_clock::time_point::max()) {}
 
   // Runs a controller function; `finals`, when given, gets its parameters'
   // values as it returned (for `mut` arguments).
@@ -86,6 +92,20 @@ class Controller {
   }
 
   // What the reference runtime can't run yet: an error without a code.
+  // E1609 once the run is past the host's time limit.
+  void check_deadline(syntax::Span at) const {
+    if (std::chrono::steady_clock::now() <= deadline_) return;
+    Diagnostic d = diag::error(
+        diag::Code::E1609,
+        "the run went past the host's time limit of " +
+            std::to_string(options_.time_limit.count()) + " ms",
+        "the host limits how long a program may run (LoadOptions::time_limit, --time-limit): "
+        "do less work per run, or ask the host for more time");
+    d.labels.push_back(map_.label(at, "stopped here", true));
+    d.location = d.labels.back().start;
+    throw Failure{std::move(d)};
+  }
+
   // An `extern fn`: the host's function, its result checked against the
   // declaration (E1608 for a failure or a result that doesn't fit).
   Value call_host(const std::string& name, const check::FunctionInfo& fn,
@@ -259,6 +279,7 @@ class Controller {
   // variable and counting) rather than ending.
   bool test(const ir::HostFunction& fn, std::vector<Value>& slots, std::size_t pc) {
     const HostInstr& in = fn.code[pc];
+    check_deadline(in.span);
     check_reads(fn, slots, in);
     const auto at = [&](int s) -> Value& { return slots[static_cast<std::size_t>(s)]; };
     if (in.op == HostOp::branch) return truthy(at(in.args[0]));
@@ -305,6 +326,7 @@ class Controller {
         at(in.dst) = at(in.args[0]);
         break;
       case HostOp::graph:
+        check_deadline(in.span);
         at(in.dst) = graph(fn, in, slots);
         break;
       case HostOp::arith:
@@ -586,17 +608,18 @@ class Controller {
       case HostOp::load: {
         const std::string path = resolve(at(in.args.at(0)).text);
         if (in.kind == HostKind::dataset)
-          at(in.dst) = load_dataset_value(p_, in.text, path);
+          at(in.dst) = load_dataset_value(p_, in.text, path, options_.files);
         else if (in.kind == HostKind::model)
-          at(in.dst) = load_model_value(p_, in.text, path);
+          at(in.dst) = load_model_value(p_, in.text, path, options_.files);
         else if (in.kind == HostKind::optimizer && !in.models.empty())
-          at(in.dst) = load_optimizer_value(p_, in.text, in.models[0], path);
+          at(in.dst) = load_optimizer_value(p_, in.text, in.models[0], path, options_.files);
         else
           unsupported("loading this kind of value", in.span);
         return;
       }
       case HostOp::save:
-        if (holds_rank_zero()) save_value(at(in.args.at(0)), resolve(at(in.args.at(1)).text));
+        if (holds_rank_zero())
+          save_value(at(in.args.at(0)), resolve(at(in.args.at(1)).text), options_.files);
         return;
       case HostOp::write: {
         if (!holds_rank_zero()) return;
@@ -660,6 +683,7 @@ class Controller {
   const ir::HostProgram& code_;
   const syntax::SourceMap& map_;
   const RunOptions& options_;
+  std::chrono::steady_clock::time_point deadline_;
   // Each function's compiled code, or null where it is interpreted.
   std::map<const ir::HostFunction*, SsJitHostFn> compiled_;
 };

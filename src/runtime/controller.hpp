@@ -4,6 +4,7 @@
 // by the graph interpreter (with the fast executor, when given).
 #pragma once
 
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <map>
@@ -60,6 +61,11 @@ struct RunOptions {
   // Calls the host's function for an `extern fn` with its arguments (the
   // kinds its declaration gives); throws HostFunctionError when it fails.
   std::function<Value(const std::string& name, const std::vector<Value>& args)> call_host;
+  // Sandboxing (LoadOptions): the files `load` and `save` may touch, and
+  // how long the run may take before it stops at its next loop turn,
+  // branch or graph (E1609; zero: no limit).
+  FileAccess files;
+  std::chrono::milliseconds time_limit{0};
 };
 
 // A host function's failure, in its words: E1608 at the call.

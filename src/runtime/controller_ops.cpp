@@ -36,7 +36,7 @@ std::optional<Value> new_optimizer(const std::string& kind, const Value& model,
 }
 
 Value load_dataset_value(const check::TypedProgram& program, const std::string& record,
-                         const std::string& path) {
+                         const std::string& path, const FileAccess& files) {
   std::vector<FieldSpec> fields;
   for (const auto& [name, type] : program.records.at(record)) {
     FieldSpec f{.name = name, .dtype = dtype_of(type.elem)};
@@ -49,13 +49,13 @@ Value load_dataset_value(const check::TypedProgram& program, const std::string& 
   }
   Value v = of_kind(Value::Kind::dataset);
   v.text = record;
-  v.data = std::make_shared<Dataset>(load_dataset(path, fields));
+  v.data = std::make_shared<Dataset>(load_dataset(path, fields, files));
   return v;
 }
 
 Value load_model_value(const check::TypedProgram& program, const std::string& model,
-                       const std::string& path) {
-  auto tensors = read_safetensors(path);
+                       const std::string& path, const FileAccess& files) {
+  auto tensors = read_safetensors(path, files);
   Value v = of_kind(Value::Kind::model);
   v.text = model;
   for (const auto& param : model_layout(program, model)) {
@@ -89,14 +89,15 @@ Value load_model_value(const check::TypedProgram& program, const std::string& mo
 }
 
 Value load_optimizer_value(const check::TypedProgram& program, const std::string& kind,
-                           const std::string& model, const std::string& path) {
+                           const std::string& model, const std::string& path,
+                           const FileAccess& files) {
   const ir::OptimizerSpec* spec = ir::optimizer_spec(kind);
   if (!spec) throw std::logic_error("no optimiser " + kind);
   Fields zeros;
   for (const auto& param : model_layout(program, model))
     zeros[param.path] = Tensor::zeros(DType::f32, param.shape);
   const Fields want = make_optimizer(*spec, zeros, {});
-  auto tensors = read_safetensors(path);
+  auto tensors = read_safetensors(path, files);
   Value v = of_kind(Value::Kind::optimizer);
   v.text = kind;
   for (const auto& [name, like] : want) {
@@ -122,11 +123,11 @@ Value load_optimizer_value(const check::TypedProgram& program, const std::string
   return v;
 }
 
-void save_value(const Value& v, const std::string& path) {
+void save_value(const Value& v, const std::string& path, const FileAccess& files) {
   std::map<std::string, std::string> metadata;
   if (v.kind == Value::Kind::optimizer) metadata["optimizer"] = v.text;
   if (v.kind == Value::Kind::model) metadata["model"] = v.text;
-  write_safetensors(path, v.fields, metadata);
+  write_safetensors(path, v.fields, metadata, files);
 }
 
 Value pipe_stage(const Value& data, const std::string& stage, std::optional<double> positional,

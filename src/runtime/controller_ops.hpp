@@ -20,17 +20,18 @@ std::optional<Value> new_optimizer(const std::string& kind, const Value& model,
 
 // `load(path)` typed as a dataset of `record`, or a model `name`.
 Value load_dataset_value(const check::TypedProgram& program, const std::string& record,
-                         const std::string& path);
+                         const std::string& path, const FileAccess& files);
 // A checkpoint must hold every parameter at its shape (E1704 names the
 // tensor and both shapes); other tensors in the file are an error too.
 Value load_model_value(const check::TypedProgram& program, const std::string& model,
-                       const std::string& path);
+                       const std::string& path, const FileAccess& files);
 // `opt: AdamW[M] = load(path)`: settings, step and state, as `save(opt)`
 // wrote them for a model M (E1704 for a mismatch).
 Value load_optimizer_value(const check::TypedProgram& program, const std::string& kind,
-                           const std::string& model, const std::string& path);
+                           const std::string& model, const std::string& path,
+                           const FileAccess& files);
 // Models and optimisers, in safetensors, written atomically.
-void save_value(const Value& v, const std::string& path);
+void save_value(const Value& v, const std::string& path, const FileAccess& files);
 
 // `data |> stage`: shuffle(seed=), take(k), batches(n), whole, split(frac=,
 // seed=). `positional` is the stage's one positional argument, if any.

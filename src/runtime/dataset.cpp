@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "runtime/data_error.hpp"
+#include "runtime/files.hpp"
 #include "runtime/random.hpp"
 #include "runtime/safetensors.hpp"
 
@@ -58,9 +59,9 @@ void check_column(const std::string& path, const FieldSpec& f, const Tensor& col
   }
 }
 
-Dataset from_csv(const std::string& path, const std::vector<FieldSpec>& fields) {
-  std::ifstream in(path);
-  if (!in) throw DataError(Code::E1408, "can't read `" + path + "`: " + std::strerror(errno));
+Dataset from_csv(const std::string& path, const std::vector<FieldSpec>& fields,
+                 const FileAccess& files) {
+  std::istringstream in(read_bytes(files, path));
   std::int64_t width = 0;
   for (const auto& f : fields) {
     for (const auto d : f.shape)
@@ -139,8 +140,9 @@ Dataset from_csv(const std::string& path, const std::vector<FieldSpec>& fields) 
   return d;
 }
 
-Dataset from_safetensors(const std::string& path, const std::vector<FieldSpec>& fields) {
-  auto tensors = read_safetensors(path);
+Dataset from_safetensors(const std::string& path, const std::vector<FieldSpec>& fields,
+                         const FileAccess& files) {
+  auto tensors = read_safetensors(path, files);
   Dataset d;
   std::optional<std::int64_t> examples;
   for (const auto& f : fields) {
@@ -188,9 +190,10 @@ std::map<std::string, Tensor> Dataset::batch(std::int64_t begin, std::int64_t en
   return out;
 }
 
-Dataset load_dataset(const std::string& path, const std::vector<FieldSpec>& fields) {
+Dataset load_dataset(const std::string& path, const std::vector<FieldSpec>& fields,
+                     const FileAccess& files) {
   const bool csv = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
-  Dataset d = csv ? from_csv(path, fields) : from_safetensors(path, fields);
+  Dataset d = csv ? from_csv(path, fields, files) : from_safetensors(path, fields, files);
   return d;
 }
 

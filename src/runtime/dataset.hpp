@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/tensor.hpp"
+#include "shapescript/module.hpp"
 
 namespace ss::runtime {
 
@@ -39,7 +40,8 @@ struct Dataset {
 // can't be read or parsed, E1406 for one that doesn't fit the record (names
 // the field, or the row), E1407 for a label outside its Index range (names
 // the row and column).
-Dataset load_dataset(const std::string& path, const std::vector<FieldSpec>& fields);
+Dataset load_dataset(const std::string& path, const std::vector<FieldSpec>& fields,
+                     const FileAccess& files = {});
 
 // Pipes. shuffle: a permutation drawn from the counter-based generator, so
 // a seed gives the same order everywhere. split: the first `frac` of a

@@ -39,12 +39,8 @@ const char* file_dtype(DType t) {
 
 }  // namespace
 
-std::map<std::string, Tensor> read_safetensors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(Code::E1408, "can't read `" + path + "`: " + std::strerror(errno));
-  std::ostringstream all;
-  all << in.rdbuf();
-  const std::string bytes = all.str();
+std::map<std::string, Tensor> read_safetensors(const std::string& path, const FileAccess& files) {
+  const std::string bytes = read_bytes(files, path);
   if (bytes.size() < 8) corrupt(path, "shorter than its 8-byte header length");
   std::uint64_t header_size = 0;
   for (int i = 7; i >= 0; --i)
@@ -128,7 +124,8 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path) {
 }
 
 void write_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
-                       const std::map<std::string, std::string>& metadata) {
+                       const std::map<std::string, std::string>& metadata,
+                       const FileAccess& files) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::string data;
@@ -142,28 +139,12 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
   }
   std::string text = header.dump();
   while ((8 + text.size()) % 8 != 0) text += ' ';  // the data starts 8-byte aligned
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    std::uint64_t size = text.size();
-    char length[8];
-    for (int i = 0; i < 8; ++i) length[i] = static_cast<char>((size >> (8 * i)) & 0xff);
-    out.write(length, 8);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw DataError(Code::E1706, "can't write `" + path + "`: " + std::strerror(errno),
-                      "check that its folder exists and is writable");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw DataError(Code::E1706, "can't write `" + path + "`: " + why,
-                    "check that its folder exists and is writable");
-  }
+  std::string file;
+  std::uint64_t size = text.size();
+  for (int i = 0; i < 8; ++i) file += static_cast<char>((size >> (8 * i)) & 0xff);
+  file += text;
+  file += data;
+  write_bytes(files, path, file);
 }
 
 }  // namespace ss::runtime

@@ -6,20 +6,22 @@
 #include <map>
 #include <string>
 
+#include "runtime/files.hpp"
 #include "runtime/tensor.hpp"
 
 namespace ss::runtime {
 
-// Every tensor of the file, by name. Throws DataError (E1408) for a file
-// that can't be read, is truncated, or whose header is malformed or names
-// a dtype we don't hold (F32, BF16, F16, I32, I64 read as i32, BOOL, U8
-// read as i32).
-std::map<std::string, Tensor> read_safetensors(const std::string& path);
+// Every tensor of the file (read through the host's FileAccess), by name. Throws DataError (E1408)
+// for a file that can't be read, is truncated, or whose header is malformed or names a dtype we
+// don't hold (F32, BF16, F16, I32, I64 read as i32, BOOL, U8 read as i32).
+std::map<std::string, Tensor> read_safetensors(const std::string& path,
+                                               const FileAccess& files = {});
 
 // Writes the tensors (packed, little-endian) with `metadata` in the header's
 // __metadata__. Written to a temporary beside the file, then renamed, so a
 // crash never leaves a broken file. Throws DataError (E1706).
 void write_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
-                       const std::map<std::string, std::string>& metadata = {});
+                       const std::map<std::string, std::string>& metadata = {},
+                       const FileAccess& files = {});
 
 }  // namespace ss::runtime

@@ -31,6 +31,9 @@ struct Options {
   std::string code_cache;                   // --code-cache DIR; "": the XDG cache
   bool no_code_cache = false;               // --no-code-cache
   std::string precision = "f32";            // --precision f32|tf32|bf16, a GPU's contractions
+  std::string files_root;                   // --files-root DIR: the only folder load/save may touch
+  bool read_only = false;                   // --read-only: no `save`
+  std::int64_t time_limit_ms = 0;           // --time-limit MS: 0, none
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

@@ -54,6 +54,11 @@ options:
   --precision f32|tf32|bf16       with run on a CUDA device: the contractions'
                                   compute (tf32 or bf16 tensor cores, accumulating
                                   in f32; weights stay f32); default f32
+  --files-root DIR                 with run: `load` and `save` may touch only files
+                                  inside DIR (E1707 otherwise)
+  --read-only                     with run: the program may not `save` (E1707)
+  --time-limit MS                 with run: stop the program after MS milliseconds
+                                  (E1609), at its next loop turn, branch or graph
   --collective-timeout MS         with run: how long a worker waits for the others in
                                   a collective before the run fails (E1806)
   --stats                         with run: after it, on standard error, what each
@@ -172,6 +177,24 @@ int main(int argc, char** argv) {
       options.device = i + 1 < argc ? argv[++i] : "";
       if (!ss::Device::parse(options.device))
         return usage_error("`--device` takes cpu, cuda or cuda:N");
+      continue;
+    }
+    if (arg == "--files-root") {
+      options.files_root = i + 1 < argc ? argv[++i] : "";
+      if (options.files_root.empty()) return usage_error("`--files-root` takes a folder");
+      continue;
+    }
+    if (arg == "--read-only") {
+      options.read_only = true;
+      continue;
+    }
+    if (arg == "--time-limit") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      char* end = nullptr;
+      const long long ms = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || !end || *end != '\0' || ms < 1)
+        return usage_error("`--time-limit` takes milliseconds, 1 or more");
+      options.time_limit_ms = ms;
       continue;
     }
     if (arg == "--precision") {

@@ -109,6 +109,9 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
   }
   std::vector<std::unique_ptr<FileSink>> files;
   LoadOptions load{.dims = options.dims};
+  load.files.root = options.files_root;
+  load.files.allow_write = !options.read_only;
+  load.time_limit = std::chrono::milliseconds(options.time_limit_ms);
   for (const auto& [name, path] : options.sinks) {
     files.push_back(std::make_unique<FileSink>(path));
     if (!files.back()->ok()) {
