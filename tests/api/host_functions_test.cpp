@@ -10,6 +10,7 @@
 
 #include "shapescript/shapescript.hpp"
 #include "support/process.hpp"
+#include "support/program_run.hpp"
 
 namespace {
 
@@ -26,18 +27,11 @@ fn main():
         print("big")
 )";
 
-struct Run {
-  std::string printed;
-  std::vector<ss::Diagnostic> diagnostics;
-  std::string code() const { return diagnostics.empty() ? "" : diagnostics[0].code; }
-};
+using Run = ss::test::ProgramRun;
 
 Run run(const std::string& text, const ss::LoadOptions& options) {
   ss::test::TempDir dir;
-  Run r;
-  r.diagnostics = ss::Engine().run_file(
-      dir.write("host.ss", text), "main", [&](std::string_view s) { r.printed += s; }, {}, options);
-  return r;
+  return ss::test::run_main(dir.write("host.ss", text), options);
 }
 
 ss::LoadOptions bound() {

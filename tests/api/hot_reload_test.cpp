@@ -45,14 +45,19 @@ ss::Tensor filled(std::vector<std::int64_t> shape, float value) {
   return ss::Tensor::of(std::vector<float>(static_cast<std::size_t>(n), value), shape);
 }
 
+// A host's state for v1's Net.
+std::map<std::string, ss::Tensor> v1_state() {
+  return {
+      {"m.w1", filled({4, 8}, 0.5f)}, {"m.b1", filled({8}, 0.0f)}, {"m.w2", filled({8, 3}, 0.25f)}};
+}
+
 }  // namespace
 
 TEST_CASE("a reload keeps the state the new program takes and drops the rest, with reasons") {
   const ss::Engine engine;
   ss::Module m = engine.load_source(kV1, "net.ss");
   REQUIRE(m);
-  std::map<std::string, ss::Tensor> state = {
-      {"m.w1", filled({4, 8}, 0.5f)}, {"m.b1", filled({8}, 0.0f)}, {"m.w2", filled({8, 3}, 0.25f)}};
+  auto state = v1_state();
   const auto x = filled({2, 4}, 1.0f);
   REQUIRE(m.call("logits", {x}, state));
 
@@ -81,8 +86,7 @@ TEST_CASE("a reload with errors changes nothing: the old program keeps running")
   const ss::Engine engine;
   ss::Module m = engine.load_source(kV1, "net.ss");
   REQUIRE(m);
-  std::map<std::string, ss::Tensor> state = {
-      {"m.w1", filled({4, 8}, 0.5f)}, {"m.b1", filled({8}, 0.0f)}, {"m.w2", filled({8, 3}, 0.25f)}};
+  auto state = v1_state();
   std::string broken = kV2;
   broken.replace(broken.find("relu(x @ m.w1)\n"), 15, "relu(x @ m.w2)\n");  // [b D] @ [H C]
   const auto report = m.reload(engine, broken, "net.ss", {}, &state);

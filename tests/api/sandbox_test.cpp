@@ -9,6 +9,7 @@
 
 #include "shapescript/shapescript.hpp"
 #include "support/process.hpp"
+#include "support/program_run.hpp"
 
 namespace {
 
@@ -21,17 +22,10 @@ fn main():
     print("loaded", m.w)
 )";
 
-struct Run {
-  std::string printed;
-  std::vector<ss::Diagnostic> diagnostics;
-  std::string code() const { return diagnostics.empty() ? "" : diagnostics[0].code; }
-};
+using Run = ss::test::ProgramRun;
 
 Run run(const std::string& path, const ss::LoadOptions& options) {
-  Run r;
-  r.diagnostics = ss::Engine().run_file(
-      path, "main", [&](std::string_view s) { r.printed += s; }, {}, options);
-  return r;
+  return ss::test::run_main(path, options);
 }
 
 }  // namespace
