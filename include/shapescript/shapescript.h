@@ -166,6 +166,27 @@ typedef struct {
 SS_C_API void ss_load_options_collectives(ss_load_options* options,
                                           const ss_collective_table* table);
 
+/* Sandboxing. Every file a program's `load` and `save` touch must lie
+ * inside `root` (NULL or "": anywhere); reading or writing may be refused
+ * altogether (E1707). `read` and `write`, when given, serve the files
+ * instead of the file system: `read` returns a buffer the library frees
+ * with `free_bytes` (NULL: not found, with a message in `error`). */
+typedef struct {
+  const char* root;
+  int allow_read;  /* nonzero: allowed */
+  int allow_write;
+  void* user;
+  char* (*read)(void* user, const char* path, size_t* size, char* error, size_t error_size);
+  int (*write)(void* user, const char* path, const char* bytes, size_t size, char* error,
+               size_t error_size);
+  void (*free_bytes)(void* user, char* bytes);
+} ss_file_access;
+/* Everything allowed, on the real file system. */
+SS_C_API ss_file_access ss_file_access_default(void);
+SS_C_API void ss_load_options_files(ss_load_options* options, const ss_file_access* files);
+/* How long one run may take, in milliseconds (E1609 past it; 0: no limit). */
+SS_C_API void ss_load_options_time_limit(ss_load_options* options, int64_t milliseconds);
+
 /* ---- modules ---- */
 
 /* A checked, loaded program; NULL with *status when it has errors.
@@ -176,6 +197,17 @@ SS_C_API ss_module* ss_engine_load_source(const ss_engine* engine, const char* t
 SS_C_API ss_module* ss_engine_load_file(const ss_engine* engine, const char* path,
                                         const ss_load_options* options, ss_status** status);
 SS_C_API void ss_module_free(ss_module* module);
+
+/* Hot reload: loads `text` and, when it has no errors, makes it the
+ * module's program (a status with the errors otherwise, the module
+ * untouched). No call may run on the module meanwhile. `state_names` and
+ * `state` are the host's `count` named tensors for its calls; `keep` (count
+ * entries, may be NULL) gets 1 for each the new program still takes with
+ * that shape and element type, 0 for each it doesn't. */
+SS_C_API ss_status* ss_module_reload(ss_module* module, const ss_engine* engine, const char* text,
+                                     const char* name, const ss_load_options* options,
+                                     size_t count, const char* const* state_names,
+                                     const ss_tensor* const* state, int* keep);
 
 /* Calls a device function with its inputs by name (`x`, `m.w1`,
  * `batch.pixels`). On success *result holds its outputs. */

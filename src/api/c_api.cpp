@@ -297,6 +297,47 @@ void ss_load_options_collectives(ss_load_options* options, const ss_collective_t
   });
 }
 
+ss_file_access ss_file_access_default(void) {
+  ss_file_access f{};
+  f.allow_read = 1;
+  f.allow_write = 1;
+  return f;
+}
+
+void ss_load_options_files(ss_load_options* options, const ss_file_access* files) {
+  guarded(nullptr, [&] {
+    ss::FileAccess& a = options->options.files;
+    a = ss::FileAccess{};
+    a.root = files->root ? files->root : "";
+    a.allow_read = files->allow_read != 0;
+    a.allow_write = files->allow_write != 0;
+    const ss_file_access f = *files;
+    if (f.read)
+      a.read = [f](const std::string& path, std::string* bytes, std::string* why) {
+        char error[512] = {0};
+        std::size_t size = 0;
+        char* data = f.read(f.user, path.c_str(), &size, error, sizeof error);
+        if (!data) return *why = error[0] ? error : "the host has no such file", false;
+        bytes->assign(data, size);
+        if (f.free_bytes) f.free_bytes(f.user, data);
+        return true;
+      };
+    if (f.write)
+      a.write = [f](const std::string& path, std::string_view bytes, std::string* why) {
+        char error[512] = {0};
+        if (f.write(f.user, path.c_str(), bytes.data(), bytes.size(), error, sizeof error) == 0)
+          return true;
+        *why = error[0] ? error : "the host refused it";
+        return false;
+      };
+    return 0;
+  });
+}
+
+void ss_load_options_time_limit(ss_load_options* options, int64_t milliseconds) {
+  options->options.time_limit = std::chrono::milliseconds(milliseconds < 0 ? 0 : milliseconds);
+}
+
 // ---- modules ----
 
 static ss_module* loaded(ss::Module m, ss_status** status) {
@@ -328,6 +369,27 @@ ss_module* ss_engine_load_file(const ss_engine* engine, const char* path,
 
 void ss_module_free(ss_module* module) {
   delete module;
+}
+
+ss_status* ss_module_reload(ss_module* module, const ss_engine* engine, const char* text,
+                            const char* name, const ss_load_options* options, size_t count,
+                            const char* const* state_names, const ss_tensor* const* state,
+                            int* keep) {
+  ss_status* failure = nullptr;
+  guarded(&failure, [&] {
+    std::map<std::string, ss::Tensor> named;
+    for (size_t k = 0; k < count; ++k) named[state_names[k]] = state[k]->t;
+    const auto report =
+        module->module.reload(engine->engine, text, name ? name : "source.ss",
+                              options ? options->options : ss::LoadOptions{}, &named);
+    if (!report) {
+      failure = status_of(report.diagnostics);
+      return 0;
+    }
+    for (size_t k = 0; keep && k < count; ++k) keep[k] = named.count(state_names[k]) ? 1 : 0;
+    return 0;
+  });
+  return failure;
 }
 
 ss_status* ss_module_call(const ss_module* module, const char* function, size_t count,

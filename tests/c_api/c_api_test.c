@@ -2,7 +2,8 @@
  * and a sink loaded from source, a device function called with tensors
  * by name, its outputs read back, the coded errors a host meets (a bad
  * program, a wrong shape, an unbound extern fn, a host function that
- * fails), and a controller run printing through a callback. Exits 0 when
+ * fails), a controller run printing through a callback, hot reload, and
+ * sandboxing (no writes, a time limit). Exits 0 when
  * every check holds; prints each failed check. */
 #include <math.h>
 #include <stdio.h>
@@ -179,6 +180,69 @@ int main(int argc, char** argv) {
   CHECK(status != NULL && strcmp(ss_status_code(status), "E1608") == 0);
   CHECK(strstr(ss_status_message(status), "a negative reward") != NULL);
   ss_status_free(status);
+
+  /* Hot reload: a broken source changes nothing; a good one keeps what fits. */
+  {
+    const char* v1 = "dim D = 3\n\nfn scale(x: [b D], k: []) -> [b D] = x * k\n";
+    const char* v2 = "dim D = 4\n\nfn scale(x: [b D], k: []) -> [b D] = x * k\n";
+    const float k = 2.0f, x[3] = {1, 2, 3};
+    const int64_t scalar[1] = {0}, three[1] = {3};
+    const char* names[2] = {"k", "x"};
+    ss_tensor* state[2];
+    int keep[2] = {-1, -1};
+    ss_module* m = ss_engine_load_source(engine, v1, "v1.ss", NULL, &status);
+    CHECK(m != NULL);
+    state[0] = ss_tensor_new(SS_F32, &k, scalar, 0);
+    state[1] = ss_tensor_new(SS_F32, x, three, 1);
+    if (m) {
+      status = ss_module_reload(m, engine, "fn scale(x: [3]) -> [4] = x\n", "bad.ss", NULL, 2,
+                                names, (const ss_tensor* const*)state, keep);
+      CHECK(status != NULL && strcmp(ss_status_code(status), "E0605") == 0);
+      CHECK(keep[0] == -1);  /* untouched */
+      ss_status_free(status);
+      status = ss_module_reload(m, engine, v2, "v2.ss", NULL, 2, names,
+                                (const ss_tensor* const*)state, keep);
+      CHECK(status == NULL);
+      CHECK(keep[0] == 1);  /* k: [] still fits */
+      CHECK(keep[1] == 0);  /* x: [3] isn't [b 4] */
+      ss_module_free(m);
+    }
+    ss_tensor_free(state[0]);
+    ss_tensor_free(state[1]);
+  }
+
+  /* Sandboxing: a read-only host refuses save (E1707); a time limit stops a spin (E1609). */
+  {
+    ss_load_options* sandbox = ss_load_options_new();
+    ss_file_access files = ss_file_access_default();
+    files.allow_write = 0;
+    ss_load_options_files(sandbox, &files);
+    {
+      FILE* f = fopen(path, "w");
+      if (f) {
+        fputs("model M:\n    param w: [2] = zeros\n\nfn main():\n    save(M(seed=0), \"m.st\")\n",
+              f);
+        fclose(f);
+      }
+    }
+    status = ss_engine_run_file(engine, path, "main", NULL, NULL, sandbox);
+    CHECK(status != NULL && strcmp(ss_status_code(status), "E1707") == 0);
+    ss_status_free(status);
+    ss_load_options_time_limit(sandbox, 50);
+    {
+      FILE* f = fopen(path, "w");
+      if (f) {
+        fputs("fn main():\n    t = 0\n    for i in range(1000000000):\n        t = t + i\n"
+              "    print(t)\n",
+              f);
+        fclose(f);
+      }
+    }
+    status = ss_engine_run_file(engine, path, "main", NULL, NULL, sandbox);
+    CHECK(status != NULL && strcmp(ss_status_code(status), "E1609") == 0);
+    ss_status_free(status);
+    ss_load_options_free(sandbox);
+  }
 
   ss_load_options_free(options);
   ss_engine_free(engine);
