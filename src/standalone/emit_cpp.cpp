@@ -164,7 +164,74 @@ class Emitter {
         return true;
       case Op::cast:
         e = a(0);  // the cast to the node's type follows every node
-        return n.type.elem.kind != check::ElemKind::index;  // Index[C](x) checks a range
+        if (n.type.elem.kind == check::ElemKind::index)  // Index[C](x) checks its range
+          e = "[&] { auto t = ssa::cast(" + a(0) + ", ssa::I32); ssa::check_range(t, " +
+              size(*n.type.elem.index_of) + "); return t; }()";
+        return true;
+      case Op::causal:
+        e = "ssa::causal(" + a(0) + ")";
+        return true;
+      case Op::layer_norm:
+      case Op::rms_norm:
+        e = std::string(n.op == Op::layer_norm ? "ssa::layer_norm(" : "ssa::rms_norm(") + a(0) +
+            ", " + std::to_string(n.axes[0]) + ")";
+        return true;
+      case Op::gather:
+        e = "ssa::gather(" + a(0) + ", " + a(1) + ")";
+        return true;
+      case Op::scatter_add:
+        e = "ssa::scatter_add(" + a(0) + ", " + a(1) + ", " + shape(n.type) + ")";
+        return true;
+      case Op::take_along:
+        e = "ssa::take_along(" + a(0) + ", " + a(1) + ", " + std::to_string(n.axes[0]) + ")";
+        return true;
+      case Op::index:
+        e = "ssa::index(" + a(0) + ", " + std::to_string(n.axes[0]) + ", " +
+            std::to_string(static_cast<std::int64_t>(n.number)) + ")";
+        return true;
+      case Op::slice: {
+        const std::string axis = std::to_string(n.axes[0]);
+        const std::string end = n.keep
+                                    ? a(0) + ".shape[" + axis + "] - " + std::to_string(n.ints[1])
+                                    : std::to_string(n.ints[1]);
+        e = "ssa::slice(" + a(0) + ", " + axis + ", " + std::to_string(n.ints[0]) + ", " + end +
+            ")";
+        return true;
+      }
+      case Op::place: {
+        const std::string axis = std::to_string(n.axes[0]);
+        const std::string like = a(1) + ".shape";
+        std::string start, end;
+        if (n.ints.empty()) {  // an index: the values gain the axis back
+          const std::string at = std::to_string(static_cast<std::int64_t>(n.number));
+          start = "(" + at + " < 0 ? " + at + " + " + like + "[" + axis + "] : " + at + ")";
+          end = start + " + 1";
+        } else {
+          start = std::to_string(n.ints[0]);
+          end = n.keep ? like + "[" + axis + "] - " + std::to_string(n.ints[1])
+                       : std::to_string(n.ints[1]);
+        }
+        e = "ssa::place(" + a(0) + ", " + like + ", " + axis + ", " + start + ", " + end + ")";
+        return true;
+      }
+      case Op::concat:
+      case Op::stack: {
+        std::string xs = "{";
+        for (std::size_t k = 0; k < n.in.size(); ++k) xs += (k ? ", &" : "&") + a(k);
+        e = n.op == Op::concat ? "ssa::concat(" + xs + "}, " + std::to_string(n.axes[0]) + ")"
+                               : "ssa::stack(" + xs + "})";
+        return true;
+      }
+      case Op::pad:
+        e = "ssa::pad(" + a(0) + ", " + std::to_string(n.axes[0]) + ", " +
+            std::to_string(n.ints[0]) + ", " + std::to_string(n.ints[1]) + ", " + number(n.number) +
+            ")";
+        return true;
+      case Op::sort:
+      case Op::argsort:
+        e = "ssa::sort(" + a(0) + ", " + std::to_string(n.axes[0]) + ", " +
+            (n.op == Op::argsort ? "true" : "false") + ")";
+        return true;
       case Op::matmul:
         e = "ssa::matmul(" + a(0) + ", " + a(1) + ")";
         return true;
@@ -233,6 +300,7 @@ Emitted emit_cpp(const check::TypedProgram& program, const std::string& from) {
       << "// function per device function of the program.\n"
       << reinterpret_cast<const char*>(ss_standalone_runtime) << "\nnamespace model {\n\n";
   Emitter emitter(program, out);
+  std::vector<std::string> emitted;
   for (const auto& [name, fn] : program.functions) {
     if (fn.controller || fn.item->is_extern) continue;
     ir::Graph g;
@@ -243,8 +311,14 @@ Emitted emit_cpp(const check::TypedProgram& program, const std::string& from) {
     }
     Unsupported bad;
     if (!emitter.function(name, g, &bad)) return {{}, bad};
+    emitted.push_back(name);
   }
-  out << "}  // namespace model\n";
+  out << "// Every function above, by name.\n"
+      << "inline const std::map<std::string, std::vector<ssa::Tensor> (*)(\n"
+      << "    const std::map<std::string, ssa::Tensor>&)>\n    functions = {";
+  for (std::size_t k = 0; k < emitted.size(); ++k)
+    out << (k ? ", " : "") << "{" << quoted(emitted[k]) << ", " << emitted[k] << "}";
+  out << "};\n\n}  // namespace model\n";
   return {out.str(), std::nullopt};
 }
 

@@ -29,14 +29,9 @@ int main(int argc, char** argv) {
     for (auto& v : t.v) s >> v;
     in[name] = t;
   }
-  const std::string function = argv[2];
-  std::vector<ssa::Tensor> out;
-#define SS_CALL(f) \
-  if (function == #f) out = model::f(in);
-  SS_CALL(logits)
-  SS_CALL(loss)
-  SS_CALL(accuracy)
-  SS_CALL(train_step)
+  const auto found = model::functions.find(argv[2]);
+  if (found == model::functions.end()) return 1;
+  const std::vector<ssa::Tensor> out = found->second(in);
   for (const auto& t : out) {
     std::printf("%lld", static_cast<long long>(t.size()));
     for (const double v : t.v) std::printf(" %.9g", v);
