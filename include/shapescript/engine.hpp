@@ -175,6 +175,17 @@ class SS_API Engine {
   // Empty when it wrote the file.
   std::vector<Diagnostic> build_standalone(const std::string& path,
                                            const std::string& output) const;
+  // `shapescript build FILE -o model.so`: the program with its compiled
+  // code (every device function's kernels and every controller function,
+  // compiled now by the JIT module) in a shared object, linked by the
+  // system's C compiler (CC, else cc). load_built loads it back and
+  // compiles nothing: its code is found in the object (then in the
+  // engine's CodeCache). E1809 without the JIT module, when the compiler
+  // fails, or for a file that isn't such an object.
+  std::vector<Diagnostic> build_shared(const std::string& path, const std::string& output) const;
+  Module load_built(const std::string& path, const LoadOptions& options = {}) const;
+  // run_file takes such an object (a path ending in .so) as well as a
+  // program's source.
   std::vector<Diagnostic> run_file(const std::string& path, const std::string& function,
                                    const std::function<void(std::string_view)>& print,
                                    const std::map<std::string, Tensor>& args = {},

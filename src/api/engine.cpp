@@ -5,6 +5,7 @@
 
 #include "api/compiled.hpp"
 #include "api/devices.hpp"
+#include "api/engine_impl.hpp"
 #include "api/host_functions.hpp"
 #include "api/module_impl.hpp"
 #include "check/checker.hpp"
@@ -27,34 +28,6 @@
 #include "syntax/source_file.hpp"
 
 namespace ss {
-
-struct Engine::Impl {
-  EngineOptions options;
-  support::LoggerPtr log;
-  std::vector<Diagnostic> diagnostics;
-  std::optional<cuda::Driver> driver;
-  std::optional<nvrtc::Compiler> nvrtc;
-
-  // A CUDA device needs the driver, the device, and NVRTC to build kernels.
-  void open_cuda(int index) {
-    auto driver_or = cuda::Driver::open(options.cuda_driver_library);
-    if (auto* d = std::get_if<Diagnostic>(&driver_or)) return fail(std::move(*d));
-    driver.emplace(std::move(std::get<cuda::Driver>(driver_or)));
-    log->debug("cuda driver {} (version {}), {} device(s)", driver->path(), driver->version(),
-               driver->device_count());
-    if (auto bad = driver->check_device(index)) return fail(std::move(*bad));
-
-    auto nvrtc_or = nvrtc::Compiler::open(options.nvrtc_library);
-    if (auto* d = std::get_if<Diagnostic>(&nvrtc_or)) return fail(std::move(*d));
-    nvrtc.emplace(std::move(std::get<nvrtc::Compiler>(nvrtc_or)));
-    log->debug("nvrtc {} from {}", nvrtc->version(), nvrtc->path());
-  }
-
-  void fail(Diagnostic d) {
-    log->error("{}", d.message);
-    diagnostics.push_back(std::move(d));
-  }
-};
 
 Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
@@ -215,7 +188,8 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
                                          const std::function<void(std::string_view)>& print,
                                          const std::map<std::string, Tensor>& args,
                                          const LoadOptions& options) const {
-  Module module = load_file(path, options);
+  const bool built = path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0;
+  Module module = built ? load_built(path, options) : load_file(path, options);
   if (!module) return module.diagnostics();
   if (auto unsized = api::unsized_dims(*module.impl_->compiled); !unsized.empty()) return unsized;
   const auto& c = *module.impl_->compiled;

@@ -38,6 +38,43 @@ Value from_output(const Tensor& t, HostKind kind) {
   return v;
 }
 
+}  // namespace
+
+SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
+                            const CodeCache& cache) {
+  std::vector<SsJitHostStep> steps;
+  for (const HostInstr& in : fn.code) switch (in.op) {
+      case HostOp::branch:
+        steps.push_back({SS_JIT_HOST_BRANCH, in.target});
+        break;
+      case HostOp::loop_next:
+        steps.push_back({SS_JIT_HOST_LOOP, in.target});
+        break;
+      case HostOp::jump:
+        steps.push_back({SS_JIT_HOST_JUMP, in.target});
+        break;
+      case HostOp::ret:
+        steps.push_back({SS_JIT_HOST_RETURN, -1});
+        break;
+      default:
+        steps.push_back({SS_JIT_HOST_EXEC, -1});
+    }
+  const auto compile = [&](const std::string& prefix, std::string* object, std::string* error) {
+    return compile_with(
+        [&](auto write, void* context, char* why, std::size_t size) {
+          return api.compile_controller(steps.data(), static_cast<std::int32_t>(steps.size()),
+                                        prefix.c_str(), write, context, why, size);
+        },
+        object, error);
+  };
+  std::string error;
+  const auto code = cached_code(api, controller_identity(api, steps), 1, compile, cache, &error);
+  // Without code the function is interpreted, as without the JIT.
+  return code ? reinterpret_cast<SsJitHostFn>(code->fns[0]) : nullptr;
+}
+
+namespace {
+
 class Controller {
  public:
   Controller(const check::TypedProgram& p, const ir::HostProgram& code,
@@ -188,37 +225,7 @@ class Controller {
   SsJitHostFn compiled_function(const ir::HostFunction& fn) {
     if (!options_.jit) return nullptr;
     if (const auto it = compiled_.find(&fn); it != compiled_.end()) return it->second;
-    std::vector<SsJitHostStep> steps;
-    for (const HostInstr& in : fn.code) switch (in.op) {
-        case HostOp::branch:
-          steps.push_back({SS_JIT_HOST_BRANCH, in.target});
-          break;
-        case HostOp::loop_next:
-          steps.push_back({SS_JIT_HOST_LOOP, in.target});
-          break;
-        case HostOp::jump:
-          steps.push_back({SS_JIT_HOST_JUMP, in.target});
-          break;
-        case HostOp::ret:
-          steps.push_back({SS_JIT_HOST_RETURN, -1});
-          break;
-        default:
-          steps.push_back({SS_JIT_HOST_EXEC, -1});
-      }
-    const SsJitApi& api = *options_.jit;
-    const auto compile = [&](const std::string& prefix, std::string* object, std::string* error) {
-      return compile_with(
-          [&](auto write, void* context, char* why, std::size_t size) {
-            return api.compile_controller(steps.data(), static_cast<std::int32_t>(steps.size()),
-                                          prefix.c_str(), write, context, why, size);
-          },
-          object, error);
-    };
-    std::string error;
-    const auto code =
-        cached_code(api, controller_identity(api, steps), 1, compile, options_.code_cache, &error);
-    // Without code the function is interpreted, as without the JIT.
-    return compiled_[&fn] = code ? reinterpret_cast<SsJitHostFn>(code->fns[0]) : nullptr;
+    return compiled_[&fn] = controller_code(*options_.jit, fn, options_.code_cache);
   }
 
   // What compiled code works on: the function's slots, and what failed (a

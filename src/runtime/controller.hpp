@@ -73,6 +73,12 @@ struct HostFunctionError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A controller function's control flow compiled (tier 1), found in
+// `cache` when compiled before; null when the JIT can't compile it (it is
+// interpreted then).
+SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
+                            const CodeCache& cache);
+
 // Our own bug, reached at run time, as a diagnostic for the host (never an
 // exception across the API).
 Diagnostic internal_error(const std::string& what);

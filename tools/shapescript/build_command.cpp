@@ -1,5 +1,7 @@
-// `shapescript build --standalone FILE -o OUT`: the standalone build. For
-// now it checks and refuses what can't be built (E1805: several devices).
+// `shapescript build FILE -o model.so`: the program and its compiled code
+// in a shared object (Engine::build_shared), which `run` and hosts load
+// without compiling; `shapescript build --standalone FILE -o model.cpp`:
+// the device functions as self-contained C++ (Engine::build_standalone).
 #include <iostream>
 
 #include "cli.hpp"
@@ -9,10 +11,10 @@ namespace ss::cli {
 
 int run_build(const std::vector<std::string>& words, const Options& options) {
   if (words.size() != 1) return usage_error("`build` takes one FILE");
-  if (!options.standalone) return usage_error("`build` needs --standalone (the only kind so far)");
   if (options.output.empty()) return usage_error("`build` needs `-o FILE`");
   Engine engine;
-  const auto diagnostics = engine.build_standalone(words[0], options.output);
+  const auto diagnostics = options.standalone ? engine.build_standalone(words[0], options.output)
+                                              : engine.build_shared(words[0], options.output);
   for (const auto& d : diagnostics) {
     if (options.json)
       std::cout << to_json(d) << "\n";

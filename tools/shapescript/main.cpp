@@ -19,6 +19,10 @@ usage:
   shapescript check FILE...       check programs; errors are printed rustc-style
   shapescript run FILE [FN]       check a program and run FN (main by default) on
                                   the reference runtime, printing what it prints
+  shapescript build FILE -o OUT.so
+                                  the program with its code compiled by the JIT, in
+                                  a shared object `run` (and hosts) load without
+                                  compiling: `shapescript run OUT.so`
   shapescript build --standalone FILE -o OUT
                                   emit one self-contained C++ source (refused for
                                   several devices, E1805; OUT a C++ file, E1807)
