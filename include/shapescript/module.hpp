@@ -149,11 +149,15 @@ struct LoadOptions {
   // for one left unbound, E1607 for one whose parameters or result don't
   // fit). A binding the program doesn't declare is never called.
   std::map<std::string, HostFunction> host_functions;
-  // Sandboxing: the files the program may touch, and how long one run
+  // Sandboxing: the files the program may touch, how long one run
   // (Engine::run_file) may take before it stops with E1609 (zero: no
-  // limit).
+  // limit), and how much memory it may hold.
   FileAccess files;
   std::chrono::milliseconds time_limit{0};
+  // How much tensor memory one run (Engine::run_file, or one Module::call)
+  // may hold at once, in bytes, counting what the controller's thread and
+  // its graphs allocate; past it the run stops with E1610 (zero: no limit).
+  std::int64_t memory_limit = 0;
 };
 
 struct SS_API CallResult {

@@ -216,6 +216,7 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       run.call_host = api::host_caller(module.impl_->host_functions);
       run.files = options.files;
       run.time_limit = options.time_limit;
+      run.memory_limit = options.memory_limit;
       run.on_call = [impl = module.impl_.get()](const std::string& name, bool compiled) {
         std::lock_guard lock(impl->controller_mutex);
         FunctionStats& f = impl->controller_calls[name];

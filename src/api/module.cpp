@@ -62,6 +62,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   sinks = options.sinks;
   api::check_host_functions(*compiled, options.host_functions);
   host_functions = options.host_functions;
+  memory_limit = options.memory_limit;
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
   const auto gpu = api::cuda_device(*compiled, engine.device);
@@ -213,6 +214,12 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     if (r.diagnostics.empty())
       r.diagnostics.push_back(diag::error(diag::Code::E1604, "no program is loaded"));
     return r;
+  }
+  std::optional<runtime::MemoryBudget::Scope> budget;  // LoadOptions::memory_limit, this call
+  if (impl_->memory_limit > 0) {
+    auto b = std::make_shared<runtime::MemoryBudget>();
+    b->limit = impl_->memory_limit;
+    budget.emplace(std::move(b));
   }
   if (auto unsized = api::unsized_dims(*impl_->compiled); !unsized.empty()) {
     CallResult r;

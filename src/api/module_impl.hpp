@@ -26,6 +26,7 @@ struct Module::Impl {
   mutable std::unique_ptr<ir::HostProgram> controller;  // lowered at the first run
   std::map<std::string, SinkCallback> sinks;            // bound at load
   std::map<std::string, HostFunction> host_functions;   // bound at load
+  std::int64_t memory_limit = 0;                        // LoadOptions::memory_limit
   mutable std::atomic<std::int64_t> dropout_runs{0};    // `$seed` for calls that don't give one
   // Several devices: the workers, each function's graph as they run it,
   // and where their stats go.

@@ -728,6 +728,11 @@ std::optional<Diagnostic> program_failure(const std::exception& e, const syntax:
                         std::to_string(range->bound - 1),
                     "an Index[C] holds 0 to C-1: check the data, or clip before casting");
     d.labels.push_back(map.label(at, "here", true));
+  } else if (const auto* memory = dynamic_cast<const MemoryLimitError*>(&e)) {
+    d = diag::error(diag::Code::E1610, memory->what(),
+                    "the host limits the memory a run may hold (LoadOptions::memory_limit, "
+                    "--memory-limit): use smaller batches or models, or ask the host for more");
+    d.labels.push_back(map.label(at, "in this call", true));
   } else if (const auto* device = dynamic_cast<const DeviceError*>(&e)) {
     d = diag::error(device->code, device->what(), device->help);
     d.labels.push_back(map.label(at, "in this call", true));
@@ -814,6 +819,12 @@ std::vector<Diagnostic> run_function(const check::TypedProgram& program,
                                      const std::map<std::string, Tensor>& args,
                                      const RunOptions& options) {
   Controller controller(program, code, map, options);
+  std::optional<MemoryBudget::Scope> budget;
+  if (options.memory_limit > 0) {
+    auto b = std::make_shared<MemoryBudget>();
+    b->limit = options.memory_limit;
+    budget.emplace(std::move(b));
+  }
   for (const auto& [name, span] : program.sinks)
     if (!options.sinks.count(name)) {
       Diagnostic d = diag::error(diag::Code::E1705, "the sink `" + name + "` has no destination",

@@ -66,6 +66,7 @@ struct RunOptions {
   // branch or graph (E1609; zero: no limit).
   FileAccess files;
   std::chrono::milliseconds time_limit{0};
+  std::int64_t memory_limit = 0;  // bytes of tensors the run may hold (E1610); 0: none
 };
 
 // A host function's failure, in its words: E1608 at the call.

@@ -29,15 +29,50 @@ std::string shape_str(const Shape& shape) {
   return out + "]";
 }
 
+namespace {
+thread_local std::shared_ptr<MemoryBudget> t_budget;  // this thread's open scope's
+}  // namespace
+
+MemoryBudget::Scope::Scope(std::shared_ptr<MemoryBudget> budget) : previous_(t_budget) {
+  t_budget = std::move(budget);
+}
+
+MemoryBudget::Scope::~Scope() {
+  t_budget = std::move(previous_);
+}
+
+MemoryLimitError::MemoryLimitError(std::int64_t w, std::int64_t u, std::int64_t l)
+    : std::runtime_error("a tensor of " + std::to_string(w) +
+                         " bytes would take the run's memory to " + std::to_string(u + w) +
+                         " bytes, past the host's limit of " + std::to_string(l)),
+      wanted(w),
+      used(u),
+      limit(l) {}
+
 std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
   const std::size_t rounded =
       std::max<std::size_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  const std::shared_ptr<MemoryBudget> budget = t_budget;
+  if (budget) {
+    const auto size = static_cast<std::int64_t>(rounded);
+    const std::int64_t used = budget->used.fetch_add(size) + size;
+    if (budget->limit > 0 && used > budget->limit) {
+      budget->used.fetch_sub(size);
+      throw MemoryLimitError(size, used - size, budget->limit);
+    }
+    std::int64_t peak = budget->peak.load();
+    while (used > peak && !budget->peak.compare_exchange_weak(peak, used)) {
+    }
+  }
   void* data = BufferPool::take(rounded, kAlignment);
   if (zeroed) std::memset(data, 0, rounded);
   try {
-    return std::shared_ptr<Buffer>(new Buffer(data, bytes, rounded, true));
+    auto buffer = std::shared_ptr<Buffer>(new Buffer(data, bytes, rounded, true));
+    buffer->budget_ = budget;
+    return buffer;
   } catch (...) {
     BufferPool::give(data, rounded);
+    if (budget) budget->used.fetch_sub(static_cast<std::int64_t>(rounded));
     throw;
   }
 }
@@ -71,6 +106,7 @@ std::shared_ptr<const void> Buffer::twin() const {
 }
 
 Buffer::~Buffer() {
+  if (budget_) budget_->used.fetch_sub(static_cast<std::int64_t>(capacity_));
   if (owned_) BufferPool::give(data_, capacity_);
 }
 

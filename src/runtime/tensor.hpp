@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,32 @@ using Strides = std::vector<std::int64_t>;  // in elements, per axis; may be 0 o
 std::int64_t element_count(const Shape& shape);
 Strides row_major_strides(const Shape& shape);
 std::string shape_str(const Shape& shape);  // "[2 3]"
+
+// A limit on the tensor memory one run may hold (LoadOptions::
+// memory_limit): while a MemoryBudget::Scope is open on a thread, every
+// buffer that thread allocates is charged to the budget until it is freed,
+// and one that would pass the limit throws MemoryLimitError instead.
+struct MemoryBudget {
+  std::int64_t limit = 0;  // bytes
+  std::atomic<std::int64_t> used{0};
+  std::atomic<std::int64_t> peak{0};
+
+  class Scope {
+   public:
+    explicit Scope(std::shared_ptr<MemoryBudget> budget);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    std::shared_ptr<MemoryBudget> previous_;
+  };
+};
+
+struct MemoryLimitError : std::runtime_error {
+  MemoryLimitError(std::int64_t wanted, std::int64_t used, std::int64_t limit);
+  std::int64_t wanted, used, limit;
+};
 
 // Memory a tensor's elements live in: owned (aligned, from the buffer
 // pool, zeroed unless asked not to be) or borrowed.
@@ -62,6 +89,7 @@ class Buffer {
   std::size_t bytes_;
   std::size_t capacity_;  // what was taken from the pool
   bool owned_;
+  std::shared_ptr<MemoryBudget> budget_;  // what it is charged to, if anything
   // A deferred buffer's: set once, cleared when fetched.
   mutable std::atomic<bool> pending_{false};
   mutable std::mutex fetch_mutex_;

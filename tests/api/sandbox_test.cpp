@@ -1,7 +1,7 @@
 // Sandboxing from a host: every file `load` and `save` touch goes through
 // LoadOptions::files (the host's own read and write, or the real file
 // system confined to a root, or no writes at all: E1707), and a run stops
-// past LoadOptions::time_limit (E1609).
+// past LoadOptions::time_limit (E1609) or memory_limit (E1610).
 #include <doctest/doctest.h>
 
 #include <map>
@@ -90,4 +90,30 @@ TEST_CASE("a run past the host's time limit stops with E1609, and a quick one do
   CHECK(r.printed.empty());
   options.time_limit = std::chrono::milliseconds(60000);
   CHECK(run(dir.write("quick.ss", "fn main():\n    print(1 + 2)\n"), options).printed == "3\n");
+}
+
+TEST_CASE("a run or a call past the host's memory limit stops with E1610 and frees what it held") {
+  ss::test::TempDir dir;
+  const auto big = dir.write("big.ss",
+                             "dim M = 1000\ndim N = 1000\n\nfn main():\n    x = ones([M N]) * 2.0\n"
+                             "    print(mean(mean(x, over=N), over=M))\n");
+  ss::LoadOptions options;
+  options.memory_limit = 1000000;
+  const Run r = run(big, options);
+  REQUIRE(r.code() == "E1610");
+  CHECK(r.diagnostics[0].location.line == 5);
+  options.memory_limit = 64 << 20;  // room for it
+  CHECK(run(big, options).printed == "2.0\n");
+
+  // A device function called by a host: the same limit, per call.
+  options.memory_limit = 1000000;
+  const ss::Module m =
+      ss::Engine().load_source("fn f(x: [n]) -> [n] = x * 2.0 + 1.0\n", "f.ss", options);
+  REQUIRE(m);
+  std::vector<float> small(1000, 1.0f), large(1000000, 1.0f);
+  CHECK(m.call("f", {ss::Tensor::view(small.data(), {1000})}));
+  const auto refused = m.call("f", {ss::Tensor::view(large.data(), {1000000})});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.diagnostics.at(0).code == "E1610");
+  CHECK(m.call("f", {ss::Tensor::view(small.data(), {1000})}));  // nothing left charged
 }

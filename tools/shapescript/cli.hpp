@@ -34,6 +34,7 @@ struct Options {
   std::string files_root;                   // --files-root DIR: the only folder load/save may touch
   bool read_only = false;                   // --read-only: no `save`
   std::int64_t time_limit_ms = 0;           // --time-limit MS: 0, none
+  std::int64_t memory_limit = 0;            // --memory-limit BYTES: 0, none
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

@@ -63,6 +63,8 @@ options:
   --read-only                     with run: the program may not `save` (E1707)
   --time-limit MS                 with run: stop the program after MS milliseconds
                                   (E1609), at its next loop turn, branch or graph
+  --memory-limit BYTES            with run: the tensor memory the program may hold
+                                  at once (E1610 past it)
   --collective-timeout MS         with run: how long a worker waits for the others in
                                   a collective before the run fails (E1806)
   --stats                         with run: after it, on standard error, what each
@@ -199,6 +201,15 @@ int main(int argc, char** argv) {
       if (value.empty() || !end || *end != '\0' || ms < 1)
         return usage_error("`--time-limit` takes milliseconds, 1 or more");
       options.time_limit_ms = ms;
+      continue;
+    }
+    if (arg == "--memory-limit") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      char* end = nullptr;
+      const long long bytes = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || !end || *end != '\0' || bytes < 1)
+        return usage_error("`--memory-limit` takes bytes, 1 or more");
+      options.memory_limit = bytes;
       continue;
     }
     if (arg == "--precision") {

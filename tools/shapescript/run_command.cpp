@@ -112,6 +112,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
   load.files.root = options.files_root;
   load.files.allow_write = !options.read_only;
   load.time_limit = std::chrono::milliseconds(options.time_limit_ms);
+  load.memory_limit = options.memory_limit;
   for (const auto& [name, path] : options.sinks) {
     files.push_back(std::make_unique<FileSink>(path));
     if (!files.back()->ok()) {
