@@ -104,8 +104,8 @@ struct CollectiveTable {
 // and optimisers, `save`) go through here, so a host confines them,
 // forbids them, or serves them itself (an archive, a virtual file
 // system). Scripts from untrusted sources get a root and no writes. A path
-// the host doesn't allow is E1707; the library's own code cache and the
-// program's source are the host's to give.
+// the host doesn't allow is E1707. Engine::load_file and run_file read the
+// program's source through it too; the code cache is the host's to give.
 struct FileAccess {
   // Reads the whole file into *bytes, or returns false with *why. Null:
   // the real file system.

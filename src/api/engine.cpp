@@ -17,7 +17,9 @@
 #include "kernels/cuda_libraries.hpp"
 #include "kernels/nvrtc.hpp"
 #include "runtime/controller.hpp"
+#include "runtime/data_error.hpp"
 #include "runtime/fast_executor.hpp"
+#include "runtime/files.hpp"
 #include "runtime/format.hpp"
 #include "runtime/jit_module.hpp"
 #include "shapescript/version.hpp"
@@ -101,7 +103,20 @@ std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_
 
 Module Engine::load_file(const std::string& path, const LoadOptions& options) const {
   Module m;
-  m.impl_->compiled = api::compile_file(path, *impl_->log);
+  const FileAccess& files = options.files;
+  if (files.read || !files.root.empty() || !files.allow_read) {
+    // The host's file access serves (or confines) the program's own source too.
+    try {
+      m.impl_->compiled = api::compile_text(runtime::read_bytes(files, path), path, *impl_->log);
+    } catch (const runtime::DataError& e) {
+      m.impl_->compiled = std::make_unique<api::Compiled>();
+      m.impl_->compiled->name = path;
+      m.impl_->compiled->diagnostics.push_back(diag::error(e.code, e.what(), e.help));
+      return m;
+    }
+  } else {
+    m.impl_->compiled = api::compile_file(path, *impl_->log);
+  }
   m.impl_->bind(options, impl_->options);
   return m;
 }

@@ -45,11 +45,20 @@ TEST_CASE("a host serves the program's files itself: nothing touches the disk") 
     *bytes = it->second;
     return true;
   };
+  store["/virtual/prog.ss"] = kSaveLoad;  // the program's source is served too
+  const Run from_store = run("/virtual/prog.ss", options);
+  REQUIRE_MESSAGE(from_store.diagnostics.empty(), from_store.diagnostics[0].render());
+  CHECK(from_store.printed == "loaded [1. 1. 1.]\n");
+  CHECK(store.count("/virtual/m.safetensors") == 1);  // saved beside it, in the store
+  store.clear();
+  const Run missing = run(program, options);  // on disk, but not in the host's store
+  CHECK(missing.code() == "E1408");
+  store[program] = kSaveLoad;
   const Run r = run(program, options);
   REQUIRE_MESSAGE(r.diagnostics.empty(), r.diagnostics[0].render());
   CHECK(r.printed == "loaded [1. 1. 1.]\n");
-  REQUIRE(store.size() == 1);
-  CHECK(store.begin()->first == dir.file("m.safetensors"));
+  REQUIRE(store.size() == 2);  // the program and what it saved
+  CHECK(store.count(dir.file("m.safetensors")) == 1);
   CHECK_FALSE(ss::test::run_process({"test", "-e", dir.file("m.safetensors")}, {}).exit_code == 0);
 }
 
