@@ -12,12 +12,12 @@
 #include "shapescript/shapescript.h"
 
 static int failures = 0;
-#define CHECK(cond)                                                 \
-  do {                                                              \
-    if (!(cond)) {                                                  \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                   \
-    }                                                               \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 static const char* kProgram =
@@ -71,6 +71,15 @@ static char printed[256];
 static void print(void* user, const char* line) {
   (void)user;
   strncat(printed, line, sizeof printed - strlen(printed) - 1);
+}
+
+/* Writes `text` to `path`; a failure fails a check. */
+static void write_file(const char* path, const char* text) {
+  FILE* f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
 }
 
 int main(int argc, char** argv) {
@@ -151,14 +160,7 @@ int main(int argc, char** argv) {
 
   /* A controller run: the host function, the sink, printing. */
   snprintf(path, sizeof path, "%s/prog.ss", dir);
-  {
-    FILE* f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-      fputs(kProgram, f);
-      fclose(f);
-    }
-  }
+  write_file(path, kProgram);
   status = ss_engine_run_file(engine, path, "main", print, NULL, options);
   CHECK(status == NULL);
   if (status) fprintf(stderr, "%s", ss_status_render(status));
@@ -168,14 +170,8 @@ int main(int argc, char** argv) {
   CHECK(calls == 1);
 
   /* A host function that fails: E1608, pointing at the call. */
-  {
-    FILE* f = fopen(path, "w");
-    if (f) {
-      fputs("extern fn reward(s: [3]) -> []\n\nfn main():\n    print(reward(ones([3]) * -1.0))\n",
-            f);
-      fclose(f);
-    }
-  }
+  write_file(path,
+             "extern fn reward(s: [3]) -> []\n\nfn main():\n    print(reward(ones([3]) * -1.0))\n");
   status = ss_engine_run_file(engine, path, "main", print, NULL, options);
   CHECK(status != NULL && strcmp(ss_status_code(status), "E1608") == 0);
   CHECK(strstr(ss_status_message(status), "a negative reward") != NULL);
@@ -198,13 +194,13 @@ int main(int argc, char** argv) {
       status = ss_module_reload(m, engine, "fn scale(x: [3]) -> [4] = x\n", "bad.ss", NULL, 2,
                                 names, (const ss_tensor* const*)state, keep);
       CHECK(status != NULL && strcmp(ss_status_code(status), "E0605") == 0);
-      CHECK(keep[0] == -1);  /* untouched */
+      CHECK(keep[0] == -1); /* untouched */
       ss_status_free(status);
       status = ss_module_reload(m, engine, v2, "v2.ss", NULL, 2, names,
                                 (const ss_tensor* const*)state, keep);
       CHECK(status == NULL);
-      CHECK(keep[0] == 1);  /* k: [] still fits */
-      CHECK(keep[1] == 0);  /* x: [3] isn't [b 4] */
+      CHECK(keep[0] == 1); /* k: [] still fits */
+      CHECK(keep[1] == 0); /* x: [3] isn't [b 4] */
       ss_module_free(m);
     }
     ss_tensor_free(state[0]);
@@ -217,27 +213,15 @@ int main(int argc, char** argv) {
     ss_file_access files = ss_file_access_default();
     files.allow_write = 0;
     ss_load_options_files(sandbox, &files);
-    {
-      FILE* f = fopen(path, "w");
-      if (f) {
-        fputs("model M:\n    param w: [2] = zeros\n\nfn main():\n    save(M(seed=0), \"m.st\")\n",
-              f);
-        fclose(f);
-      }
-    }
+    write_file(path,
+               "model M:\n    param w: [2] = zeros\n\nfn main():\n    save(M(seed=0), \"m.st\")\n");
     status = ss_engine_run_file(engine, path, "main", NULL, NULL, sandbox);
     CHECK(status != NULL && strcmp(ss_status_code(status), "E1707") == 0);
     ss_status_free(status);
     ss_load_options_time_limit(sandbox, 50);
-    {
-      FILE* f = fopen(path, "w");
-      if (f) {
-        fputs("fn main():\n    t = 0\n    for i in range(1000000000):\n        t = t + i\n"
-              "    print(t)\n",
-              f);
-        fclose(f);
-      }
-    }
+    write_file(path,
+               "fn main():\n    t = 0\n    for i in range(1000000000):\n        t = t + i\n"
+               "    print(t)\n");
     status = ss_engine_run_file(engine, path, "main", NULL, NULL, sandbox);
     CHECK(status != NULL && strcmp(ss_status_code(status), "E1609") == 0);
     ss_status_free(status);
