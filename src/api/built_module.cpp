@@ -127,9 +127,16 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
       return {diag::error(diag::Code::E1706, "can't write `" + c_file + "`",
                           "check that the output's folder exists and is writable")};
   }
+  // Paths are quoted for the shell (a ' inside one becomes '\''); CC is
+  // the host's own command line, as make takes it.
+  const auto quoted = [](const std::string& path) {
+    std::string q = "'";
+    for (const char c : path) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
   const char* cc = std::getenv("CC");
-  const std::string command = std::string(cc && *cc ? cc : "cc") + " -shared -fPIC -o '" + output +
-                              "' '" + c_file + "' 2>&1";
+  const std::string command = std::string(cc && *cc ? cc : "cc") + " -shared -fPIC -o " +
+                              quoted(output) + " " + quoted(c_file) + " 2>&1";
   std::string log;
   int status = -1;
   if (FILE* pipe = ::popen(command.c_str(), "r")) {
