@@ -876,46 +876,16 @@ class GraphRun {
   // kernels.
   DTensor einops(std::size_t i, const ir::Node& n) {
     const DTensor& x = in(n, 0);
-    const auto plan = runtime::einops_names(n, x.view, sizes_, dims_);
-    std::vector<std::string> names;
-    Shape atoms;
-    for (const auto& name : plan.names)
-      if (!name.empty()) {
-        names.push_back(name);
-        atoms.push_back(plan.sizes.at(name));
-      }
-    std::vector<std::int64_t> order;
-    Shape shape, kept, expanded;
-    bool repeats = false;
-    for (const auto& group : n.groups_out) {
-      std::int64_t size = 1;
-      for (const auto& name : group) {
-        const std::int64_t s = plan.sizes.at(name);
-        const auto it = std::find(names.begin(), names.end(), name);
-        size *= s;
-        expanded.push_back(s);
-        if (it == names.end()) {
-          repeats = true;
-          kept.push_back(1);
-          continue;
-        }
-        order.push_back(it - names.begin());
-        kept.push_back(s);
-      }
-      shape.push_back(size);
-    }
-    std::int64_t reduced = 1;
-    for (std::size_t a = 0; a < names.size(); ++a)
-      if (std::find(order.begin(), order.end(), static_cast<std::int64_t>(a)) == order.end()) {
-        order.push_back(static_cast<std::int64_t>(a));
-        reduced *= atoms[a];
-      }
+    const runtime::RearrangePlan plan = runtime::rearrange_plan(n, x.view, sizes_, dims_);
+    const Shape &atoms = plan.atoms, &shape = plan.shape, &kept = plan.kept,
+                &expanded = plan.expanded;
+    const std::int64_t reduced = plan.reduced;
     const DTensor c = compact(x);
     if (runtime::element_count(atoms) != c.size()) throw NotOnDevice{};
-    const DTensor arranged = compact(c.with(c.view.reshape(atoms).permute(order)));
+    const DTensor arranged = compact(c.with(c.view.reshape(atoms).permute(plan.order)));
     if (n.name.empty()) {
       if (reduced != 1) throw NotOnDevice{};  // the reference's error
-      if (!repeats) return arranged.with(arranged.view.reshape(shape));
+      if (!plan.repeats) return arranged.with(arranged.view.reshape(shape));
       // The new names by stride 0, then one copy.
       const Tensor small = arranged.view.reshape(kept);
       runtime::Strides strides = small.strides();
@@ -927,7 +897,7 @@ class GraphRun {
       pointwise({}, {&wide}, full);
       return full.with(full.view.reshape(shape));
     }
-    if (repeats || (n.name != "sum" && n.name != "mean") || x.dtype() != DType::f32)
+    if (plan.repeats || (n.name != "sum" && n.name != "mean") || x.dtype() != DType::f32)
       throw NotOnDevice{};
     const std::int64_t rows = runtime::element_count(shape);
     DTensor r =

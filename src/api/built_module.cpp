@@ -129,9 +129,9 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
   }
   // Paths are quoted for the shell (a ' inside one becomes '\''); CC is
   // the host's own command line, as make takes it.
-  const auto quoted = [](const std::string& path) {
+  const auto quoted = [](const std::string& file) {
     std::string q = "'";
-    for (const char c : path) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    for (const char c : file) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
   };
   const char* cc = std::getenv("CC");

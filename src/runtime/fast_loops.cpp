@@ -268,50 +268,20 @@ bool cast_to_f32(const Tensor& x, Tensor& out) {
 bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
                const std::map<std::string, std::int64_t>& sizes, const Dims& dims) {
   const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
-  const auto plan = einops_names(n, x, sizes, dims);
-  std::vector<std::string> in;  // the named axes, size-1 ones dropped
-  Shape atoms;
-  for (const auto& name : plan.names)
-    if (!name.empty()) {
-      in.push_back(name);
-      atoms.push_back(plan.sizes.at(name));
-    }
-  std::vector<std::int64_t> order;  // the input's names the output keeps, in its order
-  Shape shape, kept, expanded;      // the output's; its kept names'; with the new ones
-  bool repeats = false;
-  for (const auto& group : n.groups_out) {
-    std::int64_t size = 1;
-    for (const auto& name : group) {
-      const std::int64_t s = plan.sizes.at(name);
-      const auto it = std::find(in.begin(), in.end(), name);
-      size *= s;
-      expanded.push_back(s);
-      if (it == in.end()) {
-        repeats = true;
-        kept.push_back(1);
-        continue;
-      }
-      order.push_back(it - in.begin());
-      kept.push_back(s);
-    }
-    shape.push_back(size);
-  }
-  std::int64_t reduced = 1;  // the reduced names, after the kept ones, in input order
-  for (std::size_t a = 0; a < in.size(); ++a)
-    if (std::find(order.begin(), order.end(), static_cast<std::int64_t>(a)) == order.end()) {
-      order.push_back(static_cast<std::int64_t>(a));
-      reduced *= atoms[a];
-    }
+  const RearrangePlan plan = rearrange_plan(n, x, sizes, dims);
+  const Shape &atoms = plan.atoms, &shape = plan.shape, &kept = plan.kept,
+              &expanded = plan.expanded;
+  const std::int64_t reduced = plan.reduced;
   const Tensor c = x.contiguous() ? x : x.compact();
-  const Tensor arranged = c.reshape(atoms).permute(order).compact();
+  const Tensor arranged = c.reshape(atoms).permute(plan.order).compact();
   if (n.name.empty()) {              // no reduction
     if (reduced != 1) return false;  // a name dropped without one: the reference's error
-    out = repeats ? fast::expand(arranged.reshape(kept), expanded).reshape(shape)
-                  : arranged.reshape(shape);
+    out = plan.repeats ? fast::expand(arranged.reshape(kept), expanded).reshape(shape)
+                       : arranged.reshape(shape);
     return true;
   }
   const std::string& op = n.name;
-  if (x.dtype() != DType::f32 || repeats ||
+  if (x.dtype() != DType::f32 || plan.repeats ||
       (op != "sum" && op != "mean" && op != "max" && op != "min"))
     return false;
   const std::int64_t rows = element_count(shape);  // each over `reduced` (maybe none)

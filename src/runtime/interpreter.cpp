@@ -58,6 +58,41 @@ EinopsNames einops_names(const ir::Node& n, const Tensor& x,
   return {names, sizes};
 }
 
+RearrangePlan rearrange_plan(const ir::Node& n, const Tensor& x,
+                             const std::map<std::string, std::int64_t>& bound, const Dims& dims) {
+  RearrangePlan r;
+  const auto plan = einops_names(n, x, bound, dims);
+  std::vector<std::string> in;  // the named axes, size-1 ones dropped
+  for (const auto& name : plan.names)
+    if (!name.empty()) {
+      in.push_back(name);
+      r.atoms.push_back(plan.sizes.at(name));
+    }
+  for (const auto& group : n.groups_out) {
+    std::int64_t size = 1;
+    for (const auto& name : group) {
+      const std::int64_t s = plan.sizes.at(name);
+      const auto it = std::find(in.begin(), in.end(), name);
+      size *= s;
+      r.expanded.push_back(s);
+      if (it == in.end()) {
+        r.repeats = true;
+        r.kept.push_back(1);
+        continue;
+      }
+      r.order.push_back(it - in.begin());
+      r.kept.push_back(s);
+    }
+    r.shape.push_back(size);
+  }
+  for (std::size_t a = 0; a < in.size(); ++a)
+    if (std::find(r.order.begin(), r.order.end(), static_cast<std::int64_t>(a)) == r.order.end()) {
+      r.order.push_back(static_cast<std::int64_t>(a));
+      r.reduced *= r.atoms[a];
+    }
+  return r;
+}
+
 namespace {
 
 // Sums a worker's part with every other worker's, in place: f32 and i32

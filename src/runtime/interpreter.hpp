@@ -119,6 +119,21 @@ struct EinopsNames {
 EinopsNames einops_names(const ir::Node& n, const Tensor& x,
                          const std::map<std::string, std::int64_t>& bound, const Dims& dims);
 
+// An einops node as one rearrangement of its input, for an executor that
+// moves elements rather than naming them: the input's named axes (size-1
+// ones dropped) as `atoms`, permuted by `order` (the output's names in its
+// order, then the ones it reduces, in the input's order, `reduced`
+// elements in all). A name only the output has repeats the input: `kept`
+// has 1 there and `expanded` its size. `shape` is the output's.
+struct RearrangePlan {
+  Shape atoms, shape, kept, expanded;
+  std::vector<std::int64_t> order;
+  bool repeats = false;
+  std::int64_t reduced = 1;
+};
+RearrangePlan rearrange_plan(const ir::Node& n, const Tensor& x,
+                             const std::map<std::string, std::int64_t>& bound, const Dims& dims);
+
 // Without a worker context, an all_reduce node passes its value on (one
 // device holds every part).
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
