@@ -29,6 +29,12 @@ install(FILES ${PROJECT_BINARY_DIR}/shapescriptConfig.cmake
               ${PROJECT_BINARY_DIR}/shapescriptConfigVersion.cmake
         DESTINATION ${_ss_cmake_dir})
 
+# The installed file finds its prefix from where it lies, so it is written
+# aside (install/) and copied in; the build tree's own shapescript.pc names
+# the build tree's folders, for a host built against a build.
 configure_file(${PROJECT_SOURCE_DIR}/cmake/shapescript.pc.in
+               ${PROJECT_BINARY_DIR}/install/shapescript.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/install/shapescript.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/shapescript-build-tree.pc.in
                ${PROJECT_BINARY_DIR}/shapescript.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/shapescript.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

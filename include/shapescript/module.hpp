@@ -122,7 +122,16 @@ struct FileAccess {
 
 struct LoadOptions {
   std::map<std::string, std::int64_t> dims;
+  // Each sink's destination, by name. A sink the program declares and this
+  // leaves unbound (or bound to null) goes to `unbound_sink`; its records
+  // are dropped where that is null too.
   std::map<std::string, SinkCallback> sinks;
+  // Told each record of a sink that `sinks` leaves unbound, with its name
+  // (the CLI counts them and shows the last). Null: they are dropped.
+  std::function<void(const std::string& sink, const SinkRecord&)> unbound_sink;
+  // True: a declared sink that `sinks` leaves unbound is E1705 at load, for
+  // a host that must keep every record.
+  bool strict_sinks = false;
   // Told how far a loop over a dataset's batches has got (done of total),
   // after each batch: the CLI draws a progress bar with it on a terminal.
   std::function<void(std::int64_t done, std::int64_t total)> progress;

@@ -9,7 +9,7 @@
  * a status holding the program's diagnostics (the first one's code, such
  * as "E1603", and every one rendered rustc-style). The caller frees it with
  * ss_status_free. No C++ exception ever crosses this boundary; a bug in
- * the library becomes a status with code "internal".
+ * the library becomes a status with code "E0001" (internal error).
  *
  * Ownership. Every object a `_new`, `_load` or `_call` function returns
  * belongs to the caller, who frees it with the matching `_free` (each
@@ -48,7 +48,7 @@ typedef struct ss_call_result ss_call_result;
 
 /* ---- statuses ---- */
 
-/* The first diagnostic's code ("E1603"; "internal" for a library bug). */
+/* The first diagnostic's code ("E1603"; "E0001" for a library bug). */
 SS_C_API const char* ss_status_code(const ss_status* status);
 /* The first diagnostic's message, one line. */
 SS_C_API const char* ss_status_message(const ss_status* status);
@@ -120,11 +120,14 @@ SS_C_API ss_load_options* ss_load_options_new(void);
 SS_C_API void ss_load_options_free(ss_load_options* options);
 /* The size of a dim declared without one (`dim V`). */
 SS_C_API void ss_load_options_set_dim(ss_load_options* options, const char* name, int64_t size);
-/* A sink's destination: called for each `write`, with the names and values. */
+/* A sink's destination: called for each `write`, with the names and values.
+ * A declared sink left unbound drops its records. */
 typedef void (*ss_sink_fn)(void* user, size_t count, const char* const* names,
                            const double* values);
 SS_C_API void ss_load_options_sink(ss_load_options* options, const char* name, ss_sink_fn fn,
                                    void* user);
+/* Nonzero: a declared sink left unbound is E1705 at load (default 0). */
+SS_C_API void ss_load_options_strict_sinks(ss_load_options* options, int strict);
 
 /* Host functions (`extern fn`). A value crossing: a tensor, a number or a
  * string. */
@@ -157,10 +160,10 @@ typedef struct {
   const int* ranks; /* each local device's rank, in `devices` order */
   size_t local_count;
   int (*all_reduce_f32)(void* context, int local, float* data, size_t count);
-  int (*all_reduce_i32)(void* context, int local, int32_t* data, size_t count); /* may be NULL */
+  int (*all_reduce_i32)(void* context, int local, int32_t* data, size_t count);   /* may be NULL */
   int (*broadcast)(void* context, int local, void* data, size_t bytes, int root); /* may be NULL */
-  int (*barrier)(void* context, int local);                                      /* may be NULL */
-  void (*abort)(void* context);                                                  /* may be NULL */
+  int (*barrier)(void* context, int local);                                       /* may be NULL */
+  void (*abort)(void* context);                                                   /* may be NULL */
 } ss_collective_table;
 /* The table is copied; its context must outlive the module. */
 SS_C_API void ss_load_options_collectives(ss_load_options* options,
@@ -173,7 +176,7 @@ SS_C_API void ss_load_options_collectives(ss_load_options* options,
  * with `free_bytes` (NULL: not found, with a message in `error`). */
 typedef struct {
   const char* root;
-  int allow_read;  /* nonzero: allowed */
+  int allow_read; /* nonzero: allowed */
   int allow_write;
   void* user;
   char* (*read)(void* user, const char* path, size_t* size, char* error, size_t error_size);
@@ -205,9 +208,9 @@ SS_C_API void ss_module_free(ss_module* module);
  * entries, may be NULL) gets 1 for each the new program still takes with
  * that shape and element type, 0 for each it doesn't. */
 SS_C_API ss_status* ss_module_reload(ss_module* module, const ss_engine* engine, const char* text,
-                                     const char* name, const ss_load_options* options,
-                                     size_t count, const char* const* state_names,
-                                     const ss_tensor* const* state, int* keep);
+                                     const char* name, const ss_load_options* options, size_t count,
+                                     const char* const* state_names, const ss_tensor* const* state,
+                                     int* keep);
 
 /* Calls a device function with its inputs by name (`x`, `m.w1`,
  * `batch.pixels`). On success *result holds its outputs. */

@@ -1,6 +1,6 @@
 // The C ABI (include/shapescript/shapescript.h) over the C++ API: each
 // function catches everything, so no exception crosses into C; a library
-// bug becomes a status with code "internal".
+// bug becomes a status with code "E0001" (internal error).
 #include "shapescript/shapescript.h"
 
 #include <cstring>
@@ -53,9 +53,9 @@ ss_status* status_of(const std::vector<ss::Diagnostic>& diagnostics) {
 
 ss_status* internal(const char* what) {
   auto* s = new ss_status;
-  s->code = "internal";
+  s->code = "E0001";
   s->message = std::string("internal error in the C API: ") + what;
-  s->rendered = "error: " + s->message + "\n";
+  s->rendered = "error[E0001]: " + s->message + "\n";
   return s;
 }
 
@@ -233,6 +233,13 @@ void ss_load_options_sink(ss_load_options* options, const char* name, ss_sink_fn
       }
       fn(user, record.size(), names.data(), values.data());
     };
+    return 0;
+  });
+}
+
+void ss_load_options_strict_sinks(ss_load_options* options, int strict) {
+  guarded(nullptr, [&] {
+    options->options.strict_sinks = strict != 0;
     return 0;
   });
 }

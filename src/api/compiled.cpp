@@ -6,6 +6,7 @@
 
 #include "diag/codes.hpp"
 #include "diag/reporter.hpp"
+#include "support/nearest.hpp"
 #include "syntax/lexer.hpp"
 #include "syntax/parser.hpp"
 
@@ -73,13 +74,27 @@ void apply_dims(Compiled& c, const std::map<std::string, std::int64_t>& dims) {
   }
 }
 
+std::string unknown_function_help(const check::TypedProgram& program, const std::string& name,
+                                  bool device_only) {
+  std::vector<std::string> names;
+  for (const auto& [fn, info] : program.functions)
+    if (!info.item->is_extern && !(device_only && info.controller)) names.push_back(fn);
+  if (names.empty()) return "the program has no function to call";
+  const auto best = support::did_you_mean(name, names);
+  return (best ? "did you mean `" + *best + "`? " : std::string()) +
+         (device_only ? "its device functions are " : "its functions are ") +
+         support::quoted_list(support::nearest(name, names, 8)) +
+         (names.size() > 8 ? ", and more" : "");
+}
+
 void check_sinks(Compiled& c, const std::vector<std::string>& bound) {
   if (!c.ok()) return;
   for (const auto& [name, span] : c.typed.sinks) {
     if (std::find(bound.begin(), bound.end(), name) != bound.end()) continue;
-    Diagnostic d = diag::error(diag::Code::E1705, "the sink `" + name + "` has no destination",
-                               "bind it: `--sink " + name + "=" + name +
-                                   ".csv` (or .jsonl), or LoadOptions::sinks from a host");
+    Diagnostic d =
+        diag::error(diag::Code::E1705, "the sink `" + name + "` has no destination",
+                    "this host keeps every record: bind it (`--sink " + name + "=" + name +
+                        ".csv`, or .jsonl, on the command line; LoadOptions::sinks from a host)");
     d.labels.push_back(c.map->label(span, "declared here", true));
     d.location = d.labels.back().start;
     c.diagnostics.push_back(std::move(d));

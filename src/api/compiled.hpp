@@ -37,8 +37,13 @@ std::unique_ptr<Compiled> compile_text(std::string_view text, std::string_view n
 // conflicts, added to its diagnostics).
 void apply_dims(Compiled& c, const std::map<std::string, std::int64_t>& dims);
 
+// E1604's help for a function name the program lacks: the nearest of its
+// functions (device functions alone where `device_only`), then them all.
+std::string unknown_function_help(const check::TypedProgram& program, const std::string& name,
+                                  bool device_only);
+
 // E1705 for each sink the program declares that `bound` lacks (added to
-// its diagnostics).
+// its diagnostics): for a host that asks for strict sinks.
 void check_sinks(Compiled& c, const std::vector<std::string>& bound);
 
 // E0404 for each dim still without a size, once the program is to run.

@@ -206,13 +206,15 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
   const bool built = path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0;
   Module module = built ? load_built(path, options) : load_file(path, options);
   if (!module) return module.diagnostics();
+  module.impl_->command_line = true;
   if (auto unsized = api::unsized_dims(*module.impl_->compiled); !unsized.empty()) return unsized;
   const auto& c = *module.impl_->compiled;
   const auto fn = c.typed.functions.find(function);
   if (fn == c.typed.functions.end() || fn->second.item->is_extern)
     return {diag::error(diag::Code::E1604,
                         "`" + path + "` has no function `" + function + "` to run",
-                        "name one of its functions: `shapescript run FILE FUNCTION`")};
+                        api::unknown_function_help(c.typed, function, false) +
+                            ": `shapescript run FILE FUNCTION`")};
   impl_->log->debug("running {} of {}", function, path);
   if (fn->second.controller) {
     std::map<std::string, runtime::Tensor> values;

@@ -43,7 +43,10 @@ std::string kinds(const std::vector<HostValue::Kind>& ks) {
 
 void check_host_functions(Compiled& c, const std::map<std::string, HostFunction>& bound) {
   if (!c.ok()) return;
-  for (const auto& [name, fn] : c.typed.functions) {
+  for (const auto& entry : c.typed.functions) {
+    // Named, not a structured binding: clang 14 won't let a lambda capture one.
+    const std::string& name = entry.first;
+    const auto& fn = entry.second;
     if (!fn.item->is_extern) continue;
     std::vector<HostValue::Kind> want;
     for (const auto& p : fn.params) want.push_back(kind_of(p).value_or(HostValue::Kind::tensor));

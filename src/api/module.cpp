@@ -58,8 +58,14 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   std::vector<std::string> bound;
   for (const auto& [name, callback] : options.sinks)
     if (callback) bound.push_back(name);
-  api::check_sinks(*compiled, bound);
-  sinks = options.sinks;
+  if (options.strict_sinks) api::check_sinks(*compiled, bound);
+  sinks.clear();
+  for (const auto& [name, span] : compiled->typed.sinks) {
+    if (const auto it = options.sinks.find(name); it != options.sinks.end() && it->second)
+      sinks[name] = it->second;
+    else if (options.unbound_sink)
+      sinks[name] = [name = name, to = options.unbound_sink](const SinkRecord& r) { to(name, r); };
+  }
   api::check_host_functions(*compiled, options.host_functions);
   host_functions = options.host_functions;
   memory_limit = options.memory_limit;
@@ -84,6 +90,24 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   }
   stats = options.stats;
   code_cache = engine.code_cache;
+  executor_name = gpu && !devices && fast ? "the CUDA executor"
+                  : fast                  ? "the fast executor"
+                                          : "the reference runtime";
+  // What lowering couldn't turn into code is found now, not when it runs.
+  if (!compiled->ok()) return;
+  try {
+    for (const auto& [name, fn] : controller_code())
+      for (const auto& in : fn.code)
+        if (in.op == ir::HostOp::unsupported && !in.code) {
+          Diagnostic d =
+              runtime::internal_error(in.text + ": `" + name + "` can't run on " + executor_name);
+          d.labels.push_back(compiled->map->label(in.span, "here", true));
+          d.location = d.labels.back().start;
+          compiled->diagnostics.push_back(std::move(d));
+        }
+  } catch (const std::exception& bug) {
+    compiled->diagnostics.push_back(runtime::internal_error(bug.what()));
+  }
 }
 
 const ir::HostProgram& Module::Impl::controller_code() const {
@@ -231,7 +255,7 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
   if (fn == typed.functions.end() || fn->second.controller || fn->second.item->is_extern)
     return failed(diag::Code::E1604, "`" + function + "` isn't a device function of this program",
                   fn == typed.functions.end()
-                      ? "call one of the program's `fn`s by name"
+                      ? api::unknown_function_help(typed, function, true)
                       : "only device functions are called from the host; this one runs in "
                         "the controller");
 
@@ -244,14 +268,10 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
       try {
         it = impl_->graphs.emplace(function, ir::lower_function(typed, function)).first;
       } catch (const ir::NotLowered& e) {
-        Diagnostic d;
-        if (e.code) {
-          d = diag::error(*e.code, e.what());
-          d.labels.push_back(impl_->compiled->map->label(e.span, "here", true));
-        } else {
-          d.message =
-              std::string(e.what()) + ": `" + function + "` can't run on the reference runtime yet";
-        }
+        Diagnostic d = e.code ? diag::error(*e.code, e.what())
+                              : runtime::internal_error(std::string(e.what()) + ": `" + function +
+                                                        "` can't run on " + impl_->executor_name);
+        d.labels.push_back(impl_->compiled->map->label(e.span, "here", true));
         d.location = impl_->compiled->map->location(e.span.begin);
         CallResult r;
         r.diagnostics.push_back(std::move(d));
@@ -303,9 +323,10 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
   for (const int id : graph->inputs) {
     const auto& node = graph->nodes[static_cast<std::size_t>(id)];
     if (!inputs.count(node.name))
-      return failed(diag::Code::E1605,
-                    "`" + function + "` needs `" + node.name + "`, a " + node.type.str(),
-                    "pass it by position, or by name: {\"" + node.name + "\", tensor}");
+      return failed(
+          diag::Code::E1605, "`" + function + "` needs `" + node.name + "`, a " + node.type.str(),
+          impl_->command_line ? "give it with `--arg " + node.name + "=VALUE`"
+                              : "pass it by position, or by name: {\"" + node.name + "\", tensor}");
   }
   for (const auto& [name, tensor] : named) {
     bool known = false;
@@ -340,7 +361,8 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     return r;
   } catch (const runtime::InputMismatch& e) {
     return failed(diag::Code::E1603, e.what(),
-                  "pass a tensor of the declared shape and element type");
+                  impl_->command_line ? runtime::kArgTypeHelp
+                                      : "pass a tensor of the declared shape and element type");
   } catch (const std::exception& e) {
     CallResult r;
     auto d = runtime::program_failure(e, *impl_->compiled->map, fn->second.item->name_span);

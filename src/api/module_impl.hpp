@@ -27,7 +27,12 @@ struct Module::Impl {
   std::map<std::string, SinkCallback> sinks;            // bound at load
   std::map<std::string, HostFunction> host_functions;   // bound at load
   std::int64_t memory_limit = 0;                        // LoadOptions::memory_limit
-  mutable std::atomic<std::int64_t> dropout_runs{0};    // `$seed` for calls that don't give one
+  // Loaded by Engine::run_file, whose arguments come as a command line's
+  // `--arg NAME=VALUE`: the help of E1603 and E1605 says so.
+  bool command_line = false;
+  // What runs its device functions, for messages: "the fast executor".
+  std::string executor_name = "the reference runtime";
+  mutable std::atomic<std::int64_t> dropout_runs{0};  // `$seed` for calls that don't give one
   // Several devices: the workers, each function's graph as they run it,
   // and where their stats go.
   std::shared_ptr<runtime::DeviceGroup> devices;

@@ -5,7 +5,6 @@
 #include "check/checker_impl.hpp"
 
 namespace ss::check {
-namespace {
 
 const std::set<std::string>& builtin_names() {
   static const std::set<std::string> names = {
@@ -26,6 +25,8 @@ const std::set<std::string>& builtin_names() {
       "split"};
   return names;
 }
+
+namespace {
 
 bool float_math(const std::string& n) {
   return n == "exp" || n == "log" || n == "sqrt" || n == "tanh" || n == "sigmoid" || n == "gelu";

@@ -98,7 +98,19 @@ Type Checker::program_builtin(const std::string& name, const Expr& e, std::vecto
     if (e.kwargs.empty())
       r_.error(Code::E0903, e.span, "`write` sends no values", "nothing to write").help =
           "name the values to record: `write(metrics, loss=l)`";
-    for (const auto& kw : e.kwargs) (void)expr(*kw.value, ctx);
+    // A record holds numbers: a tensor of several elements would lose all but
+    // its first, so only scalars are written.
+    for (const auto& kw : e.kwargs) {
+      const Type t = expr(*kw.value, ctx);
+      if (t.is_error() || t.is_scalar_number() || (t.is_tensor() && t.axes.empty())) continue;
+      auto& d = r_.error(Code::E1708, kw.value->span,
+                         "`write` records numbers, and `" + kw.name + "` is " + t.str(),
+                         t.is_tensor() ? "a tensor of shape " + axes_str(t.axes) : "not a number");
+      d.help = t.is_tensor() ? "write one number: reduce it (`" + kw.name +
+                                   "=mean(...)`, `sum`, "
+                                   "`max`), or `save` a whole tensor in a model"
+                             : "write a number or a scalar tensor (`[]`)";
+    }
     return Type::none();
   }
   if (name == "save") {

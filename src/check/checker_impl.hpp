@@ -19,6 +19,9 @@
 
 namespace ss::check {
 
+// Every built-in function's name (calls, constructors, the program's world).
+const std::set<std::string>& builtin_names();
+
 using syntax::Expr;
 using syntax::ExprKind;
 using syntax::Span;

@@ -172,6 +172,10 @@ Type Checker::resolve_type(const TypeExpr& t, std::set<std::string>* generics, b
             "batch";
         if (e == "f64" || e == "float64" || e == "double")
           d.help = "shapescript has no f64; use f32";
+        else if (models_.count(e))
+          d.help = "`" + e + "` is a model, not an element type: a stack of models (`[L] " + e +
+                   "`) isn't in the language yet; declare each layer as its own member (`b1: " + e +
+                   "`, `b2: " + e + "`)";
         return Type::error();
       }
       return Type::tensor(std::move(axes), std::move(elem));

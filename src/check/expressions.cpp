@@ -3,24 +3,10 @@
 #include <algorithm>
 
 #include "check/checker_impl.hpp"
+#include "support/nearest.hpp"
 
 namespace ss::check {
 namespace {
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
 
 void generic_names(const Type& t, std::set<std::string>& out) {
   const auto add = [&](const Axis& a) {
@@ -131,8 +117,16 @@ Type Checker::expr_kind(const Expr& e, FnCtx& ctx, const Type* expected) {
     case ExprKind::string:
       return Type::of(Type::Kind::string);
     case ExprKind::fstring:
-      for (const auto& part : e.parts)
-        if (part.expr) (void)expr(*part.expr, ctx);
+      for (const auto& part : e.parts) {
+        if (!part.expr) continue;
+        const Type t = expr(*part.expr, ctx);
+        // A format (`{x:.4f}`) shapes one number.
+        if (!part.spec.empty() && !t.is_error() && !t.is_scalar_number() &&
+            !(t.is_tensor() && t.axes.empty()))
+          r_.error(Code::E0505, part.expr->span,
+                   "the format `" + part.spec + "` shapes a number, not " + t.str(), "not a number")
+              .help = "format one number (`{mean(x):.3f}`), or drop the format to print it all";
+      }
       return Type::of(Type::Kind::string);
     case ExprKind::boolean: {
       Type t = Type::scalar(ElemKind::boolean);
@@ -192,20 +186,17 @@ Type Checker::name_expr(const Expr& e, FnCtx& ctx) {
   } else if (is_builtin(n)) {
     d.help = "`" + n + "` is a built-in function: call it, `" + n + "(...)`";
   } else {
-    std::string best;
-    std::size_t best_distance = 3;
-    const auto consider = [&](const std::string& candidate) {
-      const std::size_t distance = edit_distance(n, candidate);
-      if (distance < best_distance) {
-        best_distance = distance;
-        best = candidate;
-      }
-    };
-    for (const auto& [name, var] : ctx.vars) consider(name);
-    for (const auto& [name, fn] : fns_) consider(name);
-    for (const auto& [name, dim] : dims_) consider(name);
-    d.help = best.empty() ? "bind it first (`" + n + " = ...`), or pass it as a parameter"
-                          : "did you mean `" + best + "`?";
+    // The program's own names first; a built-in only where none is near.
+    std::vector<std::string> names;
+    for (const auto& [name, var] : ctx.vars) names.push_back(name);
+    for (const auto& [name, fn] : fns_) names.push_back(name);
+    for (const auto& [name, dim] : dims_) names.push_back(name);
+    auto best = support::did_you_mean(n, names);
+    if (!best)
+      best = support::did_you_mean(
+          n, std::vector<std::string>(builtin_names().begin(), builtin_names().end()));
+    d.help = !best ? "bind it first (`" + n + " = ...`), or pass it as a parameter"
+                   : "did you mean `" + *best + "`?";
   }
   return Type::error();
 }
@@ -493,9 +484,13 @@ Type Checker::member_expr(const Expr& e, FnCtx& ctx) {
     case Type::Kind::model: {
       const Member* m = models_.at(base.name).member(field);
       if (!m) {
-        r_.error(Code::E1101, e.span, "model `" + base.name + "` has no parameter `" + field + "`",
-                 "unknown")
-            .help = "its members are declared in `model " + base.name + ":`";
+        std::vector<std::string> members;
+        for (const auto& x : models_.at(base.name).members) members.push_back(x.name);
+        auto& d = r_.error(Code::E1101, e.span,
+                           "model `" + base.name + "` has no parameter `" + field + "`", "unknown");
+        const auto best = support::did_you_mean(field, members);
+        d.help = (best ? "did you mean `" + *best + "`? " : std::string()) + "its members are " +
+                 support::quoted_list(support::nearest(field, members, members.size()));
         return Type::error();
       }
       return m->type;

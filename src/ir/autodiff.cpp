@@ -542,12 +542,11 @@ class Rules {
   }
 
   // The pattern run backwards: rearrange's inverse, repeat's is a sum, a
-  // sum's is a repeat (a mean's scaled).
+  // sum's is a repeat (a mean's scaled); a max's or min's gradient is shared
+  // among the elements that reach the extreme, as `max(x, over=...)`'s is.
   int einops_rule(const Node& n, int y, int g) {
     const int x = n.in[0];
     if (!is_float(type(x))) return -1;
-    if (n.name == "max" || n.name == "min")
-      throw NotDifferentiable("the gradient of `reduce` with `" + n.name + "`", span_);
     std::set<std::string> in_names, out_names;
     for (const auto& group : n.groups_in[0]) in_names.insert(group.begin(), group.end());
     for (const auto& group : n.groups_out) out_names.insert(group.begin(), group.end());
@@ -560,14 +559,31 @@ class Rules {
             it->second.factors[0].kind == Factor::Kind::opaque)
           throw NotDifferentiable("the gradient of a `reduce` whose axis size isn't known", span_);
       }
-    Node back{.op = Op::einops,
-              .in = {g},
-              .name = repeated ? "sum" : "",
-              .groups_in = {n.groups_out},
-              .groups_out = n.groups_in[0],
-              .sizes = n.sizes,
-              .type = float_type(type(x).axes)};
-    int gx = add(back);
+    const auto backwards = [&](int v) {
+      return add({.op = Op::einops,
+                  .in = {v},
+                  .name = repeated ? "sum" : "",
+                  .groups_in = {n.groups_out},
+                  .groups_out = n.groups_in[0],
+                  .sizes = n.sizes,
+                  .type = float_type(type(x).axes)});
+    };
+    if (n.name == "max" || n.name == "min") {
+      if (repeated)
+        throw NotDifferentiable(
+            "the gradient of a `reduce` with `" + n.name + "` that also repeats an axis", span_);
+      const Type& tx = type(x);
+      const int hit = compare(Binary::eq, x, backwards(y), tx);
+      const int hits = add({.op = Op::einops,
+                            .in = {where(hit, fill(1, tx), zero(x), tx)},
+                            .name = "sum",
+                            .groups_in = n.groups_in,
+                            .groups_out = n.groups_out,
+                            .sizes = n.sizes,
+                            .type = float_type(type(y).axes)});
+      return where(hit, backwards(binary(Binary::div, g, hits, type(y))), zero(x), tx);
+    }
+    int gx = backwards(g);
     if (n.name == "mean") gx = mul(gx, ratio(type(y), type(x)));
     return gx;
   }

@@ -6,6 +6,7 @@
 #include "ir/autodiff.hpp"
 #include "ir/optimizers.hpp"
 #include "runtime/reference/ops.hpp"
+#include "support/scalar_arith.hpp"
 
 namespace ss::ir {
 namespace {
@@ -513,13 +514,22 @@ Val Lowerer::binary(const Expr& e, Scope& scope) {
                      {tensor(l, ElemKind::f32, e.span), tensor(r, ElemKind::f32, e.span)}));
   const auto op = ops.at(e.text);
   if (l.kind == Val::Kind::number && r.kind == Val::Kind::number) {
-    // Static arithmetic, as the reference would do it on scalars.
-    const auto result = ref::binary(op, runtime::Tensor::scalar(runtime::DType::f32, l.number),
-                                    runtime::Tensor::scalar(runtime::DType::f32, r.number));
+    // Static arithmetic on numbers, as the controller does it (Python's
+    // rules, in double: integers stay exact); comparisons as the reference's.
+    const bool integers = l.integer && r.integer;
     Val v;
     v.kind = Val::Kind::number;
+    if (const auto folded = support::python_arith(e.text, l.number, r.number, integers)) {
+      v.number = *folded;
+      v.integer = support::python_integer_result(e.text, r.number, integers);
+      return v;
+    }
+    if (e.text == "/" || e.text == "//" || e.text == "%" || e.text == "**")
+      throw NotLowered("`" + e.text + "` divides by zero", e.span, diag::Code::E1509);
+    const auto result = ref::binary(op, runtime::Tensor::scalar(runtime::DType::f32, l.number),
+                                    runtime::Tensor::scalar(runtime::DType::f32, r.number));
     v.number = result.get(0);
-    v.integer = l.integer && r.integer && e.text != "/";
+    v.integer = integers;
     return v;
   }
   // A literal takes the element type the operation computes in: the

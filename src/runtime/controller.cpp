@@ -16,6 +16,7 @@
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 #include "runtime/value.hpp"
+#include "support/scalar_arith.hpp"
 
 namespace ss::runtime {
 namespace {
@@ -180,10 +181,11 @@ class Controller {
     return result;
   }
 
+  // What the checker accepted and the controller can't run: shapescript's
+  // bug, not the program's (the load reports the lowering's own, E0001).
   [[noreturn]] void unsupported(const std::string& what, syntax::Span at) {
-    Diagnostic d;
-    d.message = what + " isn't supported by the reference runtime yet";
-    d.labels.push_back(map_.label(at, "not yet", true));
+    Diagnostic d = internal_error("the controller can't run " + what);
+    d.labels.push_back(map_.label(at, "here", true));
     d.location = d.labels.back().start;
     throw Failure{std::move(d)};
   }
@@ -443,24 +445,14 @@ class Controller {
     if (in.text == "neg") return number(-a, integer);
     const double b = slots[static_cast<std::size_t>(in.args[1])].number;
     const std::string& op = in.text;
-    double r = 0;
-    if (op == "+")
-      r = a + b;
-    else if (op == "-")
-      r = a - b;
-    else if (op == "*")
-      r = a * b;
-    else if (op == "/")
-      r = a / b;
-    else if (op == "**")
-      r = std::pow(a, b);
-    else if (op == "//")
-      r = b == 0 ? 0 : std::floor(a / b);
-    else if (op == "%")
-      r = b == 0 ? 0 : a - std::floor(a / b) * b;
-    else
-      unsupported("`" + op + "` on numbers", in.span);
-    return number(r, integer);
+    const auto r = support::python_arith(op, a, b, integer);
+    if (!r) {
+      if (op != "/" && op != "//" && op != "%" && op != "**")
+        unsupported("`" + op + "` on numbers", in.span);
+      fail(diag::Code::E1509, in.span, "`" + op + "` divides by zero", "a zero divisor",
+           "controller numbers follow Python: test the divisor first (`if n != 0:`)");
+    }
+    return number(*r, integer && support::python_integer_result(op, b, true));
   }
 
   // Runs a tensor expression's graph: its inputs read from the slots (a
@@ -699,7 +691,7 @@ class Controller {
 
 std::optional<Diagnostic> program_failure(const std::exception& e, const syntax::SourceMap& map,
                                           syntax::Span at) {
-  Diagnostic d;
+  std::optional<Diagnostic> d;  // each branch gives it its code
   if (const auto* worker = dynamic_cast<const WorkerFailure*>(&e)) {
     const std::string where = "on worker " + worker->device + " (rank " +
                               std::to_string(worker->rank) + "), in its part of the batch";
@@ -709,8 +701,8 @@ std::optional<Diagnostic> program_failure(const std::exception& e, const syntax:
       d = diag::error(diag::Code::E1806, std::string("a collective failed: ") + c.what(),
                       "a worker that stops answering, a lost device or a failed communicator "
                       "ends the call; the next call starts the collectives afresh");
-      d.labels.push_back(map.label(at, "in this call", true));
-      d.notes.push_back(where);
+      d->labels.push_back(map.label(at, "in this call", true));
+      d->notes.push_back(where);
     } catch (const std::exception& cause) {
       auto inner = program_failure(cause, map, at);
       if (!inner) return std::nullopt;
@@ -721,33 +713,32 @@ std::optional<Diagnostic> program_failure(const std::exception& e, const syntax:
     }
   } else if (const auto* split = dynamic_cast<const SplitMismatch*>(&e)) {
     d = diag::error(diag::Code::E0708, split->what(), "the given sizes must divide the axis");
-    d.labels.push_back(map.label(split->span, "at run time", true));
+    d->labels.push_back(map.label(split->span, "at run time", true));
   } else if (const auto* range = dynamic_cast<const reference::RangeError*>(&e)) {
     d = diag::error(diag::Code::E0509,
                     "the value " + std::to_string(range->value) + " is outside 0.." +
                         std::to_string(range->bound - 1),
                     "an Index[C] holds 0 to C-1: check the data, or clip before casting");
-    d.labels.push_back(map.label(at, "here", true));
+    d->labels.push_back(map.label(at, "here", true));
   } else if (const auto* memory = dynamic_cast<const MemoryLimitError*>(&e)) {
     d = diag::error(diag::Code::E1610, memory->what(),
                     "the host limits the memory a run may hold (LoadOptions::memory_limit, "
                     "--memory-limit): use smaller batches or models, or ask the host for more");
-    d.labels.push_back(map.label(at, "in this call", true));
+    d->labels.push_back(map.label(at, "in this call", true));
   } else if (const auto* device = dynamic_cast<const DeviceError*>(&e)) {
     d = diag::error(device->code, device->what(), device->help);
-    d.labels.push_back(map.label(at, "in this call", true));
+    d->labels.push_back(map.label(at, "in this call", true));
   } else {
     return std::nullopt;
   }
-  d.location = d.labels.back().start;
+  d->location = d->labels.back().start;
   return d;
 }
 
 Diagnostic internal_error(const std::string& what) {
-  Diagnostic d;
-  d.message = "internal error: " + what;
-  d.help = "this is a bug in shapescript, not in the program: please report it with the program";
-  return d;
+  return diag::error(
+      diag::Code::E0001, "internal error: " + what,
+      "this is a bug in shapescript, not in the program: please report it with the program");
 }
 
 namespace {
@@ -806,7 +797,7 @@ std::vector<Value> bind_arguments(const check::TypedProgram& program, const std:
   try {
     (void)bind_sizes(shapes, given, program.dims);
   } catch (const InputMismatch& e) {
-    fail(diag::Code::E1603, e.what(), "pass a tensor of the declared shape and element type");
+    fail(diag::Code::E1603, e.what(), kArgTypeHelp);
   }
   return values;
 }
@@ -825,15 +816,6 @@ std::vector<Diagnostic> run_function(const check::TypedProgram& program,
     b->limit = options.memory_limit;
     budget.emplace(std::move(b));
   }
-  for (const auto& [name, span] : program.sinks)
-    if (!options.sinks.count(name)) {
-      Diagnostic d = diag::error(diag::Code::E1705, "the sink `" + name + "` has no destination",
-                                 "bind it: `--sink " + name + "=" + name +
-                                     ".csv` (or .jsonl), or Engine::bind_sink from a host");
-      d.labels.push_back(map.label(span, "declared here", true));
-      d.location = d.labels.back().start;
-      return {d};
-    }
   try {
     const Value result = controller.call(function, bind_arguments(program, function, args), {});
     if (result.kind != Value::Kind::none && options.print) options.print(show(result) + "\n");

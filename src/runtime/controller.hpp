@@ -34,7 +34,7 @@ using Sink = std::function<void(const SinkRecord&)>;
 struct RunOptions {
   // Receives each line `print` writes, with its newline.
   std::function<void(std::string_view)> print;
-  // Every sink the program declares must be bound here (E1705 otherwise).
+  // Where each sink's records go; a sink missing here drops them.
   std::map<std::string, Sink> sinks;
   // After each batch of a loop over batches: how many of how many.
   std::function<void(std::int64_t, std::int64_t)> progress;

@@ -5,6 +5,7 @@
 #include "runtime/data_error.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/safetensors.hpp"
+#include "support/nearest.hpp"
 
 namespace ss::runtime {
 namespace {
@@ -53,18 +54,43 @@ Value load_dataset_value(const check::TypedProgram& program, const std::string& 
   return v;
 }
 
+namespace {
+
+// "it holds `w1`, `w2` and `b1`": the names, nearest to `name` first, for
+// E1704's help.
+std::string names_held(const std::string& holder, const std::string& name,
+                       const std::vector<std::string>& names) {
+  constexpr std::size_t kShown = 8;
+  if (names.empty()) return holder + " holds no tensor";
+  const auto best = support::did_you_mean(name, names);
+  return (best ? "did you mean `" + *best + "`? " : std::string()) + holder + " holds " +
+         support::quoted_list(support::nearest(name, names, kShown)) +
+         (names.size() > kShown ? " and " + std::to_string(names.size() - kShown) + " more" : "");
+}
+
+template <typename Map>
+std::vector<std::string> keys(const Map& m) {
+  std::vector<std::string> out;
+  for (const auto& entry : m) out.push_back(entry.first);
+  return out;
+}
+
+}  // namespace
+
 Value load_model_value(const check::TypedProgram& program, const std::string& model,
                        const std::string& path, const FileAccess& files) {
   auto tensors = read_safetensors(path, files);
+  const auto held = keys(tensors);
   Value v = of_kind(Value::Kind::model);
   v.text = model;
   for (const auto& param : model_layout(program, model)) {
     const auto it = tensors.find(param.path);
     if (it == tensors.end())
-      throw DataError(Code::E1704,
-                      "the checkpoint `" + path + "` has no tensor `" + param.path + "` for " +
-                          model + "'s parameter " + shape_str(param.shape),
-                      "load a checkpoint saved from a " + model);
+      throw DataError(
+          Code::E1704,
+          "the checkpoint `" + path + "` has no tensor `" + param.path + "` for " + model +
+              "'s parameter " + shape_str(param.shape),
+          names_held("the file", param.path, held) + "; load a checkpoint saved from a " + model);
     if (it->second.shape() != param.shape)
       throw DataError(Code::E1704,
                       "the checkpoint's `" + param.path + "` is " + shape_str(it->second.shape()) +
@@ -80,11 +106,15 @@ Value load_model_value(const check::TypedProgram& program, const std::string& mo
                                : Tensor::from_values(param.dtype, param.shape, it->second.values());
     tensors.erase(it);
   }
-  if (!tensors.empty())
+  if (!tensors.empty()) {
+    std::vector<std::string> params;
+    for (const auto& param : model_layout(program, model)) params.push_back(param.path);
     throw DataError(Code::E1704,
                     "the checkpoint `" + path + "` holds `" + tensors.begin()->first + "`, which " +
                         model + " doesn't have",
-                    "load a checkpoint saved from a " + model);
+                    names_held(model, tensors.begin()->first, params) +
+                        "; load a checkpoint saved from a " + model);
+  }
   return v;
 }
 
@@ -98,6 +128,7 @@ Value load_optimizer_value(const check::TypedProgram& program, const std::string
     zeros[param.path] = Tensor::zeros(DType::f32, param.shape);
   const Fields want = make_optimizer(*spec, zeros, {});
   auto tensors = read_safetensors(path, files);
+  const auto held = keys(tensors);
   Value v = of_kind(Value::Kind::optimizer);
   v.text = kind;
   for (const auto& [name, like] : want) {
@@ -106,7 +137,9 @@ Value load_optimizer_value(const check::TypedProgram& program, const std::string
       throw DataError(Code::E1704,
                       "the optimiser checkpoint `" + path + "` has no tensor `" + name + "` for " +
                           kind + "[" + model + "]",
-                      "load a file written by `save(opt, path)` for this optimiser and model");
+                      names_held("the file", name, held) +
+                          "; load a file written by `save(opt, path)` for this optimiser and "
+                          "model");
     if (it->second.shape() != like.shape())
       throw DataError(Code::E1704,
                       "the checkpoint's `" + name + "` is " + shape_str(it->second.shape()) + ", " +

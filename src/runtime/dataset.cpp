@@ -8,6 +8,7 @@
 
 #include "runtime/data_error.hpp"
 #include "runtime/files.hpp"
+#include "runtime/format.hpp"
 #include "runtime/random.hpp"
 #include "runtime/safetensors.hpp"
 
@@ -23,6 +24,22 @@ std::string shape_text(const Shape& shape) {
   for (std::size_t i = 0; i < shape.size(); ++i)
     out += (i ? " " : "") + (shape[i] < 0 ? std::string("_") : std::to_string(shape[i]));
   return out + "]";
+}
+
+// What is wrong with a value for an Index[bound] field ("" when nothing):
+// "isn't a whole number" or "is outside 0..9", and the way out.
+struct LabelProblem {
+  std::string what;
+  std::string help;
+};
+LabelProblem label_problem(double v, std::int64_t bound) {
+  if (v != std::floor(v))
+    return {"isn't a whole number (an Index[C] holds 0 to C-1)",
+            "store whole numbers for an Index field, or declare it a float"};
+  if (v < 0 || v >= static_cast<double>(bound))
+    return {"is outside 0.." + std::to_string(bound - 1),
+            "fix the data, or declare the field with a larger Index"};
+  return {};
 }
 
 // Checks one field's column, [examples ...], against its spec.
@@ -48,13 +65,12 @@ void check_column(const std::string& path, const FieldSpec& f, const Tensor& col
   const std::int64_t per_example = examples ? column.size() / examples : 0;
   for (std::int64_t k = 0; k < column.size(); ++k) {
     const double v = column.get(k);
-    if (v < 0 || v >= static_cast<double>(*f.index_bound) || v != std::floor(v)) {
+    if (const auto problem = label_problem(v, *f.index_bound); !problem.what.empty()) {
       const std::int64_t row = per_example ? k / per_example : 0;
       throw DataError(Code::E1407,
                       "`" + path + "`, row " + std::to_string(row + 1) + ", field `" + f.name +
-                          "`: the label " + std::to_string(static_cast<long long>(v)) +
-                          " is outside 0.." + std::to_string(*f.index_bound - 1),
-                      "fix the data, or declare the field with a larger Index");
+                          "`: the label " + format_float(v, DType::f32) + " " + problem.what,
+                      problem.help);
     }
   }
 }
@@ -115,14 +131,14 @@ Dataset from_csv(const std::string& path, const std::vector<FieldSpec>& fields,
       const auto n = static_cast<std::size_t>(element_count(fields[f].shape));
       for (std::size_t k = 0; k < n; ++k) {
         const double v = numbers[at + k];
-        if (fields[f].index_bound &&
-            (v < 0 || v >= static_cast<double>(*fields[f].index_bound) || v != std::floor(v)))
+        if (const auto problem =
+                fields[f].index_bound ? label_problem(v, *fields[f].index_bound) : LabelProblem{};
+            !problem.what.empty())
           throw DataError(Code::E1407,
                           "`" + path + "`, line " + std::to_string(line_number) + ", column " +
                               std::to_string(at + k + 1) + " (field `" + fields[f].name +
-                              "`): the label " + cells[at + k] + " is outside 0.." +
-                              std::to_string(*fields[f].index_bound - 1),
-                          "fix the data, or declare the field with a larger Index");
+                              "`): the label " + cells[at + k] + " " + problem.what,
+                          problem.help);
         values[f].push_back(v);
       }
       at += n;

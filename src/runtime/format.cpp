@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "support/format_spec.hpp"
+
 namespace ss::runtime {
 namespace {
 
@@ -139,18 +141,10 @@ bool format_number(double value, bool integer, std::string_view spec, std::strin
         integer ? std::to_string(static_cast<long long>(value)) : format_float(value, DType::f32);
     return true;
   }
-  std::size_t at = 0;
-  int width = 0, precision = -1;
-  while (at < spec.size() && std::isdigit(static_cast<unsigned char>(spec[at])))
-    width = width * 10 + (spec[at++] - '0');
-  if (at < spec.size() && spec[at] == '.') {
-    precision = 0;
-    for (++at; at < spec.size() && std::isdigit(static_cast<unsigned char>(spec[at]));)
-      precision = precision * 10 + (spec[at++] - '0');
-  }
-  char type = at < spec.size() ? spec[at++] : 'g';
-  if (at != spec.size() || std::string_view("fegd%").find(type) == std::string_view::npos)
-    return false;
+  const auto parsed = support::parse_format_spec(spec);
+  if (!parsed) return false;
+  const int width = parsed->width, precision = parsed->precision;
+  const char type = parsed->type;
   char buffer[128];
   if (type == 'd') {
     std::snprintf(buffer, sizeof buffer, "%*lld", width,

@@ -20,6 +20,11 @@ namespace ss::runtime {
 
 // An input of the wrong shape or element type, or missing: what a host did
 // wrong, named for its diagnostic.
+// E1603's help where the inputs come from a command line's `--arg`.
+inline constexpr const char* kArgTypeHelp =
+    "give a value of the declared shape and element type; `--arg` gives f32 unless written "
+    "with `i32:`, as `--arg ids=i32:[1, 2]`";
+
 struct InputMismatch : std::runtime_error {
   InputMismatch(std::string input_name, const std::string& why)
       : std::runtime_error(why), input(std::move(input_name)) {}

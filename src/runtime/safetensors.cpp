@@ -16,9 +16,22 @@ namespace {
 
 using diag::Code;
 
-[[noreturn]] void corrupt(const std::string& path, const std::string& why) {
-  throw DataError(Code::E1408, "`" + path + "` isn't a readable safetensors file: " + why,
-                  "write it with safetensors (save_file) or shapescript's `save`");
+[[noreturn]] void corrupt(
+    const std::string& path, const std::string& why,
+    const std::string& help = "write it with safetensors (save_file) or shapescript's `save`") {
+  throw DataError(Code::E1408, "`" + path + "` isn't a readable safetensors file: " + why, help);
+}
+
+// The cast that makes a tensor of an element type shapescript doesn't
+// read into one it does.
+std::string cast_help(const std::string& dtype) {
+  const bool floating = dtype.size() > 1 && (dtype[0] == 'F' || dtype.rfind("BF", 0) == 0);
+  if (floating)
+    return "shapescript reads F32, BF16 and F16: cast before saving, "
+           "`x.astype(numpy.float32)` in numpy (whose default is float64) or `x.float()` in "
+           "PyTorch";
+  return "shapescript reads F32, BF16, F16, BOOL and integers up to I64: cast before saving, "
+         "`x.astype(numpy.int32)` in numpy or `x.int()` in PyTorch";
 }
 
 const char* file_dtype(DType t) {
@@ -116,7 +129,8 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path, const Fi
         t.set(k, v);
       }
     } else {
-      corrupt(path, "`" + name + "` is " + dtype + ", which shapescript doesn't read");
+      corrupt(path, "`" + name + "` holds " + dtype + " values, which shapescript doesn't read",
+              cast_help(dtype));
     }
     out[name] = std::move(t);
   }

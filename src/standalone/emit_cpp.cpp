@@ -4,6 +4,7 @@
 
 #include "ir/lower.hpp"
 #include "runtime/interpreter.hpp"
+#include "standalone/cpp_names.hpp"
 
 extern const unsigned char ss_standalone_runtime[];
 
@@ -55,8 +56,9 @@ class Emitter {
 
   // One function; false (with *bad) at a node the runtime lacks.
   bool function(const std::string& name, const ir::Graph& g, Unsupported* bad) {
+    const std::string cpp = cpp_name(name);
     out_ << "// `" << name << "`: its inputs by name, its outputs in order.\n"
-         << "inline std::vector<ssa::Tensor> " << name
+         << "inline std::vector<ssa::Tensor> " << cpp
          << "(const std::map<std::string, ssa::Tensor>& in) {\n"
          << "  std::map<std::string, std::int64_t> s;  // the generic axes' sizes\n";
     for (const int id : g.inputs) {  // each generic axis, from an input that has it alone
@@ -82,7 +84,7 @@ class Emitter {
       out_ << (k ? ", " : "") << "v" << g.outputs[k];
     out_ << "};\n}\n";
     out_ << "// What `" << name << "`'s outputs after its results update (\"m.w1\").\n"
-         << "inline const std::vector<std::string> " << name << "_updated = " << strings(g.updated)
+         << "inline const std::vector<std::string> " << cpp << "_updated = " << strings(g.updated)
          << ";\n\n";
     return true;
   }
@@ -313,11 +315,18 @@ Emitted emit_cpp(const check::TypedProgram& program, const std::string& from) {
     if (!emitter.function(name, g, &bad)) return {{}, bad};
     emitted.push_back(name);
   }
-  out << "// Every function above, by name.\n"
+  bool renamed = false;
+  for (const auto& name : emitted)
+    if (cpp_name(name) != name) {
+      if (!renamed) out << "// Program names that aren't safe C++ names, and what they became:\n";
+      out << "//   " << name << " -> " << cpp_name(name) << "\n";
+      renamed = true;
+    }
+  out << "// Every function above, by its program name.\n"
       << "inline const std::map<std::string, std::vector<ssa::Tensor> (*)(\n"
       << "    const std::map<std::string, ssa::Tensor>&)>\n    functions = {";
   for (std::size_t k = 0; k < emitted.size(); ++k)
-    out << (k ? ", " : "") << "{" << quoted(emitted[k]) << ", " << emitted[k] << "}";
+    out << (k ? ", " : "") << "{" << quoted(emitted[k]) << ", " << cpp_name(emitted[k]) << "}";
   out << "};\n\n}  // namespace model\n";
   return {out.str(), std::nullopt};
 }

@@ -1,4 +1,5 @@
 // Expressions, types and einops patterns.
+#include "support/format_spec.hpp"
 #include "syntax/lexer.hpp"
 #include "syntax/parser_impl.hpp"
 
@@ -513,6 +514,16 @@ ExprPtr Parser::fstring() {
         k = raw.find('}', j);
         if (k == std::string::npos) k = raw.size();
         part.spec = raw.substr(j + 1, k - j - 1);
+        if (!support::parse_format_spec(part.spec)) {
+          r_.error(Code::E0209,
+                   {static_cast<std::uint32_t>(base + j + 1), static_cast<std::uint32_t>(base + k)},
+                   "unknown format `" + part.spec + "` in an f-string", "not a format")
+              .help =
+              "a format is [width][.precision][type], the type one of f, e, g, d and %, "
+              "each number at most " +
+              std::to_string(support::kMaxFormatWidth) + ": `{loss:.4f}`, `{acc:.1%}`";
+          throw ParseError{};
+        }
       }
       e->parts.push_back(std::move(part));
       i = k + 1;

@@ -8,6 +8,7 @@
 #include "shapescript/shapescript.hpp"
 #include "support/digits_fixture.hpp"
 #include "support/paths.hpp"
+#include "support/process.hpp"
 
 namespace {
 
@@ -90,6 +91,9 @@ TEST_CASE("host mistakes are coded diagnostics: wrong shape, wrong type, missing
   CHECK(missing.diagnostics.at(0).message == "`logits` needs `m.w2`, a [H C]");
 
   CHECK(mod.call("nothing", {}).diagnostics.at(0).code == "E1604");
+  const auto misspelt = mod.call("logit", {}).diagnostics.at(0);
+  CHECK(misspelt.code == "E1604");
+  CHECK(misspelt.help.rfind("did you mean `logits`? its device functions are `logits`", 0) == 0);
   CHECK(mod.call("main", {}).diagnostics.at(0).code == "E1604");  // runs in the controller
   auto extra = params;
   extra["m.w3"] = ss::Tensor::scalar(1.0f);
@@ -165,15 +169,33 @@ TEST_CASE("a host trains through Module::call: train_step returns the new model 
   CHECK(last < first);  // the same batch, five steps: its loss falls
 }
 
-TEST_CASE("a sink the host leaves unbound is E1705 at load, pointing at its declaration") {
-  const ss::Module mod = ss::Engine().load_file(digits_path());
+TEST_CASE("a sink the host leaves unbound drops its records, or is E1705 with strict sinks") {
+  CHECK(ss::Engine().load_file(digits_path()));
+  const ss::Module mod = ss::Engine().load_file(digits_path(), {.strict_sinks = true});
   REQUIRE_FALSE(mod);
   REQUIRE(mod.diagnostics().size() == 1);
   CHECK(mod.diagnostics()[0].code == "E1705");
   CHECK(mod.diagnostics()[0].message == "the sink `metrics` has no destination");
   CHECK(mod.diagnostics()[0].location.line == 32);
   // A null callback doesn't bind it either.
-  CHECK_FALSE(ss::Engine().load_file(digits_path(), {.sinks = {{"metrics", nullptr}}}));
+  CHECK_FALSE(ss::Engine().load_file(digits_path(),
+                                     {.sinks = {{"metrics", nullptr}}, .strict_sinks = true}));
+
+  // Unbound, its records reach `unbound_sink`, with the sink's name.
+  ss::test::TempDir dir;
+  const auto file = dir.write("s.ss",
+                              "sink metrics\nsink other\nfn main():\n    for i in range(3):\n"
+                              "        write(metrics, step=i)\n    write(other, x=1.5)\n");
+  std::vector<std::string> seen;
+  ss::LoadOptions options;
+  options.sinks["other"] = [&](const ss::SinkRecord& r) { seen.push_back("bound " + r[0].first); };
+  options.unbound_sink = [&](const std::string& name, const ss::SinkRecord& r) {
+    seen.push_back(name + " " + std::to_string(static_cast<int>(r.at(0).second)));
+  };
+  CHECK(ss::Engine().run_file(file, "main", nullptr, {}, options).empty());
+  CHECK(seen == std::vector<std::string>{"metrics 0", "metrics 1", "metrics 2", "bound x"});
+  options.unbound_sink = nullptr;  // dropped
+  CHECK(ss::Engine().run_file(file, "main", nullptr, {}, options).empty());
 }
 
 TEST_CASE("tensors: views borrow, copies own, values convert") {

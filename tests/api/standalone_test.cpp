@@ -136,3 +136,135 @@ TEST_CASE("a standalone build refuses what it can't write: E1807, E1808, E1805 f
   REQUIRE(refused.size() == 1);
   CHECK(refused[0].code == "E1805");
 }
+
+TEST_CASE("a standalone build of functions named as C++ keywords and reserved names compiles") {
+  // Every C++20 keyword and alternative token the language takes as a
+  // name, and names the generated file or the standard headers use
+  // themselves; each function multiplies by its own number, so a name
+  // that landed on another function's body shows.
+  const std::vector<std::string> cpp_keywords = {"alignas",
+                                                 "alignof",
+                                                 "asm",
+                                                 "auto",
+                                                 "bool",
+                                                 "case",
+                                                 "catch",
+                                                 "char",
+                                                 "char8_t",
+                                                 "char16_t",
+                                                 "char32_t",
+                                                 "class",
+                                                 "co_await",
+                                                 "co_return",
+                                                 "co_yield",
+                                                 "concept",
+                                                 "const",
+                                                 "consteval",
+                                                 "constexpr",
+                                                 "constinit",
+                                                 "const_cast",
+                                                 "continue",
+                                                 "decltype",
+                                                 "default",
+                                                 "delete",
+                                                 "do",
+                                                 "double",
+                                                 "dynamic_cast",
+                                                 "enum",
+                                                 "explicit",
+                                                 "export",
+                                                 "extern",
+                                                 "float",
+                                                 "friend",
+                                                 "goto",
+                                                 "inline",
+                                                 "int",
+                                                 "long",
+                                                 "mutable",
+                                                 "namespace",
+                                                 "new",
+                                                 "noexcept",
+                                                 "nullptr",
+                                                 "operator",
+                                                 "private",
+                                                 "protected",
+                                                 "public",
+                                                 "register",
+                                                 "reinterpret_cast",
+                                                 "requires",
+                                                 "short",
+                                                 "signed",
+                                                 "sizeof",
+                                                 "static",
+                                                 "static_assert",
+                                                 "static_cast",
+                                                 "struct",
+                                                 "switch",
+                                                 "template",
+                                                 "this",
+                                                 "thread_local",
+                                                 "throw",
+                                                 "try",
+                                                 "typedef",
+                                                 "typeid",
+                                                 "typename",
+                                                 "union",
+                                                 "unsigned",
+                                                 "using",
+                                                 "virtual",
+                                                 "void",
+                                                 "volatile",
+                                                 "wchar_t",
+                                                 "while",
+                                                 "and_eq",
+                                                 "bitand",
+                                                 "bitor",
+                                                 "compl",
+                                                 "not_eq",
+                                                 "or_eq",
+                                                 "xor",
+                                                 "xor_eq",
+                                                 "final",
+                                                 "override",
+                                                 "import",
+                                                 "module"};
+  // The language's own keywords (`and`, `break`, `else`, `false`, `for`,
+  // `if`, `not`, `or`, `return`, `true`) can't name a function at all.
+  const std::vector<std::string> others = {
+      "ssa", "model",  "functions", "assert",    "errno", "NULL", "EOF",       "stdin",
+      "_x",  "_Upper", "a__b",      "ss_double", "ss_x",  "f",    "f_updated", "double_updated",
+      "v0",  "s",      "in_"};
+  std::vector<std::string> names = cpp_keywords;
+  names.insert(names.end(), others.begin(), others.end());
+  std::string program;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    program += "fn " + names[k] + "(x: [4]) -> [4] = x * " + std::to_string(k + 1) + ".0\n";
+
+  ss::test::TempDir dir;
+  const ss::Engine engine;
+  const auto source = dir.write("names.ss", program);
+  const auto built = engine.build_standalone(source, dir.file("model.cpp"));
+  REQUIRE_MESSAGE(built.empty(), built[0].render());
+  const std::string cpp = ss::test::read_file(dir.file("model.cpp"));
+  CHECK(cpp.find("//   double -> ss_double\n") != std::string::npos);
+  CHECK(cpp.find("//   a__b -> ss_a_0_0b\n") != std::string::npos);
+  CHECK(cpp.find("//   f_updated -> ss_f_0updated\n") != std::string::npos);
+  CHECK(cpp.find("//   logits") == std::string::npos);
+  const auto compiled = ss::test::run_process(
+      {"g++", "-std=c++17", "-O0", "-Wall", "-Werror", "-Wshadow=global", "-I" + dir.path(),
+       std::string(ss::test::kSourceDir) + "/tests/standalone/harness.cpp", "-o",
+       dir.file("harness")},
+      {.merge_stderr = true});
+  REQUIRE_MESSAGE(compiled.exit_code == 0, compiled.out);
+  dir.write("inputs.txt", "x 0 1 4 1 2 3 4\n");  // f32, rank 1, [4]
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    INFO(names[k]);
+    const auto ran =
+        ss::test::run_process({dir.file("harness"), dir.file("inputs.txt"), names[k]}, {});
+    REQUIRE(ran.exit_code == 0);
+    const double m = static_cast<double>(k + 1);
+    char want[128];
+    std::snprintf(want, sizeof want, "4 %.9g %.9g %.9g %.9g\n", m, 2 * m, 3 * m, 4 * m);
+    CHECK(ran.out == want);
+  }
+}

@@ -39,6 +39,7 @@ std::vector<CatalogEntry> parse_catalog(const std::string& markdown,
     CatalogEntry& entry = entries.back();
     if (line.rfind("Fix:", 0) == 0) entry.has_fix = true;
     if (line.rfind("See ", 0) == 0) entry.has_see = true;
+    if (line.rfind("No example:", 0) == 0) entry.no_example = true;
     if (!std::regex_match(line, m, example_line)) continue;
 
     if (entry.example) problems->push_back(entry.code + " has two examples");

@@ -23,6 +23,9 @@ struct CatalogEntry {
   std::optional<CatalogExample> example;
   bool has_fix = false;  // a paragraph starting "Fix:"
   bool has_see = false;  // a line starting "See "
+  // A line starting "No example:": only chapter 00 (shapescript's own bugs,
+  // which no program is meant to trigger) may have one instead of an example.
+  bool no_example = false;
 };
 
 // Parses the catalog; problems with its form (an example without a fence, an

@@ -68,11 +68,21 @@ void check_output(const std::string& output, const std::vector<std::string>& exp
   }
 }
 
+// Every diagnostic the output shows ("error..." at a line's start) has a
+// registered code: `error[E1705]: ...`, never a bare `error: ...`.
+void check_coded(const std::string& output) {
+  for (const auto& line : split_lines(output)) {
+    if (line.rfind("error", 0) != 0) continue;
+    const bool coded = line.size() > 12 && line.compare(5, 2, "[E") == 0 && line[11] == ']';
+    CHECK_MESSAGE(coded, "a diagnostic without a code: " << line);
+    if (coded) CHECK_MESSAGE(ss::diag::find_code(line.substr(6, 5)).has_value(), line);
+  }
+}
+
 // Runs a `console` transcript: `$ cat NAME` lines followed by a file's lines
 // write that file; other `$` lines are shell commands whose output must show
 // the lines that follow them. The last command must fail with the code.
-void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir,
-                    bool stand_in_gpu) {
+void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir, bool stand_in_gpu) {
   struct Step {
     std::string command;
     std::vector<std::string> lines;
@@ -105,6 +115,7 @@ void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir,
     }
     last = ss::test::run_shell(step.command, options);
     check_output(last.out, step.lines);
+    check_coded(last.out);
   }
   CHECK(last.exit_code == 1);
   CHECK_MESSAGE(last.out.find("error[" + entry.code + "]") != std::string::npos, last.out);
@@ -120,6 +131,7 @@ void run_program(const CatalogEntry& entry, const ss::test::TempDir& dir) {
       ss::test::run_process({ss::test::kCliPath, example.command, file}, {.merge_stderr = true});
   CHECK(result.exit_code == 1);
   CHECK_MESSAGE(result.out.find("error[" + entry.code + "]") != std::string::npos, result.out);
+  check_coded(result.out);
 }
 
 }  // namespace
@@ -144,7 +156,10 @@ TEST_CASE(
 TEST_CASE("every catalog entry has an example, a fix and a See pointer") {
   for (const auto& entry : load_catalog()) {
     CAPTURE(entry.code);
-    CHECK(entry.example.has_value());
+    if (entry.no_example)
+      CHECK_MESSAGE(entry.chapter == 0, "only chapter 00 may go without an example");
+    else
+      CHECK(entry.example.has_value());
     CHECK(entry.has_fix);
     CHECK(entry.has_see);
     if (entry.example) {
@@ -169,9 +184,8 @@ TEST_CASE("every catalog example reports its code") {
     }
     // Without the GPUs an example needs, a stand-in driver and NCCL
     // (tests/fakes, two devices) play them.
-    const bool stand_in =
-        (entry.example->machine == Machine::needs_cuda_gpu && !gpu) ||
-        (entry.example->machine == Machine::needs_two_cuda_gpus && !two_gpus);
+    const bool stand_in = (entry.example->machine == Machine::needs_cuda_gpu && !gpu) ||
+                          (entry.example->machine == Machine::needs_two_cuda_gpus && !two_gpus);
     if (stand_in && entry.example->language != "console") {
       MESSAGE(entry.code << ": its example needs a GPU");
       continue;

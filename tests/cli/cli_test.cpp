@@ -20,6 +20,8 @@ TEST_CASE("--version prints the version, --help the commands, both exit 0") {
   CHECK(help.out.find("shapescript check FILE") != std::string::npos);
   CHECK(help.out.find("shapescript devices") != std::string::npos);
   CHECK(help.out.find("SHAPESCRIPT_LOG") != std::string::npos);
+  // `run` uses the fast executor unless told otherwise.
+  CHECK(help.out.find("the fast executor (--executor reference: the") != std::string::npos);
 }
 
 TEST_CASE("a bad command line exits 2 with a plain error and a pointer to --help") {
@@ -153,6 +155,11 @@ TEST_CASE("--format=json prints one object per diagnostic on standard output") {
   CHECK(clean.exit_code == 0);
   CHECK(clean.out.empty());
   CHECK(run_process({kCliPath, "check", "--format=xml", file}).exit_code == 2);
+  // `--format json`, as docs/language.md writes it, is the same.
+  const auto spaced = run_process({kCliPath, "check", "--format", "json", file});
+  CHECK(spaced.exit_code == 1);
+  CHECK(spaced.out == result.out);
+  CHECK(run_process({kCliPath, "check", "--color", "never", file}).exit_code == 1);
 }
 
 TEST_CASE("check reports a program's checker errors rustc-style with the source line") {
@@ -223,6 +230,28 @@ TEST_CASE("run --arg binds a controller function's parameters; a bad one is a co
   CHECK(fractional.err.rfind("error[E1603]: `rows` is an integer, given 1.5", 0) == 0);
 }
 
+TEST_CASE("run's help speaks the command line: --arg for a missing input, i32: for ids") {
+  ss::test::TempDir dir;
+  const auto file = dir.write(
+      "m.ss", "dim V = 5\ndim D = 2\nfn embed(ids: [n] Index[V], x: [D]) -> [D] = x * 2.0\n");
+  const auto missing = run_process({kCliPath, "run", file, "embed", "--arg", "x=[1, 2]"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.rfind("error[E1605]: `embed` needs `ids`", 0) == 0);
+  CHECK(missing.err.find("help: give it with `--arg ids=VALUE`") != std::string::npos);
+  CHECK(missing.err.find("{\"") == std::string::npos);  // no C++ braces
+  const auto floats =
+      run_process({kCliPath, "run", file, "embed", "--arg", "ids=[1, 2]", "--arg", "x=[1, 2]"});
+  CHECK(floats.exit_code == 1);
+  CHECK(floats.err.rfind("error[E1603]", 0) == 0);
+  CHECK(floats.err.find("`--arg ids=i32:[1, 2]`") != std::string::npos);
+  const auto ids =
+      run_process({kCliPath, "run", file, "embed", "--arg", "ids=i32:[1, 2]", "--arg", "x=[1, 2]"});
+  CHECK(ids.exit_code == 0);
+  CHECK(ids.out == "[2. 4.]\n");
+  const auto misspelt = run_process({kCliPath, "run", file, "embedd"});
+  CHECK(misspelt.err.find("did you mean `embed`?") != std::string::npos);
+}
+
 TEST_CASE("run --dim sizes a dim declared without one, and refuses bad sizes") {
   ss::test::TempDir dir;
   const auto file = dir.write("v.ss", "dim V\nfn main():\n    print(zeros([V]) + 1.0)\n");
@@ -249,4 +278,25 @@ TEST_CASE(
   CHECK(result.err.rfind("error[E0708]: an axis of size 5 doesn't split into parts of 2\n", 0) ==
         0);
   CHECK(result.err.find(file + ":1:30") != std::string::npos);
+}
+
+TEST_CASE("numbers: Python's rules in the controller and in folded constants, E1509 for zero") {
+  ss::test::TempDir dir;
+  const auto file =
+      dir.write("n.ss",
+                "fn main():\n    a = -7\n    print(a // 2, a % 2, 7 % -2, 2147483647 + 1, 7 / 2)\n"
+                "fn big(x: [2] i32) -> [2] i32 = x + (16777216 + 1) - 7 // 2\n"
+                "fn zero():\n    n = 0\n    print(1.5 % n)\n"
+                "fn folded(x: [2]) -> [2] = x * (7 // 0)\n");
+  const auto ran = run_process({kCliPath, "run", file});
+  CHECK(ran.err.empty());
+  CHECK(ran.out == "-4 1 -1 2147483648 3.5\n");
+  const auto big = run_process({kCliPath, "run", file, "big", "--arg", "x=i32:[0, 1]"});
+  CHECK(big.out == "[16777214 16777215]\n");  // 2^24 + 1 - 3, not rounded through f32
+  const auto zero = run_process({kCliPath, "run", file, "zero"});
+  CHECK(zero.exit_code == 1);
+  CHECK(zero.err.rfind("error[E1509]: `%` divides by zero", 0) == 0);
+  const auto folded = run_process({kCliPath, "run", file, "folded", "--arg", "x=[1, 2]"});
+  CHECK(folded.exit_code == 1);
+  CHECK(folded.err.rfind("error[E1509]: `//` divides by zero", 0) == 0);
 }

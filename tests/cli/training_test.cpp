@@ -80,9 +80,20 @@ TEST_CASE("training saved half way and resumed from its checkpoints ends with th
   CHECK(mismatch.exit_code == 1);
   CHECK(mismatch.err.rfind("error[E1704]: the checkpoint's `w` is [4 3], Net's parameter is [5 3]",
                            0) == 0);
+  // One whose parameter the file lacks lists what the file holds, nearest first.
+  const auto renamed = dir.write("renamed.ss",
+                                 "dim D = 4\ndim C = 3\nmodel Net:\n    param w: [D C] = zeros\n"
+                                 "    param bias: [C] = zeros\nfn main():\n"
+                                 "    m: Net = load(\"m.safetensors\")\n    print(m.bias)\n");
+  const auto lacking = run_process({kCliPath, "run", renamed});
+  CHECK(lacking.exit_code == 1);
+  CHECK(lacking.err.rfind("error[E1704]: the checkpoint `", 0) == 0);
+  CHECK(lacking.err.find("has no tensor `bias`") != std::string::npos);
+  CHECK(lacking.err.find("help: the file holds `b` and `w`; load a checkpoint") !=
+        std::string::npos);
 }
 
-TEST_CASE("a sink writes CSV or JSON lines, and a program's unbound sink is E1705") {
+TEST_CASE("a sink writes CSV or JSON lines; an unbound one is counted, or E1705 when strict") {
   ss::test::TempDir dir;
   const auto file = dir.write("s.ss",
                               "sink metrics\nfn main():\n    for i in range(3):\n"
@@ -96,8 +107,13 @@ TEST_CASE("a sink writes CSV or JSON lines, and a program's unbound sink is E170
   CHECK(ss::test::read_file(dir.file("m.jsonl")) ==
         "{\"step\": 0, \"loss\": 0}\n{\"step\": 1, \"loss\": 0.5}\n{\"step\": 2, \"loss\": 1}\n");
   const auto unbound = run_process({kCliPath, "run", file});
-  CHECK(unbound.exit_code == 1);
-  CHECK(unbound.err.rfind("error[E1705]: the sink `metrics` has no destination", 0) == 0);
+  CHECK(unbound.exit_code == 0);
+  CHECK(unbound.err ==
+        "note: 3 records of the sink `metrics` not kept (the last: step=2 loss=1); keep them "
+        "with `--sink metrics=metrics.csv`\n");
+  const auto strict = run_process({kCliPath, "run", "--strict-sinks", file});
+  CHECK(strict.exit_code == 1);
+  CHECK(strict.err.rfind("error[E1705]: the sink `metrics` has no destination", 0) == 0);
   CHECK(run_process({kCliPath, "run", file, "--sink", "metrics"}).exit_code == 2);
 }
 

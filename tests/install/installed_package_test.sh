@@ -31,5 +31,13 @@ cc -std=c99 -pedantic -Wall -Werror "$src/tests/c_api/c_api_test.c" -o "$work/c_
 "$work/c_api" "$work"
 echo "ok: the C test built with pkg-config and ran"
 
+# The build tree's own shapescript.pc points at the build tree.
+# shellcheck disable=SC2046
+cc -std=c99 -pedantic -Wall -Werror "$src/tests/c_api/c_api_test.c" -o "$work/c_api_build" \
+  $(PKG_CONFIG_PATH="$build" pkg-config --cflags --libs shapescript) -lm \
+  -Wl,-rpath,"$build/lib"
+"$work/c_api_build" "$work"
+echo "ok: the C test built against the build tree's shapescript.pc and ran"
+
 "$prefix/bin/shapescript" check "$src/examples/digits/digits.ss"
 echo "ok: the installed CLI"

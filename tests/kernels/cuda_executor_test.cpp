@@ -22,6 +22,7 @@
 #include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/process.hpp"
+#include "support/skip.hpp"
 
 namespace {
 
@@ -109,7 +110,7 @@ TEST_CASE("every graph of the test programs runs through the CUDA executor, its 
   const ss::CodeCache cache = ss::directory_code_cache(dir.path() + "/cache");
   const auto cuda = executor(cache, ss::Precision::f32, true);
   if (!cuda) {
-    MESSAGE("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
     return;
   }
   const int before = launches();
@@ -149,7 +150,10 @@ TEST_CASE("every graph of the test programs runs through the CUDA executor, its 
 TEST_CASE("the CUDA executor's own GEMM kernel compiles, for machines without cuBLAS") {
   NoopDevice device;
   const auto cuda = executor({}, ss::Precision::f32, false);
-  if (!cuda) return;
+  if (!cuda) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
   for (const auto& [function, g] : ss::test::lowered_graphs(*program, false))
     ss::runtime::run_graph(g, ss::test::made_up_inputs(g, program->typed.dims), program->typed.dims,
@@ -162,7 +166,10 @@ TEST_CASE("the CUDA executor's own GEMM kernel compiles, for machines without cu
 TEST_CASE("a graph's outputs stay on the device until the host reads them") {
   NoopDevice device;
   const auto cuda = executor({}, ss::Precision::f32, true);
-  if (!cuda) return;
+  if (!cuda) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
   const auto& dims = program->typed.dims;
   const ss::ir::Graph* step = nullptr;
@@ -193,7 +200,10 @@ TEST_CASE("a graph's outputs stay on the device until the host reads them") {
 
 TEST_CASE("several CUDA workers each run on their own GPU's executor") {
   NoopDevice device;
-  if (!std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""))) return;
+  if (!std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""))) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
   const ss::EngineOptions engine{.cuda_driver_library = SS_TEST_FAKE_CUDA_PATH,
                                  .nccl_library = SS_TEST_FAKE_CUDA_PATH};
   const ss::Module m = ss::test::load_batch_ops("cuda[0 1]", {}, engine);

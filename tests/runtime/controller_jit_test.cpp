@@ -10,6 +10,7 @@
 #include "runtime/jit_module.hpp"
 #include "support/checked_program.hpp"
 #include "support/paths.hpp"
+#include "support/skip.hpp"
 
 namespace {
 
@@ -44,7 +45,10 @@ std::string rendered(const Run& r) {
 
 TEST_CASE("compiled controller code prints what the interpreter prints, and fails alike") {
   const auto jit = ss::runtime::JitModule::load(ss::test::kJitPath);
-  if (!jit) return;  // no JIT module in this build: every function is interpreted
+  if (!jit) {
+    ss::test::skip("no JIT module in this build: every function is interpreted");
+    return;
+  }
   const auto controller = ss::test::check_source_file("tests/programs/run/controller.ss");
   const auto prints = ss::test::check_source_file("tests/programs/run/prints.ss");
   const Tensor x = Tensor::from_values(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});

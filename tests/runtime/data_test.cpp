@@ -87,7 +87,30 @@ TEST_CASE("CSV mistakes are coded: columns (E1406), labels out of range (E1407),
   CHECK(code == "E1408");
   CHECK(message.find("line 2, column 2: `x` isn't a number") != std::string::npos);
   CHECK(failure(dir.file("missing.csv")).first == "E1408");
-  CHECK(failure(dir.write("d.csv", "1,2,1.5\n")).first == "E1407");  // labels are whole
+  std::tie(code, message) = failure(dir.write("d.csv", "1,2,2.5\n"));  // labels are whole
+  CHECK(code == "E1407");
+  CHECK(message.find("the label 2.5 isn't a whole number") != std::string::npos);
+  CHECK(message.find("outside") == std::string::npos);
+}
+
+TEST_CASE("a safetensors file of float64 (numpy's default) names the type and the cast") {
+  ss::test::TempDir dir;
+  // One F64 tensor, as numpy's save_file writes it: 8-byte header length,
+  // the JSON header, then the bytes.
+  const std::string header = R"({"x":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(header.size());
+  bytes += header + std::string(8, '\0');
+  std::string why;
+  try {
+    (void)ss::runtime::read_safetensors(dir.write("f64.safetensors", bytes));
+  } catch (const DataError& e) {
+    CHECK(std::string(ss::diag::code_name(e.code)) == "E1408");
+    CHECK(std::string(e.what()).find("`x` holds F64 values") != std::string::npos);
+    why = e.help;
+  }
+  CHECK(why.find("astype(numpy.float32)") != std::string::npos);
+  CHECK(why.find("save_file") == std::string::npos);
 }
 
 TEST_CASE(

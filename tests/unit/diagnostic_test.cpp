@@ -1,9 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <regex>
 #include <set>
 
 #include "diag/codes.hpp"
 #include "shapescript/diagnostic.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
 
 using ss::Diagnostic;
 using ss::Severity;
@@ -58,4 +62,37 @@ TEST_CASE("the registry's codes are unique, named and titled, and found by name"
   }
   CHECK_FALSE(ss::diag::find_code("E9999").has_value());
   CHECK(ss::diag::error(ss::diag::Code::E1901, "m").code == "E1901");
+}
+
+TEST_CASE("no diagnostic is built without a registered code, anywhere in the library") {
+  // A diagnostic gets its code from diag::error (src/diag); one assembled
+  // field by field elsewhere could leave it out, and --format json would
+  // show "code":"". So outside src/diag nothing declares a bare Diagnostic
+  // or sets a message on one, and every code named in the source is
+  // registered.
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(ss::test::kSourceDir);
+  std::set<std::string> registered;
+  for (const auto c : ss::diag::kAllCodes) registered.insert(std::string(ss::diag::code_name(c)));
+  // (A member `Diagnostic diagnostic;` that carries one is fine.)
+  const std::regex bare(
+      R"(\bDiagnostic\s+(d|diag|out|r|result|error)\s*;|\bDiagnostic\s*\{\s*\}|\.message\s*=[^=])");
+  const std::regex named(R"(Code::(E\d{4}))");
+  int files = 0;
+  for (const char* folder : {"src", "kernels", "jit", "tools"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
+      const auto ext = entry.path().extension();
+      if (ext != ".cpp" && ext != ".hpp") continue;
+      const std::string rel = fs::relative(entry.path(), root).string();
+      const std::string text = ss::test::read_file(entry.path().string());
+      ++files;
+      if (rel.rfind("src/diag/", 0) != 0)
+        CHECK_MESSAGE(!std::regex_search(text, bare),
+                      rel << " builds a Diagnostic without diag::error (and so maybe no code)");
+      for (std::sregex_iterator it(text.begin(), text.end(), named), end; it != end; ++it)
+        CHECK_MESSAGE(registered.count((*it)[1]),
+                      rel << " names " << (*it)[1] << ", which src/diag/codes.def lacks");
+    }
+  }
+  CHECK(files > 100);
 }

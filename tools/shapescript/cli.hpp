@@ -33,6 +33,7 @@ struct Options {
   std::string precision = "f32";            // --precision f32|tf32|bf16, a GPU's contractions
   std::string files_root;                   // --files-root DIR: the only folder load/save may touch
   bool read_only = false;                   // --read-only: no `save`
+  bool strict_sinks = false;                // --strict-sinks: an unbound sink is E1705
   std::int64_t time_limit_ms = 0;           // --time-limit MS: 0, none
   std::int64_t memory_limit = 0;            // --memory-limit BYTES: 0, none
 };

@@ -18,6 +18,20 @@ std::string number_text(double v) {
   return buffer;
 }
 
+}  // namespace
+
+std::string record_text(const SinkRecord& record) {
+  std::string out;
+  char value[32];
+  for (const auto& [name, v] : record) {
+    std::snprintf(value, sizeof value, "%.6g", v);
+    out += (out.empty() ? "" : " ") + name + "=" + value;
+  }
+  return out;
+}
+
+namespace {
+
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {

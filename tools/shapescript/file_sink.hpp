@@ -4,6 +4,7 @@
 // Each record is flushed, so a killed run keeps what it wrote.
 #pragma once
 
+#include <cstdint>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -23,5 +24,14 @@ class FileSink {
   bool csv_ = false;
   std::vector<std::string> header_;
 };
+
+// A sink the command line doesn't bind: what `run` tells of it.
+struct UnboundSink {
+  std::int64_t records = 0;
+  SinkRecord last;
+};
+
+// A record for a person to read: "epoch=3 loss=0.0123".
+std::string record_text(const SinkRecord& record);
 
 }  // namespace ss::cli

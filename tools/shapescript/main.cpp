@@ -18,7 +18,9 @@ constexpr const char* kHelp = R"(shapescript: check and run shapescript programs
 usage:
   shapescript check FILE...       check programs; errors are printed rustc-style
   shapescript run FILE [FN]       check a program and run FN (main by default) on
-                                  the reference runtime, printing what it prints
+                                  the fast executor (--executor reference: the
+                                  reference runtime), printing what it prints; a
+                                  sink without --sink is counted, not kept
   shapescript build FILE -o OUT.so
                                   the program with its code compiled by the JIT, in
                                   a shared object `run` (and hosts) load without
@@ -34,8 +36,10 @@ usage:
   shapescript --help              print this help
 
 options:
-  --color=auto|always|never       colour the diagnostics (auto: on a terminal)
-  --format=text|json              json: one object per diagnostic, on standard output
+  --color=auto|always|never       colour the diagnostics (auto: on a terminal);
+                                  `--color never` works too
+  --format=text|json              json: one object per diagnostic, on standard
+                                  output; `--format json` works too
   --dump-ir                       with check: print each device function's tensor IR
   --dim NAME=SIZE                 with run: the size of a dim declared without one
   --sink NAME=FILE                with run: where the sink NAME writes: a .csv file
@@ -61,6 +65,8 @@ options:
   --files-root DIR                 with run: `load` and `save` may touch only files
                                   inside DIR (E1707 otherwise)
   --read-only                     with run: the program may not `save` (E1707)
+  --strict-sinks                  with run: a sink without --sink is E1705, not
+                                  counted and dropped
   --time-limit MS                 with run: stop the program after MS milliseconds
                                   (E1609), at its next loop turn, branch or graph
   --memory-limit BYTES            with run: the tensor memory the program may hold
@@ -100,7 +106,15 @@ int main(int argc, char** argv) {
   options.color = terminal_wants_color();
   std::vector<std::string> words;
   for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
+    // `--format json` and `--color never` are read as `--format=json` and
+    // `--color=never`: both spellings work.
+    std::string joined;
+    if ((std::string_view(argv[i]) == "--format" || std::string_view(argv[i]) == "--color") &&
+        i + 1 < argc) {
+      joined = std::string(argv[i]) + "=" + argv[i + 1];
+      ++i;
+    }
+    const std::string_view arg = joined.empty() ? std::string_view(argv[i]) : joined;
     if (arg == "--help" || arg == "-h") {
       std::cout << kHelp;
       return kOk;
@@ -188,6 +202,10 @@ int main(int argc, char** argv) {
     if (arg == "--files-root") {
       options.files_root = i + 1 < argc ? argv[++i] : "";
       if (options.files_root.empty()) return usage_error("`--files-root` takes a folder");
+      continue;
+    }
+    if (arg == "--strict-sinks") {
+      options.strict_sinks = true;
       continue;
     }
     if (arg == "--read-only") {

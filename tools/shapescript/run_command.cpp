@@ -1,6 +1,7 @@
 // `shapescript run FILE [FUNCTION]`: checks the program and runs FUNCTION
-// (main by default) on the reference runtime, printing what it prints;
-// `--sink NAME=FILE` sends a sink's records to a file.
+// (main by default) on the fast executor (`--executor reference`: the
+// reference runtime), printing what it prints; `--sink NAME=FILE` sends a
+// sink's records to a file, and a sink it doesn't bind is counted and shown.
 #include <unistd.h>
 
 #include <algorithm>
@@ -113,6 +114,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
   load.files.allow_write = !options.read_only;
   load.time_limit = std::chrono::milliseconds(options.time_limit_ms);
   load.memory_limit = options.memory_limit;
+  load.strict_sinks = options.strict_sinks;
   for (const auto& [name, path] : options.sinks) {
     files.push_back(std::make_unique<FileSink>(path));
     if (!files.back()->ok()) {
@@ -121,16 +123,27 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
     }
     load.sinks[name] = [sink = files.back().get()](const SinkRecord& r) { sink->write(r); };
   }
+  // A sink without `--sink`: its records aren't kept, but the last one
+  // shows on the progress line and the end says how many were dropped.
+  std::map<std::string, UnboundSink> unbound;
+  load.unbound_sink = [&unbound](const std::string& name, const SinkRecord& r) {
+    auto& u = unbound[name];
+    ++u.records;
+    u.last = r;
+  };
   // On a terminal, a progress bar for loops over batches, on standard
   // error, wiped before each printed line.
   bool bar = false;
   if (::isatty(STDERR_FILENO))
-    load.progress = [&bar](std::int64_t done, std::int64_t total) {
+    load.progress = [&bar, &unbound](std::int64_t done, std::int64_t total) {
       constexpr int kWidth = 30;
       const int filled = total ? static_cast<int>(kWidth * done / total) : kWidth;
-      std::cerr << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
+      std::cerr << "\r\033[K[" << std::string(static_cast<std::size_t>(filled), '#')
                 << std::string(static_cast<std::size_t>(kWidth - filled), '.') << "] " << done
-                << "/" << total << std::flush;
+                << "/" << total;
+      for (const auto& [name, u] : unbound)
+        std::cerr << "  " << name << ": " << record_text(u.last);
+      std::cerr << std::flush;
       bar = true;
     };
   if (options.collective_timeout_ms >= 0)
@@ -175,6 +188,10 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
                                               },
                                               args, load);
   if (bar) std::cerr << "\r\033[K" << std::flush;
+  for (const auto& [name, u] : unbound)
+    std::cerr << "note: " << u.records << (u.records == 1 ? " record" : " records")
+              << " of the sink `" << name << "` not kept (the last: " << record_text(u.last)
+              << "); keep them with `--sink " << name << "=" << name << ".csv`\n";
   if (options.stats) {
     print_stats(totals);
     if (executor) print_executor(*executor);

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "runtime/reference/ops.hpp"
+#include "support/scalar_arith.hpp"
 
 namespace ss::runtime::reference {
 namespace {
@@ -100,14 +101,9 @@ double apply_binary(Binary op, double a, double b, bool integers) {
     case Binary::pow:
       return std::pow(a, b);
     case Binary::floordiv:
-      if (integers && b == 0) return 0;  // numpy's integer floor division by zero
-      return std::floor(a / b);
-    case Binary::mod: {
-      if (integers && b == 0) return 0;
-      if (!integers && b == 0) return std::numeric_limits<double>::quiet_NaN();
-      const double r = std::fmod(a, b);  // then take the divisor's sign, as Python and numpy do
-      return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-    }
+      return support::numpy_floordiv(a, b, integers);
+    case Binary::mod:
+      return support::numpy_mod(a, b, integers);
     case Binary::maximum:
       return std::isnan(a) || std::isnan(b) ? std::nan("") : std::fmax(a, b);
     case Binary::minimum:

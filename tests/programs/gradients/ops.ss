@@ -24,3 +24,5 @@ fn sorted(x: [n D], w: [D]) -> [] = sum(sort(x, over=D) * w)
 fn normalised(x: [n D], w: [D]) -> [] = sum(layer_norm(x, over=D) * w) + sum(rms_norm(x, over=D) * w * w)
 fn contracted(x: [n D], w: [D C]) -> [] = sum(einsum(x, w, n d, d c -> n c) * einsum(x, n d -> d)[D=0])
 fn patterned(x: [n D], y: [N]) -> [] = sum(rearrange(x, n d -> d n) * 0.5) + sum(repeat(y, m -> m k, k=3) ** 2) + sum(reduce(x * x, n d -> d, sum)) + sum(reduce(x, n d -> n, mean) ** 2)
+fn pattern_extremes(x: [n D], y: [N D]) -> [] = sum(reduce(x * x, n d -> d, max)) - sum(reduce(x, n d -> n, min) ** 2) + sum(reduce(rearrange(y, m d -> d m), d m -> m, max) * 0.5)
+fn averaged(x: [n D]) -> [] = sum(x * x) / n

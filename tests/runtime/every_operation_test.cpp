@@ -1,0 +1,122 @@
+// Every operation the checker accepts runs on every CPU executor, forward
+// and with its gradients, so no program that checks can meet an "isn't
+// supported" at run time. The programs below reach every operation of the
+// IR (checked); each function's first output, summed to a scalar where it
+// has axes, is differentiated with respect to every float input. What an
+// executor still can't run is listed per executor, and the list may only
+// shrink: a new entry fails, and so does one that has come to run. (The
+// CUDA executor runs these graphs on the stand-in driver in
+// tests/kernels/cuda_executor_test.cpp; the standalone build refuses
+// random draws with E1808 at build time.)
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "ir/autodiff.hpp"
+#include "ir/lower.hpp"
+#include "runtime/fast_executor.hpp"
+#include "runtime/interpreter.hpp"
+#include "runtime/reference/ops.hpp"
+#include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
+#include "support/paths.hpp"
+
+namespace {
+
+using ss::ir::Graph;
+using ss::ir::Node;
+using ss::ir::Op;
+
+// The operations each executor can't run yet, by name: empty, and to stay so.
+const std::map<std::string, std::set<std::string>> kCantRunYet = {
+    {"reference", {}}, {"fast", {}}, {"gradient", {}}};
+
+// `g` with its first output's gradients as its outputs, or nullopt when that
+// output isn't a float (nothing to differentiate).
+std::optional<Graph> with_gradients(Graph g, const ss::runtime::Dims& dims) {
+  int output = g.outputs.at(0);
+  const auto type = g.nodes[static_cast<std::size_t>(output)].type;
+  if (!type.is_tensor() || !type.elem.is_float()) return std::nullopt;
+  if (!type.axes.empty()) {  // summed to a scalar first
+    Node total{.op = Op::reduce, .in = {output}, .type = ss::check::Type::scalar()};
+    total.sub = static_cast<int>(ss::ir::Reduce::sum);
+    for (std::size_t k = 0; k < type.axes.size(); ++k)
+      total.axes.push_back(static_cast<std::int64_t>(k));
+    output = g.add(std::move(total));
+  }
+  std::vector<int> wrt;
+  for (const int id : g.inputs)
+    if (g.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
+  std::vector<int> found;
+  for (const int d : ss::ir::append_gradients(g, output, wrt, dims))
+    if (d >= 0) found.push_back(d);
+  if (found.empty()) return std::nullopt;
+  g.outputs = std::move(found);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("every operation runs forward and backward on the reference and the fast executor") {
+  const auto fast = ss::runtime::make_fast_executor({.jit_library = ss::test::kJitPath});
+  std::map<std::string, std::set<std::string>> cant = {
+      {"reference", {}}, {"fast", {}}, {"gradient", {}}};
+  std::set<std::string> reached;  // operations that ran, by name
+  int graphs = 0;
+  for (const std::string file :
+       {"tests/programs/valid/operations.ss", "tests/programs/valid/features.ss",
+        "tests/programs/gradients/ops.ss", "tests/programs/training/dropout.ss",
+        "examples/tinylm/tinylm.ss", "examples/digits/digits.ss"}) {
+    const auto program = ss::test::check_source_file(file);
+    const auto& dims = program->typed.dims;
+    for (const auto& [name, fn] : program->typed.functions) {
+      if (fn.controller || fn.item->is_extern) continue;
+      const std::string function = name;  // not a binding: CAPTURE can't take one
+      CAPTURE(file);
+      CAPTURE(function);
+      Graph forward;
+      try {
+        forward = ss::ir::lower_function(program->typed, function);
+      } catch (const ss::ir::NotLowered& e) {
+        FAIL_CHECK("`" << function << "` checks but doesn't lower: " << e.what());
+        continue;
+      }
+      std::vector<Graph> runs = {forward};
+      try {
+        if (auto backward = with_gradients(forward, dims)) runs.push_back(std::move(*backward));
+      } catch (const ss::ir::NotDifferentiable& e) {
+        cant["gradient"].insert(e.what());
+      }
+      for (const auto& g : runs) {
+        const auto inputs = ss::test::made_up_inputs(g, dims);
+        for (const auto* executor : {"reference", "fast"}) {
+          try {
+            (void)ss::runtime::run_graph(g, inputs, dims, nullptr,
+                                         std::string(executor) == "fast" ? fast.get() : nullptr);
+          } catch (const ss::runtime::reference::RangeError&) {
+            // made-up ids out of range: refused as the program's own would be
+          } catch (const std::exception& e) {
+            cant[executor].insert(e.what());
+          }
+        }
+        for (const auto& n : g.nodes) reached.insert(ss::ir::op_name(n.op));
+        ++graphs;
+      }
+    }
+  }
+  CHECK(graphs > 100);
+  for (const auto& [executor, ops] : kCantRunYet) {
+    CAPTURE(executor);
+    for (const auto& op : cant[executor])
+      CHECK_MESSAGE(ops.count(op), executor << " can't run: " << op);
+    for (const auto& op : ops)
+      CHECK_MESSAGE(cant[executor].count(op), executor << " runs " << op << " now: unlist it");
+  }
+  // The programs reach every operation but the several-device collective.
+  for (int op = 0; op <= static_cast<int>(Op::all_reduce); ++op) {
+    const std::string name = ss::ir::op_name(static_cast<Op>(op));
+    CAPTURE(name);
+    if (static_cast<Op>(op) == Op::all_reduce) continue;  // tests/runtime/several_devices_test
+    CHECK(reached.count(name));
+  }
+}
