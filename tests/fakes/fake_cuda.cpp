@@ -70,6 +70,11 @@ struct Comm {
 
 std::mutex g_mutex;
 std::map<std::string, std::shared_ptr<Clique>> g_cliques;
+// Every communicator made, owned here: NCCL frees one at ncclCommAbort or
+// ncclCommDestroy, but the stand-in keeps it (a worker's queued work may
+// still read its `aborted`), reachable so LeakSanitizer doesn't count it as
+// lost. Never destroyed: threads may outlive static destructors.
+auto* const g_comms = new std::vector<std::unique_ptr<Comm>>;
 std::atomic<int> g_made{0}, g_aborted{0}, g_destroyed{0}, g_collectives{0}, g_id{0};
 std::atomic<int> g_hang_rank{-1}, g_lost_device{-1};
 std::atomic<int> g_launches{0};
@@ -313,6 +318,7 @@ ncclResult_t ncclCommInitRankConfig(Comm** comm, int ranks, ncclUniqueId id, int
   auto* c = new Comm;
   {
     std::lock_guard lock(g_mutex);
+    g_comms->emplace_back(c);
     auto& clique = g_cliques[key(id.internal)];
     if (!clique) {
       clique = std::make_shared<Clique>();
