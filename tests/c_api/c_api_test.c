@@ -107,6 +107,21 @@ int main(int argc, char** argv) {
   ss_status_free(status);
   status = NULL;
 
+  /* A sink left unbound drops its records, unless the host asks for strict
+   * sinks: then it is E1705 at load. */
+  options = ss_load_options_new();
+  ss_load_options_strict_sinks(options, 1);
+  module = ss_engine_load_source(engine, "sink metrics\nfn main():\n    write(metrics, x=1)\n",
+                                 "sinks.ss", options, &status);
+  CHECK(module == NULL && status != NULL && strcmp(ss_status_code(status), "E1705") == 0);
+  ss_status_free(status);
+  status = NULL;
+  ss_load_options_free(options);
+  module = ss_engine_load_source(engine, "sink metrics\nfn main():\n    write(metrics, x=1)\n",
+                                 "sinks.ss", NULL, &status);
+  CHECK(module != NULL && status == NULL);
+  ss_module_free(module);
+
   /* Unbound extern fn: E1606 at load. */
   options = ss_load_options_new();
   ss_load_options_sink(options, "metrics", sink, NULL);

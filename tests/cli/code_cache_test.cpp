@@ -46,7 +46,10 @@ std::vector<std::filesystem::path> entries(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("a second run compiles nothing: its kernels come from the code cache") {
-  if (std::string(ss::test::kJitPath).empty()) return;  // no JIT module in this build
+  if (std::string(ss::test::kJitPath).empty()) {
+    ss::test::skip("no JIT module in this build");
+    return;
+  }
   ss::test::TempDir dir;
   const std::string program = dir.file("cached.ss"), cache = dir.file("cache");
   std::ofstream(program) << kProgram;
@@ -102,12 +105,24 @@ TEST_CASE("a second run compiles nothing: its kernels come from the code cache")
   CHECK(std::filesystem::last_write_time(entry) == before);
   const std::string xdg = dir.file("xdg");
   auto argv = std::vector<std::string>{ss::test::kCliPath, "run", program, "f", "--arg", kArg};
-  REQUIRE(run_process(argv, {.env = {{"XDG_CACHE_HOME", xdg}}}).exit_code == 0);
+  std::map<std::string, std::string> env = {{"XDG_CACHE_HOME", xdg}};
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan, LeakSanitizer's tracer dies with SIGSEGV at this one run's
+  // exit ("Tracer caught signal 11", every time, only when the test binary
+  // spawns it; the same command from a shell passes). ASan's own checks
+  // stay on; only the exit-time leak scan is off for this run.
+  env["LSAN_OPTIONS"] = "detect_leaks=0";
+#endif
+  const auto from_xdg = run_process(argv, {.env = env});
+  REQUIRE_MESSAGE(from_xdg.exit_code == 0, from_xdg.err);
   CHECK(entries(xdg + "/shapescript").size() == 1);
 }
 
 TEST_CASE("kernels compiled once in a process serve every module of the same program") {
-  if (std::string(ss::test::kJitPath).empty()) return;
+  if (std::string(ss::test::kJitPath).empty()) {
+    ss::test::skip("no JIT module in this build");
+    return;
+  }
   const std::string text = std::string(kProgram) + "# a second copy\n";
   std::map<std::string, std::string> stored;
   int loads = 0;

@@ -5,17 +5,23 @@
 #     find_package(shapescript), and run;
 #   - the C test program built with plain cc and pkg-config, and run;
 #   - the installed CLI checking a program.
-# Usage: installed_package_test.sh BUILD_DIR SOURCE_DIR
+# Usage: installed_package_test.sh BUILD_DIR SOURCE_DIR [SANITIZERS]
+# SANITIZERS (the build's SS_SANITIZE, "address;undefined"): a sanitized
+# library needs its runtime in the host too, so the hosts are built with it.
 set -euo pipefail
 build=$1
 src=$2
+sanitize=${3:-}
+san_flags=""
+[ -n "$sanitize" ] && san_flags="-fsanitize=${sanitize//;/,}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 cmake -S "$src/examples/embed" -B "$work/embed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" >/dev/null
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" \
+  -DCMAKE_CXX_FLAGS="$san_flags" -DCMAKE_EXE_LINKER_FLAGS="$san_flags" >/dev/null
 cmake --build "$work/embed" >/dev/null
 "$work/embed/main" "$src/examples/digits/digits.ss" >"$work/embed.out" 2>&1 || true
 grep -q "batch 1000: logits \[1000 10\]" "$work/embed.out" ||
@@ -26,14 +32,14 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion shapescript)" = "$(sed -n 's/^project(shapescript VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" ] ||
   { echo "FAIL: pkg-config's version"; exit 1; }
 # shellcheck disable=SC2046
-cc -std=c99 -pedantic -Wall -Werror "$src/tests/c_api/c_api_test.c" -o "$work/c_api" \
+cc -std=c99 -pedantic -Wall -Werror $san_flags "$src/tests/c_api/c_api_test.c" -o "$work/c_api" \
   $(pkg-config --cflags --libs shapescript) -lm -Wl,-rpath,"$prefix/lib"
 "$work/c_api" "$work"
 echo "ok: the C test built with pkg-config and ran"
 
 # The build tree's own shapescript.pc points at the build tree.
 # shellcheck disable=SC2046
-cc -std=c99 -pedantic -Wall -Werror "$src/tests/c_api/c_api_test.c" -o "$work/c_api_build" \
+cc -std=c99 -pedantic -Wall -Werror $san_flags "$src/tests/c_api/c_api_test.c" -o "$work/c_api_build" \
   $(PKG_CONFIG_PATH="$build" pkg-config --cflags --libs shapescript) -lm \
   -Wl,-rpath,"$build/lib"
 "$work/c_api_build" "$work"
