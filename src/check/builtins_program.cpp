@@ -102,7 +102,7 @@ Type Checker::program_builtin(const std::string& name, const Expr& e, std::vecto
     // its first, so only scalars are written.
     for (const auto& kw : e.kwargs) {
       const Type t = expr(*kw.value, ctx);
-      if (t.is_error() || t.is_scalar_number() || (t.is_tensor() && t.axes.empty())) continue;
+      if (t.is_error() || t.is_one_number()) continue;
       auto& d = r_.error(Code::E1708, kw.value->span,
                          "`write` records numbers, and `" + kw.name + "` is " + t.str(),
                          t.is_tensor() ? "a tensor of shape " + axes_str(t.axes) : "not a number");

@@ -121,8 +121,7 @@ Type Checker::expr_kind(const Expr& e, FnCtx& ctx, const Type* expected) {
         if (!part.expr) continue;
         const Type t = expr(*part.expr, ctx);
         // A format (`{x:.4f}`) shapes one number.
-        if (!part.spec.empty() && !t.is_error() && !t.is_scalar_number() &&
-            !(t.is_tensor() && t.axes.empty()))
+        if (!part.spec.empty() && !t.is_error() && !t.is_one_number())
           r_.error(Code::E0505, part.expr->span,
                    "the format `" + part.spec + "` shapes a number, not " + t.str(), "not a number")
               .help = "format one number (`{mean(x):.3f}`), or drop the format to print it all";

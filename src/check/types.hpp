@@ -105,6 +105,9 @@ struct Type {
   bool is_error() const { return kind == Kind::error; }
   bool is_tensor() const { return kind == Kind::tensor; }
   bool is_scalar_number() const { return kind == Kind::integer || kind == Kind::floating; }
+  // One number: an int, a float or a tensor without axes (what `write` and
+  // an f-string's format take).
+  bool is_one_number() const { return is_scalar_number() || (is_tensor() && axes.empty()); }
   std::string str() const;  // "[b D]", "[] Index[C]", "[b] Digit", "AdamW[Mlp]"
 };
 

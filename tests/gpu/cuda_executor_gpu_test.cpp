@@ -73,10 +73,14 @@ const std::vector<Program> kAll = {{"tests/programs/valid/operations.ss", false}
 Agreement run_programs(const ss::runtime::Accelerator& cuda, const std::vector<Program>& programs,
                        int* graphs) {
   Agreement a;
-  for (const auto& [file, gradients] : programs) {
+  for (const auto& entry : programs) {
+    const auto& file = entry.file;  // named: clang 14 can't capture a binding
+    const auto& gradients = entry.gradients;
     const auto program = ss::test::check_source_file(file);
     const auto& dims = program->typed.dims;
-    for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients)) {
+    for (const auto& lowered : ss::test::lowered_graphs(*program, gradients)) {
+      const auto& function = lowered.function;  // named: clang 14 can't capture a binding
+      const auto& g = lowered.graph;
       INFO(file << ": " << function);
       const auto inputs = ss::test::made_up_inputs(g, dims, 37, 1.7);
       std::vector<Tensor> want;

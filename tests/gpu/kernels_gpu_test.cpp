@@ -123,14 +123,18 @@ TEST_CASE("gpu: every generated elementwise kernel gives the reference's values"
   const ss::nvrtc::Compiler* nvrtc = &device.nvrtc;
   int kernels = 0;
   std::int64_t elements = 0, differing = 0;
-  for (const auto& [file, gradients] :
+  for (const auto& entry :
        std::vector<std::pair<std::string, bool>>{{"tests/programs/valid/operations.ss", false},
                                                  {"examples/digits/digits.ss", false},
                                                  {"examples/tinylm/tinylm.ss", false},
                                                  {"tests/programs/gradients/ops.ss", true}}) {
+    const auto& file = entry.first;  // named: clang 14 can't capture a binding
+    const auto& gradients = entry.second;
     const auto program = ss::test::check_source_file(file);
     const auto& dims = program->typed.dims;
-    for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients)) {
+    for (const auto& lowered : ss::test::lowered_graphs(*program, gradients)) {
+      const auto& function = lowered.function;  // named: clang 14 can't capture a binding
+      const auto& g = lowered.graph;
       const auto plan = ss::ir::plan_fusion(g);
       if (plan.empty()) continue;
       // The reference's value of every kernel's inputs and root.

@@ -59,12 +59,14 @@ TEST_CASE("every fused kernel of the test programs compiles with NVRTC for sm_90
     return;
   }
   int compiled = 0;
-  for (const auto& [file, gradients] :
+  for (const auto& entry :
        std::vector<std::pair<std::string, bool>>{{"tests/programs/valid/operations.ss", false},
                                                  {"tests/programs/valid/features.ss", false},
                                                  {"examples/digits/digits.ss", false},
                                                  {"examples/tinylm/tinylm.ss", false},
                                                  {"tests/programs/gradients/ops.ss", true}}) {
+    const auto& file = entry.first;  // named: clang 14 can't capture a binding
+    const auto& gradients = entry.second;
     // A file's kernels in one program (each defines its own names; the
     // prelude is guarded), one NVRTC call: each call costs a few tenths
     // of a second.

@@ -70,10 +70,14 @@ const std::vector<Program> kPrograms = {{"tests/programs/valid/operations.ss", f
 // against the reference's; returns the graphs run.
 int run_all(const ss::runtime::Accelerator& cuda, int* stale) {
   int graphs = 0;
-  for (const auto& [file, gradients] : kPrograms) {
+  for (const auto& entry : kPrograms) {
+    const auto& file = entry.file;  // named: clang 14 can't capture a binding
+    const auto& gradients = entry.gradients;
     const auto program = ss::test::check_source_file(file);
     const auto& dims = program->typed.dims;
-    for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients)) {
+    for (const auto& lowered : ss::test::lowered_graphs(*program, gradients)) {
+      const auto& function = lowered.function;  // named: clang 14 can't capture a binding
+      const auto& g = lowered.graph;
       INFO(file << ": " << function);
       const auto inputs = ss::test::made_up_inputs(g, dims);
       std::vector<ss::runtime::Tensor> want, got;
@@ -128,7 +132,9 @@ TEST_CASE("every graph of the test programs runs through the CUDA executor, its 
   // What the host still runs: random draws, sorts and the rare gradient
   // nodes (an einsum that isn't a batch of GEMMs), never a matmul, an
   // elementwise node, a reduction or a norm.
-  for (const auto& [path, n] : counts.nodes) {
+  for (const auto& entry : counts.nodes) {
+    const auto& path = entry.first;  // named: clang 14 can't capture a binding
+    const auto& n = entry.second;
     if (path.rfind("host ", 0) != 0) continue;
     MESSAGE(path << ": " << n);
     for (const std::string op :
