@@ -80,11 +80,8 @@ std::string unknown_function_help(const check::TypedProgram& program, const std:
   for (const auto& [fn, info] : program.functions)
     if (!info.item->is_extern && !(device_only && info.controller)) names.push_back(fn);
   if (names.empty()) return "the program has no function to call";
-  const auto best = support::did_you_mean(name, names);
-  return (best ? "did you mean `" + *best + "`? " : std::string()) +
-         (device_only ? "its device functions are " : "its functions are ") +
-         support::quoted_list(support::nearest(name, names, 8)) +
-         (names.size() > 8 ? ", and more" : "");
+  return support::nearest_names(name, names,
+                                device_only ? "its device functions are" : "its functions are");
 }
 
 void check_sinks(Compiled& c, const std::vector<std::string>& bound) {

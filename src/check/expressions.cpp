@@ -487,9 +487,7 @@ Type Checker::member_expr(const Expr& e, FnCtx& ctx) {
         for (const auto& x : models_.at(base.name).members) members.push_back(x.name);
         auto& d = r_.error(Code::E1101, e.span,
                            "model `" + base.name + "` has no parameter `" + field + "`", "unknown");
-        const auto best = support::did_you_mean(field, members);
-        d.help = (best ? "did you mean `" + *best + "`? " : std::string()) + "its members are " +
-                 support::quoted_list(support::nearest(field, members, members.size()));
+        d.help = support::nearest_names(field, members, "its members are", members.size());
         return Type::error();
       }
       return m->type;

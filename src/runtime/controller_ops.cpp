@@ -60,12 +60,8 @@ namespace {
 // E1704's help.
 std::string names_held(const std::string& holder, const std::string& name,
                        const std::vector<std::string>& names) {
-  constexpr std::size_t kShown = 8;
   if (names.empty()) return holder + " holds no tensor";
-  const auto best = support::did_you_mean(name, names);
-  return (best ? "did you mean `" + *best + "`? " : std::string()) + holder + " holds " +
-         support::quoted_list(support::nearest(name, names, kShown)) +
-         (names.size() > kShown ? " and " + std::to_string(names.size() - kShown) + " more" : "");
+  return support::nearest_names(name, names, holder + " holds");
 }
 
 template <typename Map>

@@ -42,6 +42,14 @@ std::optional<std::string> did_you_mean(const std::string& name,
   return best[0];
 }
 
+std::string nearest_names(const std::string& name, const std::vector<std::string>& names,
+                          const std::string& lead, std::size_t shown) {
+  const auto best = did_you_mean(name, names);
+  return (best ? "did you mean `" + *best + "`? " : std::string()) + lead + " " +
+         quoted_list(nearest(name, names, shown)) +
+         (names.size() > shown ? " and " + std::to_string(names.size() - shown) + " more" : "");
+}
+
 std::string quoted_list(const std::vector<std::string>& names) {
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i)

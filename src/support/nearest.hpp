@@ -24,4 +24,10 @@ std::optional<std::string> did_you_mean(const std::string& name,
 // "`a`, `b` and `c`": names quoted for a message.
 std::string quoted_list(const std::vector<std::string>& names);
 
+// A help line's "did you mean `w1`? " (when one is near) and the names,
+// nearest first, at most `shown` of them ("... and 3 more"): what
+// `<lead> <names>` reads as, e.g. "did you mean `w1`? the file holds `w1`".
+std::string nearest_names(const std::string& name, const std::vector<std::string>& names,
+                          const std::string& lead, std::size_t shown = 8);
+
 }  // namespace ss::support
