@@ -143,9 +143,11 @@ class SS_API Engine {
   // searches afresh; nothing here changes the engine.
   BackendReport backends() const;
 
-  // Checks a program. Returns its diagnostics; has_errors() tells whether it
-  // was rejected. A missing or unreadable file is E0101, text that isn't
-  // UTF-8 is E0102, a file over the size limit is E0103.
+  // Checks a program and prepares its device functions, as a load would
+  // (so what lowering finds, E1205 say, is found here too). Returns its
+  // diagnostics; has_errors() tells whether it was rejected. A missing or
+  // unreadable file is E0101, text that isn't UTF-8 is E0102, a file over
+  // the size limit is E0103.
   std::vector<Diagnostic> check_file(const std::string& path) const;
   std::vector<Diagnostic> check_source(std::string_view text, std::string_view name) const;
 

@@ -1,5 +1,5 @@
 // A loaded program: checked once, its device functions prepared (lowered)
-// on first call and kept, so later calls at any batch size prepare nothing.
+// at load and kept, so calls at any batch size prepare nothing.
 #pragma once
 
 #include <chrono>
@@ -227,7 +227,7 @@ class SS_API Module {
                       const LoadOptions& options = {},
                       std::map<std::string, Tensor>* state = nullptr);
 
-  // How many functions have been prepared (lowered) so far.
+  // How many device functions were prepared (lowered) at load.
   std::size_t prepared() const;
   // What ran its device functions so far.
   ExecutorStats executor_stats() const;

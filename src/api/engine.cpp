@@ -8,6 +8,7 @@
 #include "api/engine_impl.hpp"
 #include "api/host_functions.hpp"
 #include "api/module_impl.hpp"
+#include "api/prepare.hpp"
 #include "check/checker.hpp"
 #include "diag/codes.hpp"
 #include "diag/reporter.hpp"
@@ -93,12 +94,23 @@ BackendReport Engine::backends() const {
   return report;
 }
 
+namespace {
+
+// Checking includes preparing: what lowering finds is found by `check` too.
+std::vector<Diagnostic> checked(api::Compiled& c, const EngineOptions& options) {
+  api::check_lowering(
+      c, options.executor == Executor::fast ? "the fast executor" : "the reference runtime");
+  return c.diagnostics;
+}
+
+}  // namespace
+
 std::vector<Diagnostic> Engine::check_file(const std::string& path) const {
-  return api::compile_file(path, *impl_->log)->diagnostics;
+  return checked(*api::compile_file(path, *impl_->log), impl_->options);
 }
 
 std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_view name) const {
-  return api::compile_text(text, name, *impl_->log)->diagnostics;
+  return checked(*api::compile_text(text, name, *impl_->log), impl_->options);
 }
 
 Module Engine::load_file(const std::string& path, const LoadOptions& options) const {

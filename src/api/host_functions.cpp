@@ -93,7 +93,7 @@ std::function<runtime::Value(const std::string&, const std::vector<runtime::Valu
       } else if (v.kind == Value::Kind::string) {
         given.push_back(HostValue::of(v.text));
       } else {
-        given.push_back(HostValue::of(v.number));
+        given.push_back(HostValue::of(runtime::as_double(v)));  // exact to 2^53
       }
     }
     HostValue got;

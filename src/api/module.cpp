@@ -4,6 +4,7 @@
 #include "api/devices.hpp"
 #include "api/host_functions.hpp"
 #include "api/module_impl.hpp"
+#include "api/prepare.hpp"
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
 #include "ir/lower.hpp"
@@ -96,18 +97,11 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   // What lowering couldn't turn into code is found now, not when it runs.
   if (!compiled->ok()) return;
   try {
-    for (const auto& [name, fn] : controller_code())
-      for (const auto& in : fn.code)
-        if (in.op == ir::HostOp::unsupported && !in.code) {
-          Diagnostic d =
-              runtime::internal_error(in.text + ": `" + name + "` can't run on " + executor_name);
-          d.labels.push_back(compiled->map->label(in.span, "here", true));
-          d.location = d.labels.back().start;
-          compiled->diagnostics.push_back(std::move(d));
-        }
+    api::check_controller_code(*compiled, controller_code(), executor_name);
   } catch (const std::exception& bug) {
     compiled->diagnostics.push_back(runtime::internal_error(bug.what()));
   }
+  graphs = api::prepare_device_functions(*compiled, executor_name);
 }
 
 const ir::HostProgram& Module::Impl::controller_code() const {
@@ -167,21 +161,15 @@ ExecutorStats Module::executor_stats() const {
 namespace {
 
 // Every input a device function of the program takes, by name ("m.w1",
-// "batch.pixels"), with its type: what a host may pass to calls.
-std::map<std::string, check::Type> program_inputs(const check::TypedProgram& typed) {
+// "batch.pixels"), with its type: what a host may pass to calls. A
+// function that didn't lower takes nothing a host could keep.
+std::map<std::string, check::Type> program_inputs(const std::map<std::string, ir::Graph>& graphs) {
   std::map<std::string, check::Type> inputs;
-  for (const auto& [name, fn] : typed.functions) {
-    if (fn.controller || fn.item->is_extern) continue;
-    try {
-      const ir::Graph g = ir::lower_function(typed, name);
-      for (const int id : g.inputs) {
-        const auto& n = g.nodes[static_cast<std::size_t>(id)];
-        inputs.emplace(n.name, n.type);
-      }
-    } catch (const std::exception&) {
-      // A function that doesn't lower takes nothing a host could keep.
+  for (const auto& [name, g] : graphs)
+    for (const int id : g.inputs) {
+      const auto& n = g.nodes[static_cast<std::size_t>(id)];
+      inputs.emplace(n.name, n.type);
     }
-  }
   return inputs;
 }
 
@@ -207,7 +195,7 @@ ReloadReport Module::reload(const Engine& engine, std::string_view text, std::st
   if (!fresh) return report;  // this module keeps its program
   if (state) {
     const auto& typed = fresh.impl_->compiled->typed;
-    const auto inputs = program_inputs(typed);
+    const auto inputs = program_inputs(fresh.impl_->graphs);
     for (auto it = state->begin(); it != state->end();) {
       const auto found = inputs.find(it->first);
       std::string why = found == inputs.end() ? "no function of the new program takes it"
@@ -226,7 +214,6 @@ ReloadReport Module::reload(const Engine& engine, std::string_view text, std::st
 }
 
 std::size_t Module::prepared() const {
-  std::lock_guard lock(impl_->mutex);
   return impl_->graphs.size();
 }
 
@@ -259,31 +246,14 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
                       : "only device functions are called from the host; this one runs in "
                         "the controller");
 
-  // Prepare once: the graph serves every later call, at any sizes.
-  const ir::Graph* graph = nullptr;
-  {
-    std::lock_guard lock(impl_->mutex);
-    auto it = impl_->graphs.find(function);
-    if (it == impl_->graphs.end()) {
-      try {
-        it = impl_->graphs.emplace(function, ir::lower_function(typed, function)).first;
-      } catch (const ir::NotLowered& e) {
-        Diagnostic d = e.code ? diag::error(*e.code, e.what())
-                              : runtime::internal_error(std::string(e.what()) + ": `" + function +
-                                                        "` can't run on " + impl_->executor_name);
-        d.labels.push_back(impl_->compiled->map->label(e.span, "here", true));
-        d.location = impl_->compiled->map->location(e.span.begin);
-        CallResult r;
-        r.diagnostics.push_back(std::move(d));
-        return r;
-      } catch (const std::exception& bug) {
-        CallResult r;
-        r.diagnostics.push_back(runtime::internal_error(bug.what()));
-        return r;
-      }
-    }
-    graph = &it->second;
+  // Prepared at load: the graph serves every call, at any sizes.
+  const auto prepared = impl_->graphs.find(function);
+  if (prepared == impl_->graphs.end()) {
+    CallResult r;
+    r.diagnostics.push_back(runtime::internal_error("`" + function + "` wasn't prepared"));
+    return r;
   }
+  const ir::Graph* graph = &prepared->second;
 
   for (std::size_t i = 0; i < positional.size(); ++i)
     if (auto bad = Impl::unusable("argument " + std::to_string(i + 1), positional[i])) {

@@ -22,7 +22,7 @@ namespace ss {
 struct Module::Impl {
   std::unique_ptr<api::Compiled> compiled;
   mutable std::mutex mutex;  // guards the caches: a module may be called from several threads
-  mutable std::map<std::string, ir::Graph> graphs;
+  std::map<std::string, ir::Graph> graphs;  // each device function's, lowered at load (api/prepare)
   mutable std::unique_ptr<ir::HostProgram> controller;  // lowered at the first run
   std::map<std::string, SinkCallback> sinks;            // bound at load
   std::map<std::string, HostFunction> host_functions;   // bound at load

@@ -133,7 +133,9 @@ std::string print(const HostFunction& fn) {
     switch (in.op) {
       case HostOp::constant:
         out << " " << kind_name(in.kind);
-        if (in.kind == HostKind::integer || in.kind == HostKind::floating)
+        if (in.kind == HostKind::integer)
+          out << " " << in.whole;
+        else if (in.kind == HostKind::floating)
           out << " " << in.number;
         else if (in.kind != HostKind::none)
           out << " " << quoted(in.text);

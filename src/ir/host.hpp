@@ -16,11 +16,12 @@
 namespace ss::ir {
 
 enum class HostOp {
-  constant,     // dst <- number (integer or not) or text; kind says which
+  constant,     // dst <- an integer (whole), a float (number) or text; kind says which
   dim,          // dst <- the size of the program's dim `text`
   copy,         // dst <- args[0]
   graph,        // dst <- graphs[target] run on args (one slot per graph input)
-  arith,        // dst <- args[0] `text` args[1], numbers; `neg` takes one
+  arith,        // dst <- args[0] `text` args[1], numbers (support/scalar_arith); `neg`
+                // takes one; a comparison (`<`, `==`, ...) gives a bool scalar tensor
   call,         // dst <- the controller function `text` called with args
   print,        // writes args, shown and joined by spaces, and a newline
   format,       // dst <- an f-string: parts
@@ -88,7 +89,8 @@ struct HostInstr {
   std::vector<int> args;
   int target = -1;  // an instruction's index (jumps), a graph's (graph)
   std::string text;
-  double number = 0;
+  double number = 0;                // a float constant's value; item's index
+  std::int64_t whole = 0;           // an integer constant's value
   HostKind kind = HostKind::none;   // constant's kind; graph: the result's
   std::vector<HostKind> items;      // graph with a tuple result: each part's
   std::vector<std::string> models;  // graph: a model result's (or each item's) model name

@@ -515,21 +515,32 @@ Val Lowerer::binary(const Expr& e, Scope& scope) {
   const auto op = ops.at(e.text);
   if (l.kind == Val::Kind::number && r.kind == Val::Kind::number) {
     // Static arithmetic on numbers, as the controller does it (Python's
-    // rules, in double: integers stay exact); comparisons as the reference's.
-    const bool integers = l.integer && r.integer;
+    // rules, 64-bit ints); `and` and `or` as the reference's.
+    const auto as_number = [](const Val& x) {
+      return x.integer ? support::Number::of_int(static_cast<std::int64_t>(x.number))
+                       : support::Number::of_float(x.number);
+    };
     Val v;
     v.kind = Val::Kind::number;
-    if (const auto folded = support::python_arith(e.text, l.number, r.number, integers)) {
-      v.number = *folded;
-      v.integer = support::python_integer_result(e.text, r.number, integers);
+    if (const auto order = support::python_compare(e.text, as_number(l), as_number(r))) {
+      v.number = *order ? 1 : 0;
+      v.integer = true;
       return v;
     }
-    if (e.text == "/" || e.text == "//" || e.text == "%" || e.text == "**")
+    const auto folded = support::python_arith(e.text, as_number(l), as_number(r));
+    if (folded.ok()) {
+      v.number = folded.value.as_double();
+      v.integer = folded.value.integer;
+      return v;
+    }
+    if (folded.error == support::ArithError::division_by_zero)
       throw NotLowered("`" + e.text + "` divides by zero", e.span, diag::Code::E1509);
+    if (folded.error == support::ArithError::overflow)
+      throw NotLowered("`" + e.text + "` overflows 64 bits", e.span, diag::Code::E1510);
     const auto result = ref::binary(op, runtime::Tensor::scalar(runtime::DType::f32, l.number),
                                     runtime::Tensor::scalar(runtime::DType::f32, r.number));
     v.number = result.get(0);
-    v.integer = integers;
+    v.integer = l.integer && r.integer;
     return v;
   }
   // A literal takes the element type the operation computes in: the
@@ -676,7 +687,8 @@ Val Lowerer::differentiate(const std::string& name, const Expr& e, Scope& scope)
   try {
     grads = append_gradients(g_, loss.node, wrt, p_.dims);
   } catch (const NotDifferentiable& failure) {
-    throw NotLowered(failure.what(), failure.span);
+    throw NotLowered(std::string(failure.what()) + " isn't supported yet", failure.span,
+                     diag::Code::E1205);
   }
   bool any = false;
   for (std::size_t i = 0; i < grads.size(); ++i) {

@@ -2,6 +2,7 @@
 // variables get slots, statements become instructions and jumps, and each
 // tensor-valued expression becomes one graph, lowered here, once.
 #include <map>
+#include <set>
 
 #include "ir/host.hpp"
 #include "ir/lower.hpp"
@@ -209,6 +210,11 @@ class HostLowering {
           .kind = kind});
     return dst;
   }
+  int integer_constant(std::int64_t whole) {
+    const int dst = temporary();
+    emit({.op = HostOp::constant, .dst = dst, .whole = whole, .kind = HostKind::integer});
+    return dst;
+  }
 
   // A variable's slot, noting the read so an unbound one is caught there.
   int read(const Expr& name, int slot, HostInstr& into) {
@@ -228,7 +234,7 @@ class HostLowering {
     const Type& type = p_.type_of(e);
     switch (e.kind) {
       case ExprKind::integer:
-        return constant(HostKind::integer, static_cast<double>(e.int_value));
+        return integer_constant(e.int_value);
       case ExprKind::floating:
         return constant(HostKind::floating, e.float_value);
       case ExprKind::string:
@@ -273,6 +279,7 @@ class HostLowering {
         ((e.kind == ExprKind::binary && e.text != "|>") ||
          (e.kind == ExprKind::unary && e.text == "-")))
       return arithmetic(e, type);
+    if (numbers_compared(e)) return arithmetic(e, type);
     return tensors(e);
   }
 
@@ -383,10 +390,20 @@ class HostLowering {
     return std::nullopt;
   }
 
+  // `a < b` of two controller numbers: compared exactly (64-bit ints), not
+  // in a graph's i32 or f32.
+  bool numbers_compared(const Expr& e) const {
+    static const std::set<std::string> comparisons = {"==", "!=", "<", "<=", ">", ">="};
+    return e.kind == ExprKind::binary && comparisons.count(e.text) &&
+           p_.type_of(*e.items[0]).is_scalar_number() && p_.type_of(*e.items[1]).is_scalar_number();
+  }
+
   int arithmetic(const Expr& e, const Type& type) {
     HostInstr instr{.op = HostOp::arith,
                     .text = e.kind == ExprKind::unary ? "neg" : e.text,
-                    .kind = type.is(Type::Kind::integer) ? HostKind::integer : HostKind::floating,
+                    .kind = type.is(Type::Kind::integer)    ? HostKind::integer
+                            : type.is(Type::Kind::floating) ? HostKind::floating
+                                                            : HostKind::tensor,
                     .span = e.span};
     for (const auto& item : e.items) instr.args.push_back(operand(*item, instr));
     instr.dst = temporary();

@@ -182,7 +182,7 @@ class Controller {
   }
 
   // What the checker accepted and the controller can't run: shapescript's
-  // bug, not the program's (the load reports the lowering's own, E0001).
+  // bug, not the program's (a load reports what lowering finds first).
   [[noreturn]] void unsupported(const std::string& what, syntax::Span at) {
     Diagnostic d = internal_error("the controller can't run " + what);
     d.labels.push_back(map_.label(at, "here", true));
@@ -295,21 +295,21 @@ class Controller {
     Value& counter = at(in.args[1]);
     const Value& iterable = at(in.args[0]);
     if (iterable.kind != Value::Kind::range) {  // a dataset's examples, or batches
-      auto item = nth_item(iterable, static_cast<std::int64_t>(counter.number));
+      auto item = nth_item(iterable, counter.whole);
       if (!item) {
         if (options_.progress && iterable.kind == Value::Kind::batches)
           options_.progress(length(iterable), length(iterable));
         return false;
       }
       at(in.dst) = std::move(*item);
-      counter.number += 1;
+      counter.whole += 1;
       if (options_.progress && iterable.kind == Value::Kind::batches)
-        options_.progress(static_cast<std::int64_t>(counter.number) - 1, length(iterable));
+        options_.progress(counter.whole - 1, length(iterable));
       return true;
     }
-    if (counter.number >= static_cast<double>(iterable.hi)) return false;
+    if (counter.whole >= iterable.hi) return false;
     at(in.dst) = counter;
-    counter.number += 1;
+    counter.whole += 1;
     return true;
   }
 
@@ -328,7 +328,7 @@ class Controller {
         const auto it = p_.dims.find(in.text);
         if (it == p_.dims.end() || !it->second)
           throw std::logic_error("the dim `" + in.text + "` has no size at run time");
-        at(in.dst) = number(static_cast<double>(*it->second), true);
+        at(in.dst) = integer(*it->second);
         break;
       }
       case HostOp::copy:
@@ -376,7 +376,7 @@ class Controller {
         break;
       case HostOp::range: {
         Value v = of_kind(Value::Kind::range);
-        const auto bound = [&](int s) { return static_cast<std::int64_t>(at(s).number); };
+        const auto bound = [&](int s) { return number_of(at(s)).i; };
         if (in.args.size() == 1) {
           v.hi = bound(in.args[0]);
         } else {
@@ -388,8 +388,7 @@ class Controller {
       }
       case HostOp::loop_start: {
         const Value& range = at(in.args[0]);
-        at(in.dst) =
-            number(range.kind == Value::Kind::range ? static_cast<double>(range.lo) : 0, true);
+        at(in.dst) = integer(range.kind == Value::Kind::range ? range.lo : 0);
         break;
       }
       case HostOp::ret:
@@ -422,8 +421,9 @@ class Controller {
   static Value constant(const HostInstr& in) {
     switch (in.kind) {
       case HostKind::integer:
+        return integer(in.whole);
       case HostKind::floating:
-        return number(in.number, in.kind == HostKind::integer);
+        return floating(in.number);
       case HostKind::string: {
         Value v = of_kind(Value::Kind::string);
         v.text = in.text;
@@ -440,19 +440,35 @@ class Controller {
   }
 
   Value arithmetic(const HostInstr& in, const std::vector<Value>& slots) {
-    const bool integer = in.kind == HostKind::integer;
-    const double a = slots[static_cast<std::size_t>(in.args[0])].number;
-    if (in.text == "neg") return number(-a, integer);
-    const double b = slots[static_cast<std::size_t>(in.args[1])].number;
+    const auto operand = [&](std::size_t k) {
+      return number_of(slots[static_cast<std::size_t>(in.args[k])]);
+    };
+    const support::Number a = operand(0);
     const std::string& op = in.text;
-    const auto r = support::python_arith(op, a, b, integer);
-    if (!r) {
-      if (op != "/" && op != "//" && op != "%" && op != "**")
-        unsupported("`" + op + "` on numbers", in.span);
-      fail(diag::Code::E1509, in.span, "`" + op + "` divides by zero", "a zero divisor",
-           "controller numbers follow Python: test the divisor first (`if n != 0:`)");
+    if (op == "neg") return checked(support::python_negate(a), op, in.span);
+    const support::Number b = operand(1);
+    if (const auto order = support::python_compare(op, a, b)) {
+      Value v = of_kind(Value::Kind::tensor);
+      v.tensor = Tensor::scalar(DType::boolean, *order ? 1 : 0);
+      return v;
     }
-    return number(*r, integer && support::python_integer_result(op, b, true));
+    return checked(support::python_arith(op, a, b), op, in.span);
+  }
+
+  Value checked(const support::ArithResult& r, const std::string& op, syntax::Span at) {
+    switch (r.error) {
+      case support::ArithError::none:
+        return number(r.value);
+      case support::ArithError::division_by_zero:
+        fail(diag::Code::E1509, at, "`" + op + "` divides by zero", "a zero divisor",
+             "controller numbers follow Python: test the divisor first (`if n != 0:`)");
+      case support::ArithError::overflow:
+        fail(diag::Code::E1510, at, "`" + op + "` overflows 64 bits", "past 2^63 - 1",
+             "controller integers are 64-bit: compute with floats (`2.0 ** 70`) past them");
+      case support::ArithError::unknown_op:
+        break;
+    }
+    unsupported("`" + op + "` on numbers", at);
   }
 
   // Runs a tensor expression's graph: its inputs read from the slots (a
@@ -470,6 +486,13 @@ class Controller {
         continue;
       }
       if (dot == std::string::npos) {
+        if (v.kind == Value::Kind::integer && !support::fits_i32(v.whole))
+          fail(diag::Code::E1510, in.span,
+               (name[0] == '$' ? "an integer" : "`" + name + "`") + " is " +
+                   std::to_string(v.whole) + ", past a tensor's i32",
+               "used in this tensor expression",
+               "tensor integers are i32 (at most 2147483647): keep larger numbers in the "
+               "controller, or make them floats first (`n * 1.0`)");
         inputs[name] = as_tensor(v);
         continue;
       }
@@ -579,8 +602,7 @@ class Controller {
   }
 
   double number_in(const std::vector<Value>& slots, int slot) const {
-    const Value& v = slots[static_cast<std::size_t>(slot)];
-    return v.kind == Value::Kind::tensor ? v.tensor.get(0) : v.number;
+    return as_double(slots[static_cast<std::size_t>(slot)]);
   }
 
   std::map<std::string, double> keywords(const HostInstr& in, const std::vector<Value>& slots) {
@@ -637,12 +659,16 @@ class Controller {
         }
         std::optional<double> positional;
         if (in.args.size() > 1) positional = number_in(slots, in.args[1]);
+        if (in.text == "batches" && positional && *positional < 1)
+          fail(diag::Code::E1402, in.span,
+               "a batch size of " + std::to_string(static_cast<std::int64_t>(*positional)),
+               "computed here", "give a batch size of 1 or more");
         const Value& data = at(in.args.at(0));
         at(in.dst) = pipe_stage(data, in.text, positional, keywords(in, slots), data.text);
         return;
       }
       case HostOp::len:
-        at(in.dst) = number(static_cast<double>(length(at(in.args.at(0)))), true);
+        at(in.dst) = integer(length(at(in.args.at(0))));
         return;
       case HostOp::set_field:
         at(in.dst).fields[in.text] = Tensor::scalar(DType::f32, number_in(slots, in.args.at(0)));
@@ -665,10 +691,7 @@ class Controller {
       const bool scalar = x.kind == Value::Kind::integer || x.kind == Value::Kind::floating ||
                           (x.kind == Value::Kind::tensor && x.tensor.size() == 1);
       std::string formatted;
-      const double n = x.kind == Value::Kind::tensor ? x.tensor.get(0) : x.number;
-      const bool integer = x.kind == Value::Kind::integer ||
-                           (x.kind == Value::Kind::tensor && !is_float(x.tensor.dtype()));
-      if (!scalar || !format_number(n, integer, part.spec, &formatted))
+      if (!scalar || !format_number(number_of(x), part.spec, &formatted))
         unsupported("the format `" + part.spec + "`", part.span);
       v.text += formatted;
     }

@@ -170,7 +170,7 @@ Value pipe_stage(const Value& data, const std::string& stage, std::optional<doub
     Value v = of_kind(Value::Kind::batches);
     v.text = record;
     v.data = data.data;
-    v.number = positional.value_or(1);
+    v.whole = static_cast<std::int64_t>(positional.value_or(1));
     return v;
   }
   if (stage == "whole") {  // every example, as one batch
@@ -186,7 +186,7 @@ Value pipe_stage(const Value& data, const std::string& stage, std::optional<doub
   } else if (stage == "take" && data.kind == Value::Kind::batches) {  // the first k batches
     Value v2 = data;
     v2.data = std::make_shared<Dataset>(
-        taken(*data.data, static_cast<std::int64_t>(positional.value_or(0) * data.number)));
+        taken(*data.data, static_cast<std::int64_t>(positional.value_or(0)) * data.whole));
     return v2;
   } else if (stage == "take") {
     v.data = std::make_shared<Dataset>(
@@ -208,7 +208,7 @@ Value pipe_stage(const Value& data, const std::string& stage, std::optional<doub
 std::int64_t length(const Value& v) {
   if (!v.data) return 0;
   if (v.kind == Value::Kind::batches) {
-    const auto n = static_cast<std::int64_t>(v.number);
+    const std::int64_t n = v.whole;
     return (v.data->size() + n - 1) / n;
   }
   return v.data->size();
@@ -219,7 +219,7 @@ std::optional<Value> nth_item(const Value& iterable, std::int64_t k) {
   Value v = of_kind(Value::Kind::record);
   v.text = iterable.text;
   if (iterable.kind == Value::Kind::batches) {
-    const auto n = static_cast<std::int64_t>(iterable.number);
+    const std::int64_t n = iterable.whole;
     v.fields = iterable.data->batch(k * n, std::min(iterable.data->size(), (k + 1) * n));
   } else {  // one example: its fields without the examples axis
     for (auto& [name, t] : iterable.data->batch(k, k + 1)) v.fields[name] = t.select(0, 0);

@@ -135,25 +135,25 @@ std::string format_tensor(const Tensor& t) {
   return out;
 }
 
-bool format_number(double value, bool integer, std::string_view spec, std::string* out) {
-  if (spec.empty()) {
-    *out =
-        integer ? std::to_string(static_cast<long long>(value)) : format_float(value, DType::f32);
-    return true;
-  }
+bool format_number(support::Number number, std::string_view spec, std::string* out) {
   const auto parsed = support::parse_format_spec(spec);
   if (!parsed) return false;
   const int width = parsed->width, precision = parsed->precision;
-  const char type = parsed->type;
-  char buffer[128];
-  if (type == 'd') {
+  const double value = number.as_double();
+  char buffer[160];
+  if (number.integer && (parsed->type == 'd' || !parsed->typed)) {
+    std::snprintf(buffer, sizeof buffer, "%*lld", width, static_cast<long long>(number.i));
+  } else if (spec.empty()) {
+    *out = format_float(value, DType::f32);
+    return true;
+  } else if (parsed->type == 'd') {
     std::snprintf(buffer, sizeof buffer, "%*lld", width,
                   static_cast<long long>(std::llround(value)));
-  } else if (type == '%') {
+  } else if (parsed->type == '%') {
     std::snprintf(buffer, sizeof buffer, "%*.*f%%", width > 0 ? width - 1 : 0,
                   precision < 0 ? 6 : precision, value * 100);
   } else {
-    const char format[] = {'%', '*', '.', '*', type, '\0'};
+    const char format[] = {'%', '*', '.', '*', parsed->type, '\0'};
     std::snprintf(buffer, sizeof buffer, format, width, precision < 0 ? 6 : precision, value);
   }
   *out = buffer;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "runtime/tensor.hpp"
+#include "support/scalar_arith.hpp"
 
 namespace ss::runtime {
 
@@ -14,8 +15,9 @@ std::string format_float(double value, DType dtype);  // "0.5", "1.0", "1e-05"
 std::string format_tensor(const Tensor& t);           // a scalar alone, an array in brackets
 
 // An f-string's `{x:spec}` of a number: Python's [width][.precision][type]
-// with type f, e, g, d or %; an empty spec gives format_float's form.
-// Returns false for a spec it doesn't know.
-bool format_number(double value, bool integer, std::string_view spec, std::string* out);
+// with type f, e, g, d or %; an empty spec gives format_float's form. An
+// int shows exactly under `d` (or no type), as Python's does. Returns false
+// for a spec it doesn't know.
+bool format_number(support::Number value, std::string_view spec, std::string* out);
 
 }  // namespace ss::runtime

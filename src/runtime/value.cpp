@@ -12,7 +12,7 @@ std::string show(const Value& v) {
     case Value::Kind::tensor:
       return format_tensor(v.tensor);
     case Value::Kind::integer:
-      return std::to_string(static_cast<long long>(v.number));
+      return std::to_string(v.whole);
     case Value::Kind::floating:
       return format_float(v.number, DType::f32);
     case Value::Kind::string:
@@ -35,7 +35,7 @@ std::string show(const Value& v) {
     case Value::Kind::dataset:
       return "<dataset of " + std::to_string(v.data ? v.data->size() : 0) + ">";
     case Value::Kind::batches:
-      return "<batches of " + std::to_string(static_cast<long long>(v.number)) + ">";
+      return "<batches of " + std::to_string(v.whole) + ">";
   }
   return "?";
 }

@@ -20,7 +20,10 @@ std::optional<FormatSpec> parse_format_spec(std::string_view spec) {
     out.precision = 0;
     if (!digits(&out.precision)) return std::nullopt;
   }
-  if (at < spec.size()) out.type = spec[at++];
+  if (at < spec.size()) {
+    out.type = spec[at++];
+    out.typed = true;
+  }
   if (at != spec.size() || std::string_view("fegd%").find(out.type) == std::string_view::npos)
     return std::nullopt;
   return out;

@@ -11,7 +11,8 @@ namespace ss::support {
 struct FormatSpec {
   int width = 0;
   int precision = -1;  // -1: the type's default
-  char type = 'g';
+  char type = 'g';     // 'g' where the spec names none
+  bool typed = false;  // whether it names one (an int without one shows as `d`)
 };
 
 // The largest width or precision a spec may ask for.

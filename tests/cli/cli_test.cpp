@@ -286,8 +286,7 @@ TEST_CASE("numbers: Python's rules in the controller and in folded constants, E1
       dir.write("n.ss",
                 "fn main():\n    a = -7\n    print(a // 2, a % 2, 7 % -2, 2147483647 + 1, 7 / 2)\n"
                 "fn big(x: [2] i32) -> [2] i32 = x + (16777216 + 1) - 7 // 2\n"
-                "fn zero():\n    n = 0\n    print(1.5 % n)\n"
-                "fn folded(x: [2]) -> [2] = x * (7 // 0)\n");
+                "fn zero():\n    n = 0\n    print(1.5 % n)\n");
   const auto ran = run_process({kCliPath, "run", file});
   CHECK(ran.err.empty());
   CHECK(ran.out == "-4 1 -1 2147483648 3.5\n");
@@ -296,7 +295,35 @@ TEST_CASE("numbers: Python's rules in the controller and in folded constants, E1
   const auto zero = run_process({kCliPath, "run", file, "zero"});
   CHECK(zero.exit_code == 1);
   CHECK(zero.err.rfind("error[E1509]: `%` divides by zero", 0) == 0);
-  const auto folded = run_process({kCliPath, "run", file, "folded", "--arg", "x=[1, 2]"});
+  // A device function's static `7 // 0` is found at load: nothing runs.
+  const auto folded_file = dir.write("folded.ss",
+                                     "fn main():\n    print(\"ran\")\n"
+                                     "fn folded(x: [2]) -> [2] = x * (7 // 0)\n");
+  const auto folded = run_process({kCliPath, "run", folded_file});
   CHECK(folded.exit_code == 1);
+  CHECK(folded.out.empty());
   CHECK(folded.err.rfind("error[E1509]: `//` divides by zero", 0) == 0);
+}
+
+TEST_CASE("controller integers are 64-bit: exact arithmetic, comparisons and prints; E1510 past") {
+  ss::test::TempDir dir;
+  const auto file =
+      dir.write("big.ss",
+                "fn main():\n    a = 9007199254740993\n    b = a + 1\n"
+                "    print(a, b, a == b - 1, a > 9007199254740992.0, 2147483648 > 2147483647)\n"
+                "    print(f\"{a:d} {b:18} {2 ** 62}\", 16777217 == 16777216)\n"
+                "fn over():\n    n = 9223372036854775807\n    print(n + 1)\n"
+                "fn into_tensor():\n    n = 3000000000\n    print(zeros([2]) + n)\n");
+  const auto ran = run_process({kCliPath, "run", file});
+  CHECK(ran.err.empty());
+  // Python: print(2**53 + 1, 2**53 + 2, True, True, True) and the f-string's
+  CHECK(ran.out ==
+        "9007199254740993 9007199254740994 True True True\n"
+        "9007199254740993   9007199254740994 4611686018427387904 False\n");
+  const auto over = run_process({kCliPath, "run", file, "over"});
+  CHECK(over.exit_code == 1);
+  CHECK(over.err.rfind("error[E1510]: `+` overflows 64 bits", 0) == 0);
+  const auto into = run_process({kCliPath, "run", file, "into_tensor"});
+  CHECK(into.exit_code == 1);
+  CHECK(into.err.rfind("error[E1510]: `n` is 3000000000, past a tensor's i32", 0) == 0);
 }

@@ -93,6 +93,26 @@ TEST_CASE("training saved half way and resumed from its checkpoints ends with th
         std::string::npos);
 }
 
+TEST_CASE("a batch size computed at run time below 1 is E1402 there, not a crash") {
+  ss::test::TempDir dir;
+  dir.write("points.csv", points_csv());
+  const auto file =
+      dir.write("b.ss",
+                "dim D = 4\ndim C = 3\ndata Point:\n    x: [D]\n"
+                "    label: [] Index[C]\nfn main(n: int):\n"
+                "    data: Dataset[Point] = load(\"points.csv\")\n"
+                "    for batch in data |> batches(n):\n        print(shape(batch.x))\n");
+  const auto one = run_process({kCliPath, "run", file, "--arg", "n=4"});
+  CHECK(one.exit_code == 0);
+  CHECK(one.out == "[4 4]\n[4 4]\n[2 4]\n");
+  for (const char* n : {"n=0", "n=-2"}) {
+    CAPTURE(n);
+    const auto zero = run_process({kCliPath, "run", file, "--arg", n});
+    CHECK(zero.exit_code == 1);
+    CHECK(zero.err.rfind("error[E1402]: a batch size of ", 0) == 0);
+  }
+}
+
 TEST_CASE("a sink writes CSV or JSON lines; an unbound one is counted, or E1705 when strict") {
   ss::test::TempDir dir;
   const auto file = dir.write("s.ss",

@@ -39,20 +39,39 @@ TEST_CASE("arrays print as numpy's str(), rows side by side") {
         "[[[1. 2.]] [[3. 4.]]]");
 }
 
+namespace {
+ss::support::Number F(double x) {
+  return ss::support::Number::of_float(x);
+}
+ss::support::Number I(std::int64_t x) {
+  return ss::support::Number::of_int(x);
+}
+}  // namespace
+
 TEST_CASE("f-string formats follow Python's [width][.precision][type]") {
   std::string out;
-  CHECK(ss::runtime::format_number(0.123456, false, ".4f", &out));
+  CHECK(ss::runtime::format_number(F(0.123456), ".4f", &out));
   CHECK(out == "0.1235");
-  CHECK(ss::runtime::format_number(3, true, "d", &out));
+  CHECK(ss::runtime::format_number(I(3), "d", &out));
   CHECK(out == "3");
-  CHECK(ss::runtime::format_number(3, true, "4d", &out));
+  CHECK(ss::runtime::format_number(I(3), "4d", &out));
   CHECK(out == "   3");
-  CHECK(ss::runtime::format_number(12345.678, false, ".2e", &out));
+  CHECK(ss::runtime::format_number(F(12345.678), ".2e", &out));
   CHECK(out == "1.23e+04");
-  CHECK(ss::runtime::format_number(0.25, false, ".1%", &out));
+  CHECK(ss::runtime::format_number(F(0.25), ".1%", &out));
   CHECK(out == "25.0%");
-  CHECK(ss::runtime::format_number(0.5, false, "", &out));
+  CHECK(ss::runtime::format_number(F(0.5), "", &out));
   CHECK(out == "0.5");
-  CHECK_FALSE(ss::runtime::format_number(1, false, ".2q", &out));
-  CHECK_FALSE(ss::runtime::format_number(1, false, "x", &out));
+  CHECK_FALSE(ss::runtime::format_number(F(1), ".2q", &out));
+  CHECK_FALSE(ss::runtime::format_number(F(1), "x", &out));
+  // Ints show exactly, past 2^53 too; with a width and no type, as `d`
+  // (Python: f"{2**53 + 1:d}", f"{1234567:9}").
+  CHECK(ss::runtime::format_number(I(9007199254740993), "d", &out));
+  CHECK(out == "9007199254740993");
+  CHECK(ss::runtime::format_number(I(1234567), "9", &out));
+  CHECK(out == "  1234567");
+  CHECK(ss::runtime::format_number(I(-9223372036854775807 - 1), "", &out));
+  CHECK(out == "-9223372036854775808");
+  CHECK(ss::runtime::format_number(I(7), ".2f", &out));
+  CHECK(out == "7.00");
 }
