@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 
+#include "ir/attributes.hpp"
 #include "ir/fusion.hpp"
 #include "ir/memory_plan.hpp"
 #include "kernels/cuda_device.hpp"
@@ -783,21 +784,18 @@ class GraphRun {
       }
       case Op::index: {
         const DTensor& x = in(n, 0);
-        const std::int64_t axis = n.axes[0];
-        const std::int64_t size = x.shape().at(static_cast<std::size_t>(axis));
-        const auto index = static_cast<std::int64_t>(n.number);
-        const std::int64_t at = index < 0 ? index + size : index;
-        if (at < 0 || at >= size) throw NotOnDevice{};  // the reference's RangeError
-        out = x.with(x.view.select(axis, at));
+        const auto part = ir::axis_part(n);
+        const std::int64_t size = x.shape().at(static_cast<std::size_t>(part.axis));
+        if (!part.fits(size)) throw NotOnDevice{};  // the reference's RangeError
+        out = x.with(x.view.select(part.axis, part.first(size)));
         return "moves";
       }
       case Op::slice: {
         const DTensor& x = in(n, 0);
-        const std::int64_t axis = n.axes[0];
-        const std::int64_t size = x.shape().at(static_cast<std::size_t>(axis));
-        const std::int64_t end = n.keep ? size - n.ints[1] : n.ints[1];
-        if (n.ints[0] < 0 || end > size || n.ints[0] > end) throw NotOnDevice{};
-        out = x.with(x.view.slice(axis, n.ints[0], end));
+        const auto part = ir::axis_part(n);
+        const std::int64_t size = x.shape().at(static_cast<std::size_t>(part.axis));
+        if (!part.fits(size)) throw NotOnDevice{};
+        out = x.with(x.view.slice(part.axis, part.first(size), part.last(size)));
         return "moves";
       }
       case Op::einops:
@@ -832,32 +830,27 @@ class GraphRun {
       }
       case Op::pad: {
         const DTensor& x = in(n, 0);
-        const std::int64_t axis = n.axes[0];
+        const auto pad = ir::pad_of(n);
         Shape shape = x.shape();
-        const std::int64_t len = shape.at(static_cast<std::size_t>(axis));
-        shape[static_cast<std::size_t>(axis)] += n.ints[0] + n.ints[1];
+        const std::int64_t len = shape.at(static_cast<std::size_t>(pad.axis));
+        shape[static_cast<std::size_t>(pad.axis)] += pad.before + pad.after;
         out = make(i, x.dtype(), shape);
-        fill(out, n.number);
-        pointwise({}, {&x}, out.with(out.view.slice(axis, n.ints[0], n.ints[0] + len)));
+        fill(out, pad.value);
+        pointwise({}, {&x}, out.with(out.view.slice(pad.axis, pad.before, pad.before + len)));
         return "moves";
       }
       case Op::place: {
         const DTensor& values = in(n, 0);
         const Shape& shape = in(n, 1).shape();
-        const std::int64_t axis = n.axes[0];
-        const std::int64_t size = shape.at(static_cast<std::size_t>(axis));
+        const auto part = ir::axis_part(n);
+        const std::int64_t size = shape.at(static_cast<std::size_t>(part.axis));
+        if (!part.fits(size)) throw NotOnDevice{};
         out = make(i, values.dtype(), shape);
         fill(out, 0);
-        if (n.ints.empty()) {
-          const auto index = static_cast<std::int64_t>(n.number);
-          const std::int64_t at = index < 0 ? index + size : index;
-          if (at < 0 || at >= size) throw NotOnDevice{};
-          pointwise({}, {&values}, out.with(out.view.select(axis, at)));
-        } else {
-          const std::int64_t end = n.keep ? size - n.ints[1] : n.ints[1];
-          if (n.ints[0] < 0 || end > size || n.ints[0] > end) throw NotOnDevice{};
-          pointwise({}, {&values}, out.with(out.view.slice(axis, n.ints[0], end)));
-        }
+        const std::int64_t at = part.first(size);
+        pointwise({}, {&values},
+                  out.with(part.index ? out.view.select(part.axis, at)
+                                      : out.view.slice(part.axis, at, part.last(size))));
         return "moves";
       }
       case Op::all_reduce:

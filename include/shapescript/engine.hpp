@@ -162,12 +162,6 @@ class SS_API Engine {
   Module load_source(std::string_view text, std::string_view name,
                      const LoadOptions& options = {}) const;
 
-  // Checks a program and runs one of its functions on the reference
-  // runtime: a controller function without parameters (`main` usually), or
-  // a device function given its inputs by name in `args` ({"x", t}), whose
-  // results are then printed. Each line printed goes to `print`. Returns the
-  // program's errors, from checking or from running; empty when it ran to
-  // its end.
   // `shapescript build --standalone`: one self-contained C++17 source with
   // no dependency on the library, written to `output`: a tiny runtime, then
   // a function per device function (docs/language.md, Building for a
@@ -186,8 +180,13 @@ class SS_API Engine {
   // fails, or for a file that isn't such an object.
   std::vector<Diagnostic> build_shared(const std::string& path, const std::string& output) const;
   Module load_built(const std::string& path, const LoadOptions& options = {}) const;
-  // run_file takes such an object (a path ending in .so) as well as a
-  // program's source.
+  // Loads a program and runs one of its functions on the engine's executor
+  // (EngineOptions::executor): a controller function without parameters
+  // (`main` usually), or a device function given its inputs by name in
+  // `args` ({"x", t}), whose results are then printed. Each line printed
+  // goes to `print`. Returns the program's errors, from loading or from
+  // running; empty when it ran to its end. `path` is a program's source or
+  // an object build_shared made (a path ending in .so).
   std::vector<Diagnostic> run_file(const std::string& path, const std::string& function,
                                    const std::function<void(std::string_view)>& print,
                                    const std::map<std::string, Tensor>& args = {},

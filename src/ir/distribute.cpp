@@ -310,33 +310,18 @@ class Distributor {
     return add(Place::split);
   }
 
-  // Ops that work along an axis must not work along the batch axis.
+  // Ops that work along an axis (ir/ops.def's kAway) must not work along
+  // the batch axis.
   void check_away_from_batch(const Node& src) {
+    if (op_info(src.op).split != OpInfo::kAway) return;
     const int at = src.in.empty() ? -1 : batch_position(at_type(src.in[0]));
-    switch (src.op) {
-      case Op::softmax:
-      case Op::log_softmax:
-      case Op::sort:
-      case Op::argsort:
-      case Op::layer_norm:
-      case Op::rms_norm:
-      case Op::argmax:
-      case Op::index:
-      case Op::slice:
-      case Op::pad:
-      case Op::concat:
-      case Op::take_along:
-        for (const auto a : src.axes)
-          if (a == at) no_lowering(src);
-        break;
-      case Op::causal:
-        if (at >= static_cast<int>(at_type(src.in[0]).axes.size()) - 2) no_lowering(src);
-        break;
-      case Op::gather:  // rows of a split table
-        if (batch_position(at_type(src.in[0])) == 0) no_lowering(src);
-        break;
-      default:
-        break;
+    if (src.op == Op::causal) {  // the last two axes
+      if (at >= static_cast<int>(at_type(src.in[0]).axes.size()) - 2) no_lowering(src);
+    } else if (src.op == Op::gather) {  // rows of a split table
+      if (at == 0) no_lowering(src);
+    } else {
+      for (const auto a : src.axes)
+        if (a == at) no_lowering(src);
     }
   }
 

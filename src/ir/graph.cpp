@@ -10,78 +10,29 @@
 
 namespace ss::ir {
 
+namespace {
+
+using enum OpInfo::Inputs;
+using enum OpInfo::Axis;
+using enum OpInfo::Gradient;
+using enum OpInfo::Split;
+
+constexpr OpInfo kOps[] = {
+#define SS_OP(op, inputs, axis, gradient, split, attributes) \
+  {#op, inputs, axis, gradient, split, attributes},
+#include "ir/ops.def"
+#undef SS_OP
+};
+static_assert(std::size(kOps) == kOpCount);
+
+}  // namespace
+
+const OpInfo& op_info(Op op) {
+  return kOps[static_cast<std::size_t>(op)];
+}
+
 const char* op_name(Op op) {
-  switch (op) {
-    case Op::input:
-      return "input";
-    case Op::constant:
-      return "constant";
-    case Op::size:
-      return "size";
-    case Op::fill:
-      return "fill";
-    case Op::unary:
-      return "unary";
-    case Op::binary:
-      return "binary";
-    case Op::where:
-      return "where";
-    case Op::cast:
-      return "cast";
-    case Op::matmul:
-      return "matmul";
-    case Op::reduce:
-      return "reduce";
-    case Op::argmax:
-      return "argmax";
-    case Op::softmax:
-      return "softmax";
-    case Op::log_softmax:
-      return "log_softmax";
-    case Op::cross_entropy:
-      return "cross_entropy";
-    case Op::causal:
-      return "causal";
-    case Op::gather:
-      return "gather";
-    case Op::index:
-      return "index";
-    case Op::slice:
-      return "slice";
-    case Op::einops:
-      return "einops";
-    case Op::einsum:
-      return "einsum";
-    case Op::sort:
-      return "sort";
-    case Op::argsort:
-      return "argsort";
-    case Op::layer_norm:
-      return "layer_norm";
-    case Op::all_reduce:
-      return "all_reduce";
-    case Op::rms_norm:
-      return "rms_norm";
-    case Op::concat:
-      return "concat";
-    case Op::stack:
-      return "stack";
-    case Op::pad:
-      return "pad";
-    case Op::literal:
-      return "literal";
-    case Op::arange:
-      return "arange";
-    case Op::random:
-      return "random";
-    case Op::scatter_add:
-      return "scatter_add";
-    case Op::place:
-      return "place";
-    case Op::take_along:
-      return "take_along";
-  }
-  return "?";
+  return op_info(op).name;
 }
 
 int Graph::add(Node node) {
@@ -112,35 +63,6 @@ const char* sub_name(Op op, int sub) {
       return at < std::size(reduce) ? reduce[at] : "?";
     default:
       return "";
-  }
-}
-
-std::size_t arity(Op op) {
-  switch (op) {
-    case Op::einsum:
-    case Op::concat:
-    case Op::stack:
-      return SIZE_MAX;
-    case Op::input:
-    case Op::constant:
-    case Op::size:
-    case Op::fill:
-    case Op::literal:
-    case Op::arange:
-    case Op::random:
-      return 0;
-    case Op::binary:
-    case Op::matmul:
-    case Op::cross_entropy:
-    case Op::gather:
-    case Op::scatter_add:
-    case Op::place:
-    case Op::take_along:
-      return 2;
-    case Op::where:
-      return 3;
-    default:
-      return 1;
   }
 }
 
@@ -201,20 +123,23 @@ std::string verify(const Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const std::string at = "%" + std::to_string(i) + " (" + op_name(n.op) + "): ";
-    if (n.op == Op::random        ? n.in.size() > 1
-        : arity(n.op) == SIZE_MAX ? n.in.empty()
-                                  : n.in.size() != arity(n.op))
+    const OpInfo& info = op_info(n.op);
+    const bool inputs_fit = info.inputs == OpInfo::kAny ? !n.in.empty()
+                            : info.inputs == OpInfo::kOptional
+                                ? n.in.size() <= 1
+                                : n.in.size() == static_cast<std::size_t>(info.inputs);
+    if (!inputs_fit)
       return at + "takes " +
-             (arity(n.op) == SIZE_MAX ? std::string("one or more") : std::to_string(arity(n.op))) +
+             (info.inputs == OpInfo::kAny        ? std::string("one or more")
+              : info.inputs == OpInfo::kOptional ? std::string("at most one")
+                                                 : std::to_string(info.inputs)) +
              " inputs";
     for (const int x : n.in)
       if (x < 0 || x >= static_cast<int>(i))
         return at + "uses %" + std::to_string(x) + " before it is defined";
     if (!n.type.is_tensor()) return at + "has no tensor type";
-    if ((n.op == Op::reduce || n.op == Op::argmax || n.op == Op::softmax ||
-         n.op == Op::log_softmax || n.op == Op::cross_entropy || n.op == Op::index) &&
-        n.axes.empty())
-      return at + "names no axis";
+    if (info.axis != OpInfo::kNoAxis && n.axes.empty()) return at + "names no axis";
+    if (info.axis == OpInfo::kAxis && n.axes.size() != 1) return at + "names more than one axis";
     for (const auto a : n.axes) {
       const int shaped = n.op == Op::place ? n.in[1] : n.in[0];  // place: values may lack it
       const auto rank =

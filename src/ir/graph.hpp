@@ -1,6 +1,7 @@
 // The tensor IR: one graph per device function, the contract between the
-// front end and every executor (the reference runtime today; the LLVM JIT
-// and CUDA later). Nodes are in topological order; each has a tensor type
+// front end and every executor (the reference runtime, the fast CPU
+// executor with its JIT, CUDA, the standalone C++). Its ops are
+// ir/ops.def's rows. Nodes are in topological order; each has a tensor type
 // whose axes are named (dims, the function's generic axes, literals), so
 // generic sizes stay symbolic: one graph serves every batch size.
 #pragma once
@@ -19,50 +20,32 @@
 namespace ss::ir {
 
 enum class Op {
-  input,     // name: "x", "m.w1", "batch.pixels"
-  constant,  // number, in the node's dtype, shape []
-  size,      // name: a generic axis; its size as an i32 scalar
-  fill,      // number, in the node's shape (zeros, ones, full)
-  unary,     // sub: Unary (ir/ops.hpp)
-  binary,    // sub: Binary
-  where,
-  cast,  // to the node's dtype
-  matmul,
-  reduce,         // sub: Reduce; axes; keep
-  argmax,         // axes[0]; keep
-  softmax,        // axes[0]
-  log_softmax,    // axes[0]
-  cross_entropy,  // axes[0]; sub 1: the sum over the other positions, not the mean
-  causal,
-  gather,
-  index,    // axes[0]: the axis; number: the static index (negative counts from the end)
-  slice,    // axes[0]; ints: start, end (within the axis); keep: end counts back from the
-            // axis' end (end = size - ints[1])
-  einops,   // groups_in[0]: the input's axes as groups of names; groups_out; sizes; name: reduce op
-            // or ""
-  einsum,   // groups_in: each input's names; groups_out: the output's
-  sort,     // axes[0]
-  argsort,  // axes[0]
-  layer_norm,  // axes[0]
-  rms_norm,    // axes[0]
-  concat,      // axes[0]; any number of inputs
-  stack,       // any number of inputs
-  pad,         // axes[0]; ints: before, after; number: the value
-  literal,     // values, in the node's shape
-  arange,      // 0, 1, ... along the node's one axis
-  random,      // name: normal or uniform; values: mean, std or low, high; ints: seed and
-               // stream (0 when absent); an input, if any, adds to the seed (dropout)
-  // Made by differentiation (ir/autodiff.hpp):
-  scatter_add,  // in: values, ids; gather's reverse: rows of a zero table (the node's type)
-                // get the values added at the ids
-  place,        // in: values, like; a zero tensor of like's shape with the values put
-                // at axes[0]: the slice ints[0]:ints[1] or, when ints is empty, the
-                // index `number` (values lack that axis)
-  take_along,   // in: x, ids; along axes[0], out[.., j, ..] = x[.., ids[.., j, ..], ..]
-  // Made by distribution over several devices (ir/distribute.hpp):
-  all_reduce,  // in: each worker's part of a sum; out: the sum, the same bits on every worker
+#define SS_OP(op, inputs, axis, gradient, split, attributes) op,
+#include "ir/ops.def"
+#undef SS_OP
 };
 
+inline constexpr std::size_t kOpCount = 0
+#define SS_OP(op, inputs, axis, gradient, split, attributes) +1
+#include "ir/ops.def"
+#undef SS_OP
+    ;
+
+// An op's facts, from its row of ir/ops.def (which explains each column).
+struct OpInfo {
+  enum Inputs : int { kAny = -1, kOptional = -2 };
+  enum Axis { kNoAxis, kAxis, kAxes };
+  enum Gradient { kFlows, kStops, kFirst };
+  enum Split { kSource, kPointwise, kSums, kAway, kCollective };
+  const char* name;
+  int inputs;
+  Axis axis;
+  Gradient gradient;
+  Split split;
+  const char* attributes;
+};
+
+const OpInfo& op_info(Op op);
 const char* op_name(Op op);
 
 struct Node {

@@ -4,8 +4,8 @@
 #include <map>
 
 #include "ir/autodiff.hpp"
+#include "ir/ops.hpp"
 #include "ir/optimizers.hpp"
-#include "runtime/reference/ops.hpp"
 #include "support/scalar_arith.hpp"
 
 namespace ss::ir {
@@ -19,7 +19,6 @@ using syntax::Expr;
 using syntax::ExprKind;
 using syntax::Stmt;
 using syntax::StmtKind;
-namespace ref = runtime::reference;
 
 // What a name holds while lowering: a tensor node, a static number, or a
 // structure (a model, a record or batch, an optimiser) of named fields,
@@ -344,9 +343,9 @@ class Lowerer {
   int seed_input_ = -1;      // the graph's `$seed` input, once a dropout needs it
   Val differentiate(const std::string& name, const Expr& e, Scope& scope);
   Val update(const Expr& e, Scope& scope);
-  int elementwise(ref::Binary op, int a, int b, syntax::Span span);
+  int elementwise(Binary op, int a, int b, syntax::Span span);
   int global_norm(const Val& g, syntax::Span span);
-  Val structure_arithmetic(ref::Binary op, const Val& l, const Val& r, syntax::Span span);
+  Val structure_arithmetic(Binary op, const Val& l, const Val& r, syntax::Span span);
   Val call(const Expr& e, Scope& scope);
   Val builtin(const std::string& name, const Expr& e, Scope& scope);
 
@@ -412,7 +411,7 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
       }
       Node n = make(Op::unary, e, scope, {tensor(x, ElemKind::f32, e.span)});
       if (e.text == "+") return x;
-      n.sub = static_cast<int>(e.text == "not" ? ref::Unary::logical_not : ref::Unary::neg);
+      n.sub = static_cast<int>(e.text == "not" ? Unary::logical_not : Unary::neg);
       return node(n);
     }
     case ExprKind::binary:
@@ -495,15 +494,15 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
 }
 
 Val Lowerer::binary(const Expr& e, Scope& scope) {
-  static const std::map<std::string, ref::Binary> ops = {
-      {"+", ref::Binary::add},        {"-", ref::Binary::sub},
-      {"*", ref::Binary::mul},        {"/", ref::Binary::div},
-      {"**", ref::Binary::pow},       {"%", ref::Binary::mod},
-      {"//", ref::Binary::floordiv},  {"<", ref::Binary::lt},
-      {"<=", ref::Binary::le},        {">", ref::Binary::gt},
-      {">=", ref::Binary::ge},        {"==", ref::Binary::eq},
-      {"!=", ref::Binary::ne},        {"and", ref::Binary::logical_and},
-      {"or", ref::Binary::logical_or}};
+  static const std::map<std::string, Binary> ops = {
+      {"+", Binary::add},        {"-", Binary::sub},
+      {"*", Binary::mul},        {"/", Binary::div},
+      {"**", Binary::pow},       {"%", Binary::mod},
+      {"//", Binary::floordiv},  {"<", Binary::lt},
+      {"<=", Binary::le},        {">", Binary::gt},
+      {">=", Binary::ge},        {"==", Binary::eq},
+      {"!=", Binary::ne},        {"and", Binary::logical_and},
+      {"or", Binary::logical_or}};
   if (e.text == "|>") throw NotLowered("a pipe on a device", e.span);
   const Val l = value(*e.items[0], scope);
   const Val r = value(*e.items[1], scope);
@@ -537,10 +536,11 @@ Val Lowerer::binary(const Expr& e, Scope& scope) {
       throw NotLowered("`" + e.text + "` divides by zero", e.span, diag::Code::E1509);
     if (folded.error == support::ArithError::overflow)
       throw NotLowered("`" + e.text + "` overflows 64 bits", e.span, diag::Code::E1510);
-    const auto result = ref::binary(op, runtime::Tensor::scalar(runtime::DType::f32, l.number),
-                                    runtime::Tensor::scalar(runtime::DType::f32, r.number));
-    v.number = result.get(0);
-    v.integer = l.integer && r.integer;
+    if (op != Binary::logical_and && op != Binary::logical_or)
+      throw NotLowered("`" + e.text + "` on static numbers", e.span);
+    const bool a = l.number != 0, b = r.number != 0;  // static bools: 0 or 1
+    v.number = (op == Binary::logical_and ? a && b : a || b) ? 1 : 0;
+    v.integer = true;
     return v;
   }
   // A literal takes the element type the operation computes in: the
@@ -646,11 +646,11 @@ Val Lowerer::dropout(const Expr& e, Scope& scope) {
   mask_type.elem = check::Elem{ElemKind::boolean, {}, false};
   const int keep = g_.add({.op = Op::binary,
                            .in = {u, constant(rate, ElemKind::f32, e.span)},
-                           .sub = static_cast<int>(ref::Binary::ge),
+                           .sub = static_cast<int>(Binary::ge),
                            .type = mask_type,
                            .span = e.span});
-  const int scaled = elementwise(ref::Binary::mul, xn,
-                                 constant(1.0 / (1.0 - rate), ElemKind::f32, e.span), e.span);
+  const int scaled =
+      elementwise(Binary::mul, xn, constant(1.0 / (1.0 - rate), ElemKind::f32, e.span), e.span);
   return node_val(g_.add({.op = Op::where,
                           .in = {keep, scaled, constant(0, ElemKind::f32, e.span)},
                           .type = uniform_type,
@@ -748,7 +748,7 @@ Val Lowerer::update(const Expr& e, Scope& scope) {
 }
 
 // An elementwise node of two f32 tensors, taking the wider one's axes.
-int Lowerer::elementwise(ref::Binary op, int a, int b, syntax::Span span) {
+int Lowerer::elementwise(Binary op, int a, int b, syntax::Span span) {
   const Type& ta = g_.nodes[static_cast<std::size_t>(a)].type;
   const Type& tb = g_.nodes[static_cast<std::size_t>(b)].type;
   Type t = ta.axes.size() >= tb.axes.size() ? ta : tb;
@@ -763,30 +763,30 @@ int Lowerer::global_norm(const Val& g, syntax::Span span) {
   leaves(g, "", parts, nullptr);
   int total = constant(0, ElemKind::f32, span);
   for (const int x : parts) {
-    int squares = elementwise(ref::Binary::mul, x, x, span);
+    int squares = elementwise(Binary::mul, x, x, span);
     const Type t = g_.nodes[static_cast<std::size_t>(squares)].type;
     if (!t.axes.empty()) {
       std::vector<std::int64_t> axes;
       for (std::size_t k = 0; k < t.axes.size(); ++k) axes.push_back(static_cast<std::int64_t>(k));
       squares = g_.add({.op = Op::reduce,
                         .in = {squares},
-                        .sub = static_cast<int>(ref::Reduce::sum),
+                        .sub = static_cast<int>(Reduce::sum),
                         .axes = axes,
                         .type = Type::scalar(ElemKind::f32),
                         .span = span});
     }
-    total = elementwise(ref::Binary::add, total, squares, span);
+    total = elementwise(Binary::add, total, squares, span);
   }
   return g_.add({.op = Op::unary,
                  .in = {total},
-                 .sub = static_cast<int>(ref::Unary::sqrt),
+                 .sub = static_cast<int>(Unary::sqrt),
                  .type = Type::scalar(ElemKind::f32),
                  .span = span});
 }
 
 // A structure combined elementwise, tensor by tensor, with another of the
 // same shape or with a scalar: g1 + g2, g * 0.5.
-Val Lowerer::structure_arithmetic(ref::Binary op, const Val& l, const Val& r, syntax::Span span) {
+Val Lowerer::structure_arithmetic(Binary op, const Val& l, const Val& r, syntax::Span span) {
   const Val& shape = l.kind == Val::Kind::model ? l : r;
   std::vector<int> left, right, out;
   const auto operand = [&](const Val& v, std::vector<int>& nodes) {
@@ -808,14 +808,14 @@ Val Lowerer::structure_arithmetic(ref::Binary op, const Val& l, const Val& r, sy
 }
 
 Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
-  static const std::map<std::string, ref::Unary> unaries = {
-      {"exp", ref::Unary::exp},   {"log", ref::Unary::log},   {"sqrt", ref::Unary::sqrt},
-      {"abs", ref::Unary::abs},   {"tanh", ref::Unary::tanh}, {"sigmoid", ref::Unary::sigmoid},
-      {"relu", ref::Unary::relu}, {"gelu", ref::Unary::gelu}};
-  static const std::map<std::string, ref::Reduce> reductions = {
-      {"sum", ref::Reduce::sum}, {"mean", ref::Reduce::mean},           {"max", ref::Reduce::max},
-      {"min", ref::Reduce::min}, {"logsumexp", ref::Reduce::logsumexp}, {"var", ref::Reduce::var},
-      {"std", ref::Reduce::std}};
+  static const std::map<std::string, Unary> unaries = {
+      {"exp", Unary::exp},   {"log", Unary::log},   {"sqrt", Unary::sqrt},
+      {"abs", Unary::abs},   {"tanh", Unary::tanh}, {"sigmoid", Unary::sigmoid},
+      {"relu", Unary::relu}, {"gelu", Unary::gelu}};
+  static const std::map<std::string, Reduce> reductions = {
+      {"sum", Reduce::sum}, {"mean", Reduce::mean},           {"max", Reduce::max},
+      {"min", Reduce::min}, {"logsumexp", Reduce::logsumexp}, {"var", Reduce::var},
+      {"std", Reduce::std}};
   const Type result = type_of(e, scope);
   const auto arg = [&](std::size_t i, ElemKind kind) {
     return tensor(value(*e.items[i + 1], scope), kind, e.span);
@@ -848,7 +848,7 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
   }
   if (name == "maximum" || name == "minimum") {
     Node n = make(Op::binary, e, scope, {arg(0, result.elem.kind), arg(1, result.elem.kind)});
-    n.sub = static_cast<int>(name == "maximum" ? ref::Binary::maximum : ref::Binary::minimum);
+    n.sub = static_cast<int>(name == "maximum" ? Binary::maximum : Binary::minimum);
     return node(n);
   }
   if (auto it = reductions.find(name); it != reductions.end()) {
@@ -882,10 +882,10 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
   }
   if (name == "clip") {
     Node lo = make(Op::binary, e, scope, {arg(0, result.elem.kind), arg(1, result.elem.kind)});
-    lo.sub = static_cast<int>(ref::Binary::maximum);
+    lo.sub = static_cast<int>(Binary::maximum);
     const Val low = node(lo);
     Node hi = make(Op::binary, e, scope, {low.node, arg(2, result.elem.kind)});
-    hi.sub = static_cast<int>(ref::Binary::minimum);
+    hi.sub = static_cast<int>(Binary::minimum);
     return node(hi);
   }
   if (name == "sort" || name == "argsort" || name == "layer_norm" || name == "rms_norm") {
@@ -947,16 +947,16 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
     // torch.nn.utils.clip_grad_norm_: scaled by max / (norm + 1e-6), at most 1.
     const Val g = value(*e.items[1], scope);
     const int limit = tensor(value(*e.items[2], scope), ElemKind::f32, e.span);
-    const int coef = elementwise(ref::Binary::div, limit,
-                                 elementwise(ref::Binary::add, global_norm(g, e.span),
+    const int coef = elementwise(Binary::div, limit,
+                                 elementwise(Binary::add, global_norm(g, e.span),
                                              constant(1e-6, ElemKind::f32, e.span), e.span),
                                  e.span);
     const int capped =
-        elementwise(ref::Binary::minimum, coef, constant(1, ElemKind::f32, e.span), e.span);
+        elementwise(Binary::minimum, coef, constant(1, ElemKind::f32, e.span), e.span);
     Val scale;
     scale.kind = Val::Kind::tensor;
     scale.node = capped;
-    return structure_arithmetic(ref::Binary::mul, g, scale, e.span);
+    return structure_arithmetic(Binary::mul, g, scale, e.span);
   }
   throw NotLowered("`" + name + "` isn't lowered to the IR yet", e.span);
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 
+#include "ir/attributes.hpp"
 #include "ir/fusion.hpp"
 #include "runtime/compiled_code.hpp"
 #include "runtime/fast_contractions.hpp"
@@ -171,8 +172,10 @@ class FastExecutor final : public Accelerator {
         return fast::normalise(in(0), n.axes[0], n.op == ir::Op::layer_norm, out) ? reductions : -1;
       case ir::Op::where:  // one not fused (no JIT, or integers)
         return fast::where(in(0), in(1), in(2), out) ? loops : -1;
-      case ir::Op::pad:
-        return fast::pad(in(0), n.axes[0], n.ints[0], n.ints[1], n.number, out) ? moves : -1;
+      case ir::Op::pad: {
+        const auto pad = ir::pad_of(n);
+        return fast::pad(in(0), pad.axis, pad.before, pad.after, pad.value, out) ? moves : -1;
+      }
       case ir::Op::concat:
       case ir::Op::stack: {
         std::vector<Tensor> xs;
@@ -186,23 +189,23 @@ class FastExecutor final : public Accelerator {
         return fast::sort(in(0), n.axes[0], n.op == ir::Op::argsort, out) ? moves : -1;
       case ir::Op::place: {  // the gradient of an index or slice: zeros around the values
         const Shape& shape = in(1).shape();
-        const std::int64_t axis = n.axes[0];
+        const auto part = ir::axis_part(n);
+        const std::int64_t axis = part.axis;
         const std::int64_t size = shape.at(static_cast<std::size_t>(axis));
-        std::int64_t start = n.ints.empty() ? static_cast<std::int64_t>(n.number) : n.ints[0];
-        if (n.ints.empty() && start < 0) start += size;
-        const std::int64_t end = n.ints.empty() ? start + 1 : n.keep ? size - n.ints[1] : n.ints[1];
+        const std::int64_t start = part.first(size), end = part.last(size);
         Shape region = shape;
         region[static_cast<std::size_t>(axis)] = end - start;
-        if (start < 0 || end > size || element_count(region) != in(0).size()) return -1;
-        const Tensor part = in(0).contiguous() ? in(0) : in(0).compact();
-        return fast::pad(part.reshape(region), axis, start, size - end, 0.0, out) ? moves : -1;
+        if (!part.fits(size) || element_count(region) != in(0).size()) return -1;
+        const Tensor values = in(0).contiguous() ? in(0) : in(0).compact();
+        return fast::pad(values.reshape(region), axis, start, size - end, 0.0, out) ? moves : -1;
       }
       case ir::Op::index:  // views, as the reference makes them: no copy
-        out = reference::take(in(0), n.axes[0], static_cast<std::int64_t>(n.number));
+        out = reference::take(in(0), n.axes[0], ir::axis_part(n).start);
         return moves;
       case ir::Op::slice: {
-        const std::int64_t end = n.keep ? in(0).dim(n.axes[0]) - n.ints[1] : n.ints[1];
-        out = reference::slice(in(0), n.axes[0], n.ints[0], end);
+        const auto part = ir::axis_part(n);
+        const std::int64_t size = in(0).dim(part.axis);
+        out = reference::slice(in(0), part.axis, part.first(size), part.last(size));
         return moves;
       }
       case ir::Op::gather:

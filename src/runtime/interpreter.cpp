@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "ir/attributes.hpp"
 #include "runtime/collectives.hpp"
 #include "runtime/random.hpp"
 #include "runtime/reference/ops.hpp"
@@ -337,28 +338,22 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
       out = ref::gather(in(n, 0), in(n, 1));
       break;
     case ir::Op::index:
-      out = ref::take(in(n, 0), n.axes[0], static_cast<std::int64_t>(n.number));
+      out = ref::take(in(n, 0), n.axes[0], ir::axis_part(n).start);
       break;
     case ir::Op::slice: {
-      const std::int64_t end = n.keep ? in(n, 0).dim(n.axes[0]) - n.ints[1] : n.ints[1];
-      out = ref::slice(in(n, 0), n.axes[0], n.ints[0], end);
+      const auto part = ir::axis_part(n);
+      const std::int64_t size = in(n, 0).dim(part.axis);
+      out = ref::slice(in(n, 0), part.axis, part.first(size), part.last(size));
       break;
     }
     case ir::Op::scatter_add:
       out = ref::scatter_add(in(n, 0), in(n, 1), shape_of(n.type, sizes, dims));
       break;
-    case ir::Op::place: {
+    case ir::Op::place: {  // an index's values gain the axis back, size 1
       const Shape& shape = in(n, 1).shape();
-      const std::int64_t axis = n.axes[0];
-      if (n.ints.empty()) {  // an index: the values gain the axis back, size 1
-        const std::int64_t size = shape.at(static_cast<std::size_t>(axis));
-        const auto at = static_cast<std::int64_t>(n.number < 0 ? n.number + size : n.number);
-        out = ref::place(in(n, 0), shape, axis, at, at + 1);
-      } else {
-        const std::int64_t end =
-            n.keep ? shape.at(static_cast<std::size_t>(axis)) - n.ints[1] : n.ints[1];
-        out = ref::place(in(n, 0), shape, axis, n.ints[0], end);
-      }
+      const auto part = ir::axis_part(n);
+      const std::int64_t size = shape.at(static_cast<std::size_t>(part.axis));
+      out = ref::place(in(n, 0), shape, part.axis, part.first(size), part.last(size));
       break;
     }
     case ir::Op::take_along:
@@ -376,9 +371,10 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
     case ir::Op::rms_norm:
       out = ref::rms_norm(in(n, 0), n.axes[0]);
       break;
-    case ir::Op::pad:
-      out = ref::pad(in(n, 0), n.axes[0], n.ints[0], n.ints[1], n.number);
-      break;
+    case ir::Op::pad: {
+      const auto pad = ir::pad_of(n);
+      out = ref::pad(in(n, 0), pad.axis, pad.before, pad.after, pad.value);
+    } break;
     case ir::Op::concat:
     case ir::Op::stack:
     case ir::Op::einsum: {
@@ -412,15 +408,16 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
       out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
       // The seed: the node's, plus its input's when it has one (dropout's
       // `$seed`); the stream: the node's second int, if any.
-      auto seed = static_cast<std::uint64_t>(n.ints[0]);
+      const auto draw = ir::random_of(n);
+      auto seed = static_cast<std::uint64_t>(draw.seed);
       if (!n.in.empty()) seed += static_cast<std::uint64_t>(in(n, 0).get(0));
-      const auto stream = static_cast<std::uint32_t>(n.ints.size() > 1 ? n.ints[1] : 0);
+      const auto stream = static_cast<std::uint32_t>(draw.stream);
       const auto global = global_index(n.type, out.shape(), graph.batch, worker);
       for (std::int64_t k = 0; k < out.size(); ++k) {
         const auto at = static_cast<std::uint64_t>(global(k));
-        out.set(k, n.name == "normal" ? n.values[0] + n.values[1] * random_normal(seed, stream, at)
-                                      : n.values[0] + (n.values[1] - n.values[0]) *
-                                                          random_uniform(seed, stream, at));
+        out.set(k, draw.kind == "normal"
+                       ? draw.a + draw.b * random_normal(seed, stream, at)
+                       : draw.a + (draw.b - draw.a) * random_uniform(seed, stream, at));
       }
       break;
     }

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ir/attributes.hpp"
 #include "ir/lower.hpp"
 #include "runtime/interpreter.hpp"
 #include "standalone/cpp_names.hpp"
@@ -30,6 +31,17 @@ std::string number(double x) {
   s.precision(17);
   s << x;
   return s.str();
+}
+
+// An axis part's [first, last) as C++ expressions, the axis' size being `size`.
+std::pair<std::string, std::string> part_bounds(const ir::AxisPart& part, const std::string& size) {
+  const std::string start = std::to_string(part.start);
+  if (part.index) {
+    const std::string at = part.start < 0 ? "(" + start + " + " + size + ")" : start;
+    return {at, at + " + 1"};
+  }
+  return {start,
+          part.from_end ? size + " - " + std::to_string(part.end) : std::to_string(part.end)};
 }
 
 std::string strings(const std::vector<std::string>& names) {
@@ -189,30 +201,20 @@ class Emitter {
         return true;
       case Op::index:
         e = "ssa::index(" + a(0) + ", " + std::to_string(n.axes[0]) + ", " +
-            std::to_string(static_cast<std::int64_t>(n.number)) + ")";
+            std::to_string(ir::axis_part(n).start) + ")";
         return true;
       case Op::slice: {
-        const std::string axis = std::to_string(n.axes[0]);
-        const std::string end = n.keep
-                                    ? a(0) + ".shape[" + axis + "] - " + std::to_string(n.ints[1])
-                                    : std::to_string(n.ints[1]);
-        e = "ssa::slice(" + a(0) + ", " + axis + ", " + std::to_string(n.ints[0]) + ", " + end +
-            ")";
+        const auto part = ir::axis_part(n);
+        const std::string axis = std::to_string(part.axis);
+        const auto [start, end] = part_bounds(part, a(0) + ".shape[" + axis + "]");
+        e = "ssa::slice(" + a(0) + ", " + axis + ", " + start + ", " + end + ")";
         return true;
       }
-      case Op::place: {
-        const std::string axis = std::to_string(n.axes[0]);
+      case Op::place: {  // an index's values gain the axis back
+        const auto part = ir::axis_part(n);
+        const std::string axis = std::to_string(part.axis);
         const std::string like = a(1) + ".shape";
-        std::string start, end;
-        if (n.ints.empty()) {  // an index: the values gain the axis back
-          const std::string at = std::to_string(static_cast<std::int64_t>(n.number));
-          start = "(" + at + " < 0 ? " + at + " + " + like + "[" + axis + "] : " + at + ")";
-          end = start + " + 1";
-        } else {
-          start = std::to_string(n.ints[0]);
-          end = n.keep ? like + "[" + axis + "] - " + std::to_string(n.ints[1])
-                       : std::to_string(n.ints[1]);
-        }
+        const auto [start, end] = part_bounds(part, like + "[" + axis + "]");
         e = "ssa::place(" + a(0) + ", " + like + ", " + axis + ", " + start + ", " + end + ")";
         return true;
       }
@@ -224,11 +226,13 @@ class Emitter {
                                : "ssa::stack(" + xs + "})";
         return true;
       }
-      case Op::pad:
-        e = "ssa::pad(" + a(0) + ", " + std::to_string(n.axes[0]) + ", " +
-            std::to_string(n.ints[0]) + ", " + std::to_string(n.ints[1]) + ", " + number(n.number) +
-            ")";
+      case Op::pad: {
+        const auto pad = ir::pad_of(n);
+        e = "ssa::pad(" + a(0) + ", " + std::to_string(pad.axis) + ", " +
+            std::to_string(pad.before) + ", " + std::to_string(pad.after) + ", " +
+            number(pad.value) + ")";
         return true;
+      }
       case Op::sort:
       case Op::argsort:
         e = "ssa::sort(" + a(0) + ", " + std::to_string(n.axes[0]) + ", " +

@@ -1,0 +1,108 @@
+// The pipeline's layering, checked on every direct #include between the
+// stages' folders: data flows one way (docs/architecture.md), so a stage
+// includes only the stages below it. The edges that break the rule today
+// are listed, each exactly, and the list can only shrink (issue 18 moves
+// what the IR and the runtime need below both, and ends it).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "support/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Each stage's folder, and the stages it may include (besides itself).
+const std::map<std::string, std::set<std::string>>& allowed() {
+  static const std::map<std::string, std::set<std::string>> m = {
+      {"shapescript", {}},  // include/shapescript: the public API
+      {"support", {"shapescript"}},
+      {"diag", {"shapescript", "support"}},
+      {"syntax", {"shapescript", "support", "diag"}},
+      {"check", {"shapescript", "support", "diag", "syntax"}},
+      {"ir", {"shapescript", "support", "diag"}},
+      {"jit", {"shapescript", "support", "ir"}},
+      {"runtime", {"shapescript", "support", "diag", "ir", "jit"}},
+      {"kernels", {"shapescript", "support", "diag", "ir", "runtime"}},
+      {"standalone", {"shapescript", "support", "diag", "ir", "runtime"}},
+      {"api",
+       {"shapescript", "support", "diag", "syntax", "check", "ir", "jit", "runtime", "kernels",
+        "standalone"}},
+      {"tools", {"shapescript"}},  // the CLI: a host of the public API
+  };
+  return m;
+}
+
+// Today's breaks of the rule: "file -> included header", each one line.
+const std::set<std::string>& known_breaks() {
+  static const std::set<std::string> s = {
+      // diag renders with the source map, and syntax reports through diag.
+      "src/diag/reporter.hpp -> syntax/source_map.hpp",
+      // The IR's nodes hold the checker's types and source spans, and
+      // lowering reads the checked program.
+      "src/ir/graph.hpp -> check/types.hpp",
+      "src/ir/graph.hpp -> syntax/source_map.hpp",
+      "src/ir/host.hpp -> check/checker.hpp",
+      "src/ir/lower.hpp -> check/checker.hpp",
+      // The runtime reads the checked program (no ir::Program yet).
+      "src/runtime/controller.hpp -> check/checker.hpp",
+      "src/runtime/controller.hpp -> syntax/source_map.hpp",
+      "src/runtime/controller_ops.hpp -> check/checker.hpp",
+      "src/runtime/models.hpp -> check/checker.hpp",
+      "src/standalone/emit_cpp.hpp -> check/checker.hpp",
+      "src/standalone/emit_cpp.hpp -> syntax/source_map.hpp",
+  };
+  return s;
+}
+
+// The stage a file of the tree belongs to; "" for none (tests, bench, ...).
+std::string stage_of(const fs::path& relative) {
+  const std::string first = relative.begin()->string();
+  if (first == "src") return std::next(relative.begin())->string();
+  if (first == "include") return "shapescript";
+  if (first == "jit" || first == "kernels") return first;
+  if (first == "tools") return "tools";
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every #include between stages goes down the pipeline, or is a listed break") {
+  const fs::path root = ss::test::kSourceDir;
+  const std::regex include(R"(^\s*#\s*include\s+"([a-z_]+)/([^"]+)\")");
+  std::set<std::string> breaks;
+  int edges = 0;
+  for (const char* top : {"src", "include", "jit", "kernels", "tools"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      const auto ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".h")) continue;
+      const fs::path relative = fs::relative(entry.path(), root);
+      const std::string from = stage_of(relative);
+      const auto rule = allowed().find(from);
+      REQUIRE_MESSAGE(rule != allowed().end(), relative.string() << " is in no stage");
+      std::ifstream in(entry.path());
+      std::string line;
+      std::smatch m;
+      while (std::getline(in, line)) {
+        if (!std::regex_search(line, m, include)) continue;
+        const std::string to = m[1].str();
+        if (!allowed().count(to)) continue;  // a library's (doctest/, llvm/, ...)
+        ++edges;
+        if (to == from || rule->second.count(to)) continue;
+        breaks.insert(relative.generic_string() + " -> " + to + "/" + m[2].str());
+      }
+    }
+  }
+  CHECK(edges > 300);  // the walk found the tree
+  for (const auto& b : breaks)
+    CHECK_MESSAGE(known_breaks().count(b), "a new include against the pipeline: " << b);
+  for (const auto& b : known_breaks())
+    CHECK_MESSAGE(breaks.count(b), "fixed, so take it off the list: " << b);
+  MESSAGE(known_breaks().size() << " known breaks of the layering remain");
+}
