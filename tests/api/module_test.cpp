@@ -7,6 +7,7 @@
 
 #include "shapescript/shapescript.hpp"
 #include "support/digits_fixture.hpp"
+#include "support/numerics.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
 
@@ -51,7 +52,7 @@ TEST_CASE(
     REQUIRE(got.size() == want.size());
     int wrong = 0;
     for (std::size_t i = 0; i < got.size(); ++i)
-      if (std::fabs(got[i] - want[i]) > 1e-5 + 1e-5 * std::fabs(want[i]) && ++wrong <= 3)
+      if (!ss::test::agrees(got[i], want[i], 1, ss::test::tolerance("golden")) && ++wrong <= 3)
         FAIL_CHECK("element " << i << ": " << got[i] << ", numpy " << want[i]);
   }
   CHECK(mod.prepared() == 4);  // the one preparation served all three sizes

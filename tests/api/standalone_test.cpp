@@ -13,6 +13,7 @@
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
 #include "support/lowered_graphs.hpp"
+#include "support/numerics.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
 
@@ -94,14 +95,13 @@ int check_standalone(const std::string& program_file) {
       std::int64_t size = 0;
       lines >> size;
       REQUIRE(size == static_cast<std::int64_t>(expected.size()));
-      double scale = 1;
-      for (const float e : expected)
-        if (std::isfinite(e)) scale = std::max(scale, std::fabs(static_cast<double>(e)));
+      const auto& tol = ss::test::tolerance("standalone");
+      const double scale =
+          ss::test::tensor_scale(std::vector<double>(expected.begin(), expected.end()));
       for (const float e : expected) {
         double got = 0;
         lines >> got;
-        CHECK((std::fabs(got - e) <= 1e-5 * scale || (std::isnan(got) && std::isnan(e)) ||
-               got == static_cast<double>(e)));
+        CHECK(ss::test::agrees(got, e, scale, tol));
       }
     }
     ++functions;

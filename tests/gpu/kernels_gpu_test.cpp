@@ -23,6 +23,7 @@
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/lowered_graphs.hpp"
+#include "support/numerics.hpp"
 
 namespace {
 
@@ -174,7 +175,7 @@ TEST_CASE("gpu: every generated elementwise kernel gives the reference's values"
           const auto w = static_cast<float>(want[e]);
           if (got[e] == w || (std::isnan(got[e]) && std::isnan(w))) continue;
           ++differing;
-          CHECK_MESSAGE(std::fabs(got[e] - w) <= 2e-7f * std::fabs(w) + 1e-30f,
+          CHECK_MESSAGE(ss::test::agrees(got[e], w, 1, ss::test::tolerance("cuda-elementwise")),
                         "element " << e << ": gpu " << got[e] << ", reference " << w);
         }
         elements += static_cast<std::int64_t>(got.size());
@@ -237,8 +238,9 @@ TEST_CASE("gpu: the reduction kernels agree with the reference's, NaN rules incl
         const float want = ss::runtime::fast::reduce_row(reduce, x.data() + r * group, group);
         const float g = got[static_cast<std::size_t>(r)];
         const bool exact = reduce == ss::ir::Reduce::max || reduce == ss::ir::Reduce::min;
-        const bool same = (std::isnan(want) && std::isnan(g)) || g == want ||
-                          (!exact && std::fabs(g - want) <= 1e-6f * std::fabs(want) + 1e-6f);
+        const bool same =
+            (std::isnan(want) && std::isnan(g)) || g == want ||
+            (!exact && ss::test::agrees(g, want, 1, ss::test::tolerance("cuda-reduce")));
         CHECK_MESSAGE(same, "row " << r << ": gpu " << g << ", reference " << want);
       }
     }

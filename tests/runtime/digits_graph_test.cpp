@@ -9,6 +9,7 @@
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/digits_fixture.hpp"
+#include "support/numerics.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
 
@@ -41,10 +42,11 @@ Tensor labels(std::int64_t b) {
 
 void check_close(const Tensor& got, const std::vector<double>& want) {
   REQUIRE(got.size() == static_cast<std::int64_t>(want.size()));
+  const auto& t = ss::test::tolerance("golden");
   int wrong = 0;
   for (std::int64_t i = 0; i < got.size(); ++i) {
     const double w = want[static_cast<std::size_t>(i)];
-    if (std::fabs(got.get(i) - w) <= 1e-5 + 1e-5 * std::fabs(w)) continue;
+    if (ss::test::agrees(got.get(i), w, 1, t)) continue;
     if (++wrong <= 3) FAIL_CHECK("element " << i << ": " << got.get(i) << ", numpy " << w);
   }
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/numerics.hpp"
 #include "support/paths.hpp"
 
 namespace ss::test {
@@ -53,8 +54,9 @@ void check_close(const CallResult& one, const CallResult& several) {
     CHECK(one.outputs[o].shape() == several.outputs[o].shape());
     const auto a = one.outputs[o].to_floats(), b = several.outputs[o].to_floats();
     REQUIRE(a.size() == b.size());
+    const auto& t = ss::test::tolerance("devices");
     for (std::size_t i = 0; i < a.size(); ++i)
-      CHECK_MESSAGE(std::fabs(a[i] - b[i]) <= 1e-5f + 1e-5f * std::fabs(a[i]),
+      CHECK_MESSAGE(ss::test::agrees(b[i], a[i], 1, t),
                     "element " << i << ": one device " << a[i] << ", several " << b[i]);
   }
 }

@@ -1,0 +1,29 @@
+// The numerics contract's tolerances, read from docs/numerics.md's table:
+// every test that compares an executor with the reference (or with a
+// golden) names its row, so a tolerance lives in that one table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ss::test {
+
+struct Tolerance {
+  std::string row;
+  double absolute = 0;
+  double relative = 0;
+  bool tensor_scale = false;  // the scale is the tensor's largest |want|, else each element's
+};
+
+// The row named `row` (`fast`, `devices`, ...); throws std::runtime_error
+// when the table lacks it or can't be read.
+const Tolerance& tolerance(const std::string& row);
+
+// A tensor's scale for a `tensor` row: its largest finite |x|, at least 1.
+double tensor_scale(const std::vector<double>& want);
+
+// Whether `got` agrees with `want`: equal, both NaN, or within the row's
+// bound; `scale` is tensor_scale(want's tensor), read by `tensor` rows.
+bool agrees(double got, double want, double scale, const Tolerance& t);
+
+}  // namespace ss::test
