@@ -39,45 +39,39 @@ struct Builder {
     return b.CreateCall(callee, {x});
   }
 
-  // The reference runtime's scalar functions (reference/elementwise.cpp),
-  // term for term, in double.
+  // neg and logical_not; every other function of one value comes as its
+  // formula's steps (ir/unary.def, expanded by the core).
   llvm::Value* unary(int kind, llvm::Value* x) {
     switch (static_cast<Unary>(kind)) {
       case Unary::neg:
         return b.CreateFNeg(x);
-      case Unary::abs:
-        return intrinsic(llvm::Intrinsic::fabs, x);
-      case Unary::sqrt:
-        return intrinsic(llvm::Intrinsic::sqrt, x);
-      case Unary::relu:
-        return b.CreateSelect(b.CreateFCmpOGT(x, llvm::ConstantFP::get(f32(), 0.0)), x,
-                              llvm::ConstantFP::get(f32(), 0.0));
-      case Unary::exp:
-        return narrow(libm("exp", wide(x)));
-      case Unary::log:
-        return narrow(libm("log", wide(x)));
-      case Unary::tanh:
-        return narrow(libm("tanh", wide(x)));
-      case Unary::sigmoid:
-        return narrow(
-            b.CreateFDiv(d(1.0), b.CreateFAdd(d(1.0), libm("exp", b.CreateFNeg(wide(x))))));
-      case Unary::gelu: {  // 0.5 * x * (1 + erf(x / sqrt(2)))
-        llvm::Value* w = wide(x);
-        llvm::Value* phi =
-            b.CreateFAdd(d(1.0), libm("erf", b.CreateFDiv(w, d(1.4142135623730951))));
-        return narrow(b.CreateFMul(b.CreateFMul(d(0.5), w), phi));
-      }
-      case Unary::gelu_grad: {  // 0.5 * (1 + erf(x / sqrt(2))) + x * exp(-0.5 * x * x) / sqrt(2 pi)
-        llvm::Value* w = wide(x);
-        llvm::Value* cdf = b.CreateFMul(
-            d(0.5), b.CreateFAdd(d(1.0), libm("erf", b.CreateFDiv(w, d(1.4142135623730951)))));
-        llvm::Value* e = libm("exp", b.CreateFMul(b.CreateFMul(d(-0.5), w), w));
-        return narrow(b.CreateFAdd(cdf, b.CreateFDiv(b.CreateFMul(w, e), d(2.5066282746310002))));
-      }
       case Unary::logical_not:
         return b.CreateNot(x);
+      default:
+        return nullptr;
     }
-    return nullptr;
+  }
+
+  // A formula's call: sqrt and fabs of a float or a double (one correctly
+  // rounded operation either way), the others of a double through libm.
+  llvm::Value* call(int function, llvm::Value* x) {
+    const bool wide_value = x->getType()->isDoubleTy();
+    switch (function) {
+      case SS_JIT_SQRT:
+        return intrinsic(llvm::Intrinsic::sqrt, x);
+      case SS_JIT_FABS:
+        return intrinsic(llvm::Intrinsic::fabs, x);
+      case SS_JIT_EXP:
+        return wide_value ? libm("exp", x) : nullptr;
+      case SS_JIT_LOG:
+        return wide_value ? libm("log", x) : nullptr;
+      case SS_JIT_TANH:
+        return wide_value ? libm("tanh", x) : nullptr;
+      case SS_JIT_ERF:
+        return wide_value ? libm("erf", x) : nullptr;
+      default:
+        return nullptr;
+    }
   }
 
   llvm::Value* truth(llvm::Value* x) {  // a != 0, for logic on floats
@@ -214,6 +208,18 @@ std::string build_kernel(llvm::Module& module, const SsJitKernelDesc& k, const s
         break;
       case SS_JIT_WHERE:
         if (at(st.a) && at(st.b) && at(st.c)) value = b.CreateSelect(at(st.a), at(st.b), at(st.c));
+        break;
+      case SS_JIT_WIDEN:
+        if (at(st.a) && at(st.a)->getType()->isFloatTy()) value = ops.wide(at(st.a));
+        break;
+      case SS_JIT_NARROW:
+        if (at(st.a) && at(st.a)->getType()->isDoubleTy()) value = ops.narrow(at(st.a));
+        break;
+      case SS_JIT_WIDE_CONSTANT:
+        value = llvm::ConstantFP::get(b.getDoubleTy(), st.wide_value);
+        break;
+      case SS_JIT_CALL:
+        if (at(st.a)) value = ops.call(st.kind, at(st.a));
         break;
     }
     if (!value) return "step " + std::to_string(s) + " can't be built";

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 4u
+#define SS_JIT_ABI_VERSION 5u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -25,21 +25,38 @@ typedef struct SsJitProbeResult {
 
 /* A fused elementwise kernel, as steps over values: each step makes one
  * value from earlier ones (by index); the last is the result, a float.
- * Kinds are the IR's ir::Unary and ir::Binary numbers (src/ir/ops.hpp).
- * Values are float, or bool (a LOAD_BOOL, a comparison, a logic op). */
+ * Kinds are the IR's ir::Binary numbers (src/ir/ops.hpp); a UNARY is neg or
+ * logical_not only: the core spells every other function of one value as
+ * its formula's steps (ir/formulas.hpp), widened to double where the
+ * formula computes in double. Values are float, double (between a WIDEN and
+ * a NARROW), or bool (a LOAD_BOOL, a comparison, a logic op). */
 enum {
-  SS_JIT_LOAD = 0,      /* float input `a` */
-  SS_JIT_LOAD_BOOL = 1, /* bool input `a` (one byte an element) */
-  SS_JIT_CONSTANT = 2,  /* `value` */
-  SS_JIT_UNARY = 3,     /* kind(a) */
-  SS_JIT_BINARY = 4,    /* kind(a, b): arithmetic, comparisons and logic */
-  SS_JIT_WHERE = 5      /* a ? b : c, a bool */
+  SS_JIT_LOAD = 0,          /* float input `a` */
+  SS_JIT_LOAD_BOOL = 1,     /* bool input `a` (one byte an element) */
+  SS_JIT_CONSTANT = 2,      /* `value`, a float */
+  SS_JIT_UNARY = 3,         /* kind(a): ir::Unary's neg or logical_not */
+  SS_JIT_BINARY = 4,        /* kind(a, b): arithmetic, comparisons and logic */
+  SS_JIT_WHERE = 5,         /* a ? b : c, a bool */
+  SS_JIT_WIDEN = 6,         /* a, a float, as a double */
+  SS_JIT_NARROW = 7,        /* a, a double, rounded to float */
+  SS_JIT_WIDE_CONSTANT = 8, /* `wide_value`, a double */
+  SS_JIT_CALL = 9           /* kind(a): SS_JIT_EXP ... below; exp, log, tanh and erf of doubles */
+};
+
+enum {
+  SS_JIT_EXP = 0,
+  SS_JIT_LOG = 1,
+  SS_JIT_TANH = 2,
+  SS_JIT_ERF = 3,
+  SS_JIT_SQRT = 4,
+  SS_JIT_FABS = 5
 };
 
 typedef struct SsJitStep {
   int32_t op, kind;
   int32_t a, b, c;
   float value;
+  double wide_value;
 } SsJitStep;
 
 typedef struct SsJitKernelDesc {

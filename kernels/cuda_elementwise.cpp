@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ir/formulas.hpp"
 #include "ir/ops.hpp"
 
 namespace ss::cuda {
@@ -25,34 +26,19 @@ std::string float_literal(float value) {
   return literal + "f";
 }
 
+// ir/unary.def's formula: in float where that gives the same bits (CUDA's
+// correctly rounded float sqrt, fabsf), else in double, rounded after.
 std::string unary(int kind, const std::string& x) {
-  const std::string w = "(double)" + x;
-  switch (static_cast<Unary>(kind)) {
-    case Unary::neg:
-      return "-" + x;
-    case Unary::abs:
-      return "fabsf(" + x + ")";
-    case Unary::sqrt:
-      return "__fsqrt_rn(" + x + ")";
-    case Unary::relu:  // NaN gives 0, as the reference's x > 0 test does
-      return "(" + x + " > 0.0f ? " + x + " : 0.0f)";
-    case Unary::exp:
-      return "(float)exp(" + w + ")";
-    case Unary::log:
-      return "(float)log(" + w + ")";
-    case Unary::tanh:
-      return "(float)tanh(" + w + ")";
-    case Unary::sigmoid:
-      return "(float)(1.0 / (1.0 + exp(-" + w + ")))";
-    case Unary::gelu:
-      return "(float)(0.5 * " + w + " * (1.0 + erf(" + w + " / 1.4142135623730951)))";
-    case Unary::gelu_grad:
-      return "(float)(0.5 * (1.0 + erf(" + w + " / 1.4142135623730951)) + " + w + " * exp(-0.5 * " +
-             w + " * " + w + ") / 2.5066282746310002)";
-    case Unary::logical_not:
-      return "!" + x;
+  const auto op = static_cast<Unary>(kind);
+  if (op == Unary::logical_not) return "!" + x;
+  const ir::Formula& f = ir::formula(op);
+  if (f.width == ir::Formula::kExact) {
+    const auto in_float = [](const std::string& name) {
+      return name == "sqrt" ? std::string("__fsqrt_rn") : name == "fabs" ? "fabsf" : name;
+    };
+    return "(float)" + ir::render(f, x, in_float);
   }
-  throw std::invalid_argument("no CUDA form for unary " + std::to_string(kind));
+  return "(float)" + ir::render(f, "(double)" + x);
 }
 
 std::string binary(int kind, const std::string& x, const std::string& y, bool booleans) {

@@ -3,6 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ir/formulas.hpp"
+
 namespace ss::cuda {
 namespace {
 
@@ -34,33 +36,7 @@ __device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff80
 )";
 
 std::string unary_expression(ir::Unary op) {
-  using ir::Unary;
-  switch (op) {
-    case Unary::neg:
-      return "-a";
-    case Unary::exp:
-      return "exp(a)";
-    case Unary::log:
-      return "log(a)";
-    case Unary::sqrt:
-      return "sqrt(a)";
-    case Unary::abs:
-      return "fabs(a)";
-    case Unary::tanh:
-      return "tanh(a)";
-    case Unary::sigmoid:
-      return "1.0 / (1.0 + exp(-a))";
-    case Unary::relu:
-      return "a > 0.0 ? a : 0.0";
-    case Unary::gelu:
-      return "0.5 * a * (1.0 + erf(a / 1.4142135623730951))";
-    case Unary::gelu_grad:
-      return "0.5 * (1.0 + erf(a / 1.4142135623730951)) + a * exp(-0.5 * a * a) / "
-             "2.5066282746310002";
-    case Unary::logical_not:
-      return "a == 0.0 ? 1.0 : 0.0";
-  }
-  throw std::invalid_argument("no CUDA form for unary " + std::to_string(static_cast<int>(op)));
+  return ir::render(ir::formula(op), "a");  // ir/unary.def's, in double
 }
 
 std::string binary_expression(ir::Binary op, bool integers) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "ir/formulas.hpp"
 #include "ir/ops.hpp"
 
 namespace ss::ir {
@@ -44,19 +45,16 @@ namespace {
 
 // The operation a unary, binary or reduce node applies, by name.
 const char* sub_name(Op op, int sub) {
-  static const char* const unary[] = {"neg",     "exp",  "log",  "sqrt",      "abs", "tanh",
-                                      "sigmoid", "relu", "gelu", "gelu_grad", "not"};
   static const char* const binary[] = {"add",      "sub",     "mul",     "div", "pow", "mod",
                                        "floordiv", "maximum", "minimum", "lt",  "le",  "gt",
                                        "ge",       "eq",      "ne",      "and", "or"};
   static const char* const reduce[] = {"sum", "mean", "max", "min", "logsumexp", "var", "std"};
-  static_assert(std::size(unary) == static_cast<std::size_t>(Unary::logical_not) + 1);
   static_assert(std::size(binary) == static_cast<std::size_t>(Binary::logical_or) + 1);
   static_assert(std::size(reduce) == static_cast<std::size_t>(Reduce::std) + 1);
   const auto at = static_cast<std::size_t>(sub);
   switch (op) {
     case Op::unary:
-      return at < std::size(unary) ? unary[at] : "?";
+      return at <= static_cast<std::size_t>(Unary::logical_not) ? formula(Unary(sub)).name : "?";
     case Op::binary:
       return at < std::size(binary) ? binary[at] : "?";
     case Op::reduce:

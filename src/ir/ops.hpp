@@ -4,8 +4,12 @@
 
 namespace ss::ir {
 
-// gelu_grad, gelu's derivative, comes from differentiation only.
-enum class Unary { neg, exp, log, sqrt, abs, tanh, sigmoid, relu, gelu, gelu_grad, logical_not };
+// ir/unary.def's rows (each with its formula: ir/formulas.hpp).
+enum class Unary {
+#define SS_UNARY(op, name, width, formula) op,
+#include "ir/unary.def"
+#undef SS_UNARY
+};
 enum class Binary {
   add,
   sub,

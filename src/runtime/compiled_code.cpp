@@ -56,7 +56,8 @@ std::optional<std::string> cached_object(const std::string& bytes, const std::st
   std::uint64_t length = 0;
   std::memcpy(&length, bytes.data() + magic, sizeof length);
   const std::size_t body = head + length + sizeof(std::uint64_t);
-  if (length != identity.size() || bytes.size() < body || bytes.compare(head, length, identity) != 0)
+  if (length != identity.size() || bytes.size() < body ||
+      bytes.compare(head, length, identity) != 0)
     return std::nullopt;
   std::uint64_t hash = 0;
   std::memcpy(&hash, bytes.data() + head + length, sizeof hash);
@@ -76,6 +77,7 @@ std::string kernel_identity(const SsJitApi& api, const std::vector<SsJitKernelDe
       for (const std::int32_t field : {step.op, step.kind, step.a, step.b, step.c})
         append(out, field);
       append(out, step.value);
+      append(out, step.wide_value);
     }
     for (std::int32_t i = 0; i < k.input_count; ++i) append(out, k.inner_broadcast[i]);
   }

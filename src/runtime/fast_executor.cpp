@@ -12,6 +12,7 @@
 #include "runtime/fast_ops.hpp"
 #include "runtime/helper_threads.hpp"
 #include "runtime/jit_module.hpp"
+#include "runtime/jit_steps.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime {
@@ -196,8 +197,8 @@ class FastExecutor final : public Accelerator {
         Shape region = shape;
         region[static_cast<std::size_t>(axis)] = end - start;
         if (!part.fits(size) || element_count(region) != in(0).size()) return -1;
-        const Tensor values = in(0).contiguous() ? in(0) : in(0).compact();
-        return fast::pad(values.reshape(region), axis, start, size - end, 0.0, out) ? moves : -1;
+        const Tensor placed = in(0).contiguous() ? in(0) : in(0).compact();
+        return fast::pad(placed.reshape(region), axis, start, size - end, 0.0, out) ? moves : -1;
       }
       case ir::Op::index:  // views, as the reference makes them: no copy
         out = reference::take(in(0), n.axes[0], ir::axis_part(n).start);
@@ -309,8 +310,7 @@ class FastExecutor final : public Accelerator {
     for (std::size_t k = 0; k < kernels.size(); ++k) {
       const ir::FusedKernel& kernel = kernels[k];
       const auto& flags = plan->inner_broadcast.emplace_back(ir::inner_broadcast(g, kernel));
-      for (const auto& s : kernel.steps)
-        steps[k].push_back({static_cast<std::int32_t>(s.kind), s.sub, s.a, s.b, s.c, s.value});
+      steps[k] = jit_steps(kernel.steps);
       descs.push_back({steps[k].data(), static_cast<std::int32_t>(steps[k].size()),
                        static_cast<std::int32_t>(kernel.inputs.size()), flags.data()});
     }

@@ -118,32 +118,10 @@ inline std::vector<std::int64_t> offsets(const Tensor& t, const Shape& out) {
 enum Unary { NEG, EXP, LOG, SQRT, ABS, TANH, SIGMOID, RELU, GELU, GELU_GRAD, NOT };
 enum Binary { ADD, SUB, MUL, DIV, POW, MOD, FLOORDIV, MAX, MIN, LT, LE, GT, GE, EQ, NE, AND, OR };
 
+// The library's formulas (src/ir/unary.def), which the generated file
+// writes above this runtime as unary_formula.
 inline double unary_of(int op, double x) {
-  switch (op) {
-    case NEG:
-      return -x;
-    case EXP:
-      return std::exp(x);
-    case LOG:
-      return std::log(x);
-    case SQRT:
-      return std::sqrt(x);
-    case ABS:
-      return std::fabs(x);
-    case TANH:
-      return std::tanh(x);
-    case SIGMOID:
-      return 1.0 / (1.0 + std::exp(-x));
-    case RELU:
-      return x > 0 ? x : 0.0;
-    case GELU:
-      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-    case GELU_GRAD:
-      return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) +
-             x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * 3.14159265358979323846);
-    default:
-      return x == 0 ? 1.0 : 0.0;  // NOT
-  }
+  return unary_formula(op, x);
 }
 inline double binary_of(int op, double a, double b, bool integers) {
   switch (op) {

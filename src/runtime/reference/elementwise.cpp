@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/formulas.hpp"
 #include "runtime/reference/ops.hpp"
 #include "support/scalar_arith.hpp"
 
@@ -60,32 +61,7 @@ bool is_comparison(Binary op) {
 }  // namespace
 
 double apply_unary(Unary op, double x) {
-  switch (op) {
-    case Unary::neg:
-      return -x;
-    case Unary::exp:
-      return std::exp(x);
-    case Unary::log:
-      return std::log(x);
-    case Unary::sqrt:
-      return std::sqrt(x);
-    case Unary::abs:
-      return std::fabs(x);
-    case Unary::tanh:
-      return std::tanh(x);
-    case Unary::sigmoid:
-      return 1.0 / (1.0 + std::exp(-x));
-    case Unary::relu:
-      return x > 0 ? x : 0.0;
-    case Unary::gelu:
-      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-    case Unary::gelu_grad:  // Phi(x) + x phi(x)
-      return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) +
-             x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * 3.14159265358979323846);
-    case Unary::logical_not:
-      return x == 0 ? 1.0 : 0.0;
-  }
-  return 0;
+  return ir::evaluate(ir::formula(op), x);  // ir/unary.def's formula, term by term
 }
 
 double apply_binary(Binary op, double a, double b, bool integers) {

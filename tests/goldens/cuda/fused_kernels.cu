@@ -25,9 +25,9 @@ extern "C" __global__ void fused_k0(fused_k0_args args, float* __restrict__ out,
     const float v0 = ((const float*)args.in[0])[o * args.stride[0] + i];
     const float v1 = (float)tanh((double)v0);
     const float v2 = ((const float*)args.in[1])[o * args.stride[1] + i];
-    const float v3 = (float)(1.0 / (1.0 + exp(-(double)v2)));
+    const float v3 = (float)(1.0 / (1.0 + exp((-(double)v2))));
     const float v4 = ss_max(v1, v3);
-    const float v5 = (float)(0.5 * (double)v0 * (1.0 + erf((double)v0 / 1.4142135623730951)));
+    const float v5 = (float)((0.5 * (double)v0) * (1.0 + erf(((double)v0 / 1.4142135623730951))));
     const float v6 = __fmul_rn(v5, v2);
     const float v7 = 1.5f;
     const float v8 = ss_mod((double)v6, (double)v7);
@@ -66,8 +66,8 @@ extern "C" __global__ void fused_k1(fused_k1_args args, float* __restrict__ out,
     const float v4 = ((const float*)args.in[2])[o * args.stride[2]];
     const float v5 = __fmul_rn(v3, v4);
     const float v6 = __fsub_rn(v5, v1);
-    const float v7 = fabsf(v0);
-    const float v8 = __fsqrt_rn(v7);
+    const float v7 = (float)fabsf(v0);
+    const float v8 = (float)__fsqrt_rn(v7);
     const float v9 = ((const float*)args.in[3])[o * args.stride[3] + i];
     const float v10 = __fdiv_rn(v8, v9);
     const float v11 = (v2 ? v6 : v10);

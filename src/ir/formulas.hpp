@@ -1,0 +1,51 @@
+// Elementwise formulas written once (ir/unary.def) and rendered for every
+// backend, tinygrad's renderer pattern: the reference evaluates a formula,
+// CUDA C and the standalone C++ print it (render), the JIT walks its terms
+// into LLVM IR. The same terms in the same order give the same bits.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/ops.hpp"
+
+namespace ss::ir {
+
+struct Term {
+  enum class Kind { x, number, neg, add, sub, mul, div, call, select };
+  Kind kind = Kind::x;
+  double number = 0;
+  std::string function;   // call: exp, log, tanh, erf, sqrt or fabs; select: ">" or "=="
+  std::vector<int> args;  // terms before this one; select: a, b, then, else
+};
+
+struct Formula {
+  enum Width {
+    kExact,   // the element's own float type gives the same bits
+    kDouble,  // computed in double, then rounded to the element type
+    kLogic,   // a bool operation: the backends' own
+  };
+  const char* name = "";  // as listings print it: "gelu", "not"
+  Width width = kDouble;
+  std::string text;         // as unary.def writes it
+  std::vector<Term> terms;  // each term's arguments come before it; the last is the value
+};
+
+// The formula of `op`, parsed once from unary.def.
+const Formula& formula(Unary op);
+
+// The formula's value at x, in double, term by term.
+double evaluate(const Formula& f, double x);
+
+// The formula as a C expression of `x` (a C expression itself), fully
+// parenthesised; each call's function is named by `function` when given
+// (a target's own name for it: fabsf, __fsqrt_rn), else as written.
+std::string render(const Formula& f, const std::string& x,
+                   const std::function<std::string(const std::string&)>& function = {});
+
+// Parses a formula's text (for unary.def's rows, and tests); throws
+// std::invalid_argument on text outside the grammar unary.def gives.
+std::vector<Term> parse_formula(const std::string& text);
+
+}  // namespace ss::ir
