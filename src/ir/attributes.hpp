@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/graph.hpp"
 
@@ -70,6 +71,57 @@ inline RandomDraw random_of(const Node& n) {
   if (n.ints.size() > 0) r.seed = n.ints[0];
   if (n.ints.size() > 1) r.stream = n.ints[1];
   return r;
+}
+
+// window and window_fold: per windowed axis, its window.
+struct WindowAxis {
+  std::int64_t axis = 0, size = 1, stride = 1, dilation = 1, before = 0, after = 0;
+
+  // How many windows fit an axis of `length` (padded); 0 when none does.
+  std::int64_t count(std::int64_t length) const {
+    const std::int64_t padded = length + before + after, span = dilation * (size - 1) + 1;
+    return padded < span ? 0 : (padded - span) / stride + 1;
+  }
+  // Where window `o`'s element `j` lies in the unpadded axis (outside it: padding).
+  std::int64_t position(std::int64_t o, std::int64_t j) const {
+    return o * stride + j * dilation - before;
+  }
+  bool valid() const {
+    return size >= 1 && stride >= 1 && dilation >= 1 && before >= 0 && after >= 0;
+  }
+};
+
+struct Window {
+  std::vector<WindowAxis> axes;
+  double value = 0;  // the padding's
+
+  bool valid(std::int64_t rank) const {
+    for (std::size_t k = 0; k < axes.size(); ++k)
+      if (!axes[k].valid() || axes[k].axis < 0 || axes[k].axis >= rank ||
+          (k > 0 && axes[k].axis <= axes[k - 1].axis))
+        return false;
+    return !axes.empty();
+  }
+  // The windowed shape of `shape`: each windowed axis its count of
+  // windows, each window's size appended.
+  std::vector<std::int64_t> shape_of(std::vector<std::int64_t> shape) const {
+    for (const auto& a : axes) {
+      auto& n = shape[static_cast<std::size_t>(a.axis)];
+      n = a.count(n);
+    }
+    for (const auto& a : axes) shape.push_back(a.size);
+    return shape;
+  }
+};
+
+inline Window window_of(const Node& n) {
+  Window w;
+  w.value = n.number;
+  for (std::size_t k = 0; k < n.axes.size(); ++k) {
+    const auto at = [&](std::size_t i) { return n.ints.at(5 * k + i); };
+    w.axes.push_back({n.axes[k], at(0), at(1), at(2), at(3), at(4)});
+  }
+  return w;
 }
 
 }  // namespace ss::ir

@@ -140,6 +140,22 @@ class Rules {
         return einsum_rule(n, gy);
       case Op::einops:
         return {einops_rule(n, i, gy)};
+      case Op::window: {  // each window element's gradient, added back at its place
+        Node fold{.op = Op::window_fold,
+                  .in = {gy, x},
+                  .axes = n.axes,
+                  .ints = n.ints,
+                  .type = float_type(type(x).axes)};
+        return {add(fold)};
+      }
+      case Op::window_fold: {  // linear: its adjoint is the window (with zero padding)
+        Node w{.op = Op::window,
+               .in = {gy},
+               .axes = n.axes,
+               .ints = n.ints,
+               .type = float_type(type(x).axes)};
+        return {add(w), -1};
+      }
       case Op::scatter_add:
       case Op::place:
       case Op::take_along:

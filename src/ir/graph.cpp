@@ -138,8 +138,11 @@ std::string verify(const Graph& g) {
     if (!n.type.is_tensor()) return at + "has no tensor type";
     if (info.axis != OpInfo::kNoAxis && n.axes.empty()) return at + "names no axis";
     if (info.axis == OpInfo::kAxis && n.axes.size() != 1) return at + "names more than one axis";
+    if ((n.op == Op::window || n.op == Op::window_fold) && n.ints.size() != 5 * n.axes.size())
+      return at + "needs five ints (size, stride, dilation, before, after) per axis";
     for (const auto a : n.axes) {
-      const int shaped = n.op == Op::place ? n.in[1] : n.in[0];  // place: values may lack it
+      // place: the values may lack the axis; window_fold: they have more
+      const int shaped = n.op == Op::place || n.op == Op::window_fold ? n.in[1] : n.in[0];
       const auto rank =
           static_cast<std::int64_t>(g.nodes[static_cast<std::size_t>(shaped)].type.axes.size());
       if (a < 0 || a >= rank)

@@ -185,6 +185,10 @@ class FastExecutor final : public Accelerator {
                    ? moves
                    : -1;
       }
+      case ir::Op::window:
+        return fast::window(in(0), ir::window_of(n), out) ? moves : -1;
+      case ir::Op::window_fold:
+        return fast::window_fold(in(0), in(1).shape(), ir::window_of(n), out) ? moves : -1;
       case ir::Op::sort:
       case ir::Op::argsort:
         return fast::sort(in(0), n.axes[0], n.op == ir::Op::argsort, out) ? moves : -1;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/attributes.hpp"
 #include "ir/ops.hpp"
 #include "runtime/tensor.hpp"
 
@@ -47,6 +48,11 @@ bool pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::int64_t a
 // Tensors of one element type joined along an existing axis, or stacked
 // along a new first one.
 bool concat(const std::vector<Tensor>& xs, std::int64_t axis, Tensor& out);
+// The windows of x (ir::Window), and their fold back into `like`'s shape
+// (f32): what the reference's window and window_fold give, bit for bit
+// (fast_window.cpp).
+bool window(const Tensor& x, const ir::Window& w, Tensor& out);
+bool window_fold(const Tensor& values, const Shape& like, const ir::Window& w, Tensor& out);
 bool stack(const std::vector<Tensor>& xs, Tensor& out);
 // Each run along `axis` sorted (stably, as doubles compare), or the order
 // that sorts it (i32).

@@ -359,6 +359,12 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
     case ir::Op::take_along:
       out = ref::take_along(in(n, 0), in(n, 1), n.axes[0]);
       break;
+    case ir::Op::window:
+      out = ref::window(in(n, 0), ir::window_of(n));
+      break;
+    case ir::Op::window_fold:
+      out = ref::window_fold(in(n, 0), in(n, 1).shape(), ir::window_of(n));
+      break;
     case ir::Op::sort:
       out = ref::sort(in(n, 0), n.axes[0]);
       break;

@@ -114,11 +114,14 @@ TEST_CASE("every operation runs forward and backward on the reference and the fa
     for (const auto& op : ops)
       CHECK_MESSAGE(cant[executor].count(op), executor << " runs " << op << " now: unlist it");
   }
-  // The programs reach every operation but the several-device collective.
-  for (int op = 0; op <= static_cast<int>(Op::all_reduce); ++op) {
+  // The programs reach every operation but the several-device collective
+  // (tests/runtime/several_devices_test) and window, which no language
+  // feature makes until convolution and pooling (tests/runtime/window_test
+  // runs it on both executors, forward and gradient).
+  for (std::size_t op = 0; op < ss::ir::kOpCount; ++op) {
     const std::string name = ss::ir::op_name(static_cast<Op>(op));
     CAPTURE(name);
-    if (static_cast<Op>(op) == Op::all_reduce) continue;  // tests/runtime/several_devices_test
+    if (name == "all_reduce" || name == "window" || name == "window_fold") continue;
     CHECK(reached.count(name));
   }
 }

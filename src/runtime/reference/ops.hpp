@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/attributes.hpp"
 #include "ir/ops.hpp"
 #include "runtime/tensor.hpp"
 
@@ -109,5 +110,12 @@ Tensor scatter_add(const Tensor& values, const Tensor& ids, const Shape& table_s
 Tensor place(const Tensor& values, const Shape& shape, std::int64_t axis, std::int64_t start,
              std::int64_t end);
 Tensor take_along(const Tensor& x, const Tensor& ids, std::int64_t axis);
+
+// The windows of x (ir::Window: each windowed axis its count of windows,
+// each window's axis appended; the padding `w.value`), and the reverse: a
+// zero tensor of `like` with each of values' elements added back at its
+// place (the padding's dropped), window's gradient.
+Tensor window(const Tensor& x, const ir::Window& w);
+Tensor window_fold(const Tensor& values, const Shape& like, const ir::Window& w);
 
 }  // namespace ss::runtime::reference
