@@ -859,9 +859,14 @@ class GraphRun {
         if (worker_) throw NotOnDevice{};
         out = in(n, 0);
         return "moves";
-      default:
-        throw NotOnDevice{};
+      case Op::sort:
+      case Op::argsort:
+      case Op::random:
+      case Op::window:
+      case Op::window_fold:
+        throw NotOnDevice{};  // cuda_runs_on_host says why
     }
+    throw NotOnDevice{};
   }
 
   // An einops node as views and one copy (runtime/fast_loops.cpp's
@@ -979,6 +984,57 @@ std::unique_ptr<runtime::Accelerator> make_cuda_executor(CudaExecutorOptions opt
   auto gpu = Gpu::open(options.driver, options.nvrtc, options.device, options.code_cache, why);
   if (!gpu) return nullptr;
   return std::make_unique<CudaExecutor>(std::move(gpu), options.precision, options.cublas);
+}
+
+// Each op the CUDA executor runs on the host, and why (null: on the
+// device). Every op is a case: a new row of ir/ops.def doesn't build until
+// it is decided here.
+const char* cuda_runs_on_host(ir::Op op) {
+  switch (op) {
+    case ir::Op::sort:
+      return "no device sort yet: the host's, its values copied across";
+    case ir::Op::argsort:
+      return "no device sort yet: the host's, its values copied across";
+    case ir::Op::random:
+      return "the host's counter-based draws, copied in";
+    case ir::Op::window:
+      return "no device kernel yet (the GPU issue adds it): the host's";
+    case ir::Op::window_fold:
+      return "no device kernel yet (the GPU issue adds it): the host's";
+    case ir::Op::input:
+    case ir::Op::constant:
+    case ir::Op::size:
+    case ir::Op::fill:
+    case ir::Op::unary:
+    case ir::Op::binary:
+    case ir::Op::where:
+    case ir::Op::cast:
+    case ir::Op::matmul:
+    case ir::Op::reduce:
+    case ir::Op::argmax:
+    case ir::Op::softmax:
+    case ir::Op::log_softmax:
+    case ir::Op::cross_entropy:
+    case ir::Op::causal:
+    case ir::Op::gather:
+    case ir::Op::index:
+    case ir::Op::slice:
+    case ir::Op::einops:
+    case ir::Op::einsum:
+    case ir::Op::layer_norm:
+    case ir::Op::rms_norm:
+    case ir::Op::concat:
+    case ir::Op::stack:
+    case ir::Op::pad:
+    case ir::Op::literal:
+    case ir::Op::arange:
+    case ir::Op::scatter_add:
+    case ir::Op::place:
+    case ir::Op::take_along:
+    case ir::Op::all_reduce:
+      return nullptr;
+  }
+  return nullptr;
 }
 
 bool is_cuda_executor(const runtime::Accelerator& accelerator) {

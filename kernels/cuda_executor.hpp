@@ -47,6 +47,9 @@ struct CudaCounts {
   bool cublas = false;
 };
 bool is_cuda_executor(const runtime::Accelerator& accelerator);
+// Why the CUDA executor runs `op` on the host, or null when it runs it on
+// the device (one it runs may still come back for a shape it lacks).
+const char* cuda_runs_on_host(ir::Op op);
 CudaCounts cuda_counts(const runtime::Accelerator& accelerator);
 
 }  // namespace ss::cuda

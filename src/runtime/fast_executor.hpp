@@ -40,6 +40,9 @@ FusionCounts fusion_counts(const Accelerator& fast_executor);
 // The nodes the executor ran, by path: "gemm", "fused", "loops",
 // "reductions", and "reference OP" for those it left to the reference.
 std::map<std::string, std::int64_t> executor_nodes(const Accelerator& fast_executor);
+// Why the fast executor leaves `op` to the reference, or null when it runs
+// it (an op it runs may still fall back for a layout or type it lacks).
+const char* fast_leaves_to_reference(ir::Op op);
 bool executor_has_jit(const Accelerator& fast_executor);
 // The JIT module's table, for the controller's code (null without it).
 const SsJitApi* executor_jit(const Accelerator& fast_executor);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "check/checker.hpp"
+#include "ir/graph.hpp"
 #include "syntax/source_map.hpp"
 
 namespace ss::standalone {
@@ -26,6 +27,9 @@ struct Emitted {
   std::string source;
   std::optional<Unsupported> unsupported;
 };
+
+// Why the standalone build can't write `op`, or null when it can.
+const char* standalone_lacks(ir::Op op);
 
 Emitted emit_cpp(const check::TypedProgram& program, const std::string& from);
 
