@@ -55,7 +55,10 @@ class Parser {
     const int then = ternary();
     if (!eat(":")) fail("expected `:`");
     const int otherwise = ternary();
-    return add({.kind = Term::Kind::select, .function = test, .args = {a, b, then, otherwise}});
+    return add({.kind = Term::Kind::select,
+                .function = test,
+                .which = test == ">" ? Term::Function::greater : Term::Function::equal,
+                .args = {a, b, then, otherwise}});
   }
   int sum() {
     int left = product();
@@ -101,36 +104,28 @@ class Parser {
     while (at_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[at_])) != 0))
       name += text_[at_++];
     if (name == "x") return add({.kind = Term::Kind::x});
-    static const std::array<const char*, 6> functions = {"exp", "log",  "tanh",
-                                                         "erf", "sqrt", "fabs"};
-    bool known = false;
-    for (const char* f : functions) known = known || name == f;
-    if (!known) fail(name.empty() ? "expected a value" : "unknown function `" + name + "`");
+    using F = Term::Function;
+    static const std::array<std::pair<const char*, F>, 6> functions = {{{"exp", F::exp},
+                                                                        {"log", F::log},
+                                                                        {"tanh", F::tanh},
+                                                                        {"erf", F::erf},
+                                                                        {"sqrt", F::sqrt},
+                                                                        {"fabs", F::fabs}}};
+    F which = F::none;
+    for (const auto& [known, f] : functions)
+      if (name == known) which = f;
+    if (which == F::none)
+      fail(name.empty() ? "expected a value" : "unknown function `" + name + "`");
     if (!eat("(")) fail("expected `(`");
     const int argument = ternary();
     if (!eat(")")) fail("expected `)`");
-    return add({.kind = Term::Kind::call, .function = name, .args = {argument}});
+    return add({.kind = Term::Kind::call, .function = name, .which = which, .args = {argument}});
   }
 
   const std::string& text_;
   std::size_t at_ = 0;
   std::vector<Term> terms_;
 };
-
-double call(const std::string& f, double v) {
-  switch (f[0]) {
-    case 'e':
-      return f == "exp" ? std::exp(v) : std::erf(v);
-    case 'l':
-      return std::log(v);
-    case 't':
-      return std::tanh(v);
-    case 's':
-      return std::sqrt(v);
-    default:
-      return std::fabs(v);
-  }
-}
 
 std::vector<Formula> make_table() {
   std::vector<Formula> table;
@@ -150,6 +145,35 @@ std::vector<Term> parse_formula(const std::string& text) {
 const Formula& formula(Unary op) {
   static const std::vector<Formula> table = make_table();
   return table.at(static_cast<std::size_t>(op));
+}
+
+double call(Term::Function f, double v) {
+  switch (f) {
+    case Term::Function::exp:
+      return std::exp(v);
+    case Term::Function::log:
+      return std::log(v);
+    case Term::Function::tanh:
+      return std::tanh(v);
+    case Term::Function::erf:
+      return std::erf(v);
+    case Term::Function::sqrt:
+      return std::sqrt(v);
+    case Term::Function::fabs:
+      return std::fabs(v);
+    case Term::Function::none:
+    case Term::Function::greater:
+    case Term::Function::equal:
+      break;
+  }
+  return v;
+}
+
+Term::Function single_call(const Formula& f) {
+  if (f.terms.size() == 2 && f.terms[0].kind == Term::Kind::x &&
+      f.terms[1].kind == Term::Kind::call)
+    return f.terms[1].which;
+  return Term::Function::none;
 }
 
 double evaluate(const Formula& f, double x) {
@@ -182,10 +206,10 @@ double evaluate(const Formula& f, double x) {
         v[i] = arg(0) / arg(1);
         break;
       case Term::Kind::call:
-        v[i] = call(t.function, arg(0));
+        v[i] = call(t.which, arg(0));
         break;
       case Term::Kind::select: {
-        const bool yes = t.function == ">" ? arg(0) > arg(1) : arg(0) == arg(1);
+        const bool yes = t.which == Term::Function::greater ? arg(0) > arg(1) : arg(0) == arg(1);
         v[i] = yes ? arg(2) : arg(3);
         break;
       }

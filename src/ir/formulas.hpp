@@ -14,9 +14,13 @@ namespace ss::ir {
 
 struct Term {
   enum class Kind { x, number, neg, add, sub, mul, div, call, select };
+  // A call's function, or a select's test, decided when parsed (evaluate
+  // runs per element: no string compares there).
+  enum class Function { none, exp, log, tanh, erf, sqrt, fabs, greater, equal };
   Kind kind = Kind::x;
   double number = 0;
-  std::string function;   // call: exp, log, tanh, erf, sqrt or fabs; select: ">" or "=="
+  std::string function;  // call: exp, log, tanh, erf, sqrt or fabs; select: ">" or "=="
+  Function which = Function::none;
   std::vector<int> args;  // terms before this one; select: a, b, then, else
 };
 
@@ -37,6 +41,13 @@ const Formula& formula(Unary op);
 
 // The formula's value at x, in double, term by term.
 double evaluate(const Formula& f, double x);
+
+// A call's function of one double (exp, log, ...; the value itself for none).
+double call(Term::Function f, double v);
+
+// The function when the formula is one call of x (`exp(x)`), so a loop can
+// call it directly; none otherwise.
+Term::Function single_call(const Formula& f);
 
 // The formula as a C expression of `x` (a C expression itself), fully
 // parenthesised; each call's function is named by `function` when given

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/formulas.hpp"
 #include "runtime/fast_ops.hpp"
 #include "runtime/helper_threads.hpp"
 #include "runtime/reference/ops.hpp"
@@ -118,11 +119,22 @@ bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads) {
     case ir::Unary::sqrt:
       for (std::int64_t j = 0; j < count; ++j) o[j] = std::sqrt(in[j]);
       break;
-    default:  // exp, tanh, ...: in double, worth threads on a large tensor
+    default: {  // exp, tanh, ...: their formulas in double, worth threads on a large tensor
+      const ir::Formula& f = ir::formula(op);
+      const auto single = ir::single_call(f);  // exp(x): called directly, no term walk
       for_rows(count, kMinElements, threads, [&](std::int64_t from, std::int64_t to) {
-        for (std::int64_t j = from; j < to; ++j)
-          o[j] = static_cast<float>(reference::apply_unary(op, in[j]));
+        if (single == ir::Term::Function::exp) {
+          for (std::int64_t j = from; j < to; ++j)
+            o[j] = static_cast<float>(std::exp(static_cast<double>(in[j])));
+        } else if (single != ir::Term::Function::none) {
+          for (std::int64_t j = from; j < to; ++j)
+            o[j] = static_cast<float>(ir::call(single, in[j]));
+        } else {
+          for (std::int64_t j = from; j < to; ++j)
+            o[j] = static_cast<float>(ir::evaluate(f, in[j]));
+        }
       });
+    }
   }
   return true;
 }

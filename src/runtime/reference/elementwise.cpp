@@ -129,7 +129,8 @@ Tensor unary(Unary op, const Tensor& x) {
                       : is_float(x.dtype())                                         ? x.dtype()
                                                                                     : DType::f32;
   Tensor out = Tensor::zeros(dtype, x.shape());
-  for (std::int64_t i = 0, n = x.size(); i < n; ++i) out.set(i, apply_unary(op, x.get(i)));
+  const ir::Formula& f = ir::formula(op);
+  for (std::int64_t i = 0, n = x.size(); i < n; ++i) out.set(i, ir::evaluate(f, x.get(i)));
   return out;
 }
 
