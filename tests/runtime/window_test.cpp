@@ -146,7 +146,9 @@ TEST_CASE("window gives each window's elements, the padding outside, as defined"
   n = window_node(0, {7}, {{0}, {{2, 1, 3, 0, 0}}});
   CHECK(ss::runtime::reference::window(x, ss::ir::window_of(n)).values() ==
         std::vector<double>{1, 4, 2, 5, 3, 6, 4, 7});
-  for (const auto& [name, c] : cases()) {
+  for (const auto& entry : cases()) {
+    const char* name = entry.first;  // clang 14's CAPTURE can't take a binding
+    const auto& c = entry.second;
     CAPTURE(name);
     const Tensor input = values(c.first, 0.3);
     Node node = window_node(0, c.first, c.second);
@@ -157,7 +159,9 @@ TEST_CASE("window gives each window's elements, the padding outside, as defined"
 
 TEST_CASE("window's gradient (its fold) matches finite differences, on both executors alike") {
   const auto fast = ss::runtime::make_fast_executor({.threads = 2});
-  for (const auto& [name, c] : cases()) {
+  for (const auto& entry : cases()) {
+    const char* name = entry.first;  // clang 14's CAPTURE can't take a binding
+    const auto& c = entry.second;
     CAPTURE(name);
     const Lossy l = with_loss(c.first, c.second);
     REQUIRE(ss::ir::verify(l.g) == "");
