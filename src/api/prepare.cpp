@@ -8,6 +8,24 @@
 
 namespace ss::api {
 
+namespace {
+
+// What lowering found in `function`: the program's coded mistake as it is,
+// else E0001 naming the executor; labelled at `span`.
+Diagnostic lowering_error(const Compiled& c, std::optional<diag::Code> code,
+                          const std::string& what, const std::string& help,
+                          const std::string& function, syntax::Span span,
+                          const std::string& executor) {
+  Diagnostic d =
+      code ? diag::error(*code, what, help)
+           : runtime::internal_error(what + ": `" + function + "` can't run on " + executor);
+  d.labels.push_back(c.map->label(span, "here", true));
+  d.location = d.labels.back().start;
+  return d;
+}
+
+}  // namespace
+
 std::map<std::string, ir::Graph> prepare_device_functions(Compiled& c,
                                                           const std::string& executor) {
   std::map<std::string, ir::Graph> graphs;
@@ -17,12 +35,7 @@ std::map<std::string, ir::Graph> prepare_device_functions(Compiled& c,
     try {
       graphs.emplace(name, ir::lower_function(c.typed, name));
     } catch (const ir::NotLowered& e) {
-      Diagnostic d = e.code ? diag::error(*e.code, e.what())
-                            : runtime::internal_error(std::string(e.what()) + ": `" + name +
-                                                      "` can't run on " + executor);
-      d.labels.push_back(c.map->label(e.span, "here", true));
-      d.location = c.map->location(e.span.begin);
-      c.diagnostics.push_back(std::move(d));
+      c.diagnostics.push_back(lowering_error(c, e.code, e.what(), e.help, name, e.span, executor));
     } catch (const std::exception& bug) {
       c.diagnostics.push_back(runtime::internal_error(bug.what()));
     }
@@ -33,13 +46,9 @@ std::map<std::string, ir::Graph> prepare_device_functions(Compiled& c,
 void check_controller_code(Compiled& c, const ir::HostProgram& code, const std::string& executor) {
   for (const auto& [name, fn] : code)
     for (const auto& in : fn.code) {
-      if (in.op != ir::HostOp::unsupported) continue;
-      Diagnostic d =
-          in.code ? diag::error(*in.code, in.text)
-                  : runtime::internal_error(in.text + ": `" + name + "` can't run on " + executor);
-      d.labels.push_back(c.map->label(in.span, "here", true));
-      d.location = d.labels.back().start;
-      c.diagnostics.push_back(std::move(d));
+      if (in.op == ir::HostOp::unsupported)
+        c.diagnostics.push_back(
+            lowering_error(c, in.code, in.text, in.help, name, in.span, executor));
     }
 }
 

@@ -101,6 +101,7 @@ struct HostInstr {
   std::vector<VariableRead> reads;
   syntax::Span span;
   std::optional<diag::Code> code;  // unsupported: the program's coded mistake, if it is one
+  std::string help;                // and how to fix it
 };
 
 struct HostFunction {

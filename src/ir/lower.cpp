@@ -678,9 +678,13 @@ Val Lowerer::differentiate(const std::string& name, const Expr& e, Scope& scope)
   ++differentiating_;
   const Val loss = body(f, inner);
   --differentiating_;
-  if (loss.kind != Val::Kind::tensor)
-    throw NotLowered("`" + e.items[1]->text + "`'s value doesn't depend on the model's parameters",
-                     e.span, diag::Code::E1204);
+  const auto independent = [&] {
+    return NotLowered(
+        "`" + e.items[1]->text + "`'s value doesn't depend on the model's parameters", e.span,
+        diag::Code::E1204,
+        "differentiate a value computed from the model: a loss that uses its parameters");
+  };
+  if (loss.kind != Val::Kind::tensor) throw independent();
   std::vector<int> wrt;
   leaves(model, "", wrt, nullptr);
   std::vector<int> grads;
@@ -701,9 +705,7 @@ Val Lowerer::differentiate(const std::string& name, const Expr& e, Scope& scope)
         .op = Op::fill, .type = g_.nodes[static_cast<std::size_t>(wrt[i])].type, .span = e.span};
     grads[i] = g_.add(std::move(zero));
   }
-  if (!any)
-    throw NotLowered("`" + e.items[1]->text + "`'s value doesn't depend on the model's parameters",
-                     e.span, diag::Code::E1204);
+  if (!any) throw independent();
   std::size_t at = 0;
   const Val gradient = with_leaves(model, grads, at);
   if (name == "grad") return gradient;

@@ -18,10 +18,12 @@ namespace ss::ir {
 // or, with a code, the program's mistake only lowering finds (a gradient
 // with no differentiable path, E1204).
 struct NotLowered : std::runtime_error {
-  NotLowered(const std::string& what, syntax::Span at, std::optional<diag::Code> c = {})
-      : std::runtime_error(what), span(at), code(c) {}
+  NotLowered(const std::string& what, syntax::Span at, std::optional<diag::Code> c = {},
+             std::string fix = {})
+      : std::runtime_error(what), span(at), code(c), help(std::move(fix)) {}
   syntax::Span span;
   std::optional<diag::Code> code;
+  std::string help;  // for a coded mistake: how to fix it, or empty
 };
 
 // `function` must be a device function of the program. Throws NotLowered.

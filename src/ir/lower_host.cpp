@@ -489,7 +489,8 @@ class HostLowering {
       emit({.op = HostOp::unsupported,
             .text = failure.what(),
             .span = failure.span,
-            .code = failure.code});
+            .code = failure.code,
+            .help = failure.help});
       return constant(HostKind::none, 0);
     }
     Graph& graph = fn_.graphs.back();

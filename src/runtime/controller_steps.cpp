@@ -121,12 +121,8 @@ void Controller::exec(const ir::HostFunction& fn, std::vector<Value>& slots, std
     case HostOp::jump:
       throw std::logic_error("a jump reached exec()");
     case HostOp::unsupported:
-      if (in.code)  // the program's mistake, found by lowering (E1204)
-        fail(*in.code, in.span, in.text, "here",
-             *in.code == diag::Code::E1204
-                 ? "differentiate a value computed from the model: a loss that uses its "
-                   "parameters"
-                 : "");
+      if (in.code)  // the program's mistake, found by lowering (E1204); a load reports it first
+        fail(*in.code, in.span, in.text, "here", in.help);
       unsupported(in.text, in.span);
     default:
       try {

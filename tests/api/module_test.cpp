@@ -82,6 +82,14 @@ TEST_CASE("what lowering finds fails the load and `check`, before anything runs"
   REQUIRE(good);
   CHECK(good.prepared() == 2);  // joined and fine, neither called yet
   CHECK(engine.check_source(fine, "good.ss").empty());
+  // A coded mistake lowering finds in the controller keeps its help at load.
+  const auto independent = engine.check_source(
+      "dim D = 4\nmodel M:\n    param w: [D] = zeros\nfn loss(m: M, x: [D]) -> [] = sum(x * x)\n"
+      "fn main():\n    m = M(seed=0)\n    l, g = value_and_grad(loss, m, zeros([D]) + 1.0)\n",
+      "independent.ss");
+  REQUIRE(independent.size() == 1);
+  CHECK(independent[0].code == "E1204");
+  CHECK(independent[0].help.find("a loss that uses its parameters") != std::string::npos);
 }
 
 TEST_CASE("a host passes records by field and reads a scalar loss") {

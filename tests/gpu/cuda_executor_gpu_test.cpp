@@ -48,9 +48,7 @@ void compare(const std::vector<Tensor>& want, const std::vector<Tensor>& got, Ag
     REQUIRE(got[k].shape() == want[k].shape());
     REQUIRE(got[k].dtype() == want[k].dtype());
     const auto w = want[k].values(), g = got[k].values();
-    double scale = 1;
-    for (const double x : w)
-      if (std::isfinite(x)) scale = std::max(scale, std::fabs(x));
+    const double scale = ss::test::tensor_scale(w);  // docs/numerics.md's `tensor` scale
     for (std::size_t e = 0; e < w.size(); ++e) {
       ++a.elements;
       if (w[e] == g[e] || (std::isnan(w[e]) && std::isnan(g[e]))) continue;

@@ -1,5 +1,5 @@
 // Operations that move elements between axes: einops patterns, einsum,
-// sorting, normalisation along an axis, joins, pads and slices.
+// sorting, normalisation along an axis, joins, pads, slices and windows.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -293,6 +293,57 @@ Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_
   if (start < 0 || end > x.dim(axis) || start > end)
     throw InternalError("slice bounds outside the axis");
   return x.slice(axis, start, end);  // a view: no copy
+}
+
+namespace {
+
+// Where each element of `w`'s windows of a tensor of `shape` comes from:
+// its flat index there, or -1 for the padding.
+std::int64_t window_source(const Shape& shape, const ir::Window& w,
+                           const std::vector<std::int64_t>& index) {
+  std::vector<std::int64_t> at(index.begin(),
+                               index.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+  for (std::size_t k = 0; k < w.axes.size(); ++k) {
+    const auto& a = w.axes[k];
+    const auto axis = static_cast<std::size_t>(a.axis);
+    const std::int64_t p = a.position(index[axis], index[shape.size() + k]);
+    if (p < 0 || p >= shape[axis]) return -1;
+    at[axis] = p;
+  }
+  return flat_of(at, shape);
+}
+
+void check_window(const Shape& shape, const ir::Window& w) {
+  if (!w.valid(static_cast<std::int64_t>(shape.size())))
+    throw InternalError("a window that doesn't fit its input's axes");
+}
+
+}  // namespace
+
+Tensor window(const Tensor& x, const ir::Window& w) {
+  check_window(x.shape(), w);
+  const Shape windowed = w.shape_of(x.shape());
+  Tensor out = Tensor::zeros(x.dtype(), windowed);
+  std::int64_t flat = 0;
+  for_each_index(windowed, [&](const std::vector<std::int64_t>& index) {
+    const std::int64_t from = window_source(x.shape(), w, index);
+    out.set(flat++, from < 0 ? w.value : x.get(from));
+  });
+  return out;
+}
+
+Tensor window_fold(const Tensor& values, const Shape& like, const ir::Window& w) {
+  check_window(like, w);
+  if (values.shape() != w.shape_of(like))
+    throw InternalError("window_fold's values aren't its window's shape");
+  Tensor out = Tensor::zeros(values.dtype(), like);
+  std::int64_t flat = 0;
+  for_each_index(values.shape(), [&](const std::vector<std::int64_t>& index) {
+    const std::int64_t to = window_source(like, w, index);
+    if (to >= 0) out.set(to, out.get(to) + values.get(flat));
+    ++flat;
+  });
+  return out;
 }
 
 }  // namespace ss::runtime::reference
