@@ -582,7 +582,7 @@ class GraphRun {
         return "kernels";
       }
       case Op::cast:
-        if (n.type.elem.kind == check::ElemKind::index) throw NotOnDevice{};  // range-checked
+        if (n.type.elem.kind == types::ElemKind::index) throw NotOnDevice{};  // range-checked
         out = make(i, dtype, in(n, 0).shape());
         pointwise({}, {&in(n, 0)}, out);
         return "kernels";

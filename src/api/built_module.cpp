@@ -19,7 +19,7 @@
 #include "api/module_impl.hpp"
 #include "diag/codes.hpp"
 #include "ir/host.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/jit_module.hpp"
@@ -103,13 +103,13 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
   for (const auto& [name, fn] : typed.functions) {
     if (fn.controller || fn.item->is_extern) continue;
     try {
-      (void)fast->releases(ir::lower_function(typed, name));  // plans it: compiles its kernels
+      (void)fast->releases(lower::lower_function(typed, name));  // plans it: compiles its kernels
     } catch (const std::exception&) {
       // A function that doesn't lower has nothing to compile.
     }
   }
   try {
-    const auto host = ir::lower_controller(typed);
+    const auto host = lower::lower_controller(typed);
     for (const auto& [name, fn] : host) {
       for (const auto& g : fn.graphs) (void)fast->releases(g);
       (void)runtime::controller_code(jit->api(), fn, capture);

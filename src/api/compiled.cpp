@@ -16,7 +16,7 @@ std::unique_ptr<Compiled> compile(syntax::SourceFile file, spdlog::logger& log) 
   auto c = std::make_unique<Compiled>();
   c->name = std::move(file.name);
   c->text = std::move(file.text);
-  c->map = std::make_unique<syntax::SourceMap>(c->name, c->text);
+  c->map = std::make_unique<diag::SourceMap>(c->name, c->text);
   diag::Reporter reporter(*c->map);
   const auto tokens = syntax::lex(c->text, reporter);
   if (reporter.error_count() == 0) {

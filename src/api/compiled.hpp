@@ -10,16 +10,16 @@
 #include <spdlog/logger.h>
 
 #include "check/checker.hpp"
+#include "diag/source_map.hpp"
 #include "shapescript/diagnostic.hpp"
 #include "syntax/ast.hpp"
 #include "syntax/source_file.hpp"
-#include "syntax/source_map.hpp"
 
 namespace ss::api {
 
 struct Compiled {
   std::string name, text;
-  std::unique_ptr<syntax::SourceMap> map;
+  std::unique_ptr<diag::SourceMap> map;
   syntax::Program program;
   check::TypedProgram typed;
   std::vector<Diagnostic> diagnostics;

@@ -13,10 +13,10 @@
 #include "diag/codes.hpp"
 #include "diag/reporter.hpp"
 #include "ir/host.hpp"
-#include "ir/lower.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_libraries.hpp"
 #include "kernels/nvrtc.hpp"
+#include "lower/lower.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/data_error.hpp"
 #include "runtime/fast_executor.hpp"
@@ -152,9 +152,9 @@ std::string Engine::ir_listing(const std::string& path,
   for (const auto& [name, fn] : c->typed.functions) {
     if (fn.item->is_extern) continue;
     try {
-      out += fn.controller ? ir::print(ir::lower_controller_function(c->typed, name))
-                           : ir::print(ir::lower_function(c->typed, name));
-    } catch (const ir::NotLowered& e) {
+      out += fn.controller ? ir::print(lower::lower_controller_function(c->typed, name))
+                           : ir::print(lower::lower_function(c->typed, name));
+    } catch (const lower::NotLowered& e) {
       const auto at = c->map->location(e.span.begin);
       out += "# " + name + ": not lowered yet (" + e.what() + ", line " + std::to_string(at.line) +
              ")\n";

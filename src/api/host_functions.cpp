@@ -25,10 +25,10 @@ namespace {
 
 // The kind of host value a declared type takes (the checker allows no
 // others: E1602).
-std::optional<HostValue::Kind> kind_of(const check::Type& t) {
-  if (t.is_tensor() || t.is(check::Type::Kind::any_tensor)) return HostValue::Kind::tensor;
+std::optional<HostValue::Kind> kind_of(const types::Type& t) {
+  if (t.is_tensor() || t.is(types::Type::Kind::any_tensor)) return HostValue::Kind::tensor;
   if (t.is_scalar_number()) return HostValue::Kind::number;
-  if (t.is(check::Type::Kind::string)) return HostValue::Kind::string;
+  if (t.is(types::Type::Kind::string)) return HostValue::Kind::string;
   return std::nullopt;
 }
 

@@ -7,8 +7,8 @@
 #include "api/prepare.hpp"
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
-#include "ir/lower.hpp"
 #include "kernels/cuda_executor.hpp"
+#include "lower/lower.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/interpreter.hpp"
@@ -107,7 +107,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
 const ir::HostProgram& Module::Impl::controller_code() const {
   std::lock_guard lock(mutex);
   if (!controller) {
-    controller = std::make_unique<ir::HostProgram>(ir::lower_controller(compiled->typed));
+    controller = std::make_unique<ir::HostProgram>(lower::lower_controller(compiled->typed));
 #ifndef NDEBUG
     for (const auto& [name, fn] : *controller)
       if (auto why = ir::verify(fn); !why.empty())
@@ -163,8 +163,8 @@ namespace {
 // Every input a device function of the program takes, by name ("m.w1",
 // "batch.pixels"), with its type: what a host may pass to calls. A
 // function that didn't lower takes nothing a host could keep.
-std::map<std::string, check::Type> program_inputs(const std::map<std::string, ir::Graph>& graphs) {
-  std::map<std::string, check::Type> inputs;
+std::map<std::string, types::Type> program_inputs(const std::map<std::string, ir::Graph>& graphs) {
+  std::map<std::string, types::Type> inputs;
   for (const auto& [name, g] : graphs)
     for (const int id : g.inputs) {
       const auto& n = g.nodes[static_cast<std::size_t>(id)];
@@ -174,7 +174,7 @@ std::map<std::string, check::Type> program_inputs(const std::map<std::string, ir
 }
 
 // Why `t` doesn't fit an input of type `want`, or "".
-std::string misfit(const Tensor& t, const check::Type& want, const runtime::Dims& dims) {
+std::string misfit(const Tensor& t, const types::Type& want, const runtime::Dims& dims) {
   const std::string shape = runtime::shape_str(t.shape());
   if (static_cast<runtime::DType>(t.dtype()) != runtime::dtype_of(want.elem))
     return "the new program's is " + want.str() + ", of another element type";
@@ -273,8 +273,8 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
   std::size_t next = 0;
   for (std::size_t i = 0; i < fn->second.params.size() && next < positional.size(); ++i) {
     const auto kind = fn->second.params[i].kind;
-    if (kind != check::Type::Kind::tensor && kind != check::Type::Kind::integer &&
-        kind != check::Type::Kind::floating)
+    if (kind != types::Type::Kind::tensor && kind != types::Type::Kind::integer &&
+        kind != types::Type::Kind::floating)
       continue;  // models and records are passed by name, field by field
     inputs[fn->second.item->params[i].name] = Impl::to_runtime(positional[next++]);
   }

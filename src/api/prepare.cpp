@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "diag/codes.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/controller.hpp"
 
 namespace ss::api {
@@ -14,7 +14,7 @@ namespace {
 // else E0001 naming the executor; labelled at `span`.
 Diagnostic lowering_error(const Compiled& c, std::optional<diag::Code> code,
                           const std::string& what, const std::string& help,
-                          const std::string& function, syntax::Span span,
+                          const std::string& function, diag::Span span,
                           const std::string& executor) {
   Diagnostic d =
       code ? diag::error(*code, what, help)
@@ -33,8 +33,8 @@ std::map<std::string, ir::Graph> prepare_device_functions(Compiled& c,
   for (const auto& [name, fn] : c.typed.functions) {
     if (fn.controller || fn.item->is_extern) continue;
     try {
-      graphs.emplace(name, ir::lower_function(c.typed, name));
-    } catch (const ir::NotLowered& e) {
+      graphs.emplace(name, lower::lower_function(c.typed, name));
+    } catch (const lower::NotLowered& e) {
       c.diagnostics.push_back(lowering_error(c, e.code, e.what(), e.help, name, e.span, executor));
     } catch (const std::exception& bug) {
       c.diagnostics.push_back(runtime::internal_error(bug.what()));
@@ -55,7 +55,7 @@ void check_controller_code(Compiled& c, const ir::HostProgram& code, const std::
 void check_lowering(Compiled& c, const std::string& executor) {
   if (!c.ok()) return;
   try {
-    check_controller_code(c, ir::lower_controller(c.typed), executor);
+    check_controller_code(c, lower::lower_controller(c.typed), executor);
   } catch (const std::exception& bug) {
     c.diagnostics.push_back(runtime::internal_error(bug.what()));
   }

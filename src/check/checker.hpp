@@ -10,11 +10,20 @@
 #include <unordered_map>
 #include <vector>
 
-#include "check/types.hpp"
 #include "diag/reporter.hpp"
 #include "syntax/ast.hpp"
+#include "types/types.hpp"
 
 namespace ss::check {
+
+// The checker's types live in src/types, below it and the IR.
+using types::axes_str;
+using types::Axis;
+using types::Elem;
+using types::ElemKind;
+using types::Factor;
+using types::substitute;
+using types::Type;
 
 struct FunctionInfo {
   const syntax::FnItem* item = nullptr;
@@ -57,7 +66,7 @@ struct TypedProgram {
   std::map<std::string, std::vector<MemberInfo>> models;
   std::map<std::string, std::vector<std::pair<std::string, Type>>> records;
   std::map<std::string, FunctionInfo> functions;
-  std::map<std::string, syntax::Span> sinks;  // by name, at their declarations
+  std::map<std::string, diag::Span> sinks;  // by name, at their declarations
   // Every expression's type, as the function that holds it sees it, by the
   // expression's id.
   std::vector<Type> types;

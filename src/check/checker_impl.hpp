@@ -15,16 +15,16 @@
 #include <vector>
 
 #include "check/checker.hpp"
-#include "check/types.hpp"
+#include "types/types.hpp"
 
 namespace ss::check {
 
 // Every built-in function's name (calls, constructors, the program's world).
 const std::set<std::string>& builtin_names();
 
+using diag::Span;
 using syntax::Expr;
 using syntax::ExprKind;
-using syntax::Span;
 using syntax::Stmt;
 using syntax::TypeExpr;
 using Code = diag::Code;

@@ -5,7 +5,7 @@
 
 namespace ss::diag {
 
-Diagnostic& Reporter::error(Code code, syntax::Span span, std::string message, std::string label) {
+Diagnostic& Reporter::error(Code code, diag::Span span, std::string message, std::string label) {
   ++errors_;
   if (errors_ > kMaxErrorsPerFile) {
     overflow_ = Diagnostic{};
@@ -18,7 +18,7 @@ Diagnostic& Reporter::error(Code code, syntax::Span span, std::string message, s
   return diagnostics_.back();
 }
 
-void Reporter::secondary(Diagnostic& d, syntax::Span span, std::string label) {
+void Reporter::secondary(Diagnostic& d, diag::Span span, std::string label) {
   if (&d == &overflow_) return;
   d.labels.push_back(map_.label(span, std::move(label), false));
 }

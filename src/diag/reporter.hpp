@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "diag/codes.hpp"
-#include "syntax/source_map.hpp"
+#include "diag/source_map.hpp"
 
 namespace ss::diag {
 
@@ -16,19 +16,19 @@ inline constexpr std::size_t kMaxErrorsPerFile = 100;
 
 class Reporter {
  public:
-  explicit Reporter(const syntax::SourceMap& map) : map_(map) {}
+  explicit Reporter(const diag::SourceMap& map) : map_(map) {}
 
   // An error at `span`, labelled `label`. The reference stays valid until
   // the next call of error().
-  Diagnostic& error(Code code, syntax::Span span, std::string message, std::string label = {});
-  void secondary(Diagnostic& d, syntax::Span span, std::string label);
+  Diagnostic& error(Code code, diag::Span span, std::string message, std::string label = {});
+  void secondary(Diagnostic& d, diag::Span span, std::string label);
 
   std::size_t error_count() const { return errors_; }
-  const syntax::SourceMap& map() const { return map_; }
+  const diag::SourceMap& map() const { return map_; }
   std::vector<Diagnostic> take();
 
  private:
-  const syntax::SourceMap& map_;
+  const diag::SourceMap& map_;
   std::vector<Diagnostic> diagnostics_;
   Diagnostic overflow_;  // what error() hands out past the limit
   std::size_t errors_ = 0;

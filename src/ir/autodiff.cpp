@@ -12,10 +12,10 @@
 namespace ss::ir {
 namespace {
 
-using check::Axis;
-using check::ElemKind;
-using check::Factor;
-using check::Type;
+using types::Axis;
+using types::ElemKind;
+using types::Factor;
+using types::Type;
 
 bool is_float(const Type& t) {
   return t.is_tensor() && t.elem.is_float();
@@ -23,7 +23,7 @@ bool is_float(const Type& t) {
 
 // A float tensor of the given axes: the type of every gradient.
 Type float_type(std::vector<Axis> axes) {
-  return Type::tensor(std::move(axes), check::Elem{ElemKind::f32, {}, false});
+  return Type::tensor(std::move(axes), types::Elem{ElemKind::f32, {}, false});
 }
 
 class Rules {
@@ -169,7 +169,7 @@ class Rules {
   // A copy: adding nodes moves the vector the node's type lives in.
   Type type(int i) const { return node(i).type; }
   Type int_type(int i) const {
-    return Type::tensor(type(i).axes, check::Elem{ElemKind::i32, {}, false});
+    return Type::tensor(type(i).axes, types::Elem{ElemKind::i32, {}, false});
   }
 
   int add(Node n) {
@@ -208,7 +208,7 @@ class Rules {
     return add({.op = Op::binary,
                 .in = {a, b},
                 .sub = static_cast<int>(op),
-                .type = Type::tensor(t.axes, check::Elem{ElemKind::boolean, {}, false})});
+                .type = Type::tensor(t.axes, types::Elem{ElemKind::boolean, {}, false})});
   }
 
   int where(int c, int a, int b, const Type& t) {
@@ -468,7 +468,7 @@ class Rules {
                        .type = Type::tensor(label_axes, type(labels).elem)});
     const int range =
         add({.op = Op::arange,
-             .type = Type::tensor({tl.axes[axis]}, check::Elem{ElemKind::i32, {}, false})});
+             .type = Type::tensor({tl.axes[axis]}, types::Elem{ElemKind::i32, {}, false})});
     const int c = add({.op = Op::einops,
                        .in = {range},
                        .groups_in = {{{"c"}}},
@@ -608,7 +608,7 @@ class Rules {
 
   Graph& g_;
   const DimSizes& dims_;
-  syntax::Span span_;
+  diag::Span span_;
 };
 
 }  // namespace

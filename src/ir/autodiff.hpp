@@ -17,9 +17,8 @@ namespace ss::ir {
 
 // An operation whose gradient isn't defined here (yet), at its span.
 struct NotDifferentiable : std::runtime_error {
-  NotDifferentiable(const std::string& what, syntax::Span at)
-      : std::runtime_error(what), span(at) {}
-  syntax::Span span;
+  NotDifferentiable(const std::string& what, diag::Span at) : std::runtime_error(what), span(at) {}
+  diag::Span span;
 };
 
 using DimSizes = std::map<std::string, std::optional<std::int64_t>>;

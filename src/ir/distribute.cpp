@@ -7,16 +7,16 @@
 namespace ss::ir {
 namespace {
 
-using check::Axis;
-using check::Factor;
-using check::Type;
+using types::Axis;
+using types::Factor;
+using types::Type;
 
 // mixed: a partial part plus a whole part (a loss plus a penalty on the
 // parameters), kept apart so that the partial part is reduced once.
 enum class Place { whole, split, partial, mixed };
 
 Type f32_scalar() {
-  return Type::tensor({}, check::Elem{check::ElemKind::f32, {}, false});
+  return Type::tensor({}, types::Elem{types::ElemKind::f32, {}, false});
 }
 
 class Distributor {
@@ -129,7 +129,7 @@ class Distributor {
 
   // The number of elements of a value of the given axes, as an f32 scalar
   // (a batch axis's Op::size is the whole batch's on every worker).
-  int count(const std::vector<Axis>& axes, syntax::Span span) {
+  int count(const std::vector<Axis>& axes, diag::Span span) {
     int total = out_.add({.op = Op::constant, .number = 1, .type = f32_scalar(), .span = span});
     for (const auto& axis : axes)
       for (const auto& f : axis.factors) {
@@ -153,7 +153,7 @@ class Distributor {
     return total;
   }
 
-  int divide(int x, int by, const Type& t, syntax::Span span) {
+  int divide(int x, int by, const Type& t, diag::Span span) {
     return out_.add({.op = Op::binary,
                      .in = {x, by},
                      .sub = static_cast<int>(Binary::div),

@@ -9,7 +9,7 @@
 namespace ss::ir {
 namespace {
 
-using check::ElemKind;
+using types::ElemKind;
 
 ElemKind kind_of(const Graph& g, int id) {
   return g.nodes[static_cast<std::size_t>(id)].type.elem.kind;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "check/types.hpp"
-#include "syntax/source_map.hpp"
+#include "diag/source_map.hpp"
+#include "types/types.hpp"
 
 namespace ss::ir {
 
@@ -60,9 +60,9 @@ struct Node {
   std::vector<double> values;
   std::vector<std::vector<std::vector<std::string>>> groups_in;
   std::vector<std::vector<std::string>> groups_out;
-  std::map<std::string, check::Axis> sizes;
-  check::Type type;  // always a tensor
-  syntax::Span span;
+  std::map<std::string, types::Axis> sizes;
+  types::Type type;  // always a tensor
+  diag::Span span;
 };
 
 // What an executor derived from a graph and keeps with it (the fast

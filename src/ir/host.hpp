@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "check/checker.hpp"
+#include "diag/codes.hpp"
 #include "ir/graph.hpp"
 
 namespace ss::ir {
@@ -73,14 +73,14 @@ struct FormatPart {
   std::string text;  // literal text before the value
   int slot = -1;     // the value; -1 for the trailing text
   std::string spec;  // `.4f` in `{x:.4f}`
-  syntax::Span span;
+  diag::Span span;
 };
 
 // A slot an instruction reads that a program's variable binds: reading it
 // before any binding ran is the program's error, pointing here.
 struct VariableRead {
   int slot = -1;
-  syntax::Span span;
+  diag::Span span;
 };
 
 struct HostInstr {
@@ -99,7 +99,7 @@ struct HostInstr {
                                     // gets the callee's final parameter, or -1
   std::vector<FormatPart> parts;
   std::vector<VariableRead> reads;
-  syntax::Span span;
+  diag::Span span;
   std::optional<diag::Code> code;  // unsupported: the program's coded mistake, if it is one
   std::string help;                // and how to fix it
 };
@@ -112,13 +112,8 @@ struct HostFunction {
   std::vector<Graph> graphs;
 };
 
-// Every controller function of a checked program. Tensor expressions the
-// graph lowering can't handle yet become `unsupported` instructions, so
-// the rest of the function still runs.
-using HostProgram = std::map<std::string, HostFunction>;  // by name
-HostProgram lower_controller(const check::TypedProgram& program);
-HostFunction lower_controller_function(const check::TypedProgram& program,
-                                       const std::string& function);
+// Every controller function of a program (src/lower makes them), by name.
+using HostProgram = std::map<std::string, HostFunction>;
 
 // A listing: the slots, then one instruction a line, then the graphs.
 std::string print(const HostFunction& function);

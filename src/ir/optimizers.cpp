@@ -8,8 +8,8 @@
 namespace ss::ir {
 namespace {
 
-using check::ElemKind;
-using check::Type;
+using types::ElemKind;
+using types::Type;
 
 const std::vector<OptimizerSpec>& specs() {
   static const std::vector<OptimizerSpec> all = {
@@ -29,7 +29,7 @@ const std::vector<OptimizerSpec>& specs() {
 // Builds elementwise nodes; each result takes the wider operand's axes.
 class Builder {
  public:
-  Builder(Graph& g, syntax::Span span) : g_(g), span_(span) {}
+  Builder(Graph& g, diag::Span span) : g_(g), span_(span) {}
 
   int constant(double v) {
     return add({.op = Op::constant, .number = v, .type = Type::scalar(ElemKind::f32)});
@@ -38,7 +38,7 @@ class Builder {
     const Type& ta = type(a);
     const Type& tb = type(b);
     Type t = ta.axes.size() >= tb.axes.size() ? ta : tb;
-    t.elem = check::Elem{ElemKind::f32, {}, false};
+    t.elem = types::Elem{ElemKind::f32, {}, false};
     return add({.op = Op::binary, .in = {a, b}, .sub = static_cast<int>(op), .type = t});
   }
   int add_(int a, int b) { return binary(Binary::add, a, b); }
@@ -56,7 +56,7 @@ class Builder {
   }
   int compare(Binary op, int a, int b) {
     Type t = type(a);
-    t.elem = check::Elem{ElemKind::boolean, {}, false};
+    t.elem = types::Elem{ElemKind::boolean, {}, false};
     return add({.op = Op::binary, .in = {a, b}, .sub = static_cast<int>(op), .type = t});
   }
 
@@ -67,7 +67,7 @@ class Builder {
     return g_.add(std::move(n));
   }
   Graph& g_;
-  syntax::Span span_;
+  diag::Span span_;
 };
 
 }  // namespace
@@ -80,7 +80,7 @@ const OptimizerSpec* optimizer_spec(const std::string& kind) {
 
 std::vector<int> append_optimizer_step(Graph& g, const OptimizerSpec& spec, OptimizerNodes& opt,
                                        const std::vector<int>& params,
-                                       const std::vector<int>& grads, syntax::Span span) {
+                                       const std::vector<int>& grads, diag::Span span) {
   Builder b(g, span);
   const auto setting = [&](const std::string& name) {
     for (std::size_t i = 0; i < spec.settings.size(); ++i)

@@ -35,6 +35,6 @@ struct OptimizerNodes {
 // returns the new parameters; `opt` becomes the optimiser after the step.
 std::vector<int> append_optimizer_step(Graph& g, const OptimizerSpec& spec, OptimizerNodes& opt,
                                        const std::vector<int>& params,
-                                       const std::vector<int>& grads, syntax::Span span);
+                                       const std::vector<int>& grads, diag::Span span);
 
 }  // namespace ss::ir

@@ -53,8 +53,8 @@ SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
   return code ? reinterpret_cast<SsJitHostFn>(code->fns[0]) : nullptr;
 }
 
-std::optional<Diagnostic> program_failure(const std::exception& e, const syntax::SourceMap& map,
-                                          syntax::Span at) {
+std::optional<Diagnostic> program_failure(const std::exception& e, const diag::SourceMap& map,
+                                          diag::Span at) {
   std::optional<Diagnostic> d;  // each branch gives it its code
   if (const auto* worker = dynamic_cast<const WorkerFailure*>(&e)) {
     const std::string where = "on worker " + worker->device + " (rank " +
@@ -121,21 +121,21 @@ std::vector<Value> bind_arguments(const check::TypedProgram& program, const std:
   std::vector<Value> values;
   for (std::size_t i = 0; i < fn.params.size(); ++i) {
     const std::string& name = fn.item->params[i].name;
-    const check::Type& type = fn.params[i];
+    const types::Type& type = fn.params[i];
     const auto it = args.find(name);
     if (it == args.end())
       fail(diag::Code::E1605, "`" + function + "` needs `" + name + "`, a " + type.str(),
            "give it with `--arg " + name + "=VALUE`");
     const Tensor& t = it->second;
-    if (type.is(check::Type::Kind::tensor)) {
+    if (type.is(types::Type::Kind::tensor)) {
       ir::Node input{.op = ir::Op::input, .name = name, .type = type};
       shapes.inputs.push_back(shapes.add(std::move(input)));
       given[name] = t;
       Value v = of_kind(Value::Kind::tensor);
       v.tensor = t;
       values.push_back(std::move(v));
-    } else if (type.is(check::Type::Kind::integer) || type.is(check::Type::Kind::floating)) {
-      const bool integer = type.is(check::Type::Kind::integer);
+    } else if (type.is(types::Type::Kind::integer) || type.is(types::Type::Kind::floating)) {
+      const bool integer = type.is(types::Type::Kind::integer);
       if (t.rank() != 0)
         fail(diag::Code::E1603,
              "`" + name + "` is " + (integer ? "an integer" : "a number") +
@@ -169,7 +169,7 @@ std::vector<Value> bind_arguments(const check::TypedProgram& program, const std:
 }  // namespace
 
 std::vector<Diagnostic> run_function(const check::TypedProgram& program,
-                                     const ir::HostProgram& code, const syntax::SourceMap& map,
+                                     const ir::HostProgram& code, const diag::SourceMap& map,
                                      const std::string& function,
                                      const std::map<std::string, Tensor>& args,
                                      const RunOptions& options) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "check/checker.hpp"
+#include "diag/source_map.hpp"
 #include "ir/host.hpp"
 #include "jit/jit_api.h"
 #include "runtime/tensor.hpp"
@@ -23,7 +24,6 @@
 #include "runtime/workers.hpp"
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/engine.hpp"
-#include "syntax/source_map.hpp"
 
 namespace ss::runtime {
 
@@ -88,16 +88,16 @@ Diagnostic internal_error(const std::string& what);
 // a value outside its Index range) as its coded diagnostic: a split points
 // at its pattern, a range at `at`, the expression or call that ran. Nullopt
 // for any other exception.
-std::optional<Diagnostic> program_failure(const std::exception& e, const syntax::SourceMap& map,
-                                          syntax::Span at);
+std::optional<Diagnostic> program_failure(const std::exception& e, const diag::SourceMap& map,
+                                          diag::Span at);
 
 // Runs the controller `function` (lowered with the rest, once, by
-// ir::lower_controller) to the end, its parameters bound by name
+// lower::lower_controller) to the end, its parameters bound by name
 // from `args` (a number's as a scalar tensor). Returns the run-time errors,
 // coded and pointing at the source; empty on success. A function that
 // returns a value has it printed.
 std::vector<Diagnostic> run_function(const check::TypedProgram& program,
-                                     const ir::HostProgram& code, const syntax::SourceMap& map,
+                                     const ir::HostProgram& code, const diag::SourceMap& map,
                                      const std::string& function,
                                      const std::map<std::string, Tensor>& args,
                                      const RunOptions& options);

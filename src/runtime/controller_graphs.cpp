@@ -83,13 +83,13 @@ std::vector<Tensor> Controller::run(const ir::Graph& g,
 
 // `data |> map(f)`: f (a device function from one record to another) run
 // on each example; the results make a new dataset, in the same order.
-Value Controller::map_examples(const Value& data, const std::string& function, syntax::Span span) {
+Value Controller::map_examples(const Value& data, const std::string& function, diag::Span span) {
   const auto& fn = p_.functions.at(function);
   auto found = mapped_.find(function);
   if (found == mapped_.end()) {
     try {
-      found = mapped_.emplace(function, ir::lower_function(p_, function)).first;
-    } catch (const ir::NotLowered& failure) {
+      found = mapped_.emplace(function, lower::lower_function(p_, function)).first;
+    } catch (const lower::NotLowered& failure) {
       unsupported(std::string(failure.what()) + " in `" + function + "`", failure.span);
     }
   }

@@ -14,7 +14,7 @@
 
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/compiled_code.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/controller_ops.hpp"
@@ -42,8 +42,8 @@ class Controller {
   using HostOp = ir::HostOp;
 
  public:
-  Controller(const check::TypedProgram& p, const ir::HostProgram& code,
-             const syntax::SourceMap& map, const RunOptions& options)
+  Controller(const check::TypedProgram& p, const ir::HostProgram& code, const diag::SourceMap& map,
+             const RunOptions& options)
       : p_(p),
         code_(code),
         map_(map),
@@ -54,7 +54,7 @@ class Controller {
 
   // Runs a controller function; `finals`, when given, gets its parameters'
   // values as it returned (for `mut` arguments).
-  Value call(const std::string& name, std::vector<Value> args, syntax::Span at,
+  Value call(const std::string& name, std::vector<Value> args, diag::Span at,
              std::vector<Value>* finals = nullptr);
 
  private:
@@ -68,7 +68,7 @@ class Controller {
     return false;
   }
 
-  [[noreturn]] void fail(diag::Code code, syntax::Span at, std::string message, std::string label,
+  [[noreturn]] void fail(diag::Code code, diag::Span at, std::string message, std::string label,
                          std::string help = {}) {
     Diagnostic d = diag::error(code, std::move(message), std::move(help));
     d.labels.push_back(map_.label(at, std::move(label), true));
@@ -78,7 +78,7 @@ class Controller {
 
   // What the reference runtime can't run yet: an error without a code.
   // E1609 once the run is past the host's time limit.
-  void check_deadline(syntax::Span at) const {
+  void check_deadline(diag::Span at) const {
     if (std::chrono::steady_clock::now() <= deadline_) return;
     Diagnostic d = diag::error(
         diag::Code::E1609,
@@ -94,11 +94,11 @@ class Controller {
   // An `extern fn`: the host's function, its result checked against the
   // declaration (E1608 for a failure or a result that doesn't fit).
   Value call_host(const std::string& name, const check::FunctionInfo& fn,
-                  const std::vector<Value>& args, syntax::Span at);
+                  const std::vector<Value>& args, diag::Span at);
 
   // What the checker accepted and the controller can't run: shapescript's
   // bug, not the program's (a load reports what lowering finds first).
-  [[noreturn]] void unsupported(const std::string& what, syntax::Span at) {
+  [[noreturn]] void unsupported(const std::string& what, diag::Span at) {
     Diagnostic d = internal_error("the controller can't run " + what);
     d.labels.push_back(map_.label(at, "here", true));
     d.location = d.labels.back().start;
@@ -148,7 +148,7 @@ class Controller {
 
   Value arithmetic(const HostInstr& in, const std::vector<Value>& slots);
 
-  Value checked(const support::ArithResult& r, const std::string& op, syntax::Span at);
+  Value checked(const support::ArithResult& r, const std::string& op, diag::Span at);
 
   // Runs a tensor expression's graph: its inputs read from the slots (a
   // structure's by path, "m.w1"), its results assembled as the checker
@@ -165,7 +165,7 @@ class Controller {
 
   // `data |> map(f)`: f (a device function from one record to another) run
   // on each example; the results make a new dataset, in the same order.
-  Value map_examples(const Value& data, const std::string& function, syntax::Span span);
+  Value map_examples(const Value& data, const std::string& function, diag::Span span);
 
   double number_in(const std::vector<Value>& slots, int slot) const {
     return as_double(slots[static_cast<std::size_t>(slot)]);
@@ -187,7 +187,7 @@ class Controller {
   std::map<const ir::Graph*, ir::Graph> distributed_;  // each graph as the workers run it
   const check::TypedProgram& p_;
   const ir::HostProgram& code_;
-  const syntax::SourceMap& map_;
+  const diag::SourceMap& map_;
   const RunOptions& options_;
   std::chrono::steady_clock::time_point deadline_;
   // Each function's compiled code, or null where it is interpreted.

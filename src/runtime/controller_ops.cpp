@@ -13,7 +13,7 @@ namespace {
 using diag::Code;
 
 // A static size, or -1 for an axis only the data fixes.
-std::int64_t size_or_any(const check::Axis& axis, const check::TypedProgram& p) {
+std::int64_t size_or_any(const types::Axis& axis, const check::TypedProgram& p) {
   return size_of(axis, {}, p.dims).value_or(-1);
 }
 
@@ -42,7 +42,7 @@ Value load_dataset_value(const check::TypedProgram& program, const std::string& 
   for (const auto& [name, type] : program.records.at(record)) {
     FieldSpec f{.name = name, .dtype = dtype_of(type.elem)};
     for (const auto& axis : type.axes) f.shape.push_back(size_or_any(axis, program));
-    if (type.elem.kind == check::ElemKind::index && type.elem.index_of) {
+    if (type.elem.kind == types::ElemKind::index && type.elem.index_of) {
       const std::int64_t bound = size_or_any(*type.elem.index_of, program);
       if (bound > 0) f.index_bound = bound;
     }

@@ -8,7 +8,7 @@ using ir::HostOp;
 
 // Runs a controller function; `finals`, when given, gets its parameters'
 // values as it returned (for `mut` arguments).
-Value Controller::call(const std::string& name, std::vector<Value> args, syntax::Span at,
+Value Controller::call(const std::string& name, std::vector<Value> args, diag::Span at,
                        std::vector<Value>* finals) {
   const auto found = code_.find(name);
   if (found == code_.end()) {
@@ -30,7 +30,7 @@ Value Controller::call(const std::string& name, std::vector<Value> args, syntax:
 // An `extern fn`: the host's function, its result checked against the
 // declaration (E1608 for a failure or a result that doesn't fit).
 Value Controller::call_host(const std::string& name, const check::FunctionInfo& fn,
-                            const std::vector<Value>& args, syntax::Span at) {
+                            const std::vector<Value>& args, diag::Span at) {
   if (!options_.call_host) unsupported("calling the host function `" + name + "`", at);
   const auto fail = [&](const std::string& why) -> Failure {
     Diagnostic d = diag::error(diag::Code::E1608, "the host function `" + name + "` " + why,
@@ -46,9 +46,9 @@ Value Controller::call_host(const std::string& name, const check::FunctionInfo& 
   } catch (const HostFunctionError& e) {
     throw fail(std::string("failed: ") + e.what());
   }
-  const check::Type& want = fn.ret;
+  const types::Type& want = fn.ret;
   // Numbers and strings: their kind was checked at load.
-  if (want.is(check::Type::Kind::integer)) return number(result.number, true);
+  if (want.is(types::Type::Kind::integer)) return number(result.number, true);
   if (!want.is_tensor()) return result;
   const Tensor& t = result.tensor;
   const DType dtype = dtype_of(want.elem);

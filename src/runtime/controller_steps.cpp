@@ -173,7 +173,7 @@ Value Controller::arithmetic(const HostInstr& in, const std::vector<Value>& slot
   return checked(support::python_arith(op, a, b), op, in.span);
 }
 
-Value Controller::checked(const support::ArithResult& r, const std::string& op, syntax::Span at) {
+Value Controller::checked(const support::ArithResult& r, const std::string& op, diag::Span at) {
   switch (r.error) {
     case support::ArithError::none:
       return number(r.value);

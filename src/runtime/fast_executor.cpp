@@ -239,7 +239,7 @@ class FastExecutor final : public Accelerator {
       case ir::Op::causal:
         return fast::causal(values[static_cast<std::size_t>(n.in[0])], values[i]) ? moves : -1;
       case ir::Op::cast:
-        return n.type.elem.kind == check::ElemKind::f32 &&
+        return n.type.elem.kind == types::ElemKind::f32 &&
                        fast::cast_to_f32(values[static_cast<std::size_t>(n.in[0])], values[i])
                    ? moves
                    : -1;

@@ -12,7 +12,7 @@
 namespace ss::runtime {
 namespace {
 
-using check::Factor;
+using types::Factor;
 namespace ref = reference;
 
 Tensor run_einops(const ir::Node& n, const Tensor& x,
@@ -114,7 +114,7 @@ void all_reduce(WorkerContext& worker, Tensor& t) {
 // The index of each element of a value of `type` in the whole batch: on a
 // worker, its batch axis starts at the worker's offset and runs over the
 // whole size. Elsewhere the index is the element's own.
-std::function<std::int64_t(std::int64_t)> global_index(const check::Type& type, const Shape& shape,
+std::function<std::int64_t(std::int64_t)> global_index(const types::Type& type, const Shape& shape,
                                                        const std::set<std::string>& batch,
                                                        const WorkerContext* worker) {
   const auto found = batch_axis(type, batch);  // not a structured binding: clang 14's lambdas
@@ -134,7 +134,7 @@ std::function<std::int64_t(std::int64_t)> global_index(const check::Type& type, 
 
 }  // namespace
 
-std::pair<int, std::string> batch_axis(const check::Type& t, const std::set<std::string>& batch) {
+std::pair<int, std::string> batch_axis(const types::Type& t, const std::set<std::string>& batch) {
   for (std::size_t k = 0; k < t.axes.size(); ++k) {
     const auto& axis = t.axes[k];
     if (axis.single() && axis.factors[0].kind == Factor::Kind::generic &&
@@ -144,24 +144,24 @@ std::pair<int, std::string> batch_axis(const check::Type& t, const std::set<std:
   return {-1, {}};
 }
 
-DType dtype_of(const check::Elem& elem) {
+DType dtype_of(const types::Elem& elem) {
   switch (elem.kind) {
-    case check::ElemKind::f32:
+    case types::ElemKind::f32:
       return DType::f32;
-    case check::ElemKind::bf16:
+    case types::ElemKind::bf16:
       return DType::bf16;
-    case check::ElemKind::f16:
+    case types::ElemKind::f16:
       return DType::f16;
-    case check::ElemKind::i32:
-    case check::ElemKind::index:
+    case types::ElemKind::i32:
+    case types::ElemKind::index:
       return DType::i32;
-    case check::ElemKind::boolean:
+    case types::ElemKind::boolean:
       return DType::boolean;
   }
   return DType::f32;
 }
 
-std::optional<std::int64_t> size_of(const check::Axis& axis,
+std::optional<std::int64_t> size_of(const types::Axis& axis,
                                     const std::map<std::string, std::int64_t>& sizes,
                                     const Dims& dims) {
   std::int64_t n = 1;
@@ -181,7 +181,7 @@ std::optional<std::int64_t> size_of(const check::Axis& axis,
   return n;
 }
 
-Shape shape_of(const check::Type& type, const std::map<std::string, std::int64_t>& sizes,
+Shape shape_of(const types::Type& type, const std::map<std::string, std::int64_t>& sizes,
                const Dims& dims) {
   Shape shape;
   for (const auto& axis : type.axes) {
@@ -305,7 +305,7 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
       break;
     case ir::Op::cast: {
       out = ref::cast(in(n, 0), dtype);
-      if (n.type.elem.kind == check::ElemKind::index) {  // Index[C](x) is range-checked
+      if (n.type.elem.kind == types::ElemKind::index) {  // Index[C](x) is range-checked
         const auto bound = size_of(*n.type.elem.index_of, sizes, dims);
         for (std::int64_t k = 0; bound && k < out.size(); ++k)
           if (out.get(k) < 0 || out.get(k) >= static_cast<double>(*bound))

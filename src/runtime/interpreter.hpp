@@ -34,23 +34,23 @@ struct InputMismatch : std::runtime_error {
 // A pattern's split `(h w)` of an axis whose size its given parts don't
 // divide, found when the size is known only at run time.
 struct SplitMismatch : std::runtime_error {
-  SplitMismatch(syntax::Span at, const std::string& why) : std::runtime_error(why), span(at) {}
-  syntax::Span span;
+  SplitMismatch(diag::Span at, const std::string& why) : std::runtime_error(why), span(at) {}
+  diag::Span span;
 };
 
 using Dims = std::map<std::string, std::optional<std::int64_t>>;
 
 // The runtime's element type for a checked one (Index[C] is i32).
-DType dtype_of(const check::Elem& elem);
+DType dtype_of(const types::Elem& elem);
 
 // A node's shape from its type, for nodes that make values (fill,
 // literal, random): every axis's size must be known by now.
-Shape shape_of(const check::Type& type, const std::map<std::string, std::int64_t>& sizes,
+Shape shape_of(const types::Type& type, const std::map<std::string, std::int64_t>& sizes,
                const Dims& dims);
 
 // An axis's size: its literal factors, its dims' sizes, its generic names'
 // `sizes`; nullopt when one of them isn't known.
-std::optional<std::int64_t> size_of(const check::Axis& axis,
+std::optional<std::int64_t> size_of(const types::Axis& axis,
                                     const std::map<std::string, std::int64_t>& sizes,
                                     const Dims& dims);
 
@@ -63,7 +63,7 @@ class Collectives;
 
 // Where a value's batch axis is (an axis that is one of `batch`'s generic
 // names; E1802 keeps it a lone factor), and its name; -1 when it has none.
-std::pair<int, std::string> batch_axis(const check::Type& t, const std::set<std::string>& batch);
+std::pair<int, std::string> batch_axis(const types::Type& t, const std::set<std::string>& batch);
 
 // One of several workers running a distributed graph (ir/distribute.hpp) on
 // its part of the batch: all_reduce goes through `collectives`, a batch

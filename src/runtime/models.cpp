@@ -9,13 +9,13 @@
 namespace ss::runtime {
 namespace {
 
-using check::Type;
 using syntax::Expr;
 using syntax::ExprKind;
+using types::Type;
 
 // A parameter's size on an axis: its dims are sized by the time a model is
 // made (E0404 otherwise), and a parameter has no generic axis.
-std::int64_t axis_size(const check::Axis& axis, const check::TypedProgram& p) {
+std::int64_t axis_size(const types::Axis& axis, const check::TypedProgram& p) {
   const auto n = size_of(axis, {}, p.dims);
   if (!n) throw std::logic_error("a parameter's axis " + axis.str() + " has no size");
   return *n;

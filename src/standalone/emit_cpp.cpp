@@ -4,7 +4,7 @@
 
 #include "ir/attributes.hpp"
 #include "ir/formulas.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/interpreter.hpp"
 #include "standalone/cpp_names.hpp"
 
@@ -13,7 +13,7 @@ extern const unsigned char ss_standalone_runtime[];
 namespace ss::standalone {
 namespace {
 
-using check::Factor;
+using types::Factor;
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -134,7 +134,7 @@ class Emitter {
   }
 
   // An axis's size as an expression over `s` and the dims.
-  std::string size(const check::Axis& axis) const {
+  std::string size(const types::Axis& axis) const {
     std::string e = "std::int64_t{1}";
     for (const auto& f : axis.factors) {
       if (f.kind == Factor::Kind::literal)
@@ -146,7 +146,7 @@ class Emitter {
     }
     return e;
   }
-  std::string shape(const check::Type& t) const {
+  std::string shape(const types::Type& t) const {
     std::string out = "ssa::Shape{";
     for (std::size_t k = 0; k < t.axes.size(); ++k) out += (k ? ", " : "") + size(t.axes[k]);
     return out + "}";
@@ -194,7 +194,7 @@ class Emitter {
         return true;
       case Op::cast:
         e = a(0);  // the cast to the node's type follows every node
-        if (n.type.elem.kind == check::ElemKind::index)  // Index[C](x) checks its range
+        if (n.type.elem.kind == types::ElemKind::index)  // Index[C](x) checks its range
           e = "[&] { auto t = ssa::cast(" + a(0) + ", ssa::I32); ssa::check_range(t, " +
               size(*n.type.elem.index_of) + "); return t; }()";
         return true;
@@ -380,7 +380,7 @@ Emitted emit_cpp(const check::TypedProgram& program, const std::string& from) {
     if (fn.controller || fn.item->is_extern) continue;
     ir::Graph g;
     try {
-      g = ir::lower_function(program, name);
+      g = lower::lower_function(program, name);
     } catch (const std::exception&) {
       continue;  // a function that doesn't lower has no device code to emit
     }

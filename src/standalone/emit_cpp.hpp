@@ -10,8 +10,8 @@
 #include <string>
 
 #include "check/checker.hpp"
+#include "diag/source_map.hpp"
 #include "ir/graph.hpp"
-#include "syntax/source_map.hpp"
 
 namespace ss::standalone {
 
@@ -19,7 +19,7 @@ namespace ss::standalone {
 // operation and where it is.
 struct Unsupported {
   std::string function, op;
-  syntax::Span span;
+  diag::Span span;
 };
 
 // The source, or the first node it can't take.

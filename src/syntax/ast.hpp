@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "syntax/source_map.hpp"
+#include "diag/source_map.hpp"
 
 namespace ss::syntax {
+
+using diag::SourceMap;  // spans live in diag, below every stage that reports
+using diag::Span;
 
 // One factor of an axis in a type: a dim or generic axis by name, or a literal size.
 struct AxisFactor {

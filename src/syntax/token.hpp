@@ -5,9 +5,13 @@
 #include <string>
 #include <string_view>
 
-#include "syntax/source_map.hpp"
+#include "diag/source_map.hpp"
 
 namespace ss::syntax {
+
+// Spans and the source map live in diag, below every stage that reports.
+using diag::SourceMap;
+using diag::Span;
 
 enum class Tok {
   // Layout

@@ -7,7 +7,7 @@
 #include "api/compiled.hpp"
 #include "diag/codes.hpp"
 #include "ir/host.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "syntax/utf8.hpp"
 
 namespace ss::test {
@@ -27,7 +27,7 @@ std::string fuzz_one(const std::uint8_t* data, std::size_t size) {
   // Controller functions lower to a compact form that verifies (a tensor
   // expression the graph lowering can't handle becomes an instruction).
   try {
-    for (const auto& [name, fn] : ir::lower_controller(compiled->typed))
+    for (const auto& [name, fn] : lower::lower_controller(compiled->typed))
       if (const auto bad = ir::verify(fn); !bad.empty())
         return "controller `" + name + "` lowered badly: " + bad;
   } catch (const std::exception& e) {
@@ -36,10 +36,10 @@ std::string fuzz_one(const std::uint8_t* data, std::size_t size) {
   for (const auto& [name, fn] : compiled->typed.functions) {
     if (fn.controller || fn.item->is_extern) continue;
     try {
-      const auto graph = ir::lower_function(compiled->typed, name);
+      const auto graph = lower::lower_function(compiled->typed, name);
       if (const auto bad = ir::verify(graph); !bad.empty())
         return "`" + name + "` lowered to a bad graph: " + bad;
-    } catch (const ir::NotLowered&) {
+    } catch (const lower::NotLowered&) {
       // an operation not lowered yet: said, not a failure
     } catch (const std::exception& e) {
       return "lowering `" + name + "` failed: " + e.what();

@@ -6,20 +6,20 @@
 #include <cmath>
 
 #include "ir/autodiff.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
 
 namespace {
 
-using ss::check::ElemKind;
-using ss::check::Factor;
 using ss::runtime::DType;
 using ss::runtime::Tensor;
+using ss::types::ElemKind;
+using ss::types::Factor;
 
 constexpr std::int64_t kGeneric = 3;  // every generic axis (n) has this size
 
-std::int64_t size_of(const ss::check::Axis& axis, const ss::runtime::Dims& dims) {
+std::int64_t size_of(const ss::types::Axis& axis, const ss::runtime::Dims& dims) {
   std::int64_t n = 1;
   for (const auto& f : axis.factors)
     n *= f.kind == Factor::Kind::literal ? f.value
@@ -62,7 +62,7 @@ TEST_CASE("every operation's gradient matches central finite differences") {
   for (const auto& entry : program->typed.functions) {
     const std::string& name = entry.first;  // not a binding: clang 14's CAPTURE can't take one
     CAPTURE(name);
-    const ss::ir::Graph forward = ss::ir::lower_function(program->typed, name);
+    const ss::ir::Graph forward = ss::lower::lower_function(program->typed, name);
     ss::ir::Graph backward = forward;
     std::vector<int> wrt;
     std::vector<std::string> wrt_names;
@@ -110,7 +110,7 @@ TEST_CASE("every operation's gradient matches central finite differences") {
 
 TEST_CASE("integer and bool paths carry no gradient; an unreachable input gets none") {
   const auto program = ss::test::check_source_file("tests/programs/gradients/ops.ss");
-  ss::ir::Graph g = ss::ir::lower_function(program->typed, "classify");
+  ss::ir::Graph g = ss::lower::lower_function(program->typed, "classify");
   // classify's labels are an Index: only the logits get a gradient.
   std::vector<int> wrt;
   for (const int id : g.inputs) wrt.push_back(id);

@@ -16,9 +16,9 @@ using ss::ir::OpInfo;
 
 namespace {
 
-ss::check::Type vector_type(int size) {
-  return ss::check::Type::tensor({ss::check::Axis::literal(size)},
-                                 ss::check::Elem{ss::check::ElemKind::f32, {}, false});
+ss::types::Type vector_type(int size) {
+  return ss::types::Type::tensor({ss::types::Axis::literal(size)},
+                                 ss::types::Elem{ss::types::ElemKind::f32, {}, false});
 }
 
 // x: an input of [4]; then `n` on it.

@@ -13,10 +13,10 @@
 
 namespace {
 
-using ss::check::ElemKind;
-using ss::check::Type;
 using ss::runtime::DType;
 using ss::runtime::Tensor;
+using ss::types::ElemKind;
+using ss::types::Type;
 
 struct Case {
   std::string kind;                        // SGD, Adam, AdamW
@@ -58,10 +58,10 @@ Tensor gradient(int step) {
   return g;
 }
 
-int input(ss::ir::Graph& g, const std::string& name, std::vector<ss::check::Axis> axes) {
+int input(ss::ir::Graph& g, const std::string& name, std::vector<ss::types::Axis> axes) {
   const int id = g.add({.op = ss::ir::Op::input,
                         .name = name,
-                        .type = Type::tensor(std::move(axes), ss::check::Elem{ElemKind::f32})});
+                        .type = Type::tensor(std::move(axes), ss::types::Elem{ElemKind::f32})});
   g.inputs.push_back(id);
   return id;
 }
@@ -75,8 +75,8 @@ TEST_CASE("SGD, Adam and AdamW step as torch.optim does, for five steps") {
     CAPTURE(c.kind);
     const ss::ir::OptimizerSpec* spec = ss::ir::optimizer_spec(c.kind);
     REQUIRE(spec);
-    const std::vector<ss::check::Axis> shape = {ss::check::Axis::literal(2),
-                                                ss::check::Axis::literal(3)};
+    const std::vector<ss::types::Axis> shape = {ss::types::Axis::literal(2),
+                                                ss::types::Axis::literal(3)};
     ss::ir::Graph g;
     const int p = input(g, "p", shape), grad = input(g, "g", shape);
     ss::ir::OptimizerNodes opt;

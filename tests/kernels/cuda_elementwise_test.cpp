@@ -11,10 +11,10 @@
 #include <variant>
 
 #include "ir/fusion.hpp"
-#include "ir/lower.hpp"
 #include "kernels/cuda_code_cache.hpp"
 #include "kernels/cuda_elementwise.hpp"
 #include "kernels/nvrtc.hpp"
+#include "lower/lower.hpp"
 #include "support/checked_program.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/paths.hpp"
@@ -92,7 +92,7 @@ TEST_CASE("every fused kernel of the test programs compiles with NVRTC for sm_90
 
 TEST_CASE("a generated kernel rounds each float operation: no FMA, one golden source") {
   const auto program = ss::test::check_source_text(ss::test::kFusedKernelProgram);
-  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto g = ss::lower::lower_function(program->typed, "f");
   const auto kernels = ss::ir::plan_fusion(g);
   REQUIRE(kernels.size() == 2);
   std::string all;
@@ -130,7 +130,7 @@ TEST_CASE("NVRTC's output is kept by content: a second load compiles nothing") {
   }
   const auto program = ss::test::check_source_text(
       "dim N = 3\n\nfn f(x: [b N]) -> [b N] = tanh(x * 0.123457) + 0.987654\n");
-  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto g = ss::lower::lower_function(program->typed, "f");
   const auto kernels = ss::ir::plan_fusion(g);
   REQUIRE(kernels.size() == 1);
   const auto source =

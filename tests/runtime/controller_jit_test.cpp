@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "ir/host.hpp"
+#include "lower/lower.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/jit_module.hpp"
 #include "support/checked_program.hpp"
@@ -25,7 +26,7 @@ struct Run {
 
 Run run(const ss::test::CheckedProgram& p, const std::string& function,
         const std::map<std::string, Tensor>& args, const SsJitApi* jit) {
-  const auto code = ss::ir::lower_controller(p.typed);
+  const auto code = ss::lower::lower_controller(p.typed);
   Run r;
   ss::runtime::RunOptions options{.print = [&](std::string_view s) { r.printed += s; }, .jit = jit};
   options.on_call = [&](const std::string& name, bool compiled) {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "ir/host.hpp"
+#include "lower/lower.hpp"
 #include "runtime/controller.hpp"
 #include "support/checked_program.hpp"
 
@@ -18,7 +19,7 @@ struct Run {
 
 Run run(const ss::test::CheckedProgram& p, const std::string& function,
         const std::map<std::string, Tensor>& args) {
-  const auto code = ss::ir::lower_controller(p.typed);
+  const auto code = ss::lower::lower_controller(p.typed);
   Run r;
   r.errors = ss::runtime::run_function(p.typed, code, *p.map, function, args,
                                        {.print = [&](std::string_view s) { r.printed += s; }});
@@ -39,7 +40,7 @@ TEST_CASE("every controller function of the programs lowers to a compact form th
         "tests/programs/run/prints.ss", "tests/programs/run/controller.ss",
         "examples/digits/digits.ss"}) {
     const auto program = ss::test::check_source_file(file);
-    for (const auto& entry : ss::ir::lower_controller(program->typed)) {
+    for (const auto& entry : ss::lower::lower_controller(program->typed)) {
       const std::string& name = entry.first;  // clang 14's CAPTURE can't take a binding
       const ss::ir::HostFunction& fn = entry.second;
       CAPTURE(file);
@@ -54,7 +55,7 @@ TEST_CASE("every controller function of the programs lowers to a compact form th
 
 TEST_CASE("the compact form of a loop is a counter, a test that jumps past it, and a jump back") {
   const auto p = ss::test::check_source_file("tests/programs/run/controller.ss");
-  const auto fn = ss::ir::lower_controller_function(p->typed, "first_multiple");
+  const auto fn = ss::lower::lower_controller_function(p->typed, "first_multiple");
   const std::string listing = ss::ir::print(fn);
   CAPTURE(listing);
   CHECK(listing.find("controller first_multiple($0(of), $1(limit))") == 0);
@@ -72,7 +73,7 @@ TEST_CASE("the verifier refuses jumps out of the function, bad slots and a graph
   int graphs = 0;
   for (const char* function : {"first_multiple", "main"}) {
     CAPTURE(function);
-    const auto good = ss::ir::lower_controller_function(p->typed, function);
+    const auto good = ss::lower::lower_controller_function(p->typed, function);
     REQUIRE(ss::ir::verify(good) == "");
     for (std::size_t i = 0; i < good.code.size(); ++i) {
       const auto op = good.code[i].op;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/digits_fixture.hpp"
@@ -55,7 +55,7 @@ void check_close(const Tensor& got, const std::vector<double>& want) {
 
 TEST_CASE("one graph of the design's logits runs at batch sizes 1, 64 and 1000 and matches numpy") {
   const auto program = test::check_source_file("examples/digits/digits.ss");
-  const ir::Graph logits = ir::lower_function(program->typed, "logits");  // prepared once
+  const ir::Graph logits = lower::lower_function(program->typed, "logits");  // prepared once
   CHECK(ir::verify(logits).empty());
   CHECK(logits.symbols == std::set<std::string>{"b"});
   const std::string before = ir::print(logits);
@@ -73,8 +73,8 @@ TEST_CASE("one graph of the design's logits runs at batch sizes 1, 64 and 1000 a
 
 TEST_CASE("the loss and accuracy graphs inline logits and match numpy") {
   const auto program = test::check_source_file("examples/digits/digits.ss");
-  const ir::Graph loss = ir::lower_function(program->typed, "loss");
-  const ir::Graph accuracy = ir::lower_function(program->typed, "accuracy");
+  const ir::Graph loss = lower::lower_function(program->typed, "loss");
+  const ir::Graph accuracy = lower::lower_function(program->typed, "accuracy");
   for (const std::int64_t b : {1, 64, 1000}) {
     CAPTURE(b);
     auto inputs = parameters();
@@ -89,13 +89,13 @@ TEST_CASE("the loss and accuracy graphs inline logits and match numpy") {
 
 TEST_CASE("the logits graph prints as its snapshot") {
   const auto program = test::check_source_file("examples/digits/digits.ss");
-  CHECK(ir::print(ir::lower_function(program->typed, "logits")) ==
+  CHECK(ir::print(lower::lower_function(program->typed, "logits")) ==
         test::read_file(std::string(test::kSourceDir) + "/tests/goldens/logits.ir"));
 }
 
 TEST_CASE("inputs of the wrong shape or element type are named, not run") {
   const auto program = test::check_source_file("examples/digits/digits.ss");
-  const ir::Graph logits = ir::lower_function(program->typed, "logits");
+  const ir::Graph logits = lower::lower_function(program->typed, "logits");
   auto inputs = parameters();
   inputs["x"] = Tensor::zeros(DType::f32, {5, 63});
   try {
@@ -110,5 +110,5 @@ TEST_CASE("inputs of the wrong shape or element type are named, not run") {
                        "`x` holds f32, given i32", runtime::InputMismatch);
   inputs.erase("x");
   CHECK_THROWS_AS(runtime::run_graph(logits, inputs, program->typed.dims), runtime::InputMismatch);
-  CHECK_THROWS_AS(ir::lower_function(program->typed, "main"), ir::NotLowered);
+  CHECK_THROWS_AS(lower::lower_function(program->typed, "main"), lower::NotLowered);
 }

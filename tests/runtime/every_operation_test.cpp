@@ -13,8 +13,8 @@
 #include <set>
 
 #include "ir/autodiff.hpp"
-#include "ir/lower.hpp"
 #include "kernels/cuda_executor.hpp"
+#include "lower/lower.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
@@ -40,7 +40,7 @@ std::optional<Graph> with_gradients(Graph g, const ss::runtime::Dims& dims) {
   const auto type = g.nodes[static_cast<std::size_t>(output)].type;
   if (!type.is_tensor() || !type.elem.is_float()) return std::nullopt;
   if (!type.axes.empty()) {  // summed to a scalar first
-    Node total{.op = Op::reduce, .in = {output}, .type = ss::check::Type::scalar()};
+    Node total{.op = Op::reduce, .in = {output}, .type = ss::types::Type::scalar()};
     total.sub = static_cast<int>(ss::ir::Reduce::sum);
     for (std::size_t k = 0; k < type.axes.size(); ++k)
       total.axes.push_back(static_cast<std::int64_t>(k));
@@ -78,8 +78,8 @@ TEST_CASE("every operation runs forward and backward on the reference and the fa
       CAPTURE(function);
       Graph forward;
       try {
-        forward = ss::ir::lower_function(program->typed, function);
-      } catch (const ss::ir::NotLowered& e) {
+        forward = ss::lower::lower_function(program->typed, function);
+      } catch (const ss::lower::NotLowered& e) {
         FAIL_CHECK("`" << function << "` checks but doesn't lower: " << e.what());
         continue;
       }

@@ -11,7 +11,7 @@
 
 #include "ir/autodiff.hpp"
 #include "ir/fusion.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
@@ -24,9 +24,9 @@
 
 namespace {
 
-using ss::check::Factor;
 using ss::runtime::DType;
 using ss::runtime::Tensor;
+using ss::types::Factor;
 
 // The fast executor, counting the nodes it takes, by operation.
 struct Counting final : ss::runtime::Accelerator {
@@ -161,7 +161,7 @@ TEST_CASE("the fast executor reads strided views: transposed and sliced operands
   const auto program = ss::test::check_source_text(
       "dim K = 6\ndim N = 5\n\n"
       "fn f(x: [b K], w: [K N]) -> [b N]:\n    return relu(x @ w) * 2.0 - x @ w\n");
-  g = ss::ir::lower_function(program->typed, "f");
+  g = ss::lower::lower_function(program->typed, "f");
   const auto dims = program->typed.dims;
   // x as the transpose of a [K b] tensor, w as a slice of a wider one.
   Tensor xt = Tensor::zeros(DType::f32, {6, 7}), wide = Tensor::zeros(DType::f32, {6, 9});
@@ -183,7 +183,7 @@ TEST_CASE("a fused kernel gives the reference's bits, broadcasting, bool conditi
     return;
   }
   const auto program = ss::test::check_source_text(ss::test::kFusedKernelProgram);
-  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto g = ss::lower::lower_function(program->typed, "f");
   const auto kernels = ss::ir::plan_fusion(g);
   // z is read twice, so it is a kernel's root of its own, and the return another's.
   REQUIRE(kernels.size() == 2);
@@ -220,7 +220,7 @@ TEST_CASE("an elementwise region and the reduction after it run as one loop nest
       "fn f(x: [n T C], y: [C]) -> ([n T], [n T 1], [n], [n T], [n T]):\n"
       "    return sum(exp(x - 1.0) * 2.0, over=C), logsumexp(x * 0.5 + y, over=C, keep=true), "
       "var(tanh(x) * y, over=[T C]), max(x * y, over=C), min(abs(x) + y, over=C)\n");
-  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto g = ss::lower::lower_function(program->typed, "f");
   int fused_reductions = 0;
   for (const auto& k : ss::ir::plan_fusion(g)) fused_reductions += k.reduce >= 0;
   CHECK(fused_reductions == 5);
@@ -249,7 +249,7 @@ TEST_CASE("a matmul's epilogue runs on each block of its rows: the unfused execu
   const auto program = ss::test::check_source_text(
       "dim D = 40\ndim H = 24\n\n"
       "fn f(x: [n D], w: [D H], b: [H]) -> [n H] = relu(x @ w + b) * 2.0 - 0.5\n");
-  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto g = ss::lower::lower_function(program->typed, "f");
   const auto kernels = ss::ir::plan_fusion(g);
   REQUIRE(kernels.size() == 1);
   CHECK(kernels[0].epilogue >= 0);
@@ -285,7 +285,7 @@ TEST_CASE("the fast executor's reductions give the reference's bits, NaNs and ti
       "fn f(x: [a B C]) -> ([B C], [a B], [B C], [a B 1], [a C], [a B], [a B C], [a B C]):\n"
       "    return max(x, over=a), min(x, over=C), mean(x, over=a), sum(x, over=C, keep=true), "
       "sum(x, over=B), logsumexp(x, over=C), softmax(x, over=C), log_softmax(x, over=C)\n");
-  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto g = ss::lower::lower_function(program->typed, "f");
   Counting counting;  // two threads: 8000 rows of x (120000 elements) split between them
   for (const std::int64_t rows : {4, 8000}) {
     CAPTURE(rows);
@@ -321,8 +321,8 @@ TEST_CASE("the fast executor's other operations give the reference's bits, and i
       "fn g(table: [V E], ids: [n] Index[V], x: [n C], labels: [n] Index[C]) -> [] = "
       "sum(table[ids] * table[ids]) + cross_entropy(x, labels, over=C)\n");
   const auto& dims = program->typed.dims;
-  const auto f = ss::ir::lower_function(program->typed, "f");
-  ss::ir::Graph g = ss::ir::lower_function(program->typed, "g");
+  const auto f = ss::lower::lower_function(program->typed, "f");
+  ss::ir::Graph g = ss::lower::lower_function(program->typed, "g");
   std::vector<int> wrt;
   for (const int id : g.inputs)
     if (g.nodes[static_cast<std::size_t>(id)].type.elem.is_float()) wrt.push_back(id);
@@ -377,7 +377,7 @@ TEST_CASE("the fast executor's copies give the reference's bits: joins, pads, so
       "    return sort(x, over=C), argsort(x, over=C), rms_norm(x, over=C), "
       "reduce(x, n c -> c, mean), stack(x, x * 2.0), where(x > 0.0, x, 0.5), "
       "not (x > 0.25), repeat(x, n c -> n r c, r=3), z, where(k > 2, k, 7), y\n");
-  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto g = ss::lower::lower_function(program->typed, "f");
   Tensor x = Tensor::zeros(DType::f32, {5, 6}), k = Tensor::zeros(DType::i32, {5, 6});
   for (std::int64_t i = 0; i < x.size(); ++i) {  // ties for the sorts, and a NaN
     x.set(i, i == 7 ? std::nan("") : std::round(3 * std::sin(1.7 * static_cast<double>(i))) / 2);

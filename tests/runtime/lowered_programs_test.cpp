@@ -5,19 +5,19 @@
 
 #include <cmath>
 
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
 
 namespace {
 
-using ss::check::Factor;
 using ss::runtime::DType;
 using ss::runtime::Tensor;
+using ss::types::Factor;
 
 constexpr std::int64_t kGenericSize = 3;
 
-std::int64_t size_of(const ss::check::Axis& axis, const ss::runtime::Dims& dims) {
+std::int64_t size_of(const ss::types::Axis& axis, const ss::runtime::Dims& dims) {
   std::int64_t n = 1;
   for (const auto& f : axis.factors) {
     if (f.kind == Factor::Kind::literal)
@@ -30,12 +30,12 @@ std::int64_t size_of(const ss::check::Axis& axis, const ss::runtime::Dims& dims)
   return n;
 }
 
-Tensor made_up(const ss::check::Type& type, const ss::runtime::Dims& dims) {
+Tensor made_up(const ss::types::Type& type, const ss::runtime::Dims& dims) {
   ss::runtime::Shape shape;
   for (const auto& axis : type.axes) shape.push_back(size_of(axis, dims));
-  const bool index = type.elem.kind == ss::check::ElemKind::index;
-  const DType dtype = index || type.elem.kind == ss::check::ElemKind::i32 ? DType::i32
-                      : type.elem.kind == ss::check::ElemKind::boolean    ? DType::boolean
+  const bool index = type.elem.kind == ss::types::ElemKind::index;
+  const DType dtype = index || type.elem.kind == ss::types::ElemKind::i32 ? DType::i32
+                      : type.elem.kind == ss::types::ElemKind::boolean    ? DType::boolean
                                                                           : DType::f32;
   Tensor t = Tensor::zeros(dtype, shape);
   const std::int64_t bound = index ? size_of(*type.elem.index_of, dims) : 0;
@@ -63,8 +63,8 @@ TEST_CASE(
       CAPTURE(name);
       ss::ir::Graph graph;
       try {
-        graph = ss::ir::lower_function(program->typed, name);
-      } catch (const ss::ir::NotLowered& e) {
+        graph = ss::lower::lower_function(program->typed, name);
+      } catch (const ss::lower::NotLowered& e) {
         MESSAGE(name << " isn't lowered yet: " << std::string(e.what()));
         continue;
       }

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ir/lower.hpp"
 #include "ir/memory_plan.hpp"
+#include "lower/lower.hpp"
 #include "runtime/buffer_pool.hpp"
 #include "runtime/interpreter.hpp"
 #include "shapescript/shapescript.hpp"
@@ -48,7 +48,7 @@ void check_plan(const ss::ir::Graph& g, const std::vector<int>& read_at) {
 
 TEST_CASE("each value is dropped once, right after its last reader; outputs never") {
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
-  const auto g = ss::ir::lower_function(program->typed, "train_step");
+  const auto g = ss::lower::lower_function(program->typed, "train_step");
   REQUIRE(g.nodes.size() > 50);
   check_plan(g, {});
   // An executor that reads nodes 10..19's inputs at node 20 keeps them to there.
@@ -64,7 +64,7 @@ TEST_CASE("a chain of operations reuses the memory of the values that died befor
       "    a = exp(x)\n    b = a * 2.0\n    c = tanh(b)\n    d = c + 1.0\n"
       "    e = sqrt(d)\n    f = e * e\n    g = log(f)\n    h = g - 3.0\n"
       "    return abs(h)\n");
-  const auto g = ss::ir::lower_function(program->typed, "f");
+  const auto g = ss::lower::lower_function(program->typed, "f");
   // A size no other test uses, so only this graph's buffers count.
   Tensor x = Tensor::zeros(DType::f32, {12345});
   for (std::int64_t k = 0; k < x.size(); ++k) x.set(k, 0.001 * static_cast<double>(k));

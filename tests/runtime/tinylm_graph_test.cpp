@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 #include "runtime/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/paths.hpp"
@@ -38,7 +38,7 @@ Tensor tokens(std::int64_t b, std::int64_t step_n, std::int64_t step_t) {
 
 TEST_CASE("the tiny language model's loss runs as one graph and matches numpy") {
   const auto program = ss::test::check_source_file("examples/tinylm/tinylm.ss");
-  const ss::ir::Graph loss = ss::ir::lower_function(program->typed, "loss");
+  const ss::ir::Graph loss = ss::lower::lower_function(program->typed, "loss");
   CHECK(ss::ir::verify(loss).empty());
   std::map<std::string, double> expected;
   std::istringstream golden(

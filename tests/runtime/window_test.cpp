@@ -18,19 +18,19 @@
 
 namespace {
 
-using ss::check::Axis;
-using ss::check::Type;
 using ss::ir::Graph;
 using ss::ir::Node;
 using ss::ir::Op;
 using ss::runtime::DType;
 using ss::runtime::Shape;
 using ss::runtime::Tensor;
+using ss::types::Axis;
+using ss::types::Type;
 
 Type f32(const Shape& shape) {
   std::vector<Axis> axes;
   for (const auto n : shape) axes.push_back(Axis::literal(n));
-  return Type::tensor(std::move(axes), ss::check::Elem{ss::check::ElemKind::f32, {}, false});
+  return Type::tensor(std::move(axes), ss::types::Elem{ss::types::ElemKind::f32, {}, false});
 }
 
 // window's attributes: per axis {size, stride, dilation, before, after}.

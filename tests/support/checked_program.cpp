@@ -15,7 +15,7 @@ namespace {
 std::unique_ptr<CheckedProgram> checked(std::string text, const std::string& name) {
   auto c = std::make_unique<CheckedProgram>();
   c->text = std::move(text);
-  c->map = std::make_unique<syntax::SourceMap>(name, c->text);
+  c->map = std::make_unique<diag::SourceMap>(name, c->text);
   diag::Reporter reporter(*c->map);
   c->program = syntax::parse(syntax::lex(c->text, reporter), reporter);
   c->typed = check::check_program(c->program, reporter);

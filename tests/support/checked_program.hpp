@@ -6,14 +6,14 @@
 #include <string>
 
 #include "check/checker.hpp"
+#include "diag/source_map.hpp"
 #include "syntax/ast.hpp"
-#include "syntax/source_map.hpp"
 
 namespace ss::test {
 
 struct CheckedProgram {
   std::string text;
-  std::unique_ptr<syntax::SourceMap> map;
+  std::unique_ptr<diag::SourceMap> map;
   syntax::Program program;
   check::TypedProgram typed;
 };

@@ -3,13 +3,13 @@
 #include <cmath>
 
 #include "ir/autodiff.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 
 namespace ss::test {
 
-using check::Factor;
 using runtime::DType;
 using runtime::Tensor;
+using types::Factor;
 
 std::vector<LoweredGraph> lowered_graphs(const CheckedProgram& program, bool gradients) {
   std::vector<LoweredGraph> out;
@@ -17,8 +17,8 @@ std::vector<LoweredGraph> lowered_graphs(const CheckedProgram& program, bool gra
     if (entry.second.controller || entry.second.item->is_extern) continue;
     ir::Graph g;
     try {
-      g = ir::lower_function(program.typed, entry.first);
-    } catch (const ir::NotLowered&) {
+      g = lower::lower_function(program.typed, entry.first);
+    } catch (const lower::NotLowered&) {
       continue;
     }
     if (gradients) {
@@ -43,7 +43,7 @@ std::vector<LoweredGraph> lowered_graphs(const CheckedProgram& program, bool gra
 
 std::map<std::string, Tensor> made_up_inputs(const ir::Graph& g, const runtime::Dims& dims,
                                              std::int64_t generic, double scale) {
-  const auto size_of = [&](const check::Axis& axis) {
+  const auto size_of = [&](const types::Axis& axis) {
     std::int64_t n = 1;
     for (const auto& f : axis.factors)
       n *= f.kind == Factor::Kind::literal ? f.value
@@ -57,9 +57,9 @@ std::map<std::string, Tensor> made_up_inputs(const ir::Graph& g, const runtime::
     runtime::Shape shape;
     for (const auto& axis : node.type.axes) shape.push_back(size_of(axis));
     const auto kind = node.type.elem.kind;
-    const bool index = kind == check::ElemKind::index;
-    const DType dtype = index || kind == check::ElemKind::i32 ? DType::i32
-                        : kind == check::ElemKind::boolean    ? DType::boolean
+    const bool index = kind == types::ElemKind::index;
+    const DType dtype = index || kind == types::ElemKind::i32 ? DType::i32
+                        : kind == types::ElemKind::boolean    ? DType::boolean
                                                               : DType::f32;
     Tensor t = Tensor::zeros(dtype, shape);
     const std::int64_t bound = index ? size_of(*node.type.elem.index_of) : 0;

@@ -24,16 +24,18 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"shapescript", {}},  // include/shapescript: the public API
       {"support", {"shapescript"}},
       {"diag", {"shapescript", "support"}},
+      {"types", {"shapescript", "support", "diag"}},  // axes, element types, value types
       {"syntax", {"shapescript", "support", "diag"}},
-      {"check", {"shapescript", "support", "diag", "syntax"}},
-      {"ir", {"shapescript", "support", "diag"}},
+      {"check", {"shapescript", "support", "diag", "types", "syntax"}},
+      {"ir", {"shapescript", "support", "diag", "types"}},
+      {"lower", {"shapescript", "support", "diag", "types", "syntax", "check", "ir"}},
       {"jit", {"shapescript", "support", "ir"}},
-      {"runtime", {"shapescript", "support", "diag", "ir", "jit"}},
-      {"kernels", {"shapescript", "support", "diag", "ir", "runtime"}},
-      {"standalone", {"shapescript", "support", "diag", "ir", "runtime"}},
+      {"runtime", {"shapescript", "support", "diag", "types", "ir", "jit"}},
+      {"kernels", {"shapescript", "support", "diag", "types", "ir", "runtime"}},
+      {"standalone", {"shapescript", "support", "diag", "types", "ir", "runtime"}},
       {"api",
-       {"shapescript", "support", "diag", "syntax", "check", "ir", "jit", "runtime", "kernels",
-        "standalone"}},
+       {"shapescript", "support", "diag", "types", "syntax", "check", "ir", "lower", "jit",
+        "runtime", "kernels", "standalone"}},
       {"tools", {"shapescript"}},  // the CLI: a host of the public API
   };
   return m;
@@ -42,21 +44,14 @@ const std::map<std::string, std::set<std::string>>& allowed() {
 // Today's breaks of the rule: "file -> included header", each one line.
 const std::set<std::string>& known_breaks() {
   static const std::set<std::string> s = {
-      // diag renders with the source map, and syntax reports through diag.
-      "src/diag/reporter.hpp -> syntax/source_map.hpp",
-      // The IR's nodes hold the checker's types and source spans, and
-      // lowering reads the checked program.
-      "src/ir/graph.hpp -> check/types.hpp",
-      "src/ir/graph.hpp -> syntax/source_map.hpp",
-      "src/ir/host.hpp -> check/checker.hpp",
-      "src/ir/lower.hpp -> check/checker.hpp",
       // The runtime reads the checked program (no ir::Program yet).
       "src/runtime/controller.hpp -> check/checker.hpp",
-      "src/runtime/controller.hpp -> syntax/source_map.hpp",
       "src/runtime/controller_ops.hpp -> check/checker.hpp",
       "src/runtime/models.hpp -> check/checker.hpp",
       "src/standalone/emit_cpp.hpp -> check/checker.hpp",
-      "src/standalone/emit_cpp.hpp -> syntax/source_map.hpp",
+      // ... and lowers what it runs itself (map's graphs, the standalone's).
+      "src/runtime/controller_impl.hpp -> lower/lower.hpp",
+      "src/standalone/emit_cpp.cpp -> lower/lower.hpp",
   };
   return s;
 }

@@ -1,6 +1,6 @@
-#include "check/types.hpp"
+#include "types/types.hpp"
 
-namespace ss::check {
+namespace ss::types {
 
 bool Axis::has_generic(const std::string& name) const {
   for (const auto& f : factors)
@@ -112,4 +112,4 @@ Type substitute(Type t, const std::map<std::string, Axis>& bindings) {
   return t;
 }
 
-}  // namespace ss::check
+}  // namespace ss::types

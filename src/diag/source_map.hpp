@@ -8,7 +8,7 @@
 
 #include "shapescript/diagnostic.hpp"
 
-namespace ss::syntax {
+namespace ss::diag {
 
 // A half-open range of bytes in one source file.
 struct Span {
@@ -41,4 +41,4 @@ class SourceMap {
   std::vector<std::uint32_t> line_starts_;
 };
 
-}  // namespace ss::syntax
+}  // namespace ss::diag

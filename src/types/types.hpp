@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace ss::check {
+namespace ss::types {
 
 // One factor of an axis: a declared dim, a generic axis of the function, a
 // literal size, or an opaque size the checker derived (a slice's length).
@@ -118,4 +118,4 @@ std::string axes_str(const std::vector<Axis>& axes);  // "[b D]"
 Axis substitute(const Axis& a, const std::map<std::string, Axis>& bindings);
 Type substitute(Type t, const std::map<std::string, Axis>& bindings);
 
-}  // namespace ss::check
+}  // namespace ss::types

@@ -5,17 +5,19 @@
 #include <set>
 
 #include "ir/host.hpp"
-#include "ir/lower.hpp"
+#include "lower/lower.hpp"
 
-namespace ss::ir {
+namespace ss::lower {
 namespace {
 
-using check::Type;
+using namespace ir;
+
+using diag::Span;
 using syntax::Expr;
 using syntax::ExprKind;
-using syntax::Span;
 using syntax::Stmt;
 using syntax::StmtKind;
+using types::Type;
 
 HostKind kind_of(const Type& t) {
   switch (t.kind) {
@@ -564,4 +566,4 @@ HostProgram lower_controller(const check::TypedProgram& program) {
   return out;
 }
 
-}  // namespace ss::ir
+}  // namespace ss::lower

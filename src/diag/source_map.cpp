@@ -1,8 +1,8 @@
-#include "syntax/source_map.hpp"
+#include "diag/source_map.hpp"
 
 #include <algorithm>
 
-namespace ss::syntax {
+namespace ss::diag {
 namespace {
 
 std::uint32_t characters(std::string_view text) {
@@ -53,4 +53,4 @@ Label SourceMap::label(Span span, std::string text, bool primary) const {
   return l;
 }
 
-}  // namespace ss::syntax
+}  // namespace ss::diag
