@@ -151,10 +151,17 @@ class SS_API Engine {
   std::vector<Diagnostic> check_file(const std::string& path) const;
   std::vector<Diagnostic> check_source(std::string_view text, std::string_view name) const;
 
-  // The tensor IR of every device function of a program, as text (the CLI's
-  // `check --dump-ir`). When the program has errors, the listing is empty
-  // and *diagnostics receives them.
-  std::string ir_listing(const std::string& path, std::vector<Diagnostic>* diagnostics) const;
+  // A program's lowered code as text after one pass of the pipeline (the
+  // CLI's `check --dump-ir=PASS`): after "lower" and "verify" every
+  // function's (device functions' graphs, controller functions' compact
+  // form, a line for one that didn't lower), after "distribute" the graphs
+  // as several devices' workers run them, after "fuse" the fast executor's
+  // kernels, after "plan" when each value is dropped. When the program has
+  // errors, the listing is empty and *diagnostics receives them; a pass not
+  // in ir_passes() gives an empty listing.
+  std::string ir_listing(const std::string& path, std::vector<Diagnostic>* diagnostics,
+                         std::string_view pass = "lower") const;
+  static std::vector<std::string> ir_passes();  // in order: lower, verify, distribute, fuse, plan
 
   // Loads a program: reads (from a file), checks and keeps it. The module
   // is false when the program has errors, with the diagnostics.

@@ -19,7 +19,7 @@
 #include "api/module_impl.hpp"
 #include "diag/codes.hpp"
 #include "ir/host.hpp"
-#include "lower/lower.hpp"
+#include "lower/pipeline.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/jit_module.hpp"
@@ -99,23 +99,14 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
   executor.jit_library = impl_->options.jit_library;
   executor.code_cache = capture;
   const auto fast = runtime::make_fast_executor(executor);
-  const auto& typed = compiled->typed;
-  for (const auto& [name, fn] : typed.functions) {
-    if (fn.controller || fn.item->is_extern) continue;
-    try {
-      (void)fast->releases(lower::lower_function(typed, name));  // plans it: compiles its kernels
-    } catch (const std::exception&) {
-      // A function that doesn't lower has nothing to compile.
-    }
-  }
-  try {
-    const auto host = lower::lower_controller(typed);
-    for (const auto& [name, fn] : host) {
-      for (const auto& g : fn.graphs) (void)fast->releases(g);
-      (void)runtime::controller_code(jit->api(), fn, capture);
-    }
-  } catch (const std::exception&) {
-    // A controller that doesn't lower runs interpreted; its graphs compile at run time.
+  // A function that doesn't lower has nothing to compile; a controller
+  // function that doesn't runs interpreted, its graphs compiled at run time.
+  const ir::Program program = lower::run_pipeline(compiled->typed).program;
+  for (const auto& [name, g] : program.graphs)
+    (void)fast->releases(g);  // plans it: compiles its kernels
+  for (const auto& [name, fn] : program.controller) {
+    for (const auto& g : fn.graphs) (void)fast->releases(g);
+    (void)runtime::controller_code(jit->api(), fn, capture);
   }
 
   const std::string c_file = output + ".build-" + std::to_string(::getpid()) + ".c";

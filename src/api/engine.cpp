@@ -16,7 +16,7 @@
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_libraries.hpp"
 #include "kernels/nvrtc.hpp"
-#include "lower/lower.hpp"
+#include "lower/pipeline.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/data_error.hpp"
 #include "runtime/fast_executor.hpp"
@@ -141,28 +141,22 @@ Module Engine::load_source(std::string_view text, std::string_view name,
   return m;
 }
 
-std::string Engine::ir_listing(const std::string& path,
-                               std::vector<Diagnostic>* diagnostics) const {
+std::string Engine::ir_listing(const std::string& path, std::vector<Diagnostic>* diagnostics,
+                               std::string_view pass) const {
   const auto c = api::compile_file(path, *impl_->log);
   if (!c->ok()) {
     if (diagnostics) *diagnostics = c->diagnostics;
     return {};
   }
-  std::string out;
-  for (const auto& [name, fn] : c->typed.functions) {
-    if (fn.item->is_extern) continue;
-    try {
-      out += fn.controller ? ir::print(lower::lower_controller_function(c->typed, name))
-                           : ir::print(lower::lower_function(c->typed, name));
-    } catch (const lower::NotLowered& e) {
-      const auto at = c->map->location(e.span.begin);
-      out += "# " + name + ": not lowered yet (" + e.what() + ", line " + std::to_string(at.line) +
-             ")\n";
-    } catch (const std::exception& bug) {
-      out += "# " + name + ": internal error (" + bug.what() + "): please report it\n";
-    }
-  }
-  return out;
+  // What doesn't lower is a line of the listing, not an error.
+  return lower::run_pipeline(c->typed, {.distribute = c->typed.device_count > 1,
+                                        .dump_after = std::string(pass),
+                                        .map = c->map.get()})
+      .dump;
+}
+
+std::vector<std::string> Engine::ir_passes() {
+  return {lower::pass_names().begin(), lower::pass_names().end()};
 }
 
 std::vector<Diagnostic> Engine::build_standalone(const std::string& path,
@@ -191,7 +185,7 @@ std::vector<Diagnostic> Engine::build_standalone(const std::string& path,
                             "` isn't a C++ "
                             "file",
                         "name the output .cpp, .cc, .cxx, .hpp or .h: `-o model.cpp`")};
-  const auto emitted = standalone::emit_cpp(typed, path);
+  const auto emitted = standalone::emit_cpp(lower::run_pipeline(typed).program, path);
   if (const auto& bad = emitted.unsupported) {
     Diagnostic d = diag::error(
         diag::Code::E1808,
@@ -260,8 +254,7 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       if (const auto slash = path.rfind('/'); slash != std::string::npos)
         run.base_dir = path.substr(0, slash == 0 ? 1 : slash);
       for (const auto& [name, callback] : module.impl_->sinks) run.sinks[name] = callback;
-      auto errors = runtime::run_function(c.typed, module.impl_->controller_code(), *c.map,
-                                          function, values, run);
+      auto errors = runtime::run_function(module.impl_->program, *c.map, function, values, run);
       if (options.executor_stats) options.executor_stats(module.executor_stats());
       return errors;
     } catch (const std::exception& bug) {

@@ -8,7 +8,6 @@
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
 #include "kernels/cuda_executor.hpp"
-#include "lower/lower.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/fast_executor.hpp"
 #include "runtime/interpreter.hpp"
@@ -95,26 +94,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
                   : fast                  ? "the fast executor"
                                           : "the reference runtime";
   // What lowering couldn't turn into code is found now, not when it runs.
-  if (!compiled->ok()) return;
-  try {
-    api::check_controller_code(*compiled, controller_code(), executor_name);
-  } catch (const std::exception& bug) {
-    compiled->diagnostics.push_back(runtime::internal_error(bug.what()));
-  }
-  graphs = api::prepare_device_functions(*compiled, executor_name);
-}
-
-const ir::HostProgram& Module::Impl::controller_code() const {
-  std::lock_guard lock(mutex);
-  if (!controller) {
-    controller = std::make_unique<ir::HostProgram>(lower::lower_controller(compiled->typed));
-#ifndef NDEBUG
-    for (const auto& [name, fn] : *controller)
-      if (auto why = ir::verify(fn); !why.empty())
-        throw std::logic_error("lowering made a bad controller function: " + why);
-#endif
-  }
-  return *controller;
+  program = api::prepare_program(*compiled, {.executor = executor_name, .distribute = !!devices});
 }
 
 Module::Module() : impl_(std::make_unique<Impl>()) {}
@@ -195,7 +175,7 @@ ReloadReport Module::reload(const Engine& engine, std::string_view text, std::st
   if (!fresh) return report;  // this module keeps its program
   if (state) {
     const auto& typed = fresh.impl_->compiled->typed;
-    const auto inputs = program_inputs(fresh.impl_->graphs);
+    const auto inputs = program_inputs(fresh.impl_->program.graphs);
     for (auto it = state->begin(); it != state->end();) {
       const auto found = inputs.find(it->first);
       std::string why = found == inputs.end() ? "no function of the new program takes it"
@@ -214,7 +194,7 @@ ReloadReport Module::reload(const Engine& engine, std::string_view text, std::st
 }
 
 std::size_t Module::prepared() const {
-  return impl_->graphs.size();
+  return impl_->program.graphs.size();
 }
 
 CallResult Module::call(const std::string& function, const std::vector<Tensor>& positional,
@@ -247,13 +227,12 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
                         "the controller");
 
   // Prepared at load: the graph serves every call, at any sizes.
-  const auto prepared = impl_->graphs.find(function);
-  if (prepared == impl_->graphs.end()) {
+  const ir::Graph* graph = impl_->program.graph(function);
+  if (!graph) {
     CallResult r;
     r.diagnostics.push_back(runtime::internal_error("`" + function + "` wasn't prepared"));
     return r;
   }
-  const ir::Graph* graph = &prepared->second;
 
   for (std::size_t i = 0; i < positional.size(); ++i)
     if (auto bad = Impl::unusable("argument " + std::to_string(i + 1), positional[i])) {
@@ -311,16 +290,13 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     CallResult r;
     std::vector<runtime::Tensor> outputs;
     if (impl_->devices && runtime::has_split_input(*graph)) {
-      const ir::Graph* distributed = nullptr;
-      {
-        std::lock_guard lock(impl_->mutex);
-        auto it = impl_->distributed.find(function);
-        if (it == impl_->distributed.end())
-          it = impl_->distributed.emplace(function, ir::distribute(*graph)).first;
-        distributed = &it->second;
+      const auto distributed = impl_->program.distributed.find(function);
+      if (distributed == impl_->program.distributed.end()) {
+        (void)ir::distribute(*graph);  // it didn't at load: this throws why
+        throw std::logic_error("`" + function + "` wasn't distributed");
       }
       std::vector<runtime::WorkerStats> stats;
-      outputs = impl_->devices->run(*distributed, inputs, typed.dims, &stats);
+      outputs = impl_->devices->run(distributed->second, inputs, typed.dims, &stats);
       r.workers = api::to_public(stats);
       if (impl_->stats) impl_->stats({function, r.workers});
     } else {

@@ -1,5 +1,5 @@
-// What a Module holds: the checked program, its prepared graphs and its
-// controller functions' compact form.
+// What a Module holds: the checked program and the lowered one (its
+// graphs and its controller functions' compact form).
 #pragma once
 
 #include <atomic>
@@ -10,8 +10,7 @@
 #include <string>
 
 #include "api/compiled.hpp"
-#include "ir/graph.hpp"
-#include "ir/host.hpp"
+#include "ir/program.hpp"
 #include "runtime/tensor.hpp"
 #include "runtime/workers.hpp"
 #include "shapescript/engine.hpp"
@@ -22,23 +21,21 @@ namespace ss {
 struct Module::Impl {
   std::unique_ptr<api::Compiled> compiled;
   mutable std::mutex mutex;  // guards the caches: a module may be called from several threads
-  std::map<std::string, ir::Graph> graphs;  // each device function's, lowered at load (api/prepare)
-  mutable std::unique_ptr<ir::HostProgram> controller;  // lowered at the first run
-  std::map<std::string, SinkCallback> sinks;            // bound at load
-  std::map<std::string, HostFunction> host_functions;   // bound at load
-  std::int64_t memory_limit = 0;                        // LoadOptions::memory_limit
+  ir::Program program;       // lowered at load (api/prepare)
+  std::map<std::string, SinkCallback> sinks;           // bound at load
+  std::map<std::string, HostFunction> host_functions;  // bound at load
+  std::int64_t memory_limit = 0;                       // LoadOptions::memory_limit
   // Loaded by Engine::run_file, whose arguments come as a command line's
   // `--arg NAME=VALUE`: the help of E1603 and E1605 says so.
   bool command_line = false;
   // What runs its device functions, for messages: "the fast executor".
   std::string executor_name = "the reference runtime";
   mutable std::atomic<std::int64_t> dropout_runs{0};  // `$seed` for calls that don't give one
-  // Several devices: the workers, each function's graph as they run it,
-  // and where their stats go.
+  // Several devices: the workers (each function's graph as they run it is
+  // the program's `distributed`), and where their stats go.
   std::shared_ptr<runtime::DeviceGroup> devices;
   // EngineOptions::executor's faster executor; null: the reference alone.
   std::shared_ptr<const runtime::Accelerator> accelerator;
-  mutable std::map<std::string, ir::Graph> distributed;
   std::function<void(const CallStats&)> stats;
   CodeCache code_cache;  // the engine's, for the controller's compiled code
   // Controller functions' calls, and whether compiled code ran them.
@@ -48,9 +45,6 @@ struct Module::Impl {
   // What a load gives a program: its dims' sizes, its sinks' callbacks
   // (E1705 for one left unbound).
   void bind(const LoadOptions& options, const EngineOptions& engine);
-
-  // The controller functions' compact form, lowered once.
-  const ir::HostProgram& controller_code() const;
 
   // A host's tensor as the runtime's, borrowing its memory. Check it first:
   // `unusable` gives E1603 for one without data or with strides that don't

@@ -1,9 +1,7 @@
 #include "api/prepare.hpp"
 
-#include <exception>
-
 #include "diag/codes.hpp"
-#include "lower/lower.hpp"
+#include "lower/pipeline.hpp"
 #include "runtime/controller.hpp"
 
 namespace ss::api {
@@ -26,40 +24,31 @@ Diagnostic lowering_error(const Compiled& c, std::optional<diag::Code> code,
 
 }  // namespace
 
-std::map<std::string, ir::Graph> prepare_device_functions(Compiled& c,
-                                                          const std::string& executor) {
-  std::map<std::string, ir::Graph> graphs;
-  if (!c.ok() || !unsized_dims(c).empty()) return graphs;
-  for (const auto& [name, fn] : c.typed.functions) {
-    if (fn.controller || fn.item->is_extern) continue;
-    try {
-      graphs.emplace(name, lower::lower_function(c.typed, name));
-    } catch (const lower::NotLowered& e) {
-      c.diagnostics.push_back(lowering_error(c, e.code, e.what(), e.help, name, e.span, executor));
-    } catch (const std::exception& bug) {
-      c.diagnostics.push_back(runtime::internal_error(bug.what()));
-    }
-  }
-  return graphs;
-}
-
-void check_controller_code(Compiled& c, const ir::HostProgram& code, const std::string& executor) {
-  for (const auto& [name, fn] : code)
-    for (const auto& in : fn.code) {
+ir::Program prepare_program(Compiled& c, const PrepareOptions& options) {
+  if (!c.ok()) return {};
+  lower::PipelineOptions pipeline;
+  pipeline.device_functions = unsized_dims(c).empty();
+  pipeline.distribute = options.distribute;
+  pipeline.dump_after = options.dump_after;
+  pipeline.map = c.map.get();
+  lower::Lowered lowered = lower::run_pipeline(c.typed, pipeline);
+  if (options.dump) *options.dump = std::move(lowered.dump);
+  // A controller's tensor expression lowering couldn't make is an
+  // `unsupported` instruction; each is an error now, not when it runs.
+  for (const auto& [name, fn] : lowered.program.controller)
+    for (const auto& in : fn.code)
       if (in.op == ir::HostOp::unsupported)
         c.diagnostics.push_back(
-            lowering_error(c, in.code, in.text, in.help, name, in.span, executor));
-    }
+            lowering_error(c, in.code, in.text, in.help, name, in.span, options.executor));
+  for (const auto& f : lowered.failures)
+    c.diagnostics.push_back(f.internal ? runtime::internal_error(f.what)
+                                       : lowering_error(c, f.code, f.what, f.help, f.function,
+                                                        f.span, options.executor));
+  return std::move(lowered.program);
 }
 
 void check_lowering(Compiled& c, const std::string& executor) {
-  if (!c.ok()) return;
-  try {
-    check_controller_code(c, lower::lower_controller(c.typed), executor);
-  } catch (const std::exception& bug) {
-    c.diagnostics.push_back(runtime::internal_error(bug.what()));
-  }
-  prepare_device_functions(c, executor);
+  (void)prepare_program(c, {.executor = executor, .distribute = c.typed.device_count > 1});
 }
 
 }  // namespace ss::api

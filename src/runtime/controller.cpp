@@ -110,7 +110,7 @@ namespace {
 // `function`'s parameters bound from the host's values by name: a tensor's
 // shape and element type checked as a call's inputs are, a number given as
 // a scalar. Throws Failure.
-std::vector<Value> bind_arguments(const check::TypedProgram& program, const std::string& function,
+std::vector<Value> bind_arguments(const ir::Program& program, const std::string& function,
                                   const std::map<std::string, Tensor>& args) {
   const auto& fn = program.functions.at(function);
   const auto fail = [&](diag::Code code, std::string message, std::string help) {
@@ -120,8 +120,8 @@ std::vector<Value> bind_arguments(const check::TypedProgram& program, const std:
   std::map<std::string, Tensor> given;
   std::vector<Value> values;
   for (std::size_t i = 0; i < fn.params.size(); ++i) {
-    const std::string& name = fn.item->params[i].name;
-    const types::Type& type = fn.params[i];
+    const std::string& name = fn.params[i].name;
+    const types::Type& type = fn.params[i].type;
     const auto it = args.find(name);
     if (it == args.end())
       fail(diag::Code::E1605, "`" + function + "` needs `" + name + "`, a " + type.str(),
@@ -153,7 +153,7 @@ std::vector<Value> bind_arguments(const check::TypedProgram& program, const std:
   }
   for (const auto& [name, tensor] : args) {
     bool known = false;
-    for (const auto& param : fn.item->params) known = known || param.name == name;
+    for (const auto& param : fn.params) known = known || param.name == name;
     if (!known)
       fail(diag::Code::E1603, "`" + function + "` has no parameter `" + name + "`",
            "its parameters are named in its `fn` line");
@@ -168,12 +168,11 @@ std::vector<Value> bind_arguments(const check::TypedProgram& program, const std:
 
 }  // namespace
 
-std::vector<Diagnostic> run_function(const check::TypedProgram& program,
-                                     const ir::HostProgram& code, const diag::SourceMap& map,
+std::vector<Diagnostic> run_function(const ir::Program& program, const diag::SourceMap& map,
                                      const std::string& function,
                                      const std::map<std::string, Tensor>& args,
                                      const RunOptions& options) {
-  Controller controller(program, code, map, options);
+  Controller controller(program, map, options);
   std::optional<MemoryBudget::Scope> budget;
   if (options.memory_limit > 0) {
     auto b = std::make_shared<MemoryBudget>();

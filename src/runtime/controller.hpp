@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "check/checker.hpp"
 #include "diag/source_map.hpp"
 #include "ir/host.hpp"
+#include "ir/program.hpp"
 #include "jit/jit_api.h"
 #include "runtime/tensor.hpp"
 #include "runtime/value.hpp"
@@ -91,13 +91,12 @@ Diagnostic internal_error(const std::string& what);
 std::optional<Diagnostic> program_failure(const std::exception& e, const diag::SourceMap& map,
                                           diag::Span at);
 
-// Runs the controller `function` (lowered with the rest, once, by
-// lower::lower_controller) to the end, its parameters bound by name
+// Runs the controller `function` (lowered with the rest, once, by the
+// pipeline: lower/pipeline.hpp) to the end, its parameters bound by name
 // from `args` (a number's as a scalar tensor). Returns the run-time errors,
 // coded and pointing at the source; empty on success. A function that
 // returns a value has it printed.
-std::vector<Diagnostic> run_function(const check::TypedProgram& program,
-                                     const ir::HostProgram& code, const diag::SourceMap& map,
+std::vector<Diagnostic> run_function(const ir::Program& program, const diag::SourceMap& map,
                                      const std::string& function,
                                      const std::map<std::string, Tensor>& args,
                                      const RunOptions& options);

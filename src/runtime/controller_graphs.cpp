@@ -85,16 +85,11 @@ std::vector<Tensor> Controller::run(const ir::Graph& g,
 // on each example; the results make a new dataset, in the same order.
 Value Controller::map_examples(const Value& data, const std::string& function, diag::Span span) {
   const auto& fn = p_.functions.at(function);
-  auto found = mapped_.find(function);
-  if (found == mapped_.end()) {
-    try {
-      found = mapped_.emplace(function, lower::lower_function(p_, function)).first;
-    } catch (const lower::NotLowered& failure) {
-      unsupported(std::string(failure.what()) + " in `" + function + "`", failure.span);
-    }
-  }
-  const ir::Graph& g = found->second;
-  const std::string param = fn.item->params.at(0).name;
+  const ir::Graph* lowered = p_.graph(function);
+  // What lowering couldn't make of it was a load error; only a bug gets here.
+  if (!lowered) throw std::logic_error("`" + function + "` wasn't lowered");
+  const ir::Graph& g = *lowered;
+  const std::string param = fn.params.at(0).name;
   const std::string record = fn.ret.name;
   const auto& fields = p_.records.at(record);
   std::vector<std::vector<double>> columns(fields.size());

@@ -14,7 +14,6 @@
 
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
-#include "lower/lower.hpp"
 #include "runtime/compiled_code.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/controller_ops.hpp"
@@ -42,10 +41,9 @@ class Controller {
   using HostOp = ir::HostOp;
 
  public:
-  Controller(const check::TypedProgram& p, const ir::HostProgram& code, const diag::SourceMap& map,
-             const RunOptions& options)
+  Controller(const ir::Program& p, const diag::SourceMap& map, const RunOptions& options)
       : p_(p),
-        code_(code),
+        code_(p.controller),
         map_(map),
         options_(options),
         deadline_(options.time_limit.count() > 0
@@ -93,8 +91,8 @@ class Controller {
 
   // An `extern fn`: the host's function, its result checked against the
   // declaration (E1608 for a failure or a result that doesn't fit).
-  Value call_host(const std::string& name, const check::FunctionInfo& fn,
-                  const std::vector<Value>& args, diag::Span at);
+  Value call_host(const std::string& name, const ir::Signature& fn, const std::vector<Value>& args,
+                  diag::Span at);
 
   // What the checker accepted and the controller can't run: shapescript's
   // bug, not the program's (a load reports what lowering finds first).
@@ -183,9 +181,8 @@ class Controller {
   Value format(const HostInstr& in, const std::vector<Value>& slots);
 
   std::int64_t dropout_runs_ = 0;
-  std::map<std::string, ir::Graph> mapped_;            // map's functions, lowered once
   std::map<const ir::Graph*, ir::Graph> distributed_;  // each graph as the workers run it
-  const check::TypedProgram& p_;
+  const ir::Program& p_;
   const ir::HostProgram& code_;
   const diag::SourceMap& map_;
   const RunOptions& options_;

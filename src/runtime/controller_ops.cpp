@@ -13,13 +13,13 @@ namespace {
 using diag::Code;
 
 // A static size, or -1 for an axis only the data fixes.
-std::int64_t size_or_any(const types::Axis& axis, const check::TypedProgram& p) {
+std::int64_t size_or_any(const types::Axis& axis, const ir::Program& p) {
   return size_of(axis, {}, p.dims).value_or(-1);
 }
 
 }  // namespace
 
-Value new_model(const check::TypedProgram& program, const std::string& model, std::uint64_t seed) {
+Value new_model(const ir::Program& program, const std::string& model, std::uint64_t seed) {
   Value v = of_kind(Value::Kind::model);
   v.text = model;
   v.fields = initialise_model(program, model, seed);
@@ -36,7 +36,7 @@ std::optional<Value> new_optimizer(const std::string& kind, const Value& model,
   return v;
 }
 
-Value load_dataset_value(const check::TypedProgram& program, const std::string& record,
+Value load_dataset_value(const ir::Program& program, const std::string& record,
                          const std::string& path, const FileAccess& files) {
   std::vector<FieldSpec> fields;
   for (const auto& [name, type] : program.records.at(record)) {
@@ -73,7 +73,7 @@ std::vector<std::string> keys(const Map& m) {
 
 }  // namespace
 
-Value load_model_value(const check::TypedProgram& program, const std::string& model,
+Value load_model_value(const ir::Program& program, const std::string& model,
                        const std::string& path, const FileAccess& files) {
   auto tensors = read_safetensors(path, files);
   const auto held = keys(tensors);
@@ -114,7 +114,7 @@ Value load_model_value(const check::TypedProgram& program, const std::string& mo
   return v;
 }
 
-Value load_optimizer_value(const check::TypedProgram& program, const std::string& kind,
+Value load_optimizer_value(const ir::Program& program, const std::string& kind,
                            const std::string& model, const std::string& path,
                            const FileAccess& files) {
   const ir::OptimizerSpec* spec = ir::optimizer_spec(kind);

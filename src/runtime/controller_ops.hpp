@@ -8,26 +8,26 @@
 #include <optional>
 #include <string>
 
-#include "check/checker.hpp"
+#include "ir/program.hpp"
 #include "runtime/value.hpp"
 
 namespace ss::runtime {
 
-Value new_model(const check::TypedProgram& program, const std::string& model, std::uint64_t seed);
+Value new_model(const ir::Program& program, const std::string& model, std::uint64_t seed);
 // Nullopt for a kind that isn't an optimiser.
 std::optional<Value> new_optimizer(const std::string& kind, const Value& model,
                                    const std::map<std::string, double>& settings);
 
 // `load(path)` typed as a dataset of `record`, or a model `name`.
-Value load_dataset_value(const check::TypedProgram& program, const std::string& record,
+Value load_dataset_value(const ir::Program& program, const std::string& record,
                          const std::string& path, const FileAccess& files);
 // A checkpoint must hold every parameter at its shape (E1704 names the
 // tensor and both shapes); other tensors in the file are an error too.
-Value load_model_value(const check::TypedProgram& program, const std::string& model,
+Value load_model_value(const ir::Program& program, const std::string& model,
                        const std::string& path, const FileAccess& files);
 // `opt: AdamW[M] = load(path)`: settings, step and state, as `save(opt)`
 // wrote them for a model M (E1704 for a mismatch).
-Value load_optimizer_value(const check::TypedProgram& program, const std::string& kind,
+Value load_optimizer_value(const ir::Program& program, const std::string& kind,
                            const std::string& model, const std::string& path,
                            const FileAccess& files);
 // Models and optimisers, in safetensors, written atomically.

@@ -13,7 +13,7 @@ Value Controller::call(const std::string& name, std::vector<Value> args, diag::S
   const auto found = code_.find(name);
   if (found == code_.end()) {
     const auto fn = p_.functions.find(name);
-    if (fn != p_.functions.end() && fn->second.item->is_extern)
+    if (fn != p_.functions.end() && fn->second.is_extern)
       return call_host(name, fn->second, args, at);
     throw std::logic_error("no compact form of the controller function `" + name + "`");
   }
@@ -29,7 +29,7 @@ Value Controller::call(const std::string& name, std::vector<Value> args, diag::S
 
 // An `extern fn`: the host's function, its result checked against the
 // declaration (E1608 for a failure or a result that doesn't fit).
-Value Controller::call_host(const std::string& name, const check::FunctionInfo& fn,
+Value Controller::call_host(const std::string& name, const ir::Signature& fn,
                             const std::vector<Value>& args, diag::Span at) {
   if (!options_.call_host) unsupported("calling the host function `" + name + "`", at);
   const auto fail = [&](const std::string& why) -> Failure {

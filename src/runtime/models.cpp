@@ -9,28 +9,18 @@
 namespace ss::runtime {
 namespace {
 
-using syntax::Expr;
-using syntax::ExprKind;
 using types::Type;
 
 // A parameter's size on an axis: its dims are sized by the time a model is
 // made (E0404 otherwise), and a parameter has no generic axis.
-std::int64_t axis_size(const types::Axis& axis, const check::TypedProgram& p) {
+std::int64_t axis_size(const types::Axis& axis, const ir::Program& p) {
   const auto n = size_of(axis, {}, p.dims);
   if (!n) throw std::logic_error("a parameter's axis " + axis.str() + " has no size");
   return *n;
 }
 
-double literal(const Expr& e) {
-  if (e.kind == ExprKind::integer) return static_cast<double>(e.int_value);
-  if (e.kind == ExprKind::floating) return e.float_value;
-  if (e.kind == ExprKind::unary && e.text == "-") return -literal(*e.items[0]);
-  if (e.kind == ExprKind::unary && e.text == "+") return literal(*e.items[0]);
-  throw std::logic_error("an initialiser's setting isn't a literal");
-}
-
 struct Walk {
-  const check::TypedProgram& p;
+  const ir::Program& p;
   std::uint64_t seed;
   Fields out;
   std::vector<ParamInfo> layout;
@@ -48,19 +38,18 @@ struct Walk {
       Shape shape;
       for (const auto& axis : m.type.axes) shape.push_back(axis_size(axis, p));
       layout.push_back({path, dtype_of(m.type.elem), shape});
-      if (draw) out[path] = initialise(*m.init, dtype_of(m.type.elem), shape, stream);
+      if (draw) out[path] = initialise(m.init, dtype_of(m.type.elem), shape, stream);
       ++stream;
     }
   }
 
-  Tensor initialise(const Expr& init, DType dtype, const Shape& shape, std::uint32_t k) const {
+  Tensor initialise(const ir::Initialiser& init, DType dtype, const Shape& shape,
+                    std::uint32_t k) const {
     Tensor t = Tensor::zeros(dtype, shape);
-    const std::string kind = init.kind == ExprKind::call ? init.items[0]->text : init.text;
-    std::map<std::string, double> kw;
-    for (const auto& arg : init.kwargs) kw[arg.name] = literal(*arg.value);
+    const std::string& kind = init.kind;
     const auto setting = [&](const char* name, double fallback) {
-      const auto it = kw.find(name);
-      return it == kw.end() ? fallback : it->second;
+      const auto it = init.settings.find(name);
+      return it == init.settings.end() ? fallback : it->second;
     };
     double low = 0, high = 0;
     if (kind == "glorot") {
@@ -89,15 +78,14 @@ struct Walk {
 
 }  // namespace
 
-std::vector<ParamInfo> model_layout(const check::TypedProgram& program, const std::string& model) {
+std::vector<ParamInfo> model_layout(const ir::Program& program, const std::string& model) {
   Walk walk{program, 0};
   walk.draw = false;
   walk.model(model, "");
   return walk.layout;
 }
 
-Fields initialise_model(const check::TypedProgram& program, const std::string& model,
-                        std::uint64_t seed) {
+Fields initialise_model(const ir::Program& program, const std::string& model, std::uint64_t seed) {
   Walk walk{program, seed};
   walk.model(model, "");
   return walk.out;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "check/checker.hpp"
 #include "ir/optimizers.hpp"
+#include "ir/program.hpp"
 #include "runtime/tensor.hpp"
 
 namespace ss::runtime {
@@ -22,15 +22,14 @@ struct ParamInfo {
   DType dtype;
   Shape shape;
 };
-std::vector<ParamInfo> model_layout(const check::TypedProgram& program, const std::string& model);
+std::vector<ParamInfo> model_layout(const ir::Program& program, const std::string& model);
 
 // `Model(seed=s)`: every parameter drawn from its initialiser. The k-th
 // parameter in declaration order (sub-models depth first) reads stream k of
 // the counter-based generator keyed by the seed, so a seed gives the same
 // model on every machine. glorot is uniform in +-sqrt(6 / (fan_in +
 // fan_out)), fan_out the last axis and fan_in the product of the others.
-Fields initialise_model(const check::TypedProgram& program, const std::string& model,
-                        std::uint64_t seed);
+Fields initialise_model(const ir::Program& program, const std::string& model, std::uint64_t seed);
 
 // `Kind(m, lr=...)`: its settings (the given ones, else PyTorch's
 // defaults), a step count of 0 and zero state for each of m's tensors.

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "check/checker.hpp"
 #include "diag/source_map.hpp"
 #include "ir/graph.hpp"
+#include "ir/program.hpp"
 
 namespace ss::standalone {
 
@@ -31,6 +31,6 @@ struct Emitted {
 // Why the standalone build can't write `op`, or null when it can.
 const char* standalone_lacks(ir::Op op);
 
-Emitted emit_cpp(const check::TypedProgram& program, const std::string& from);
+Emitted emit_cpp(const ir::Program& program, const std::string& from);
 
 }  // namespace ss::standalone

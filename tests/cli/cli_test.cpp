@@ -189,6 +189,37 @@ TEST_CASE(
   CHECK(bad.err.find("E0101") != std::string::npos);
 }
 
+TEST_CASE("check --dump-ir=PASS prints the lowered program after that pass of the pipeline") {
+  const std::string digits = std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss";
+  const std::string several =
+      std::string(ss::test::kSourceDir) + "/tests/programs/valid/several_cpu_devices.ss";
+  const auto dump = [](const std::string& pass, const std::string& file) {
+    return run_process({kCliPath, "check", "--dump-ir=" + pass, file});
+  };
+  const auto lowered = dump("lower", digits);
+  CHECK(lowered.exit_code == 0);
+  CHECK(lowered.out == run_process({kCliPath, "check", "--dump-ir", digits}).out);
+  CHECK(dump("verify", digits).out == lowered.out);  // verifying changes nothing
+  // One device: nothing to distribute; several: the batch sums meet an all_reduce.
+  const auto one = dump("distribute", digits);
+  CHECK(one.out.find("# one device: the graphs run as lowered\n") == 0);
+  CHECK(one.out.find("all_reduce") == std::string::npos);
+  CHECK(dump("lower", several).out.find("all_reduce") == std::string::npos);
+  CHECK(dump("distribute", several).out.find("all_reduce") != std::string::npos);
+  const auto fused = dump("fuse", digits);
+  CHECK(fused.out.find("graph logits: ") != std::string::npos);
+  CHECK(fused.out.find(" fused kernels\n") != std::string::npos);  // train_step's
+  CHECK(fused.out.find(": 1 fused kernel\n") != std::string::npos);  // logits'
+  CHECK(fused.out.find("  kernel %") != std::string::npos);
+  const auto plan = dump("plan", digits);
+  CHECK(plan.out.find("graph logits\n") != std::string::npos);
+  CHECK(plan.out.find(" drop %") != std::string::npos);
+  const auto bad = dump("inline", digits);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("`--dump-ir=inline`: the passes are lower, verify, distribute, fuse, plan") !=
+        std::string::npos);
+}
+
 TEST_CASE("run prints what the program prints, numpy-style, and exits 0") {
   const std::string dir = std::string(ss::test::kSourceDir) + "/tests/programs/run/";
   const auto result = run_process({kCliPath, "run", dir + "prints.ss"});

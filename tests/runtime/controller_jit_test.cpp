@@ -7,6 +7,7 @@
 
 #include "ir/host.hpp"
 #include "lower/lower.hpp"
+#include "lower/pipeline.hpp"
 #include "runtime/controller.hpp"
 #include "runtime/jit_module.hpp"
 #include "support/checked_program.hpp"
@@ -26,13 +27,13 @@ struct Run {
 
 Run run(const ss::test::CheckedProgram& p, const std::string& function,
         const std::map<std::string, Tensor>& args, const SsJitApi* jit) {
-  const auto code = ss::lower::lower_controller(p.typed);
+  const auto program = ss::lower::run_pipeline(p.typed).program;
   Run r;
   ss::runtime::RunOptions options{.print = [&](std::string_view s) { r.printed += s; }, .jit = jit};
   options.on_call = [&](const std::string& name, bool compiled) {
     ++(compiled ? r.compiled : r.interpreted)[name];
   };
-  r.errors = ss::runtime::run_function(p.typed, code, *p.map, function, args, options);
+  r.errors = ss::runtime::run_function(program, *p.map, function, args, options);
   return r;
 }
 

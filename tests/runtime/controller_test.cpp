@@ -4,6 +4,7 @@
 
 #include "ir/host.hpp"
 #include "lower/lower.hpp"
+#include "lower/pipeline.hpp"
 #include "runtime/controller.hpp"
 #include "support/checked_program.hpp"
 
@@ -19,9 +20,9 @@ struct Run {
 
 Run run(const ss::test::CheckedProgram& p, const std::string& function,
         const std::map<std::string, Tensor>& args) {
-  const auto code = ss::lower::lower_controller(p.typed);
+  const auto program = ss::lower::run_pipeline(p.typed).program;
   Run r;
-  r.errors = ss::runtime::run_function(p.typed, code, *p.map, function, args,
+  r.errors = ss::runtime::run_function(program, *p.map, function, args,
                                        {.print = [&](std::string_view s) { r.printed += s; }});
   return r;
 }

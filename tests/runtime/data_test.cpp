@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "lower/pipeline.hpp"
 #include "runtime/data_error.hpp"
 #include "runtime/dataset.hpp"
 #include "runtime/models.hpp"
@@ -175,16 +176,17 @@ TEST_CASE("checkpoints: PyTorch's file reads, and writing it back gives the same
 
 TEST_CASE("a model's initialisers: seeded, repeatable, each parameter its own stream") {
   const auto p = ss::test::check_source_file("tests/programs/valid/operations.ss");
-  const auto a = ss::runtime::initialise_model(p->typed, "Net", 0);
-  const auto b = ss::runtime::initialise_model(p->typed, "Net", 0);
-  const auto c = ss::runtime::initialise_model(p->typed, "Net", 1);
+  const auto outline = ss::lower::program_outline(p->typed);
+  const auto a = ss::runtime::initialise_model(outline, "Net", 0);
+  const auto b = ss::runtime::initialise_model(outline, "Net", 0);
+  const auto c = ss::runtime::initialise_model(outline, "Net", 1);
   CHECK(a.at("w").values() == b.at("w").values());
   CHECK(a.at("w").values() != c.at("w").values());
   CHECK(a.at("w").shape() == ss::runtime::Shape{6, 3});
   for (const double v : a.at("w").values()) CHECK((v >= -0.1 && v < 0.1));  // uniform(-0.1, 0.1)
   for (const double v : a.at("b").values()) CHECK(v == 0);                  // zeros
   for (const double v : a.at("scale").values()) CHECK(v == 1);              // ones
-  const auto layout = ss::runtime::model_layout(p->typed, "Net");
+  const auto layout = ss::runtime::model_layout(outline, "Net");
   REQUIRE(layout.size() == 3);
   CHECK(layout[0].path == "w");
   CHECK(layout[2].path == "scale");

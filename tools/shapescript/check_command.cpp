@@ -12,8 +12,8 @@ int run_check(const std::vector<std::string>& files, const Options& options) {
   bool failed = false;
   for (const auto& file : files) {
     std::vector<Diagnostic> diagnostics;
-    if (options.dump_ir)
-      std::cout << engine.ir_listing(file, &diagnostics);
+    if (!options.dump_ir.empty())
+      std::cout << engine.ir_listing(file, &diagnostics, options.dump_ir);
     else
       diagnostics = engine.check_file(file);
     if (options.json) {
@@ -23,7 +23,7 @@ int run_check(const std::vector<std::string>& files, const Options& options) {
     }
     if (has_errors(diagnostics)) {
       failed = true;
-    } else if (!options.json && !options.dump_ir) {
+    } else if (!options.json && options.dump_ir.empty()) {
       std::cout << file << ": no errors\n";
     }
   }

@@ -16,8 +16,8 @@ inline constexpr int kUsage = 2;
 
 struct Options {
   bool color = false;
-  bool json = false;     // --format json: one JSON object per diagnostic, on standard output
-  bool dump_ir = false;  // --dump-ir: print the device functions' IR
+  bool json = false;    // --format json: one JSON object per diagnostic, on standard output
+  std::string dump_ir;  // --dump-ir=PASS: print the lowered program after that pass
   std::vector<std::pair<std::string, std::string>> args;  // --arg NAME=VALUE, for run
   std::map<std::string, std::int64_t> dims;               // --dim NAME=SIZE, for run
   std::map<std::string, std::string> sinks;               // --sink NAME=FILE, for run

@@ -1,6 +1,7 @@
 // shapescript: check (and later run and build) shapescript programs.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -40,7 +41,8 @@ options:
                                   `--color never` works too
   --format=text|json              json: one object per diagnostic, on standard
                                   output; `--format json` works too
-  --dump-ir                       with check: print each device function's tensor IR
+  --dump-ir[=PASS]                with check: print the lowered program after PASS
+                                  (lower, the default; verify, distribute, fuse, plan)
   --dim NAME=SIZE                 with run: the size of a dim declared without one
   --sink NAME=FILE                with run: where the sink NAME writes: a .csv file
                                   (a header line, then a row per write) or JSON lines
@@ -245,8 +247,14 @@ int main(int argc, char** argv) {
       options.output = argv[++i];
       continue;
     }
-    if (arg == "--dump-ir") {
-      options.dump_ir = true;
+    if (arg == "--dump-ir" || arg.rfind("--dump-ir=", 0) == 0) {
+      options.dump_ir = arg == "--dump-ir" ? "lower" : arg.substr(10);
+      const auto passes = ss::Engine::ir_passes();
+      if (std::find(passes.begin(), passes.end(), options.dump_ir) == passes.end()) {
+        std::string names;
+        for (const auto& p : passes) names += (names.empty() ? "" : ", ") + p;
+        return usage_error("`--dump-ir=" + options.dump_ir + "`: the passes are " + names);
+      }
       continue;
     }
     if (arg == "--format=json" || arg == "--format=text") {

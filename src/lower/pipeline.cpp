@@ -1,0 +1,172 @@
+#include "lower/pipeline.hpp"
+
+#include <exception>
+#include <sstream>
+
+#include "ir/distribute.hpp"
+#include "ir/fusion.hpp"
+#include "ir/memory_plan.hpp"
+#include "lower/lower.hpp"
+
+namespace ss::lower {
+namespace {
+
+struct Driver {
+  const check::TypedProgram& typed;
+  const PipelineOptions& options;
+  Lowered& out;
+  std::map<std::string, std::string> not_distributed;  // why, by function
+
+  void lower() {
+    out.program = program_outline(typed);
+    for (const auto& [name, fn] : out.program.functions) {
+      if (fn.is_extern || (!fn.controller && !options.device_functions)) continue;
+      try {
+        if (fn.controller)
+          out.program.controller.emplace(name, lower_controller_function(typed, name));
+        else
+          out.program.graphs.emplace(name, lower_function(typed, name));
+      } catch (const NotLowered& e) {
+        out.failures.push_back({name, e.code, e.what(), e.help, e.span, false});
+      } catch (const std::exception& bug) {
+        out.failures.push_back({name, std::nullopt, bug.what(), {}, {}, true});
+      }
+    }
+  }
+
+  // A pass that makes a bad graph is our bug: reported, and the function dropped.
+  void verify() {
+    auto& p = out.program;
+    for (auto it = p.graphs.begin(); it != p.graphs.end();)
+      if (const std::string bad = ir::verify(it->second); !bad.empty()) {
+        out.failures.push_back({it->first, std::nullopt, "lowering made a bad graph: " + bad});
+        out.failures.back().internal = true;
+        it = p.graphs.erase(it);
+      } else {
+        ++it;
+      }
+    for (auto it = p.controller.begin(); it != p.controller.end();)
+      if (const std::string bad = ir::verify(it->second); !bad.empty()) {
+        out.failures.push_back({it->first, std::nullopt, "lowering made a bad function: " + bad});
+        out.failures.back().internal = true;
+        it = p.controller.erase(it);
+      } else {
+        ++it;
+      }
+  }
+
+  // Several devices: each device function as the workers run it. One that
+  // doesn't distribute keeps its reason; a call of it reports that then.
+  void distribute() {
+    auto& p = out.program;
+    if (!options.distribute) return;
+    for (const auto& [name, g] : p.graphs) try {
+        p.distributed.emplace(name, ir::distribute(g));
+      } catch (const std::exception& e) {
+        not_distributed[name] = e.what();
+      }
+  }
+
+  std::string failure_line(const Failure& f) const {
+    if (f.internal)
+      return "# " + f.function + ": internal error (" + f.what + "): please report it\n";
+    const std::uint32_t line = options.map ? options.map->location(f.span.begin).line : 0;
+    return "# " + f.function + ": not lowered yet (" + f.what + ", line " + std::to_string(line) +
+           ")\n";
+  }
+
+  // Each function's code, in name order; `graphs` the device functions' as
+  // this pass left them.
+  std::string functions(const std::map<std::string, ir::Graph>& graphs) const {
+    std::string s;
+    for (const auto& [name, fn] : out.program.functions) {
+      if (fn.is_extern) continue;
+      if (const auto c = out.program.controller.find(name); c != out.program.controller.end())
+        s += ir::print(c->second);
+      else if (const auto g = graphs.find(name); g != graphs.end())
+        s += ir::print(g->second);
+      else if (const auto why = not_distributed.find(name); why != not_distributed.end())
+        s += "# " + name + ": not distributed (" + why->second + ")\n";
+      for (const auto& f : out.failures)
+        if (f.function == name) s += failure_line(f);
+    }
+    return s;
+  }
+
+  // The kernels the fast executor makes of each device function.
+  std::string fusion() const {
+    std::ostringstream s;
+    for (const auto& [name, g] : out.program.graphs) {
+      const auto kernels = ir::plan_fusion(g);
+      s << "graph " << name << ": " << kernels.size() << " fused kernel"
+        << (kernels.size() == 1 ? "" : "s") << "\n";
+      for (const auto& k : kernels) {
+        s << "  kernel %" << k.root << " computes";
+        for (const int m : k.members) s << " %" << m;
+        s << " reads";
+        for (const int i : k.inputs) s << " %" << i;
+        if (k.reduce >= 0) s << ", reduced by %" << k.reduce;
+        if (k.epilogue >= 0) s << ", the epilogue of %" << k.inputs[k.epilogue];
+        s << "\n";
+      }
+    }
+    return s.str();
+  }
+
+  // After which node each value is dropped, per device function.
+  std::string releases() const {
+    std::ostringstream s;
+    for (const auto& [name, g] : out.program.graphs) {
+      s << "graph " << name << "\n";
+      const auto plan = ir::plan_releases(g);
+      for (std::size_t i = 0; i < plan.size(); ++i) {
+        if (plan[i].empty()) continue;
+        s << "  after %" << i << " drop";
+        for (const int v : plan[i]) s << " %" << v;
+        s << "\n";
+      }
+    }
+    return s.str();
+  }
+
+  std::string listing(std::string_view pass) const {
+    if (pass == "distribute")
+      return !options.distribute
+                 ? "# one device: the graphs run as lowered\n" + functions(out.program.graphs)
+                 : functions(out.program.distributed);
+    if (pass == "fuse") return fusion();
+    if (pass == "plan") return releases();
+    return functions(out.program.graphs);
+  }
+
+  void after(std::string_view pass) {
+    if (options.dump_after == pass) out.dump = listing(pass);
+  }
+};
+
+}  // namespace
+
+const std::vector<std::string_view>& pass_names() {
+  static const std::vector<std::string_view> names = {"lower", "verify", "distribute", "fuse",
+                                                      "plan"};
+  return names;
+}
+
+Lowered run_pipeline(const check::TypedProgram& typed, const PipelineOptions& options) {
+  Lowered out;
+  Driver d{typed, options, out, {}};
+  d.lower();
+  d.after("lower");
+  d.verify();
+  d.after("verify");
+  d.distribute();
+  d.after("distribute");
+  // Fusing and planning memory are each executor's own, on the graphs
+  // above (the fast executor's kernels, the runtime's release plan); the
+  // listings after them show what those plans are.
+  d.after("fuse");
+  d.after("plan");
+  return out;
+}
+
+}  // namespace ss::lower
