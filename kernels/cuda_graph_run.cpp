@@ -1,0 +1,117 @@
+#include "kernels/cuda_graph_run.hpp"
+
+namespace ss::cuda::detail {
+
+std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
+  auto plan = std::make_shared<GraphPlan>();
+  const std::size_t n = g.nodes.size();
+  plan->root_of.assign(n, -1);
+  plan->member.assign(n, 0);
+  std::vector<int> read_at(n);
+  std::iota(read_at.begin(), read_at.end(), 0);
+  for (auto kernel : ir::plan_fusion(g)) {
+    // The GPU makes a kernel's root whole: a fused reduction or a GEMM
+    // epilogue runs as its own node after it.
+    kernel.reduce = -1;
+    kernel.epilogue = -1;
+    const int k = static_cast<int>(plan->kernels.size());
+    const std::string name = "ss_fused_" + std::to_string(k);
+    plan->inner_broadcast.push_back(ir::inner_broadcast(g, kernel));
+    plan->sources.push_back(elementwise_source(kernel, plan->inner_broadcast.back(), name));
+    plan->names.push_back(name);
+    plan->root_of[static_cast<std::size_t>(kernel.root)] = k;
+    for (const int m : kernel.members) {
+      plan->member[static_cast<std::size_t>(m)] = 1;
+      read_at[static_cast<std::size_t>(m)] = kernel.root;
+    }
+    plan->kernels.push_back(std::move(kernel));
+  }
+  plan->releases = ir::plan_releases(g, read_at);
+  return plan;
+}
+
+std::vector<Tensor> GraphRun::run() {
+  errors_ = allocate(DType::i32, {2 * kSlots}, "range checks");
+  gpu_.set_bytes(errors_.at(), 0xff, kSlots * 8);
+  for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
+    if (!plan_.member[i]) {
+      if (const int k = plan_.root_of[i]; k < 0 || !fused(k, i)) {
+        if (k >= 0)  // its members one by one, then the root
+          for (const int m : plan_.kernels[static_cast<std::size_t>(k)].members)
+            node(static_cast<std::size_t>(m));
+        node(i);
+      }
+    }
+    for (const int v : plan_.releases[i]) values_[static_cast<std::size_t>(v)] = DTensor();
+  }
+  check_ranges();
+  std::vector<Tensor> out;
+  for (const int o : g_.outputs) out.push_back(deferred(values_[static_cast<std::size_t>(o)]));
+  ++counts_.graphs;
+  return out;
+}
+
+Tensor GraphRun::deferred(const DTensor& value) {
+  DTensor d = compact(value);
+  if (d.at() != d.memory->pointer()) {  // a view into other memory: its own copy
+    DTensor own = allocate(d.dtype(), d.shape(), "an output");
+    pointwise({}, {&d}, own);
+    d = own;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(d.size()) * runtime::dtype_size(d.dtype());
+  auto twin = std::make_shared<const DeviceTwin>(DeviceTwin{d.memory, &gpu_});
+  auto fetch = [gpu = shared_gpu_, memory = d.memory, bytes](void* to) {
+    std::lock_guard lock(gpu->run_lock());
+    gpu->make_current();
+    gpu->download(to, memory->pointer(), bytes);
+  };
+  return Tensor::over(runtime::Buffer::deferred(bytes, std::move(fetch), std::move(twin)),
+                      d.dtype(), d.shape());
+}
+
+DTensor GraphRun::allocate(DType dtype, Shape shape, const std::string& what) {
+  const std::size_t bytes =
+      static_cast<std::size_t>(std::max<std::int64_t>(1, runtime::element_count(shape))) *
+      runtime::dtype_size(dtype);
+  auto memory = gpu_.allocate(bytes, what);
+  auto strides = runtime::row_major_strides(shape);
+  Tensor view = Tensor::borrow_strided(reinterpret_cast<void*>(memory->pointer()), dtype,
+                                       std::move(shape), std::move(strides));
+  return {std::move(view), std::move(memory)};
+}
+
+std::string GraphRun::what(std::size_t i) const {
+  const auto& n = g_.nodes[i];
+  return n.op == ir::Op::input ? n.name : "%" + std::to_string(i) + " (" + ir::op_name(n.op) + ")";
+}
+
+DTensor GraphRun::upload(const Tensor& host, const std::string& name) {
+  const Tensor c = host.contiguous() ? host : host.compact();
+  DTensor d = allocate(c.dtype(), c.shape(), name);
+  gpu_.upload(d.at(), c.raw(), static_cast<std::size_t>(c.size()) * runtime::dtype_size(c.dtype()));
+  return d;
+}
+
+std::optional<DTensor> GraphRun::twin_of(const Tensor& host) {
+  const auto& buffer = host.buffer();
+  if (!buffer || !host.contiguous() || host.offset() != 0) return std::nullopt;
+  const auto twin = std::static_pointer_cast<const DeviceTwin>(buffer->twin());
+  if (!twin || twin->gpu != &gpu_) return std::nullopt;
+  const std::size_t bytes =
+      static_cast<std::size_t>(host.size()) * runtime::dtype_size(host.dtype());
+  if (bytes > twin->memory->bytes()) return std::nullopt;
+  return DTensor{
+      Tensor::borrow_strided(reinterpret_cast<void*>(twin->memory->pointer()), host.dtype(),
+                             host.shape(), runtime::row_major_strides(host.shape())),
+      twin->memory};
+}
+
+Tensor GraphRun::download(const DTensor& d) {
+  const DTensor c = compact(d);
+  Tensor host = Tensor::uninitialized(c.dtype(), c.shape());
+  gpu_.download(host.raw(), c.at(),
+                static_cast<std::size_t>(c.size()) * runtime::dtype_size(c.dtype()));
+  return host;
+}
+
+}  // namespace ss::cuda::detail

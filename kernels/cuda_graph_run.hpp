@@ -1,0 +1,231 @@
+// The CUDA executor's run of one graph, shared by the files that define
+// its parts: cuda_graph_run.cpp (the plan, the run, memory and copies),
+// cuda_run_kernels.cpp (pointwise work, reductions, contractions, fused
+// regions) and cuda_run_node.cpp (one node: the op switch, the host's
+// fallback, range checks). cuda_executor.cpp is the Accelerator around it.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <optional>
+
+#include "ir/attributes.hpp"
+#include "ir/fusion.hpp"
+#include "ir/memory_plan.hpp"
+#include "kernels/cuda_device.hpp"
+#include "kernels/cuda_elementwise.hpp"
+#include "kernels/cuda_executor.hpp"
+#include "kernels/cuda_ops.hpp"
+#include "kernels/cuda_reduce.hpp"
+#include "runtime/device_error.hpp"
+#include "runtime/einsum_plan.hpp"
+#include "runtime/reference/ops.hpp"
+
+namespace ss::cuda::detail {
+
+namespace ref = runtime::reference;
+using runtime::DType;
+using runtime::Shape;
+using runtime::Tensor;
+
+// What a node's kernels can't take (a dtype, a rank past kMaxRank, a size
+// past cuBLAS's ints): the node runs on the host instead.
+struct NotOnDevice {};
+
+// A value in device memory: the runtime's tensor as a view (shape,
+// strides, offset) of a device address, and the memory that keeps it.
+// Only its metadata is ever read on the host.
+struct DTensor {
+  Tensor view;
+  std::shared_ptr<DeviceMemory> memory;
+
+  DType dtype() const { return view.dtype(); }
+  const Shape& shape() const { return view.shape(); }
+  std::int64_t size() const { return view.size(); }
+  CUdeviceptr at() const { return reinterpret_cast<CUdeviceptr>(view.raw()); }
+  DTensor with(Tensor v) const { return {std::move(v), memory}; }
+};
+
+// A value the host holds a deferred copy of (Buffer::deferred): its
+// device memory, for a later graph on the same GPU to take as it is.
+struct DeviceTwin {
+  std::shared_ptr<DeviceMemory> memory;
+  const Gpu* gpu;
+};
+
+// Per graph: its fused regions with their sources, which node roots or
+// belongs to one, and when values die.
+struct GraphPlan {
+  std::vector<ir::FusedKernel> kernels;
+  std::vector<std::string> sources, names;
+  std::vector<std::vector<std::uint8_t>> inner_broadcast;  // per kernel, per input
+  std::vector<int> root_of;                                // node -> kernel it roots, or -1
+  std::vector<char> member;  // node computed inside a kernel (not its root)
+  ir::ReleasePlan releases;
+};
+
+std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g);
+
+inline DType unary_dtype(ir::Unary op, DType x) {
+  if (op == ir::Unary::logical_not) return DType::boolean;
+  if (op == ir::Unary::neg || op == ir::Unary::abs || op == ir::Unary::relu) return x;
+  return runtime::is_float(x) ? x : DType::f32;
+}
+
+inline DType common_dtype(DType a, DType b) {  // the reference's arithmetic_dtype
+  if (a == b) return a;
+  if (runtime::is_float(a) != runtime::is_float(b)) return runtime::is_float(a) ? a : b;
+  return runtime::is_float(a) ? DType::f32 : DType::i32;
+}
+
+inline std::string dtype_tag(DType t) {
+  return runtime::dtype_name(t);
+}
+
+inline std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
+  std::int64_t p = 1;
+  for (std::size_t d = from; d < to; ++d) p *= s[d];
+  return p;
+}
+
+// A grid-stride kernel's parameters, in order.
+struct Params {
+  std::vector<std::vector<unsigned char>> storage;
+  std::vector<void*> pointers;
+  template <typename T>
+  Params& add(const T& value) {
+    auto& bytes = storage.emplace_back(sizeof(T));
+    std::memcpy(bytes.data(), &value, sizeof(T));
+    return *this;
+  }
+  void** get() {
+    pointers.clear();
+    for (auto& s : storage) pointers.push_back(s.data());
+    return pointers.data();
+  }
+};
+
+struct Counts {
+  std::map<std::string, std::int64_t> nodes;
+  std::int64_t graphs = 0, fused = 0;
+};
+
+// One run of one graph.
+class GraphRun {
+ public:
+  GraphRun(const std::shared_ptr<Gpu>& gpu, const ir::Graph& g, const GraphPlan& plan,
+           const std::map<std::string, Tensor>& inputs, const runtime::Dims& dims,
+           runtime::WorkerContext* worker, Precision precision, bool cublas, Counts& counts)
+      : shared_gpu_(gpu),
+        gpu_(*gpu),
+        g_(g),
+        plan_(plan),
+        inputs_(inputs),
+        dims_(dims),
+        worker_(worker),
+        precision_(precision),
+        cublas_(cublas && gpu->blas()),
+        counts_(counts) {
+    sizes_ = runtime::bind_sizes(g, inputs, dims);
+    values_.resize(g.nodes.size());
+    host_.resize(g.nodes.size());
+  }
+
+  std::vector<Tensor> run();
+
+  // An output as the host gets it: copied back only when something reads
+  // it, and until then taken back as it is by a later graph (a model's
+  // parameters, a training loop's optimiser state).
+  Tensor deferred(const DTensor& value);
+
+ private:
+  static constexpr std::int64_t kSlots = 64;
+
+  // ---- memory and copies ----
+  DTensor allocate(DType dtype, Shape shape, const std::string& what);
+  DTensor make(std::size_t i, DType dtype, Shape shape) { return allocate(dtype, shape, what(i)); }
+  std::string what(std::size_t i) const;
+
+  DTensor upload(const Tensor& host, const std::string& name);
+  // A host value this GPU made and nothing has read since: its device
+  // memory, without a copy.
+  std::optional<DTensor> twin_of(const Tensor& host);
+
+  Tensor download(const DTensor& d);
+
+  // ---- pointwise work ----
+  // out (any strides) = op(inputs broadcast into out's shape).
+  void pointwise(const Pointwise& op, const std::vector<const DTensor*>& ins, const DTensor& out);
+  DTensor compact(const DTensor& x);
+  DTensor cast(const DTensor& x, DType to);
+  void fill(const DTensor& out, double value);
+  // x with `axes` moved last (in order), compact.
+  DTensor axes_last(const DTensor& x, const std::vector<std::int64_t>& axes);
+  // Each row's reduction of a compact [rows, group] value: f32 [rows].
+  DTensor reduce_rows(ir::Reduce op, const DTensor& x, std::int64_t rows, std::int64_t group);
+  // log_softmax (or softmax) of a float value along `axis`, compact, in
+  // the reference's steps: x - logsumexp(x), then exp.
+  DTensor softmax(const DTensor& x, std::int64_t axis, bool log);
+  // The permutation that undoes axes_last(x, {axis}) for x of `rank` axes.
+  static std::vector<std::int64_t> back_from_last(std::size_t rank, std::int64_t axis);
+
+  // ---- contractions ----
+  // C[t] = A[t] (m x k) @ B[t] (k x n), each compact.
+  void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const DTensor& a, std::int64_t sa,
+            const DTensor& b, std::int64_t sb, const DTensor& c, std::int64_t sc,
+            std::int64_t batches);
+  DTensor einsum(std::size_t i, const ir::Node& n, const DTensor& a, const DTensor& b);
+
+  // ---- fused regions ----
+  // The kernel on the GPU, or false when an input's layout isn't one its
+  // code reads (then its nodes run one by one).
+  bool fused(int k, std::size_t root);
+
+  // ---- one node ----
+  void node(std::size_t i);
+
+  // The reference operation on the host, its operands copied over.
+  void on_host(std::size_t i, const ir::Node& n);
+
+  const DTensor& in(const ir::Node& n, std::size_t k) const;
+
+  // A range-checked kernel's error slot; check_ranges reads them.
+  CUdeviceptr slot(std::size_t node, int operand, std::int64_t bound);
+  void check_ranges();
+
+  // Runs node i on the device and names its path, or throws NotOnDevice.
+  const char* device_node(std::size_t i, const ir::Node& n);
+
+  // An einops node as views and one copy (runtime/fast_loops.cpp's
+  // rearrange, on the device); sums and means of floats by the reduction
+  // kernels.
+  DTensor einops(std::size_t i, const ir::Node& n);
+
+  struct Check {
+    std::size_t node;
+    int operand;
+    std::int64_t bound;
+    DTensor ids;
+  };
+
+  std::shared_ptr<Gpu> shared_gpu_;
+  Gpu& gpu_;
+  const ir::Graph& g_;
+  const GraphPlan& plan_;
+  const std::map<std::string, Tensor>& inputs_;
+  const runtime::Dims& dims_;
+  runtime::WorkerContext* worker_;  // one of several workers', or null
+  Precision precision_;
+  bool cublas_;
+  Counts& counts_;
+  std::map<std::string, std::int64_t> sizes_;
+  std::vector<DTensor> values_;
+  std::vector<Tensor> host_;
+  DTensor errors_;
+  std::vector<Check> checks_;
+};
+
+}  // namespace ss::cuda::detail

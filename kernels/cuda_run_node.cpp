@@ -1,0 +1,450 @@
+#include "kernels/cuda_graph_run.hpp"
+
+namespace ss::cuda::detail {
+
+void GraphRun::node(std::size_t i) {
+  const ir::Node& n = g_.nodes[i];
+  try {
+    const char* path = device_node(i, n);
+    ++counts_.nodes[path];
+  } catch (const NotOnDevice&) {
+    on_host(i, n);
+    ++counts_.nodes[std::string("host ") + ir::op_name(n.op)];
+  }
+  const DType want = runtime::dtype_of(n.type.elem);
+  if (values_[i].dtype() != want) {
+    if (on_device(values_[i].dtype()) && on_device(want)) {
+      values_[i] = cast(values_[i], want);
+    } else {
+      Tensor t = ref::cast(download(values_[i]), want);
+      values_[i] = upload(t, what(i));
+    }
+  }
+}
+
+void GraphRun::on_host(std::size_t i, const ir::Node& n) {
+  for (const int k : n.in)
+    if (host_[static_cast<std::size_t>(k)].shape().empty() &&
+        host_[static_cast<std::size_t>(k)].buffer() == nullptr)
+      host_[static_cast<std::size_t>(k)] = download(values_[static_cast<std::size_t>(k)]);
+  runtime::run_reference_node(g_, i, host_, inputs_, sizes_, dims_, worker_);
+  values_[i] = upload(host_[i], what(i));
+  for (const int k : n.in) host_[static_cast<std::size_t>(k)] = Tensor();
+  host_[i] = Tensor();
+}
+
+const DTensor& GraphRun::in(const ir::Node& n, std::size_t k) const {
+  return values_[static_cast<std::size_t>(n.in[k])];
+}
+
+CUdeviceptr GraphRun::slot(std::size_t node, int operand, std::int64_t bound) {
+  if (static_cast<std::int64_t>(checks_.size()) >= kSlots) throw NotOnDevice{};
+  checks_.push_back({node, operand, bound, in(g_.nodes[node], static_cast<std::size_t>(operand))});
+  return errors_.at() + 8 * (checks_.size() - 1);
+}
+
+void GraphRun::check_ranges() {
+  if (checks_.empty()) return;
+  std::vector<unsigned long long> slots(static_cast<std::size_t>(kSlots));
+  gpu_.download(slots.data(), errors_.at(), slots.size() * 8);
+  for (std::size_t s = 0; s < checks_.size(); ++s) {
+    if (slots[s] == ~0ull) continue;
+    const auto position = static_cast<std::int64_t>(slots[s]);
+    const Tensor ids = download(checks_[s].ids);
+    throw ref::RangeError(static_cast<std::int64_t>(ids.get(position)), checks_[s].bound, position);
+  }
+}
+
+const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
+  DTensor& out = values_[i];
+  const DType dtype = runtime::dtype_of(n.type.elem);
+  using ir::Op;
+  switch (n.op) {
+    case Op::input: {
+      const Tensor& host = inputs_.at(n.name);
+      if (auto kept = twin_of(host)) {
+        out = *kept;
+        return "kept on device";
+      }
+      out = upload(host, n.name);
+      return "copies in";
+    }
+    case Op::constant:
+    case Op::fill:
+    case Op::size: {
+      double value = n.number;
+      Shape shape;
+      if (n.op == Op::size) {
+        auto it = sizes_.find(n.name);
+        if (worker_ && worker_->whole.count(n.name)) {  // a batch axis: the whole batch's
+          value = static_cast<double>(worker_->whole.at(n.name));
+        } else if (it != sizes_.end()) {
+          value = static_cast<double>(it->second);
+        } else if (auto d = dims_.find(n.name); d != dims_.end() && d->second) {
+          value = static_cast<double>(*d->second);
+        } else {
+          throw NotOnDevice{};
+        }
+      } else if (n.op == Op::fill) {
+        shape = runtime::shape_of(n.type, sizes_, dims_);
+      }
+      out = make(i, dtype, shape);
+      fill(out, value);
+      return "created";
+    }
+    case Op::literal:
+      out = upload(Tensor::from_values(dtype, runtime::shape_of(n.type, sizes_, dims_), n.values),
+                   what(i));
+      return "created";
+    case Op::arange: {
+      const auto s = runtime::size_of(n.type.axes.at(0), sizes_, dims_);
+      if (!s) throw NotOnDevice{};
+      out = make(i, DType::i32, {*s});
+      const CUfunction f = gpu_.kernel(arange_source("ss_arange"), "ss_arange");
+      Params p;
+      p.add(out.at()).add(static_cast<long long>(*s));
+      gpu_.launch(f, *s, p.get());
+      return "created";
+    }
+    case Op::unary: {
+      const auto op = static_cast<ir::Unary>(n.sub);
+      const DTensor& x = in(n, 0);
+      out = make(i, unary_dtype(op, x.dtype()), x.shape());
+      pointwise({Pointwise::Kind::unary, n.sub}, {&x}, out);
+      return "kernels";
+    }
+    case Op::binary: {
+      const DTensor &a = in(n, 0), &b = in(n, 1);
+      const bool integers = !runtime::is_float(a.dtype()) && !runtime::is_float(b.dtype());
+      out = make(i, ref::binary_dtype(static_cast<ir::Binary>(n.sub), a.dtype(), b.dtype()),
+                 ref::broadcast_shapes(a.shape(), b.shape()));
+      pointwise({Pointwise::Kind::binary, n.sub, integers}, {&a, &b}, out);
+      return "kernels";
+    }
+    case Op::where: {
+      const DTensor &c = in(n, 0), &a = in(n, 1), &b = in(n, 2);
+      out = make(i, common_dtype(a.dtype(), b.dtype()),
+                 ref::broadcast_shapes(c.shape(), ref::broadcast_shapes(a.shape(), b.shape())));
+      pointwise({Pointwise::Kind::where}, {&c, &a, &b}, out);
+      return "kernels";
+    }
+    case Op::cast:
+      if (n.type.elem.kind == types::ElemKind::index) throw NotOnDevice{};  // range-checked
+      out = make(i, dtype, in(n, 0).shape());
+      pointwise({}, {&in(n, 0)}, out);
+      return "kernels";
+    case Op::matmul: {
+      const DTensor &a0 = in(n, 0), &b0 = in(n, 1);
+      if (a0.dtype() != DType::f32 || b0.dtype() != DType::f32 || a0.shape().empty() ||
+          b0.shape().empty() || a0.shape().back() != b0.shape().front())
+        throw NotOnDevice{};
+      const DTensor a = compact(a0), b = compact(b0);
+      const std::int64_t k = b.shape().front();
+      const std::int64_t rows = product(a.shape(), 0, a.shape().size() - 1);
+      const std::int64_t cols = product(b.shape(), 1, b.shape().size());
+      Shape shape(a.shape().begin(), a.shape().end() - 1);
+      shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
+      out = make(i, DType::f32, shape);
+      gemm(rows, cols, k, a, 0, b, 0, out, 0, 1);
+      return "gemm";
+    }
+    case Op::einsum: {
+      if (n.in.size() == 2) {
+        out = einsum(i, n, in(n, 0), in(n, 1));
+        return "gemm";
+      }
+      if (n.in.size() != 3) throw NotOnDevice{};
+      // Autodiff's three operands, one with the output's names: the
+      // product of the other two, times it.
+      const auto times = runtime::einsum_times(n);
+      if (!times) throw NotOnDevice{};
+      const DTensor& factor = in(n, times->factor);
+      if (factor.dtype() != DType::f32) throw NotOnDevice{};
+      const DTensor product = einsum(i, times->pair, in(times->pair, 0), in(times->pair, 1));
+      out = make(i, DType::f32, product.shape());
+      pointwise({Pointwise::Kind::binary, static_cast<int>(ir::Binary::mul)}, {&product, &factor},
+                out);
+      return "gemm";
+    }
+    case Op::reduce: {
+      const auto op = static_cast<ir::Reduce>(n.sub);
+      const DTensor& x = in(n, 0);
+      // Integer sums, maxima and minima stay integers on the host.
+      if (x.dtype() == DType::i32 &&
+          (op == ir::Reduce::sum || op == ir::Reduce::max || op == ir::Reduce::min))
+        throw NotOnDevice{};
+      std::vector<std::int64_t> axes = n.axes;
+      std::sort(axes.begin(), axes.end());
+      const DTensor moved = axes_last(x, axes);
+      std::int64_t group = 1;
+      Shape kept;
+      for (std::size_t d = 0; d < x.shape().size(); ++d) {
+        const bool reduced =
+            std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) != axes.end();
+        if (reduced) group *= x.shape()[d];
+        if (!reduced)
+          kept.push_back(x.shape()[d]);
+        else if (n.keep)
+          kept.push_back(1);
+      }
+      const std::int64_t rows = group ? moved.size() / group : runtime::element_count(kept);
+      DTensor r = reduce_rows(op, moved, rows, group);
+      out = r.with(r.view.reshape(kept));
+      return "reductions";
+    }
+    case Op::argmax: {
+      const DTensor& x = in(n, 0);
+      const std::int64_t axis = n.axes[0];
+      const DTensor moved = axes_last(x, {axis});
+      const std::int64_t group = x.shape()[static_cast<std::size_t>(axis)];
+      const std::int64_t rows = group ? moved.size() / group : 0;
+      Shape shape = x.shape();
+      if (n.keep)
+        shape[static_cast<std::size_t>(axis)] = 1;
+      else
+        shape.erase(shape.begin() + axis);
+      out = make(i, DType::i32, shape);
+      const std::string name = "ss_argmax_" + dtype_tag(x.dtype());
+      if (!on_device(x.dtype())) throw NotOnDevice{};
+      const CUfunction f = gpu_.kernel(argmax_source(x.dtype(), name), name);
+      Params p;
+      p.add(moved.at())
+          .add(out.at())
+          .add(static_cast<long long>(rows))
+          .add(static_cast<long long>(group));
+      gpu_.launch(f, rows, p.get());
+      return "reductions";
+    }
+    case Op::softmax:
+    case Op::log_softmax:
+      out = softmax(in(n, 0), n.axes[0], n.op == Op::log_softmax);
+      return "reductions";
+    case Op::cross_entropy: {
+      const DTensor& labels0 = in(n, 1);
+      if (labels0.dtype() != DType::i32) throw NotOnDevice{};
+      const std::int64_t axis = n.axes[0];
+      const DTensor log_p = softmax(in(n, 0), axis, true);
+      const DTensor labels = compact(labels0);
+      const Shape& s = log_p.shape();
+      const std::int64_t outer = product(s, 0, static_cast<std::size_t>(axis));
+      const std::int64_t classes = s[static_cast<std::size_t>(axis)];
+      const std::int64_t inner = product(s, static_cast<std::size_t>(axis) + 1, s.size());
+      if (labels.size() != outer * inner) throw NotOnDevice{};
+      out = make(i, DType::f32, {});
+      const CUfunction f =
+          gpu_.kernel(cross_entropy_source("ss_cross_entropy"), "ss_cross_entropy");
+      Params p;
+      p.add(log_p.at()).add(labels.at()).add(out.at());
+      for (const std::int64_t v : {outer, classes, inner}) p.add(static_cast<long long>(v));
+      p.add(slot(i, 1, classes)).add(static_cast<int>(n.sub == 1));
+      gpu_.launch_grid(f, 1, 1, 1, kThreads, 1, p.get());
+      return "reductions";
+    }
+    case Op::causal: {
+      const DTensor& x0 = in(n, 0);
+      if (x0.dtype() != DType::f32 || x0.shape().size() < 2) throw NotOnDevice{};
+      const DTensor x = compact(x0);
+      out = make(i, DType::f32, x.shape());
+      const CUfunction f = gpu_.kernel(causal_source("ss_causal"), "ss_causal");
+      Params p;
+      p.add(x.at()).add(out.at()).add(static_cast<long long>(x.size()));
+      p.add(static_cast<long long>(x.shape()[x.shape().size() - 2]))
+          .add(static_cast<long long>(x.shape().back()));
+      gpu_.launch(f, x.size(), p.get());
+      return "kernels";
+    }
+    case Op::gather:
+    case Op::scatter_add: {
+      const bool gather = n.op == Op::gather;
+      const DTensor& ids0 = in(n, 1);
+      if (ids0.dtype() != DType::i32) throw NotOnDevice{};
+      const DTensor ids = compact(ids0);
+      const DTensor src = compact(in(n, 0));
+      Shape shape;
+      if (gather) {
+        if (src.shape().empty() || !on_device(src.dtype())) throw NotOnDevice{};
+        shape = ids.shape();
+        shape.insert(shape.end(), src.shape().begin() + 1, src.shape().end());
+      } else {
+        if (src.dtype() != DType::f32) throw NotOnDevice{};
+        shape = runtime::shape_of(n.type, sizes_, dims_);
+        if (shape.empty()) throw NotOnDevice{};
+      }
+      const Shape& table = gather ? src.shape() : shape;
+      const std::int64_t rows = table.front();
+      const std::int64_t row = product(table, 1, table.size());
+      out = make(i, gather ? src.dtype() : DType::f32, shape);
+      if (!gather) gpu_.set_bytes(out.at(), 0, static_cast<std::size_t>(out.size()) * 4);
+      const std::string name =
+          gather ? "ss_gather_" + dtype_tag(src.dtype()) : std::string("ss_scatter_add");
+      const CUfunction f =
+          gpu_.kernel(gather ? gather_source(src.dtype(), name) : scatter_add_source(name), name);
+      Params p;
+      p.add(src.at()).add(ids.at()).add(out.at());
+      for (const std::int64_t v : {ids.size(), row, rows}) p.add(static_cast<long long>(v));
+      p.add(slot(i, 1, rows));
+      gpu_.launch(f, ids.size() * row, p.get());
+      return gather ? "moves" : "kernels";
+    }
+    case Op::layer_norm:
+    case Op::rms_norm: {
+      const DTensor& x = in(n, 0);
+      if (x.dtype() != DType::f32) throw NotOnDevice{};
+      const std::int64_t axis = n.axes[0];
+      const DTensor moved = axes_last(x, {axis});
+      const std::int64_t group = x.shape()[static_cast<std::size_t>(axis)];
+      const std::int64_t rows = group ? moved.size() / group : 0;
+      const bool centre = n.op == Op::layer_norm;
+      const std::string name = centre ? "ss_layer_norm" : "ss_rms_norm";
+      const CUfunction f = gpu_.kernel(normalise_source(centre, name), name);
+      DTensor normed = allocate(DType::f32, moved.shape(), what(i));
+      Params p;
+      p.add(moved.at())
+          .add(normed.at())
+          .add(static_cast<long long>(rows))
+          .add(static_cast<long long>(group));
+      if (rows > 0)
+        gpu_.launch_grid(f, static_cast<unsigned>(std::min<std::int64_t>(rows, 65535)), 1, 1,
+                         kThreads, 1, p.get());
+      out = compact(normed.with(normed.view.permute(back_from_last(x.shape().size(), axis))));
+      return "reductions";
+    }
+    case Op::take_along: {
+      const DTensor& ids0 = in(n, 1);
+      const DTensor& x0 = in(n, 0);
+      if (ids0.dtype() != DType::i32 || !on_device(x0.dtype()) || ids0.shape() != x0.shape())
+        throw NotOnDevice{};
+      const std::int64_t axis = n.axes[0];
+      const DTensor x = compact(x0), ids = compact(ids0);
+      const std::int64_t size = x.shape().at(static_cast<std::size_t>(axis));
+      const std::int64_t inner =
+          product(x.shape(), static_cast<std::size_t>(axis) + 1, x.shape().size());
+      out = make(i, x.dtype(), x.shape());
+      const std::string name = "ss_take_along_" + dtype_tag(x.dtype());
+      const CUfunction f = gpu_.kernel(take_along_source(x.dtype(), name), name);
+      Params p;
+      p.add(x.at()).add(ids.at()).add(out.at());
+      for (const std::int64_t v : {x.size(), size, inner}) p.add(static_cast<long long>(v));
+      p.add(slot(i, 1, size));
+      gpu_.launch(f, x.size(), p.get());
+      return "moves";
+    }
+    case Op::index: {
+      const DTensor& x = in(n, 0);
+      const auto part = ir::axis_part(n);
+      const std::int64_t size = x.shape().at(static_cast<std::size_t>(part.axis));
+      if (!part.fits(size)) throw NotOnDevice{};  // the reference's RangeError
+      out = x.with(x.view.select(part.axis, part.first(size)));
+      return "moves";
+    }
+    case Op::slice: {
+      const DTensor& x = in(n, 0);
+      const auto part = ir::axis_part(n);
+      const std::int64_t size = x.shape().at(static_cast<std::size_t>(part.axis));
+      if (!part.fits(size)) throw NotOnDevice{};
+      out = x.with(x.view.slice(part.axis, part.first(size), part.last(size)));
+      return "moves";
+    }
+    case Op::einops:
+      out = einops(i, n);
+      return "moves";
+    case Op::concat:
+    case Op::stack: {
+      const bool stack = n.op == Op::stack;
+      std::vector<const DTensor*> xs;
+      for (std::size_t k = 0; k < n.in.size(); ++k) xs.push_back(&in(n, k));
+      if (xs.empty()) throw NotOnDevice{};
+      const std::int64_t axis = stack ? 0 : n.axes[0];
+      Shape shape = xs[0]->shape();
+      if (stack) {
+        shape.insert(shape.begin(), static_cast<std::int64_t>(xs.size()));
+      } else {
+        shape[static_cast<std::size_t>(axis)] = 0;
+        for (const auto* x : xs)
+          shape[static_cast<std::size_t>(axis)] += x->shape()[static_cast<std::size_t>(axis)];
+      }
+      out = make(i, xs[0]->dtype(), shape);
+      std::int64_t at = 0;
+      for (std::size_t k = 0; k < xs.size(); ++k) {
+        if (xs[k]->dtype() != out.dtype()) throw NotOnDevice{};
+        const std::int64_t len = stack ? 1 : xs[k]->shape()[static_cast<std::size_t>(axis)];
+        const DTensor part = out.with(stack ? out.view.select(0, static_cast<std::int64_t>(k))
+                                            : out.view.slice(axis, at, at + len));
+        pointwise({}, {xs[k]}, part);
+        at += len;
+      }
+      return "moves";
+    }
+    case Op::pad: {
+      const DTensor& x = in(n, 0);
+      const auto pad = ir::pad_of(n);
+      Shape shape = x.shape();
+      const std::int64_t len = shape.at(static_cast<std::size_t>(pad.axis));
+      shape[static_cast<std::size_t>(pad.axis)] += pad.before + pad.after;
+      out = make(i, x.dtype(), shape);
+      fill(out, pad.value);
+      pointwise({}, {&x}, out.with(out.view.slice(pad.axis, pad.before, pad.before + len)));
+      return "moves";
+    }
+    case Op::place: {
+      const DTensor& values = in(n, 0);
+      const Shape& shape = in(n, 1).shape();
+      const auto part = ir::axis_part(n);
+      const std::int64_t size = shape.at(static_cast<std::size_t>(part.axis));
+      if (!part.fits(size)) throw NotOnDevice{};
+      out = make(i, values.dtype(), shape);
+      fill(out, 0);
+      const std::int64_t at = part.first(size);
+      pointwise({}, {&values},
+                out.with(part.index ? out.view.select(part.axis, at)
+                                    : out.view.slice(part.axis, at, part.last(size))));
+      return "moves";
+    }
+    case Op::all_reduce:
+      // Several workers sum through the collectives, on the host's copy
+      // (NCCL's stage it on the GPU again); one device holds every part.
+      if (worker_) throw NotOnDevice{};
+      out = in(n, 0);
+      return "moves";
+    case Op::sort:
+    case Op::argsort:
+    case Op::random:
+    case Op::window:
+    case Op::window_fold:
+      throw NotOnDevice{};  // cuda_runs_on_host says why
+  }
+  throw NotOnDevice{};
+}
+
+DTensor GraphRun::einops(std::size_t i, const ir::Node& n) {
+  const DTensor& x = in(n, 0);
+  const runtime::RearrangePlan plan = runtime::rearrange_plan(n, x.view, sizes_, dims_);
+  const Shape &atoms = plan.atoms, &shape = plan.shape, &kept = plan.kept,
+              &expanded = plan.expanded;
+  const std::int64_t reduced = plan.reduced;
+  const DTensor c = compact(x);
+  if (runtime::element_count(atoms) != c.size()) throw NotOnDevice{};
+  const DTensor arranged = compact(c.with(c.view.reshape(atoms).permute(plan.order)));
+  if (n.name.empty()) {
+    if (reduced != 1) throw NotOnDevice{};  // the reference's error
+    if (!plan.repeats) return arranged.with(arranged.view.reshape(shape));
+    // The new names by stride 0, then one copy.
+    const Tensor small = arranged.view.reshape(kept);
+    runtime::Strides strides = small.strides();
+    for (std::size_t d = 0; d < kept.size(); ++d)
+      if (kept[d] == 1) strides[d] = 0;
+    const DTensor wide{Tensor::borrow_strided(small.raw(), small.dtype(), expanded, strides),
+                       arranged.memory};
+    DTensor full = make(i, x.dtype(), expanded);
+    pointwise({}, {&wide}, full);
+    return full.with(full.view.reshape(shape));
+  }
+  if (plan.repeats || (n.name != "sum" && n.name != "mean") || x.dtype() != DType::f32)
+    throw NotOnDevice{};
+  const std::int64_t rows = runtime::element_count(shape);
+  DTensor r =
+      reduce_rows(n.name == "sum" ? ir::Reduce::sum : ir::Reduce::mean, arranged, rows, reduced);
+  return r.with(r.view.reshape(shape));
+}
+
+}  // namespace ss::cuda::detail
