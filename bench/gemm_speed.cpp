@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "best_time.hpp"
-#include "runtime/gemm/sgemm.hpp"
+#include "runtime/fast/gemm/sgemm.hpp"
 
 extern "C" void openblas_set_num_threads(int threads);
 extern "C" char* openblas_get_corename(void);

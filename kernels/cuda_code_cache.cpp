@@ -1,6 +1,6 @@
 #include "kernels/cuda_code_cache.hpp"
 
-#include "runtime/compiled_code.hpp"
+#include "runtime/fast/compiled_code.hpp"
 
 namespace ss::cuda {
 

@@ -2,7 +2,7 @@
 // and, through the host's CodeCache (the CLI's XDG cache), across
 // processes, so a second load of the same program compiles nothing. An
 // entry names the source, the target, NVRTC's version and the options in
-// full (runtime/compiled_code's entry format), so a stale or clashing one
+// full (runtime/fast/compiled_code's entry format), so a stale or clashing one
 // is compiled afresh.
 #pragma once
 

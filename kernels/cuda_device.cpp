@@ -4,7 +4,7 @@
 #include <cstring>
 #include <variant>
 
-#include "runtime/device_error.hpp"
+#include "runtime/core/device_error.hpp"
 
 namespace ss::cuda {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "kernels/cuda_driver.hpp"
 #include "kernels/nvrtc.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "shapescript/engine.hpp"
 
 namespace ss::cuda {

@@ -20,8 +20,8 @@
 #include "kernels/cuda_executor.hpp"
 #include "kernels/cuda_ops.hpp"
 #include "kernels/cuda_reduce.hpp"
-#include "runtime/device_error.hpp"
-#include "runtime/einsum_plan.hpp"
+#include "runtime/core/device_error.hpp"
+#include "runtime/fast/einsum_plan.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::cuda::detail {
@@ -199,7 +199,7 @@ class GraphRun {
   // Runs node i on the device and names its path, or throws NotOnDevice.
   const char* device_node(std::size_t i, const ir::Node& n);
 
-  // An einops node as views and one copy (runtime/fast_loops.cpp's
+  // An einops node as views and one copy (runtime/fast/fast_loops.cpp's
   // rearrange, on the device); sums and means of floats by the reduction
   // kernels.
   DTensor einops(std::size_t i, const ir::Node& n);

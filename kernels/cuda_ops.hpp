@@ -3,7 +3,7 @@
 // function returns one kernel's source, named `name`, for NVRTC.
 //
 // Pointwise kernels read each operand as a double and store the result
-// with the reference's conversions (runtime/tensor.hpp's set): float
+// with the reference's conversions (runtime/core/tensor.hpp's set): float
 // rounds to nearest, i32 truncates toward zero and saturates (NaN gives 0),
 // bool is "not zero". Operating in double and rounding once gives the
 // reference's bits for every operation it has (it computes in double too).
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ir/ops.hpp"
-#include "runtime/dtype.hpp"
+#include "runtime/core/dtype.hpp"
 
 namespace ss::cuda {
 

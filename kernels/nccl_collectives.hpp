@@ -15,7 +15,7 @@
 
 #include "kernels/cuda_driver.hpp"
 #include "kernels/nccl.hpp"
-#include "runtime/collectives.hpp"
+#include "runtime/devices/collectives.hpp"
 
 namespace ss::nccl {
 

@@ -20,9 +20,9 @@
 #include "diag/codes.hpp"
 #include "ir/host.hpp"
 #include "lower/pipeline.hpp"
-#include "runtime/controller.hpp"
-#include "runtime/fast_executor.hpp"
-#include "runtime/jit_module.hpp"
+#include "runtime/controller/controller.hpp"
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/fast/jit_module.hpp"
 #include "shapescript/engine.hpp"
 #include "support/dynamic_library.hpp"
 

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "api/compiled.hpp"
-#include "runtime/workers.hpp"
+#include "runtime/devices/workers.hpp"
 #include "shapescript/engine.hpp"
 #include "shapescript/module.hpp"
 

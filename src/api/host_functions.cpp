@@ -4,7 +4,7 @@
 
 #include "api/module_impl.hpp"
 #include "diag/codes.hpp"
-#include "runtime/controller.hpp"
+#include "runtime/controller/controller.hpp"
 
 namespace ss {
 

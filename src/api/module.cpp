@@ -8,9 +8,9 @@
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
 #include "kernels/cuda_executor.hpp"
-#include "runtime/controller.hpp"
-#include "runtime/fast_executor.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/controller/controller.hpp"
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss {

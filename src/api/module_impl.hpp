@@ -11,8 +11,8 @@
 
 #include "api/compiled.hpp"
 #include "ir/program.hpp"
-#include "runtime/tensor.hpp"
-#include "runtime/workers.hpp"
+#include "runtime/core/tensor.hpp"
+#include "runtime/devices/workers.hpp"
 #include "shapescript/engine.hpp"
 #include "shapescript/module.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "diag/codes.hpp"
 #include "lower/pipeline.hpp"
-#include "runtime/controller.hpp"
+#include "runtime/controller/controller.hpp"
 
 namespace ss::api {
 

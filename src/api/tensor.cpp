@@ -1,7 +1,7 @@
 #include <cstring>
 
-#include "runtime/dtype.hpp"
-#include "runtime/tensor.hpp"
+#include "runtime/core/dtype.hpp"
+#include "runtime/core/tensor.hpp"
 #include "shapescript/tensor.hpp"
 
 namespace ss {

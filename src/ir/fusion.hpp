@@ -4,7 +4,7 @@
 // region has a root (its float value leaves the region) and members whose
 // values nobody else reads (one use, not an output, the root's shape); what
 // it reads from outside are its inputs, broadcast into the root's shape.
-// The runtime compiles each region with the LLVM JIT (runtime/fast_executor).
+// The runtime compiles each region with the LLVM JIT (runtime/fast/fast_executor).
 #pragma once
 
 #include <cstdint>

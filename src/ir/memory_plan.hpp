@@ -1,6 +1,6 @@
 // When a graph's values die: after which node each value is read for the
 // last time, so the runtime drops it there and its buffer goes back to the
-// pool (runtime/buffer_pool.hpp) for the next value of its size. With the
+// pool (runtime/core/buffer_pool.hpp) for the next value of its size. With the
 // pool this is the memory plan: a step's values reuse the memory of those
 // that died before them, and a steady-state step takes none from the system.
 #pragma once

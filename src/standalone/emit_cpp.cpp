@@ -4,7 +4,7 @@
 
 #include "ir/attributes.hpp"
 #include "ir/formulas.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "standalone/cpp_names.hpp"
 
 extern const unsigned char ss_standalone_runtime[];

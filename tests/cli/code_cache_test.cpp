@@ -8,8 +8,8 @@
 #include <fstream>
 #include <regex>
 
-#include "runtime/compiled_code.hpp"
-#include "runtime/jit_module.hpp"
+#include "runtime/fast/compiled_code.hpp"
+#include "runtime/fast/jit_module.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"

@@ -13,7 +13,7 @@
 #include "gpu/gpu_setup.hpp"
 #include "kernels/cuda_executor.hpp"
 #include "kernels/nvrtc.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"

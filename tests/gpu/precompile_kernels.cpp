@@ -17,7 +17,7 @@
 
 #include "../../bench/models.hpp"
 #include "kernels/cuda_executor.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"

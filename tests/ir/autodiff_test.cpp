@@ -7,7 +7,7 @@
 
 #include "ir/autodiff.hpp"
 #include "lower/lower.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
 
 namespace {

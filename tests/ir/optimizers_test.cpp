@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "ir/optimizers.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "support/paths.hpp"
 
 namespace {

@@ -15,7 +15,7 @@
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cuda_executor.hpp"
 #include "kernels/nvrtc.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 #include "support/batch_ops.hpp"
 #include "support/checked_program.hpp"

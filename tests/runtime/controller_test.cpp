@@ -5,7 +5,7 @@
 #include "ir/host.hpp"
 #include "lower/lower.hpp"
 #include "lower/pipeline.hpp"
-#include "runtime/controller.hpp"
+#include "runtime/controller/controller.hpp"
 #include "support/checked_program.hpp"
 
 namespace {

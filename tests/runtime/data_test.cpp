@@ -8,10 +8,10 @@
 #include <set>
 
 #include "lower/pipeline.hpp"
-#include "runtime/data_error.hpp"
-#include "runtime/dataset.hpp"
-#include "runtime/models.hpp"
-#include "runtime/safetensors.hpp"
+#include "runtime/controller/models.hpp"
+#include "runtime/data/data_error.hpp"
+#include "runtime/data/dataset.hpp"
+#include "runtime/data/safetensors.hpp"
 #include "support/checked_program.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"

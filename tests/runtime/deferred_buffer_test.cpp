@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/tensor.hpp"
+#include "runtime/core/tensor.hpp"
 
 using ss::runtime::Buffer;
 using ss::runtime::DType;

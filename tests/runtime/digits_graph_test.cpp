@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "lower/lower.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/digits_fixture.hpp"
 #include "support/numerics.hpp"

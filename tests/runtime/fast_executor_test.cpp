@@ -1,4 +1,4 @@
-// The fast executor (runtime/fast_executor.hpp) against the reference
+// The fast executor (runtime/fast/fast_executor.hpp) against the reference
 // interpreter: every lowered device function of the valid programs, and
 // every operation's gradient graph, on the same inputs, within float32
 // rounding; the executor must really have taken work (matmul, einsum,
@@ -12,8 +12,8 @@
 #include "ir/autodiff.hpp"
 #include "ir/fusion.hpp"
 #include "lower/lower.hpp"
-#include "runtime/fast_executor.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "runtime/format.hpp"
+#include "runtime/core/format.hpp"
 
 using ss::runtime::DType;
 using ss::runtime::Tensor;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "runtime/gemm/sgemm.hpp"
+#include "runtime/fast/gemm/sgemm.hpp"
 
 namespace {
 

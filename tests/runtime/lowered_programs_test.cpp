@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "lower/lower.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // The memory plan: every value a graph doesn't return dies after its last
 // reader (ir/memory_plan), its buffer goes back to the pool
-// (runtime/buffer_pool), and a steady-state training step takes no memory
+// (runtime/core/buffer_pool), and a steady-state training step takes no memory
 // from the system.
 #include <doctest/doctest.h>
 
@@ -9,8 +9,8 @@
 
 #include "ir/memory_plan.hpp"
 #include "lower/lower.hpp"
-#include "runtime/buffer_pool.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/core/buffer_pool.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
 #include "support/digits_fixture.hpp"

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "runtime/random.hpp"
+#include "runtime/core/random.hpp"
 
 using ss::runtime::philox4x32;
 

@@ -9,7 +9,7 @@
 #include <atomic>
 #include <thread>
 
-#include "runtime/collectives.hpp"
+#include "runtime/devices/collectives.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/batch_ops.hpp"
 #include "support/paths.hpp"

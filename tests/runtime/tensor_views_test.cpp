@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
+#include "runtime/core/tensor.hpp"
 #include "runtime/reference/ops.hpp"
-#include "runtime/tensor.hpp"
 
 namespace {
 

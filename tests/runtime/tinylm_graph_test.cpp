@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "lower/lower.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"

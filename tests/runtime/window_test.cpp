@@ -11,8 +11,8 @@
 #include "ir/attributes.hpp"
 #include "ir/autodiff.hpp"
 #include "ir/distribute.hpp"
-#include "runtime/fast_executor.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 #include "support/paths.hpp"
 

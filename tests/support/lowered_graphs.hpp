@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
-#include "runtime/interpreter.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
 
 namespace ss::test {

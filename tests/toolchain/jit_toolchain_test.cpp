@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/jit_module.hpp"
+#include "runtime/fast/jit_module.hpp"
 #include "support/paths.hpp"
 #include "support/skip.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "ir/attributes.hpp"
 #include "ir/ops.hpp"
-#include "runtime/tensor.hpp"
+#include "runtime/core/tensor.hpp"
 
 namespace ss::runtime::reference {
 

@@ -1,0 +1,193 @@
+#include "runtime/controller/controller_impl.hpp"
+
+namespace ss::runtime {
+
+using control::Controller;
+using control::Failure;
+using ir::HostInstr;
+using ir::HostKind;
+using ir::HostOp;
+
+namespace control {
+
+Value from_output(const Tensor& t, HostKind kind) {
+  if (kind == HostKind::integer || kind == HostKind::floating)
+    return number(t.get(0), kind == HostKind::integer);
+  Value v = of_kind(Value::Kind::tensor);
+  v.tensor = t;
+  return v;
+}
+
+}  // namespace control
+
+SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
+                            const CodeCache& cache) {
+  std::vector<SsJitHostStep> steps;
+  for (const HostInstr& in : fn.code) switch (in.op) {
+      case HostOp::branch:
+        steps.push_back({SS_JIT_HOST_BRANCH, in.target});
+        break;
+      case HostOp::loop_next:
+        steps.push_back({SS_JIT_HOST_LOOP, in.target});
+        break;
+      case HostOp::jump:
+        steps.push_back({SS_JIT_HOST_JUMP, in.target});
+        break;
+      case HostOp::ret:
+        steps.push_back({SS_JIT_HOST_RETURN, -1});
+        break;
+      default:
+        steps.push_back({SS_JIT_HOST_EXEC, -1});
+    }
+  const auto compile = [&](const std::string& prefix, std::string* object, std::string* error) {
+    return compile_with(
+        [&](auto write, void* context, char* why, std::size_t size) {
+          return api.compile_controller(steps.data(), static_cast<std::int32_t>(steps.size()),
+                                        prefix.c_str(), write, context, why, size);
+        },
+        object, error);
+  };
+  std::string error;
+  const auto code = cached_code(api, controller_identity(api, steps), 1, compile, cache, &error);
+  // Without code the function is interpreted, as without the JIT.
+  return code ? reinterpret_cast<SsJitHostFn>(code->fns[0]) : nullptr;
+}
+
+std::optional<Diagnostic> program_failure(const std::exception& e, const diag::SourceMap& map,
+                                          diag::Span at) {
+  std::optional<Diagnostic> d;  // each branch gives it its code
+  if (const auto* worker = dynamic_cast<const WorkerFailure*>(&e)) {
+    const std::string where = "on worker " + worker->device + " (rank " +
+                              std::to_string(worker->rank) + "), in its part of the batch";
+    try {
+      std::rethrow_exception(worker->cause);
+    } catch (const CollectiveError& c) {
+      d = diag::error(diag::Code::E1806, std::string("a collective failed: ") + c.what(),
+                      "a worker that stops answering, a lost device or a failed communicator "
+                      "ends the call; the next call starts the collectives afresh");
+      d->labels.push_back(map.label(at, "in this call", true));
+      d->notes.push_back(where);
+    } catch (const std::exception& cause) {
+      auto inner = program_failure(cause, map, at);
+      if (!inner) return std::nullopt;
+      inner->notes.push_back(where);
+      return inner;
+    } catch (...) {
+      return std::nullopt;
+    }
+  } else if (const auto* split = dynamic_cast<const SplitMismatch*>(&e)) {
+    d = diag::error(diag::Code::E0708, split->what(), "the given sizes must divide the axis");
+    d->labels.push_back(map.label(split->span, "at run time", true));
+  } else if (const auto* range = dynamic_cast<const reference::RangeError*>(&e)) {
+    d = diag::error(diag::Code::E0509,
+                    "the value " + std::to_string(range->value) + " is outside 0.." +
+                        std::to_string(range->bound - 1),
+                    "an Index[C] holds 0 to C-1: check the data, or clip before casting");
+    d->labels.push_back(map.label(at, "here", true));
+  } else if (const auto* memory = dynamic_cast<const MemoryLimitError*>(&e)) {
+    d = diag::error(diag::Code::E1610, memory->what(),
+                    "the host limits the memory a run may hold (LoadOptions::memory_limit, "
+                    "--memory-limit): use smaller batches or models, or ask the host for more");
+    d->labels.push_back(map.label(at, "in this call", true));
+  } else if (const auto* device = dynamic_cast<const DeviceError*>(&e)) {
+    d = diag::error(device->code, device->what(), device->help);
+    d->labels.push_back(map.label(at, "in this call", true));
+  } else {
+    return std::nullopt;
+  }
+  d->location = d->labels.back().start;
+  return d;
+}
+
+Diagnostic internal_error(const std::string& what) {
+  return diag::error(
+      diag::Code::E0001, "internal error: " + what,
+      "this is a bug in shapescript, not in the program: please report it with the program");
+}
+
+namespace {
+
+// `function`'s parameters bound from the host's values by name: a tensor's
+// shape and element type checked as a call's inputs are, a number given as
+// a scalar. Throws Failure.
+std::vector<Value> bind_arguments(const ir::Program& program, const std::string& function,
+                                  const std::map<std::string, Tensor>& args) {
+  const auto& fn = program.functions.at(function);
+  const auto fail = [&](diag::Code code, std::string message, std::string help) {
+    throw Failure{diag::error(code, std::move(message), std::move(help))};
+  };
+  ir::Graph shapes;  // one input per tensor parameter, to check the given shapes
+  std::map<std::string, Tensor> given;
+  std::vector<Value> values;
+  for (std::size_t i = 0; i < fn.params.size(); ++i) {
+    const std::string& name = fn.params[i].name;
+    const types::Type& type = fn.params[i].type;
+    const auto it = args.find(name);
+    if (it == args.end())
+      fail(diag::Code::E1605, "`" + function + "` needs `" + name + "`, a " + type.str(),
+           "give it with `--arg " + name + "=VALUE`");
+    const Tensor& t = it->second;
+    if (type.is(types::Type::Kind::tensor)) {
+      ir::Node input{.op = ir::Op::input, .name = name, .type = type};
+      shapes.inputs.push_back(shapes.add(std::move(input)));
+      given[name] = t;
+      Value v = of_kind(Value::Kind::tensor);
+      v.tensor = t;
+      values.push_back(std::move(v));
+    } else if (type.is(types::Type::Kind::integer) || type.is(types::Type::Kind::floating)) {
+      const bool integer = type.is(types::Type::Kind::integer);
+      if (t.rank() != 0)
+        fail(diag::Code::E1603,
+             "`" + name + "` is " + (integer ? "an integer" : "a number") +
+                 ", given a tensor of shape " + shape_str(t.shape()),
+             "give one number: `--arg " + name + (integer ? "=3`" : "=0.5`"));
+      if (integer && t.get(0) != std::trunc(t.get(0)))
+        fail(diag::Code::E1603,
+             "`" + name + "` is an integer, given " + format_float(t.get(0), t.dtype()),
+             "give a whole number: `--arg " + name + "=3`");
+      values.push_back(number(t.get(0), integer));
+    } else {
+      fail(diag::Code::E1602, "`" + name + "` is a " + type.str() + ", which a host can't pass",
+           "give the function tensor and number parameters, and build the rest inside it");
+    }
+  }
+  for (const auto& [name, tensor] : args) {
+    bool known = false;
+    for (const auto& param : fn.params) known = known || param.name == name;
+    if (!known)
+      fail(diag::Code::E1603, "`" + function + "` has no parameter `" + name + "`",
+           "its parameters are named in its `fn` line");
+  }
+  try {
+    (void)bind_sizes(shapes, given, program.dims);
+  } catch (const InputMismatch& e) {
+    fail(diag::Code::E1603, e.what(), kArgTypeHelp);
+  }
+  return values;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> run_function(const ir::Program& program, const diag::SourceMap& map,
+                                     const std::string& function,
+                                     const std::map<std::string, Tensor>& args,
+                                     const RunOptions& options) {
+  Controller controller(program, map, options);
+  std::optional<MemoryBudget::Scope> budget;
+  if (options.memory_limit > 0) {
+    auto b = std::make_shared<MemoryBudget>();
+    b->limit = options.memory_limit;
+    budget.emplace(std::move(b));
+  }
+  try {
+    const Value result = controller.call(function, bind_arguments(program, function, args), {});
+    if (result.kind != Value::Kind::none && options.print) options.print(show(result) + "\n");
+  } catch (const Failure& failure) {
+    return {failure.diagnostic};
+  } catch (const std::exception& bug) {
+    return {internal_error(bug.what())};
+  }
+  return {};
+}
+
+}  // namespace ss::runtime

@@ -1,0 +1,176 @@
+// Tensors of the runtime: an element type, a shape, strides and a shared
+// buffer, 64-byte aligned when owned. A new tensor is contiguous, row-major;
+// views (a slice, one index of an axis, a permutation of the axes, host
+// memory with the host's strides) share their buffer and read through their
+// strides, so they cost no copy. A tensor may borrow host memory; then the
+// host keeps the memory alive.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/core/dtype.hpp"
+
+namespace ss::runtime {
+
+using Shape = std::vector<std::int64_t>;
+using Strides = std::vector<std::int64_t>;  // in elements, per axis; may be 0 or negative
+
+std::int64_t element_count(const Shape& shape);
+Strides row_major_strides(const Shape& shape);
+std::string shape_str(const Shape& shape);  // "[2 3]"
+
+// A limit on the tensor memory one run may hold (LoadOptions::
+// memory_limit): while a MemoryBudget::Scope is open on a thread, every
+// buffer that thread allocates is charged to the budget until it is freed,
+// and one that would pass the limit throws MemoryLimitError instead.
+struct MemoryBudget {
+  std::int64_t limit = 0;  // bytes
+  std::atomic<std::int64_t> used{0};
+  std::atomic<std::int64_t> peak{0};
+
+  class Scope {
+   public:
+    explicit Scope(std::shared_ptr<MemoryBudget> budget);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    std::shared_ptr<MemoryBudget> previous_;
+  };
+};
+
+struct MemoryLimitError : std::runtime_error {
+  MemoryLimitError(std::int64_t wanted, std::int64_t used, std::int64_t limit);
+  std::int64_t wanted, used, limit;
+};
+
+// Memory a tensor's elements live in: owned (aligned, from the buffer
+// pool, zeroed unless asked not to be) or borrowed.
+//
+// An owned buffer may be deferred: its contents still live elsewhere (a
+// GPU's memory) and `fetch` copies them in on the first access through
+// data(), from any thread. Until then `twin()` gives that other copy, so
+// the executor that made it can take the value back without a copy; once
+// fetched (the host may then write it) the twin is dropped.
+class Buffer {
+ public:
+  static constexpr std::size_t kAlignment = 64;
+  static std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed = true);
+  static std::shared_ptr<Buffer> borrow(void* data, std::size_t bytes);
+  static std::shared_ptr<Buffer> deferred(std::size_t bytes, std::function<void(void*)> fetch,
+                                          std::shared_ptr<const void> twin);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* data() const {
+    if (pending_.load(std::memory_order_acquire)) [[unlikely]]
+      fetch();
+    return data_;
+  }
+  std::size_t bytes() const { return bytes_; }
+  bool owned() const { return owned_; }
+  // The copy a deferred buffer's contents still live in; null once fetched.
+  std::shared_ptr<const void> twin() const;
+
+ private:
+  Buffer(void* data, std::size_t bytes, std::size_t capacity, bool owned)
+      : data_(data), bytes_(bytes), capacity_(capacity), owned_(owned) {}
+  void fetch() const;
+  void* data_;
+  std::size_t bytes_;
+  std::size_t capacity_;  // what was taken from the pool
+  bool owned_;
+  std::shared_ptr<MemoryBudget> budget_;  // what it is charged to, if anything
+  // A deferred buffer's: set once, cleared when fetched.
+  mutable std::atomic<bool> pending_{false};
+  mutable std::mutex fetch_mutex_;
+  mutable std::function<void(void*)> fetch_;
+  mutable std::shared_ptr<const void> twin_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // A new contiguous tensor, every element zero.
+  static Tensor zeros(DType dtype, Shape shape);
+  // A new contiguous tensor whose elements are whatever its memory held:
+  // for results whose every element is written before anything reads it.
+  static Tensor uninitialized(DType dtype, Shape shape);
+  // A contiguous view of host memory, not copied.
+  static Tensor borrow(void* data, DType dtype, Shape shape);
+  // A view of host memory with the host's strides: element (i, j, ...) is
+  // at data + (i*strides[0] + j*strides[1] + ...) elements.
+  static Tensor borrow_strided(void* data, DType dtype, Shape shape, Strides strides);
+  // A contiguous tensor over a buffer (Buffer::deferred's, say) of at
+  // least its size.
+  static Tensor over(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape);
+  // From values given as doubles, converted to dtype.
+  static Tensor from_values(DType dtype, Shape shape, const std::vector<double>& values);
+  static Tensor scalar(DType dtype, double value) { return from_values(dtype, {}, {value}); }
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  std::int64_t rank() const { return static_cast<std::int64_t>(shape_.size()); }
+  std::int64_t size() const { return element_count(shape_); }
+  std::int64_t dim(std::int64_t axis) const { return shape_[static_cast<std::size_t>(axis)]; }
+  const Strides& strides() const { return strides_; }
+  bool contiguous() const;  // row-major without gaps: raw() holds size() elements in order
+  const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  std::int64_t offset() const { return offset_; }  // of the first element, in elements
+  void* raw() const;                               // the first element (index 0 on every axis)
+
+  // Views sharing this tensor's buffer. Axes are checked (std::out_of_range).
+  Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t end) const;
+  Tensor select(std::int64_t axis, std::int64_t index) const;  // the axis removed
+  Tensor permute(const std::vector<std::int64_t>& order) const;
+  // This tensor if contiguous, else a contiguous copy.
+  Tensor compact() const;
+  // A contiguous copy with a buffer of its own, always.
+  Tensor clone() const;
+  // A contiguous tensor's elements in another shape of the same size, shared.
+  Tensor reshape(Shape shape) const;
+
+  // Elements in row-major order of the shape (whatever the strides), as doubles (exact for every
+  // dtype). set() rounds to the dtype: to nearest even for floats; for i32 it truncates toward
+  // zero, saturating at the type's bounds, NaN giving 0; for bool, anything but 0 is true.
+  double get(std::int64_t flat) const {
+    if (contiguous_ && dtype_ == DType::f32)  // the common case, inline
+      return static_cast<const float*>(buffer_->data())[offset_ + flat];
+    return get_any(flat);
+  }
+  void set(std::int64_t flat, double value) {
+    if (contiguous_ && dtype_ == DType::f32)
+      static_cast<float*>(buffer_->data())[offset_ + flat] = static_cast<float>(value);
+    else
+      set_any(flat, value);
+  }
+  std::vector<double> values() const;
+
+ private:
+  double get_any(std::int64_t flat) const;
+  void set_any(std::int64_t flat, double value);
+
+  std::int64_t physical(std::int64_t flat) const;  // a row-major index's offset from raw()
+
+  DType dtype_ = DType::f32;
+  Shape shape_;
+  Strides strides_;
+  std::int64_t offset_ = 0;  // of the first element in the buffer, in elements
+  bool contiguous_ = true;
+  std::shared_ptr<Buffer> buffer_;
+};
+
+// A tensor's stride along each of `rank` output axes it broadcasts into
+// (aligned from the right): 0 where it has size 1 or no such axis.
+Strides broadcast_strides(const Tensor& t, std::size_t rank);
+
+}  // namespace ss::runtime

@@ -1,0 +1,169 @@
+#include "runtime/fast/fast_contractions.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "runtime/fast/einsum_plan.hpp"
+#include "runtime/fast/fast_loops.hpp"
+#include "runtime/fast/gemm/sgemm.hpp"
+
+namespace ss::runtime::fast {
+namespace {
+
+// A float32 operand as the GEMM reads it: a rank-2 view by its strides,
+// anything else made contiguous and read as rows x columns.
+struct Operand {
+  Tensor kept;  // owns what `matrix` points into
+  gemm::Matrix matrix;
+};
+
+Operand operand(const Tensor& t, std::int64_t cols) {
+  if (t.rank() == 2) {
+    const auto& s = t.strides();
+    return {t, {static_cast<const float*>(t.raw()), s[0], s[1]}};
+  }
+  Tensor c = t.contiguous() ? t : t.compact();
+  const auto* data = static_cast<const float*>(c.raw());
+  return {std::move(c), {data, cols, 1}};
+}
+
+// An operand as [batch axes..., row axes..., column axes...]: each batch
+// index's matrix, by strides when its rows and its columns each merge
+// into one stride, else from a compact copy.
+struct Panel {
+  Tensor kept;
+  std::vector<std::int64_t> batch_shape, batch_strides;
+  std::int64_t row_stride = 1, col_stride = 1;
+
+  gemm::Matrix at(std::int64_t t) const {
+    std::int64_t offset = 0;
+    for (std::size_t d = batch_shape.size(); d-- > 0;) {
+      offset += t % batch_shape[d] * batch_strides[d];
+      t /= batch_shape[d];
+    }
+    return {static_cast<const float*>(kept.raw()) + offset, row_stride, col_stride};
+  }
+};
+
+// The stride that walks axes [from, to) as one, or 0 when they don't merge.
+std::int64_t merged(const Tensor& t, std::size_t from, std::size_t to) {
+  std::int64_t stride = 0;  // of the innermost axis longer than 1
+  std::int64_t span = 1;    // elements the merged axes cover
+  for (std::size_t d = to; d-- > from;) {
+    const std::int64_t size = t.shape()[d];
+    if (size == 1) continue;
+    if (stride == 0)
+      stride = t.strides()[d];
+    else if (t.strides()[d] != stride * span)
+      return 0;
+    span *= size;
+  }
+  return stride == 0 ? 1 : stride;
+}
+
+Panel panel(Tensor t, std::size_t batch, std::size_t rows) {
+  const std::size_t rank = t.shape().size();
+  std::int64_t r = merged(t, batch, batch + rows), c = merged(t, batch + rows, rank);
+  if (r == 0 || c == 0) {
+    t = t.compact();
+    r = merged(t, batch, batch + rows);
+    c = merged(t, batch + rows, rank);
+  }
+  Panel p;
+  p.kept = t;
+  p.row_stride = r;
+  p.col_stride = c;
+  for (std::size_t d = 0; d < batch; ++d) {
+    p.batch_shape.push_back(t.shape()[d]);
+    p.batch_strides.push_back(t.strides()[d]);
+  }
+  return p;
+}
+
+// Three operands, one of them with exactly the output's names (autodiff's
+// product of an upstream gradient with two others): the einsum of the
+// other two, times that one elementwise.
+bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
+  const auto times = runtime::einsum_times(n);
+  if (!times) return false;
+  const Tensor& factor = values[static_cast<std::size_t>(n.in[times->factor])];
+  if (factor.dtype() != DType::f32) return false;
+  Tensor product;
+  return einsum(times->pair, product, values, threads) &&
+         binary_f32(ir::Binary::mul, product, factor, out);
+}
+
+}  // namespace
+
+// a [..., K] @ b [K, ...]: rows of a's leading axes, columns of b's
+// trailing ones.
+bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
+  const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
+  const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
+  if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() < 1)
+    return false;
+  const std::int64_t k = b.dim(0);
+  if (a.dim(a.rank() - 1) != k) return false;  // the reference's error
+  std::int64_t rows = 1, cols = 1;
+  for (std::int64_t d = 0; d + 1 < a.rank(); ++d) rows *= a.dim(d);
+  for (std::int64_t d = 1; d < b.rank(); ++d) cols *= b.dim(d);
+  Shape shape(a.shape().begin(), a.shape().end() - 1);
+  shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
+  out = Tensor::uninitialized(DType::f32, shape);
+  const Operand left = operand(a, k), right = operand(b, cols);
+  gemm::sgemm(rows, cols, k, 1.0f, left.matrix, right.matrix, 0.0f,
+              {static_cast<float*>(out.raw()), cols}, threads);
+  return true;
+}
+
+bool matmul_in_blocks(const Tensor& a, const Tensor& b, int threads,
+                      const std::function<void(std::int64_t, std::int64_t, const float*)>& block) {
+  if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() != 2)
+    return false;
+  const std::int64_t k = b.dim(0), cols = b.dim(1);
+  if (a.dim(a.rank() - 1) != k || cols == 0) return false;
+  std::int64_t rows = 1;
+  for (std::int64_t d = 0; d + 1 < a.rank(); ++d) rows *= a.dim(d);
+  const Operand left = operand(a, k), right = operand(b, cols);
+  // Blocks of at least 256 rows (the GEMM packs b again for each), and
+  // about 64K floats.
+  const std::int64_t step = std::max<std::int64_t>(256, (std::int64_t{1} << 16) / cols);
+  std::vector<float> tile(static_cast<std::size_t>(std::min(step, rows) * cols));
+  for (std::int64_t r0 = 0; r0 < rows; r0 += step) {
+    const std::int64_t r1 = std::min(rows, r0 + step);
+    const gemm::Matrix part{left.matrix.data + r0 * left.matrix.row_stride, left.matrix.row_stride,
+                            left.matrix.col_stride};
+    gemm::sgemm(r1 - r0, cols, k, 1.0f, part, right.matrix, 0.0f, {tile.data(), cols}, threads);
+    block(r0, r1, tile.data());
+  }
+  return true;
+}
+
+// A two-operand einsum is a batch of GEMMs: names in both operands and
+// the output are the batch, in one operand and the output rows or
+// columns, in both operands only contracted. Computed as [batch, rows,
+// columns], then put in the output's order. Other einsums (a name summed
+// in one operand alone, a name twice) are the reference's.
+bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
+  if (n.in.size() == 3) return einsum_times(n, out, values, threads);
+  if (n.in.size() != 2) return false;
+  const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
+  const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
+  if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;
+  const auto plan = plan_einsum(n, a.shape(), b.shape());
+  if (!plan) return false;
+  const Panel left = panel(a.permute(plan->a_order), plan->batch_axes, plan->row_axes),
+              right = panel(b.permute(plan->b_order), plan->batch_axes, plan->inner_axes);
+  Tensor result = Tensor::uninitialized(DType::f32, plan->computed);
+  const std::int64_t m = plan->m, k = plan->k, c = plan->n;
+  auto* base = static_cast<float*>(result.raw());
+  for (std::int64_t t = 0; t < plan->batches; ++t)
+    gemm::sgemm(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c}, threads);
+  // The output's own order, when it isn't [batch, rows, columns].
+  out = plan->out_order.empty() ? result : result.permute(plan->out_order).compact();
+  return true;
+}
+
+}  // namespace ss::runtime::fast

@@ -1,0 +1,60 @@
+// The fast CPU executor, offered each node before the reference interpreter
+// (runtime/reference/interpreter.hpp's Accelerator): contractions through the packed
+// GEMM (runtime/gemm); elementwise regions (ir/fusion.hpp) as kernels the
+// LLVM JIT compiles, once per graph, when the JIT module is present; other
+// float32 elementwise nodes in C++ loops. What it doesn't take runs on the
+// reference operations, so every program runs, and the tests hold it to
+// the reference's results (elementwise ones bit for bit).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "jit/jit_api.h"
+#include "runtime/reference/interpreter.hpp"
+#include "shapescript/engine.hpp"
+
+namespace ss::runtime {
+
+struct FastExecutorOptions {
+  int threads = 1;  // for a GEMM large enough to split
+  // Fuse elementwise regions with the JIT module found as JitModule::load
+  // finds it (`jit_library`: a path, or empty for the usual search).
+  bool fuse = true;
+  std::string jit_library;
+  CodeCache code_cache;  // where compiled kernels are kept between processes
+};
+
+// How many fused kernels the executor has compiled, how many times one ran,
+// how many times one ran step by step instead (an input laid out as its
+// code can't read), and how many kernels it found already compiled, in the
+// process or in the code cache: what the tests read.
+struct FusionCounts {
+  std::int64_t kernels = 0, runs = 0, stepped = 0;
+  std::int64_t from_memory = 0, from_store = 0;
+};
+FusionCounts fusion_counts(const Accelerator& fast_executor);
+
+// The nodes the executor ran, by path: "gemm", "fused", "loops",
+// "reductions", and "reference OP" for those it left to the reference.
+std::map<std::string, std::int64_t> executor_nodes(const Accelerator& fast_executor);
+// Why the fast executor leaves `op` to the reference, or null when it runs
+// it (an op it runs may still fall back for a layout or type it lacks).
+const char* fast_leaves_to_reference(ir::Op op);
+bool executor_has_jit(const Accelerator& fast_executor);
+// The JIT module's table, for the controller's code (null without it).
+const SsJitApi* executor_jit(const Accelerator& fast_executor);
+
+// Per graph name (a device function's, or "expression in main"): its
+// runs, its fused kernels, and its nodes by path as executor_nodes counts.
+struct GraphStats {
+  std::int64_t calls = 0, fused_kernels = 0;
+  std::map<std::string, std::int64_t> nodes;
+};
+std::map<std::string, GraphStats> executor_functions(const Accelerator& fast_executor);
+
+std::unique_ptr<Accelerator> make_fast_executor(const FastExecutorOptions& options);
+
+}  // namespace ss::runtime

@@ -1,0 +1,318 @@
+#include "runtime/fast/fast_loops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ir/formulas.hpp"
+#include "runtime/core/helper_threads.hpp"
+#include "runtime/fast/fast_ops.hpp"
+#include "runtime/reference/ops.hpp"
+
+namespace ss::runtime::fast {
+namespace {
+
+// Elementwise work on float32, with the reference's bits: +, -, *, / and
+// sqrt in float are what the reference's double arithmetic rounds to (a
+// double holds the exact result of one such operation to well past float's
+// precision); everything else calls the reference's scalar function.
+template <typename F>
+void each_pair(std::int64_t count, const float* a, std::int64_t sa, const float* b, std::int64_t sb,
+               float* out, F f) {
+  // The common strides get loops of their own, which the compiler vectorises.
+  if (sa == 1 && sb == 1)
+    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j], b[j]);
+  else if (sa == 1 && sb == 0)
+    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j], b[0]);
+  else if (sa == 0 && sb == 1)
+    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[0], b[j]);
+  else
+    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j * sa], b[j * sb]);
+}
+
+template <typename F>
+void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float* out, F f) {
+  const std::size_t rank = shape.size();
+  // Each operand's stride along each output axis: 0 where it broadcasts.
+  const auto sa = broadcast_strides(a, rank), sb = broadcast_strides(b, rank);
+  const auto* pa = static_cast<const float*>(a.raw());
+  const auto* pb = static_cast<const float*>(b.raw());
+  const std::int64_t inner = rank ? shape[rank - 1] : 1;
+  const std::int64_t ia = rank ? sa[rank - 1] : 0, ib = rank ? sb[rank - 1] : 0;
+  const std::int64_t rows = inner ? element_count(shape) / inner : 0;
+  std::vector<std::int64_t> index(rank, 0);
+  std::int64_t oa = 0, ob = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    each_pair(inner, pa + oa, ia, pb + ob, ib, out + r * inner, f);
+    for (std::size_t d = rank < 2 ? 0 : rank - 1; d-- > 0;) {  // the odometer over the outer axes
+      oa += sa[d];
+      ob += sb[d];
+      if (++index[d] < shape[d]) break;
+      oa -= sa[d] * shape[d];
+      ob -= sb[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+// One group of a trailing reduction, contiguous, as the reference computes
+// it: in doubles, in order; max and min as std::max_element and
+// min_element compare (the first of equals, NaN kept only if first);
+// logsumexp as logsumexp_of; var and std about the mean, divided by n.
+float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
+  const auto n = static_cast<double>(group);
+  switch (op) {
+    case ir::Reduce::logsumexp: {
+      double peak = -std::numeric_limits<double>::infinity();
+      for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
+      if (!std::isfinite(peak)) return static_cast<float>(peak);
+      double sum = 0;
+      for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
+      return static_cast<float>(peak + std::log(sum));
+    }
+    case ir::Reduce::var:
+    case ir::Reduce::std: {
+      double sum = 0, squares = 0;
+      for (std::int64_t g = 0; g < group; ++g) sum += row[g];
+      for (std::int64_t g = 0; g < group; ++g) squares += (row[g] - sum / n) * (row[g] - sum / n);
+      return static_cast<float>(op == ir::Reduce::var ? squares / n : std::sqrt(squares / n));
+    }
+    case ir::Reduce::max:
+    case ir::Reduce::min: {
+      double best = row[0];
+      for (std::int64_t g = 1; g < group; ++g)
+        if (op == ir::Reduce::max ? best < row[g] : row[g] < best) best = row[g];
+      return static_cast<float>(best);
+    }
+    default: {  // sum, mean
+      double sum = 0;
+      for (std::int64_t g = 0; g < group; ++g) sum += row[g];
+      return static_cast<float>(op == ir::Reduce::mean ? sum / n : sum);
+    }
+  }
+}
+
+bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads) {
+  if (op == ir::Unary::logical_not && x.dtype() == DType::boolean) {
+    const Tensor c = x.contiguous() ? x : x.compact();
+    out = Tensor::uninitialized(DType::boolean, x.shape());
+    const auto* in = static_cast<const unsigned char*>(c.raw());
+    auto* o = static_cast<unsigned char*>(out.raw());
+    for (std::int64_t j = 0, count = x.size(); j < count; ++j) o[j] = in[j] ? 0 : 1;
+    return true;
+  }
+  if (x.dtype() != DType::f32 || op == ir::Unary::logical_not) return false;
+  const Tensor c = x.contiguous() ? x : x.compact();
+  out = Tensor::uninitialized(DType::f32, x.shape());
+  const auto* in = static_cast<const float*>(c.raw());
+  auto* o = static_cast<float*>(out.raw());
+  const std::int64_t count = x.size();
+  switch (op) {
+    case ir::Unary::neg:
+      for (std::int64_t j = 0; j < count; ++j) o[j] = -in[j];
+      break;
+    case ir::Unary::relu:  // NaN gives 0, as the reference's x > 0 test does
+      for (std::int64_t j = 0; j < count; ++j) o[j] = in[j] > 0 ? in[j] : 0.0f;
+      break;
+    case ir::Unary::sqrt:
+      for (std::int64_t j = 0; j < count; ++j) o[j] = std::sqrt(in[j]);
+      break;
+    default: {  // exp, tanh, ...: their formulas in double, worth threads on a large tensor
+      const ir::Formula& f = ir::formula(op);
+      const auto single = ir::single_call(f);  // exp(x): called directly, no term walk
+      for_rows(count, kMinElements, threads, [&](std::int64_t from, std::int64_t to) {
+        if (single == ir::Term::Function::exp) {
+          for (std::int64_t j = from; j < to; ++j)
+            o[j] = static_cast<float>(std::exp(static_cast<double>(in[j])));
+        } else if (single != ir::Term::Function::none) {
+          for (std::int64_t j = from; j < to; ++j)
+            o[j] = static_cast<float>(ir::call(single, in[j]));
+        } else {
+          for (std::int64_t j = from; j < to; ++j)
+            o[j] = static_cast<float>(ir::evaluate(f, in[j]));
+        }
+      });
+    }
+  }
+  return true;
+}
+
+bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
+  if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;  // integers, mixed
+  const Shape shape = reference::broadcast_shapes(a.shape(), b.shape());
+  out = Tensor::uninitialized(DType::f32, shape);
+  auto* o = static_cast<float*>(out.raw());
+  switch (op) {
+    case ir::Binary::add:
+      broadcast_rows(shape, a, b, o, [](float x, float y) { return x + y; });
+      break;
+    case ir::Binary::sub:
+      broadcast_rows(shape, a, b, o, [](float x, float y) { return x - y; });
+      break;
+    case ir::Binary::mul:
+      broadcast_rows(shape, a, b, o, [](float x, float y) { return x * y; });
+      break;
+    case ir::Binary::div:
+      broadcast_rows(shape, a, b, o, [](float x, float y) { return x / y; });
+      break;
+    default:
+      broadcast_rows(shape, a, b, o, [op](float x, float y) {
+        return static_cast<float>(reference::apply_binary(op, x, y, false));
+      });
+  }
+  return true;
+}
+
+bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes, bool keep,
+                Tensor& out, int threads) {
+  const bool spread = op == ir::Reduce::var || op == ir::Reduce::std;
+  if (x.dtype() != DType::f32 ||
+      (op != ir::Reduce::sum && op != ir::Reduce::mean && op != ir::Reduce::max &&
+       op != ir::Reduce::min && op != ir::Reduce::logsumexp && !spread))
+    return false;
+  const auto rank = static_cast<std::size_t>(x.rank());
+  std::vector<bool> reduced(rank, false);
+  for (const auto a : axes) {
+    if (a < 0 || static_cast<std::size_t>(a) >= rank) return false;
+    reduced[static_cast<std::size_t>(a)] = true;
+  }
+  std::size_t count = 0;
+  for (const bool r : reduced) count += r;
+  bool leading = true, trailing = true;
+  for (std::size_t d = 0; d < rank; ++d) {
+    leading = leading && reduced[d] == (d < count);
+    trailing = trailing && reduced[d] == (d >= rank - count);
+  }
+  if (!leading && !trailing) return false;
+  std::int64_t group = 1, kept = 1;
+  Shape shape;
+  for (std::size_t d = 0; d < rank; ++d) {
+    (reduced[d] ? group : kept) *= x.shape()[d];
+    if (!reduced[d])
+      shape.push_back(x.shape()[d]);
+    else if (keep)
+      shape.push_back(1);
+  }
+  if (group == 0) return false;  // the reference's empty groups
+  if ((op == ir::Reduce::logsumexp || spread) && !trailing) return false;
+  const Tensor c = x.contiguous() ? x : x.compact();
+  const auto* p = static_cast<const float*>(c.raw());
+  out = Tensor::uninitialized(DType::f32, shape);
+  auto* o = static_cast<float*>(out.raw());
+  const auto finish = [&](double sum_or_best) {
+    return static_cast<float>(op == ir::Reduce::mean ? sum_or_best / static_cast<double>(group)
+                                                     : sum_or_best);
+  };
+  const auto better = [op](double best, double v) {
+    return op == ir::Reduce::max ? best < v : v < best;
+  };
+  const bool extreme = op == ir::Reduce::max || op == ir::Reduce::min;
+  if (trailing) {  // each kept position's group is contiguous
+    for_rows(kept, kMinElements / group, threads, [&](std::int64_t r0, std::int64_t r1) {
+      for (std::int64_t r = r0; r < r1; ++r) o[r] = reduce_row(op, p + r * group, group);
+    });
+    return true;
+  }
+  // Leading: the group's elements are rows; each kept column sums down.
+  std::vector<double> acc(static_cast<std::size_t>(kept));
+  for (std::int64_t j = 0; j < kept; ++j) acc[static_cast<std::size_t>(j)] = extreme ? p[j] : 0.0;
+  for (std::int64_t g = extreme ? 1 : 0; g < group; ++g) {
+    const float* row = p + g * kept;
+    if (extreme) {
+      for (std::int64_t j = 0; j < kept; ++j)
+        if (better(acc[static_cast<std::size_t>(j)], row[j]))
+          acc[static_cast<std::size_t>(j)] = row[j];
+    } else {
+      for (std::int64_t j = 0; j < kept; ++j) acc[static_cast<std::size_t>(j)] += row[j];
+    }
+  }
+  for (std::int64_t j = 0; j < kept; ++j) o[j] = finish(acc[static_cast<std::size_t>(j)]);
+  return true;
+}
+
+// causal: -inf above the diagonal of the last two axes, the rest copied.
+bool causal(const Tensor& x, Tensor& out) {
+  if (x.dtype() != DType::f32 || x.rank() < 2) return false;
+  const std::int64_t rows = x.dim(x.rank() - 2), cols = x.dim(x.rank() - 1);
+  out = x.clone();  // a copy of its own, to write the mask into
+  auto* p = static_cast<float*>(out.raw());
+  const std::int64_t planes = rows && cols ? out.size() / (rows * cols) : 0;
+  for (std::int64_t t = 0; t < planes; ++t)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = i + 1; j < cols; ++j)
+        p[(t * rows + i) * cols + j] = -std::numeric_limits<float>::infinity();
+  return true;
+}
+
+// Bool, i32 and f32 to f32: exact conversions (an i32 rounds to nearest).
+bool cast_to_f32(const Tensor& x, Tensor& out) {
+  const Tensor c = x.contiguous() ? x : x.compact();
+  const std::int64_t count = c.size();
+  out = Tensor::uninitialized(DType::f32, x.shape());
+  auto* o = static_cast<float*>(out.raw());
+  switch (x.dtype()) {
+    case DType::f32:
+      std::copy_n(static_cast<const float*>(c.raw()), count, o);
+      return true;
+    case DType::boolean: {
+      const auto* p = static_cast<const unsigned char*>(c.raw());
+      for (std::int64_t k = 0; k < count; ++k) o[k] = p[k] ? 1.0f : 0.0f;
+      return true;
+    }
+    case DType::i32: {
+      const auto* p = static_cast<const std::int32_t*>(c.raw());
+      for (std::int64_t k = 0; k < count; ++k) o[k] = static_cast<float>(p[k]);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// An einops pattern as one copy: the input's named axes (size-1 ones
+// dropped) permuted into the output's order. A name only the output has
+// repeats the input along it (an expansion); names only the input has
+// are reduced, each output element over them in the input's order, as
+// the reference does (a float input; max and min from -inf and inf with
+// std::max and std::min, sums and means in double).
+bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
+               const std::map<std::string, std::int64_t>& sizes, const Dims& dims) {
+  const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
+  const RearrangePlan plan = rearrange_plan(n, x, sizes, dims);
+  const Shape &atoms = plan.atoms, &shape = plan.shape, &kept = plan.kept,
+              &expanded = plan.expanded;
+  const std::int64_t reduced = plan.reduced;
+  const Tensor c = x.contiguous() ? x : x.compact();
+  const Tensor arranged = c.reshape(atoms).permute(plan.order).compact();
+  if (n.name.empty()) {              // no reduction
+    if (reduced != 1) return false;  // a name dropped without one: the reference's error
+    out = plan.repeats ? fast::expand(arranged.reshape(kept), expanded).reshape(shape)
+                       : arranged.reshape(shape);
+    return true;
+  }
+  const std::string& op = n.name;
+  if (x.dtype() != DType::f32 || plan.repeats ||
+      (op != "sum" && op != "mean" && op != "max" && op != "min"))
+    return false;
+  const std::int64_t rows = element_count(shape);  // each over `reduced` (maybe none)
+  out = Tensor::uninitialized(DType::f32, shape);
+  const auto* p = static_cast<const float*>(arranged.raw());
+  auto* o = static_cast<float*>(out.raw());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = p + r * reduced;
+    double acc = op == "max"   ? -std::numeric_limits<double>::infinity()
+                 : op == "min" ? std::numeric_limits<double>::infinity()
+                               : 0.0;
+    for (std::int64_t g = 0; g < reduced; ++g)
+      acc = op == "max"   ? std::max<double>(acc, row[g])
+            : op == "min" ? std::min<double>(acc, row[g])
+                          : acc + row[g];
+    if (op == "mean") acc /= static_cast<double>(reduced);
+    o[r] = static_cast<float>(acc);
+  }
+  return true;
+}
+
+}  // namespace ss::runtime::fast

@@ -1,0 +1,39 @@
+// The fast executor's float32 loops with the reference's bits: elementwise
+// unary and binary work (broadcasting by strides), reductions over leading
+// or trailing axes, causal masks, casts to float and einops copies. Each
+// returns false for what it doesn't take, leaving the node to the
+// reference. `threads` splits the costlier loops (runtime/core/helper_threads).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.hpp"
+#include "ir/ops.hpp"
+#include "runtime/core/tensor.hpp"
+#include "runtime/reference/interpreter.hpp"
+
+namespace ss::runtime::fast {
+
+// Elements a thread's share of an elementwise loop or reduction should have
+// at least: below it, waking a helper costs more than it saves.
+constexpr std::int64_t kMinElements = 1 << 15;
+
+// Float unary work, and logical_not on bools.
+bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads);
+// Float binary work, broadcast.
+bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out);
+// Sums, means, maxima, minima, logsumexp, var and std of floats.
+bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes, bool keep,
+                Tensor& out, int threads);
+// One contiguous group of a trailing reduction.
+float reduce_row(ir::Reduce op, const float* row, std::int64_t group);
+bool causal(const Tensor& x, Tensor& out);
+bool cast_to_f32(const Tensor& x, Tensor& out);
+// An einops node: a rearrange, a repeat or a reduction.
+bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
+               const std::map<std::string, std::int64_t>& sizes, const Dims& dims);
+
+}  // namespace ss::runtime::fast

@@ -1,0 +1,94 @@
+// The fast executor's window and window_fold: the input read in place, a
+// run of each window's last axis at a time (one stride apart), instead of
+// the reference's element-by-element index arithmetic.
+#include <cstring>
+
+#include "runtime/fast/fast_ops.hpp"
+
+namespace ss::runtime::fast {
+namespace {
+
+// Walks a windowed shape a run at a time: for each index of every axis but
+// the last window axis, the input offset (in elements) of that window
+// axis's element 0, the run's step between elements, and the range of j
+// whose elements lie inside the input (the rest are padding).
+template <typename F>
+void each_run(const Shape& in, const ir::Window& w, F f) {
+  const Shape out = w.shape_of(in);
+  const std::size_t rank = in.size(), m = w.axes.size();
+  std::vector<std::int64_t> stride(rank, 1);
+  for (std::size_t k = rank; k-- > 1;) stride[k - 1] = stride[k] * in[k];
+  std::vector<bool> windowed(rank, false);
+  for (const auto& a : w.axes) windowed[static_cast<std::size_t>(a.axis)] = true;
+  const ir::WindowAxis& last = w.axes.back();
+  const auto last_axis = static_cast<std::size_t>(last.axis);
+  const std::int64_t step = last.dilation * stride[last_axis];
+  std::vector<std::int64_t> index(out.size() - 1, 0);  // every axis but the last window's
+  std::int64_t runs = 1;
+  for (const auto n : index.empty() ? Shape{} : Shape(out.begin(), out.end() - 1)) runs *= n;
+  if (element_count(out) == 0) return;
+  for (std::int64_t r = 0; r < runs; ++r) {
+    std::int64_t offset = 0;
+    bool inside = true;
+    for (std::size_t d = 0; d < rank && inside; ++d)
+      if (!windowed[d]) offset += index[d] * stride[d];
+    for (std::size_t k = 0; k + 1 < m && inside; ++k) {
+      const auto& a = w.axes[k];
+      const auto axis = static_cast<std::size_t>(a.axis);
+      const std::int64_t p = a.position(index[axis], index[rank + k]);
+      inside = p >= 0 && p < in[axis];
+      offset += p * stride[axis];
+    }
+    // The last window axis: j in [first, end) lies inside.
+    const std::int64_t start = last.position(index[last_axis], 0), n = in[last_axis];
+    std::int64_t first = 0, end = last.size;
+    if (!inside) {
+      first = end = 0;
+    } else {
+      while (first < end && start + first * last.dilation < 0) ++first;
+      while (end > first && start + (end - 1) * last.dilation >= n) --end;
+    }
+    f(r * last.size, offset + start * stride[last_axis], step, first, end);
+    for (std::size_t k = index.size(); k-- > 0;) {
+      if (++index[k] < out[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+bool window(const Tensor& x, const ir::Window& w, Tensor& out) {
+  if (!w.valid(x.rank())) return false;
+  if (!fill(x.dtype(), w.shape_of(x.shape()), w.value, out)) return false;
+  const Tensor c = x.contiguous() ? x : x.compact();
+  const std::size_t size = dtype_size(x.dtype());
+  const auto* from = static_cast<const char*>(c.raw());
+  auto* to = static_cast<char*>(out.raw());
+  each_run(x.shape(), w,
+           [&](std::int64_t at, std::int64_t offset, std::int64_t step, std::int64_t first,
+               std::int64_t end) {
+             for (std::int64_t j = first; j < end; ++j)
+               std::memcpy(to + static_cast<std::size_t>(at + j) * size,
+                           from + static_cast<std::size_t>(offset + j * step) * size, size);
+           });
+  return true;
+}
+
+bool window_fold(const Tensor& values, const Shape& like, const ir::Window& w, Tensor& out) {
+  if (values.dtype() != DType::f32 || !w.valid(static_cast<std::int64_t>(like.size())) ||
+      values.shape() != w.shape_of(like))
+    return false;
+  if (!fill(DType::f32, like, 0.0, out)) return false;
+  const Tensor c = values.contiguous() ? values : values.compact();
+  const auto* from = static_cast<const float*>(c.raw());
+  auto* to = static_cast<float*>(out.raw());
+  each_run(like, w,
+           [&](std::int64_t at, std::int64_t offset, std::int64_t step, std::int64_t first,
+               std::int64_t end) {
+             for (std::int64_t j = first; j < end; ++j) to[offset + j * step] += from[at + j];
+           });
+  return true;
+}
+
+}  // namespace ss::runtime::fast

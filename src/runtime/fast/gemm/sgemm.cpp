@@ -1,0 +1,154 @@
+#include "runtime/fast/gemm/sgemm.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "runtime/core/helper_threads.hpp"
+#include "runtime/fast/gemm/kernel_args.hpp"
+
+namespace ss::gemm {
+
+using runtime::run_parts;
+namespace {
+
+struct Choice {
+  detail::Kernel kernel;
+  detail::Gemv gemv;
+  detail::Blocking blocking;
+  const char* name;
+};
+
+// What this CPU can run, best first.
+std::vector<Choice> supported() {
+  __builtin_cpu_init();
+  std::vector<Choice> out;
+  if (__builtin_cpu_supports("avx512f"))
+    out.push_back(
+        {detail::kernel_avx512, detail::gemv_avx512, detail::blocking_avx512(), "avx512"});
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    out.push_back({detail::kernel_avx2, detail::gemv_avx2, detail::blocking_avx2(), "avx2"});
+  out.push_back(
+      {detail::kernel_portable, detail::gemv_portable, detail::blocking_portable(), "portable"});
+  return out;
+}
+
+const std::vector<Choice>& choices() {
+  static const std::vector<Choice> c = supported();
+  return c;
+}
+
+std::int64_t round_up(std::int64_t x, std::int64_t to) {
+  return (x + to - 1) / to * to;
+}
+
+// Each thread's packing buffers, kept between calls: a steady loop of
+// multiplies allocates nothing.
+struct Buffers {
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> memory;
+  std::size_t floats = 0;
+
+  float* get(std::size_t n) {
+    if (n > floats) {
+      memory.reset(static_cast<float*>(std::aligned_alloc(
+          64, static_cast<std::size_t>(round_up(static_cast<std::int64_t>(n) * 4, 64)))));
+      if (!memory) throw std::bad_alloc();
+      floats = n;
+    }
+    return memory.get();
+  }
+};
+
+void run_tile(const Choice& k, const detail::Args& args, detail::Tile tile) {
+  thread_local Buffers buffers;
+  const auto& b = k.blocking;
+  const std::int64_t a_floats = round_up(b.mc, b.mr) * b.kc;
+  const std::int64_t b_floats = b.kc * round_up(b.nc, b.nr);
+  float* base = buffers.get(static_cast<std::size_t>(a_floats + b_floats));
+  k.kernel(args, tile, base, base + a_floats);
+}
+
+void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+         Matrix a, Matrix b, float beta, Output c, int threads) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0 || alpha == 0.0f) {  // nothing to add: C = beta * C
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        float& out = c.data[i * c.row_stride + j];
+        out = beta == 0.0f ? 0.0f : beta * out;
+      }
+    return;
+  }
+  const detail::Args args{m,
+                          n,
+                          k,
+                          alpha,
+                          beta,
+                          a.data,
+                          a.row_stride,
+                          a.col_stride,
+                          b.data,
+                          b.row_stride,
+                          b.col_stride,
+                          c.data,
+                          c.row_stride};
+  if (m == 1) return choice.gemv(args);  // a batch of one: B streamed once, unpacked
+  // Small products, or one thread: all here. Else the wider side is split
+  // in whole micro-tiles, one part a thread, the first on the caller's.
+  const bool split = threads > 1 && m * n * k >= (std::int64_t{1} << 20);
+  if (!split) return run_tile(choice, args, {0, m, 0, n});
+  const bool by_columns = n >= m;
+  const std::int64_t unit = by_columns ? choice.blocking.nr : choice.blocking.mr;
+  const std::int64_t size = by_columns ? n : m;
+  const std::int64_t parts = std::min<std::int64_t>(threads, (size + unit - 1) / unit);
+  const std::int64_t step = round_up((size + parts - 1) / parts, unit);
+  std::vector<detail::Tile> tiles;
+  for (std::int64_t start = 0; start < size; start += step) {
+    const std::int64_t end = std::min(size, start + step);
+    tiles.push_back(by_columns ? detail::Tile{0, m, start, end} : detail::Tile{start, end, 0, n});
+  }
+  std::vector<std::exception_ptr> failed(tiles.size());
+  const std::function<void(int)> job = [&](int t) {
+    try {
+      run_tile(choice, args, tiles[static_cast<std::size_t>(t)]);
+    } catch (...) {  // out of memory for its buffers
+      failed[static_cast<std::size_t>(t)] = std::current_exception();
+    }
+  };
+  run_parts(static_cast<int>(tiles.size()), job);
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
+const char* sgemm_kernel() {
+  return choices().front().name;
+}
+
+std::vector<std::string> sgemm_kernels() {
+  std::vector<std::string> names;
+  for (const auto& c : choices()) names.emplace_back(c.name);
+  return names;
+}
+
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
+           float beta, Output c, int threads) {
+  run(choices().front(), m, n, k, alpha, a, b, beta, c, threads);
+}
+
+void sgemm_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
+                float alpha, Matrix a, Matrix b, float beta, Output c, int threads) {
+  for (const auto& choice : choices())
+    if (kernel == choice.name) return run(choice, m, n, k, alpha, a, b, beta, c, threads);
+  throw std::invalid_argument("no GEMM kernel `" + kernel + "` on this CPU");
+}
+
+}  // namespace ss::gemm

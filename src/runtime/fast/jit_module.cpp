@@ -1,0 +1,46 @@
+#include "runtime/fast/jit_module.hpp"
+
+#include <cstdlib>
+
+namespace ss::runtime {
+
+namespace {
+constexpr const char* kModuleName = "libshapescript_jit.so";
+}
+
+std::vector<std::string> jit_candidates(const std::string& requested) {
+  if (!requested.empty()) return {requested};
+  if (const char* env = std::getenv("SHAPESCRIPT_JIT"); env && *env) return {env};
+  std::vector<std::string> out;
+  if (const std::string here = support::folder_of_this_library(); !here.empty()) {
+    out.push_back(here + "/" + kModuleName);
+    out.push_back(here + "/../lib/" + kModuleName);
+  }
+  out.push_back(kModuleName);
+  return out;
+}
+
+std::optional<JitModule> JitModule::load(const std::string& requested, std::string* why) {
+  std::string reasons;
+  JitModule module;
+  module.library_ = support::DynamicLibrary::open_first(jit_candidates(requested), &reasons);
+  if (!module.library_) {
+    if (why) *why = reasons;
+    return std::nullopt;
+  }
+  SsJitEntry entry = nullptr;
+  if (!module.library_.load(entry, SS_JIT_ENTRY_SYMBOL)) {
+    if (why) *why = module.path() + " has no " SS_JIT_ENTRY_SYMBOL;
+    return std::nullopt;
+  }
+  module.api_ = entry(SS_JIT_ABI_VERSION);
+  if (!module.api_) {
+    if (why)
+      *why = module.path() + " is from another shapescript (JIT ABI " +
+             std::to_string(SS_JIT_ABI_VERSION) + " wanted)";
+    return std::nullopt;
+  }
+  return module;
+}
+
+}  // namespace ss::runtime

@@ -1,0 +1,470 @@
+#include "runtime/reference/interpreter.hpp"
+
+#include <chrono>
+#include <functional>
+#include <set>
+
+#include "ir/attributes.hpp"
+#include "runtime/core/random.hpp"
+#include "runtime/devices/collectives.hpp"
+#include "runtime/reference/ops.hpp"
+
+namespace ss::runtime {
+namespace {
+
+using types::Factor;
+namespace ref = reference;
+
+Tensor run_einops(const ir::Node& n, const Tensor& x,
+                  const std::map<std::string, std::int64_t>& bound, const Dims& dims) {
+  const auto [names, sizes] = einops_names(n, x, bound, dims);
+  std::optional<ref::Reduce> op;
+  if (n.name == "sum") op = ref::Reduce::sum;
+  if (n.name == "mean") op = ref::Reduce::mean;
+  if (n.name == "max") op = ref::Reduce::max;
+  if (n.name == "min") op = ref::Reduce::min;
+  return ref::einops(x, names, n.groups_out, sizes, op);
+}
+
+}  // namespace
+
+// The pattern's names' sizes: from the plan where they are known, else
+// (one per input axis at most) what the input's size leaves.
+EinopsNames einops_names(const ir::Node& n, const Tensor& x,
+                         const std::map<std::string, std::int64_t>& bound, const Dims& dims) {
+  std::map<std::string, std::int64_t> sizes;
+  for (const auto& [name, axis] : n.sizes)
+    if (const auto s = size_of(axis, bound, dims)) sizes[name] = *s;
+  std::vector<std::string> names;
+  const auto& atoms = n.groups_in.at(0);
+  for (std::size_t a = 0; a < atoms.size(); ++a) {
+    std::int64_t known = 1;
+    std::string unknown;
+    for (const auto& name : atoms[a]) {
+      if (const auto it = sizes.find(name); it != sizes.end())
+        known *= it->second;
+      else
+        unknown = name;
+    }
+    if (!unknown.empty()) {
+      const std::int64_t total = x.dim(static_cast<std::int64_t>(a));
+      if (known == 0 || total % known != 0)
+        throw SplitMismatch(n.span, "an axis of size " + std::to_string(total) +
+                                        " doesn't split into parts of " + std::to_string(known));
+      sizes[unknown] = total / known;
+    }
+    if (atoms[a].empty()) names.emplace_back();
+    names.insert(names.end(), atoms[a].begin(), atoms[a].end());
+  }
+  return {names, sizes};
+}
+
+RearrangePlan rearrange_plan(const ir::Node& n, const Tensor& x,
+                             const std::map<std::string, std::int64_t>& bound, const Dims& dims) {
+  RearrangePlan r;
+  const auto plan = einops_names(n, x, bound, dims);
+  std::vector<std::string> in;  // the named axes, size-1 ones dropped
+  for (const auto& name : plan.names)
+    if (!name.empty()) {
+      in.push_back(name);
+      r.atoms.push_back(plan.sizes.at(name));
+    }
+  for (const auto& group : n.groups_out) {
+    std::int64_t size = 1;
+    for (const auto& name : group) {
+      const std::int64_t s = plan.sizes.at(name);
+      const auto it = std::find(in.begin(), in.end(), name);
+      size *= s;
+      r.expanded.push_back(s);
+      if (it == in.end()) {
+        r.repeats = true;
+        r.kept.push_back(1);
+        continue;
+      }
+      r.order.push_back(it - in.begin());
+      r.kept.push_back(s);
+    }
+    r.shape.push_back(size);
+  }
+  for (std::size_t a = 0; a < in.size(); ++a)
+    if (std::find(r.order.begin(), r.order.end(), static_cast<std::int64_t>(a)) == r.order.end()) {
+      r.order.push_back(static_cast<std::int64_t>(a));
+      r.reduced *= r.atoms[a];
+    }
+  return r;
+}
+
+namespace {
+
+// Sums a worker's part with every other worker's, in place: f32 and i32
+// directly, the other element types through f32.
+void all_reduce(WorkerContext& worker, Tensor& t) {
+  ++worker.all_reduces;
+  worker.reduced_values += t.size();
+  const auto start = std::chrono::steady_clock::now();
+  const bool direct = t.dtype() == DType::f32 || t.dtype() == DType::i32;
+  Tensor wide = direct ? t : ref::cast(t, DType::f32);
+  worker.collectives->all_reduce(worker.local, wide.raw(), static_cast<std::size_t>(wide.size()),
+                                 wide.dtype());
+  if (!direct) t = ref::cast(wide, t.dtype());
+  worker.collective_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The index of each element of a value of `type` in the whole batch: on a
+// worker, its batch axis starts at the worker's offset and runs over the
+// whole size. Elsewhere the index is the element's own.
+std::function<std::int64_t(std::int64_t)> global_index(const types::Type& type, const Shape& shape,
+                                                       const std::set<std::string>& batch,
+                                                       const WorkerContext* worker) {
+  const auto found = batch_axis(type, batch);  // not a structured binding: clang 14's lambdas
+  const std::string& name = found.second;
+  if (!worker || found.first < 0 || !worker->whole.count(name))
+    return [](std::int64_t k) { return k; };
+  const auto axis = static_cast<std::size_t>(found.first);
+  std::int64_t inner = 1;
+  for (std::size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+  const std::int64_t local = shape[axis], whole = worker->whole.at(name);
+  const std::int64_t offset = worker->offset.at(name);
+  return [=](std::int64_t k) {
+    const std::int64_t outer = k / (inner * local), row = (k / inner) % local, rest = k % inner;
+    return (outer * whole + offset + row) * inner + rest;
+  };
+}
+
+}  // namespace
+
+std::pair<int, std::string> batch_axis(const types::Type& t, const std::set<std::string>& batch) {
+  for (std::size_t k = 0; k < t.axes.size(); ++k) {
+    const auto& axis = t.axes[k];
+    if (axis.single() && axis.factors[0].kind == Factor::Kind::generic &&
+        batch.count(axis.factors[0].name))
+      return {static_cast<int>(k), axis.factors[0].name};
+  }
+  return {-1, {}};
+}
+
+DType dtype_of(const types::Elem& elem) {
+  switch (elem.kind) {
+    case types::ElemKind::f32:
+      return DType::f32;
+    case types::ElemKind::bf16:
+      return DType::bf16;
+    case types::ElemKind::f16:
+      return DType::f16;
+    case types::ElemKind::i32:
+    case types::ElemKind::index:
+      return DType::i32;
+    case types::ElemKind::boolean:
+      return DType::boolean;
+  }
+  return DType::f32;
+}
+
+std::optional<std::int64_t> size_of(const types::Axis& axis,
+                                    const std::map<std::string, std::int64_t>& sizes,
+                                    const Dims& dims) {
+  std::int64_t n = 1;
+  for (const auto& f : axis.factors) {
+    if (f.kind == Factor::Kind::literal) {
+      n *= f.value;
+    } else if (f.kind == Factor::Kind::dim) {
+      const auto it = dims.find(f.name);
+      if (it == dims.end() || !it->second) return std::nullopt;
+      n *= *it->second;
+    } else if (const auto it = sizes.find(f.name); it != sizes.end()) {
+      n *= it->second;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return n;
+}
+
+Shape shape_of(const types::Type& type, const std::map<std::string, std::int64_t>& sizes,
+               const Dims& dims) {
+  Shape shape;
+  for (const auto& axis : type.axes) {
+    const auto size = size_of(axis, sizes, dims);
+    if (!size) throw reference::InternalError("a value of unknown size " + axis.str());
+    shape.push_back(*size);
+  }
+  return shape;
+}
+
+std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
+                                               const std::map<std::string, Tensor>& inputs,
+                                               const Dims& dims) {
+  std::map<std::string, std::int64_t> sizes;
+  // First the axes that are one generic factor, then check every axis.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const int id : graph.inputs) {
+      const ir::Node& n = graph.nodes[static_cast<std::size_t>(id)];
+      const auto it = inputs.find(n.name);
+      if (it == inputs.end()) throw InputMismatch(n.name, "no value given for `" + n.name + "`");
+      const Tensor& t = it->second;
+      if (t.rank() != static_cast<std::int64_t>(n.type.axes.size()))
+        throw InputMismatch(n.name, "`" + n.name + "` is " + n.type.str() +
+                                        ", given a tensor of shape " + shape_str(t.shape()));
+      if (t.dtype() != dtype_of(n.type.elem))
+        throw InputMismatch(n.name, "`" + n.name + "` holds " + n.type.elem.str() + ", given " +
+                                        dtype_name(t.dtype()));
+      for (std::size_t k = 0; k < n.type.axes.size(); ++k) {
+        const auto& axis = n.type.axes[k];
+        const std::int64_t given = t.dim(static_cast<std::int64_t>(k));
+        if (pass == 0 && axis.single() && axis.factors[0].kind == Factor::Kind::generic) {
+          const auto [at, fresh] = sizes.emplace(axis.factors[0].name, given);
+          if (!fresh && at->second != given)
+            throw InputMismatch(n.name, "`" + n.name + "`'s axis " + axis.str() + " is " +
+                                            std::to_string(given) + ", but " + axis.str() + " is " +
+                                            std::to_string(at->second) + " in another input");
+          continue;
+        }
+        if (pass == 1) {
+          const auto want = size_of(axis, sizes, dims);
+          if (want && *want != given)
+            throw InputMismatch(n.name, "`" + n.name + "` is " + n.type.str() + ": its axis " +
+                                            axis.str() + " has size " + std::to_string(*want) +
+                                            ", given " + std::to_string(given));
+        }
+      }
+    }
+  }
+  return sizes;
+}
+
+namespace {
+
+// The plan for a graph whose nodes read their inputs where they run, made
+// once per graph (graphs only grow while they are lowered).
+struct PlainReleases {
+  std::size_t nodes = 0;
+  std::shared_ptr<const ir::ReleasePlan> plan;
+};
+
+std::shared_ptr<const ir::ReleasePlan> plain_releases(const ir::Graph& graph) {
+  std::lock_guard lock(graph.memory_plan.mutex);
+  auto* cached = static_cast<const PlainReleases*>(graph.memory_plan.value.get());
+  if (cached && cached->nodes == graph.nodes.size()) return cached->plan;
+  auto made = std::make_shared<PlainReleases>();
+  made->nodes = graph.nodes.size();
+  made->plan = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(graph));
+  graph.memory_plan.value = made;
+  return made->plan;
+}
+
+}  // namespace
+
+void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tensor>& values,
+                        const std::map<std::string, Tensor>& inputs,
+                        const std::map<std::string, std::int64_t>& sizes, const Dims& dims,
+                        WorkerContext* worker) {
+  const ir::Node& n = graph.nodes[i];
+  const DType dtype = dtype_of(n.type.elem);
+  Tensor& out = values[i];
+  const auto in = [&](const ir::Node& node, std::size_t k) -> const Tensor& {
+    return values[static_cast<std::size_t>(node.in[k])];
+  };
+  switch (n.op) {
+    case ir::Op::input:
+      out = inputs.at(n.name);
+      break;
+    case ir::Op::constant:
+      out = Tensor::scalar(dtype, n.number);
+      break;
+    case ir::Op::size: {
+      std::optional<std::int64_t> size;
+      if (worker && worker->whole.count(n.name)) size = worker->whole.at(n.name);
+      if (const auto it = sizes.find(n.name); !size && it != sizes.end()) size = it->second;
+      if (const auto it = dims.find(n.name); !size && it != dims.end()) size = it->second;
+      if (!size) throw ref::InternalError("size of an unbound axis " + n.name);
+      out = Tensor::scalar(DType::i32, static_cast<double>(*size));
+      break;
+    }
+    case ir::Op::all_reduce:
+      out = in(n, 0);
+      if (worker) {
+        out = out.clone();  // a copy of its own: reduced in place
+        all_reduce(*worker, out);
+      }
+      break;
+    case ir::Op::fill: {
+      out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
+      if (n.number != 0)
+        for (std::int64_t k = 0, count = out.size(); k < count; ++k) out.set(k, n.number);
+      break;
+    }
+    case ir::Op::unary:
+      out = ref::unary(static_cast<ref::Unary>(n.sub), in(n, 0));
+      break;
+    case ir::Op::binary:
+      out = ref::binary(static_cast<ref::Binary>(n.sub), in(n, 0), in(n, 1));
+      break;
+    case ir::Op::where:
+      out = ref::where(in(n, 0), in(n, 1), in(n, 2));
+      break;
+    case ir::Op::cast: {
+      out = ref::cast(in(n, 0), dtype);
+      if (n.type.elem.kind == types::ElemKind::index) {  // Index[C](x) is range-checked
+        const auto bound = size_of(*n.type.elem.index_of, sizes, dims);
+        for (std::int64_t k = 0; bound && k < out.size(); ++k)
+          if (out.get(k) < 0 || out.get(k) >= static_cast<double>(*bound))
+            throw ref::RangeError(static_cast<std::int64_t>(out.get(k)), *bound, k);
+      }
+      break;
+    }
+    case ir::Op::matmul:
+      out = ref::matmul(in(n, 0), in(n, 1));
+      break;
+    case ir::Op::reduce:
+      out = ref::reduce(static_cast<ref::Reduce>(n.sub), in(n, 0), n.axes, n.keep);
+      break;
+    case ir::Op::argmax:
+      out = ref::argmax(in(n, 0), n.axes[0], n.keep);
+      break;
+    case ir::Op::softmax:
+      out = ref::softmax(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::log_softmax:
+      out = ref::log_softmax(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::cross_entropy:
+      out = ref::cross_entropy(in(n, 0), in(n, 1), n.axes[0], n.sub == 1);
+      break;
+    case ir::Op::causal:
+      out = ref::causal(in(n, 0));
+      break;
+    case ir::Op::gather:
+      out = ref::gather(in(n, 0), in(n, 1));
+      break;
+    case ir::Op::index:
+      out = ref::take(in(n, 0), n.axes[0], ir::axis_part(n).start);
+      break;
+    case ir::Op::slice: {
+      const auto part = ir::axis_part(n);
+      const std::int64_t size = in(n, 0).dim(part.axis);
+      out = ref::slice(in(n, 0), part.axis, part.first(size), part.last(size));
+      break;
+    }
+    case ir::Op::scatter_add:
+      out = ref::scatter_add(in(n, 0), in(n, 1), shape_of(n.type, sizes, dims));
+      break;
+    case ir::Op::place: {  // an index's values gain the axis back, size 1
+      const Shape& shape = in(n, 1).shape();
+      const auto part = ir::axis_part(n);
+      const std::int64_t size = shape.at(static_cast<std::size_t>(part.axis));
+      out = ref::place(in(n, 0), shape, part.axis, part.first(size), part.last(size));
+      break;
+    }
+    case ir::Op::take_along:
+      out = ref::take_along(in(n, 0), in(n, 1), n.axes[0]);
+      break;
+    case ir::Op::window:
+      out = ref::window(in(n, 0), ir::window_of(n));
+      break;
+    case ir::Op::window_fold:
+      out = ref::window_fold(in(n, 0), in(n, 1).shape(), ir::window_of(n));
+      break;
+    case ir::Op::sort:
+      out = ref::sort(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::argsort:
+      out = ref::argsort(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::layer_norm:
+      out = ref::layer_norm(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::rms_norm:
+      out = ref::rms_norm(in(n, 0), n.axes[0]);
+      break;
+    case ir::Op::pad: {
+      const auto pad = ir::pad_of(n);
+      out = ref::pad(in(n, 0), pad.axis, pad.before, pad.after, pad.value);
+    } break;
+    case ir::Op::concat:
+    case ir::Op::stack:
+    case ir::Op::einsum: {
+      std::vector<Tensor> xs;
+      for (std::size_t k = 0; k < n.in.size(); ++k) xs.push_back(in(n, k));
+      if (n.op == ir::Op::concat) {
+        out = ref::concat(xs, n.axes[0]);
+      } else if (n.op == ir::Op::stack) {
+        out = ref::stack(xs);
+      } else {
+        std::vector<std::vector<std::string>> names;
+        for (const auto& atoms : n.groups_in) {
+          auto& flat = names.emplace_back();
+          for (const auto& group : atoms) flat.insert(flat.end(), group.begin(), group.end());
+        }
+        std::vector<std::string> out_names;
+        for (const auto& group : n.groups_out)
+          out_names.insert(out_names.end(), group.begin(), group.end());
+        out = ref::einsum(xs, names, out_names);
+      }
+      break;
+    }
+    case ir::Op::einops:
+      out = run_einops(n, in(n, 0), sizes, dims);
+      break;
+    case ir::Op::literal: {
+      out = Tensor::from_values(dtype, shape_of(n.type, sizes, dims), n.values);
+      break;
+    }
+    case ir::Op::random: {
+      out = Tensor::zeros(dtype, shape_of(n.type, sizes, dims));
+      // The seed: the node's, plus its input's when it has one (dropout's
+      // `$seed`); the stream: the node's second int, if any.
+      const auto draw = ir::random_of(n);
+      auto seed = static_cast<std::uint64_t>(draw.seed);
+      if (!n.in.empty()) seed += static_cast<std::uint64_t>(in(n, 0).get(0));
+      const auto stream = static_cast<std::uint32_t>(draw.stream);
+      const auto global = global_index(n.type, out.shape(), graph.batch, worker);
+      for (std::int64_t k = 0; k < out.size(); ++k) {
+        const auto at = static_cast<std::uint64_t>(global(k));
+        out.set(k, draw.kind == "normal"
+                       ? draw.a + draw.b * random_normal(seed, stream, at)
+                       : draw.a + (draw.b - draw.a) * random_uniform(seed, stream, at));
+      }
+      break;
+    }
+    case ir::Op::arange: {
+      const auto s = size_of(n.type.axes.at(0), sizes, dims);
+      if (!s) throw ref::InternalError("arange of an unknown size");
+      out = Tensor::zeros(DType::i32, {*s});
+      for (std::int64_t k = 0; k < *s; ++k) out.set(k, static_cast<double>(k));
+      break;
+    }
+  }
+}
+
+std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
+                              const Dims& dims, WorkerContext* worker,
+                              const Accelerator* accelerator) {
+  if (std::vector<Tensor> outputs;
+      accelerator && accelerator->run_whole(graph, inputs, dims, worker, outputs))
+    return outputs;
+  const auto sizes = bind_sizes(graph, inputs, dims);
+  std::shared_ptr<const ir::ReleasePlan> releases;
+  if (accelerator) releases = accelerator->releases(graph);
+  if (!releases) releases = plain_releases(graph);
+  std::vector<Tensor> values(graph.nodes.size());
+  // Each value is dropped after its last reader, so its buffer returns to
+  // the pool while the graph still runs.
+  const auto release_after = [&](std::size_t i) {
+    for (const int v : (*releases)[i]) values[static_cast<std::size_t>(v)] = Tensor();
+  };
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const DType dtype = dtype_of(graph.nodes[i].type.elem);
+    Tensor& out = values[i];
+    if (!accelerator || !accelerator->run(graph, i, values, sizes, dims))
+      run_reference_node(graph, i, values, inputs, sizes, dims, worker);
+    // The graph's element type is the contract: results are stored in it.
+    if (out.dtype() != dtype) out = ref::cast(out, dtype);
+    release_after(i);
+  }
+  std::vector<Tensor> results;
+  for (const int o : graph.outputs) results.push_back(values[static_cast<std::size_t>(o)]);
+  return results;
+}
+
+}  // namespace ss::runtime
