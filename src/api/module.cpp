@@ -9,6 +9,7 @@
 #include "ir/distribute.hpp"
 #include "kernels/cuda_executor.hpp"
 #include "runtime/controller/controller.hpp"
+#include "runtime/core/host_arguments.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
@@ -95,6 +96,19 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
                                           : "the reference runtime";
   // What lowering couldn't turn into code is found now, not when it runs.
   program = api::prepare_program(*compiled, {.executor = executor_name, .distribute = !!devices});
+  inputs_of.clear();
+  for (const auto& [name, g] : program.graphs) {
+    auto& wanted = inputs_of[name];
+    wanted = {name,
+              {},
+              "input",
+              "its inputs are its tensor parameters, models' parameters (m.w1) and records' "
+              "fields (batch.x)"};
+    for (const int id : g.inputs) {
+      const auto& node = g.nodes[static_cast<std::size_t>(id)];
+      wanted.inputs.emplace_back(node.name, node.type);
+    }
+  }
 }
 
 Module::Module() : impl_(std::make_unique<Impl>()) {}
@@ -269,22 +283,12 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
       seed = static_cast<std::int32_t>(impl_->dropout_runs.fetch_add(1));
       inputs["$seed"] = runtime::Tensor::borrow(&seed, runtime::DType::i32, {});
     }
-  for (const int id : graph->inputs) {
-    const auto& node = graph->nodes[static_cast<std::size_t>(id)];
-    if (!inputs.count(node.name))
-      return failed(
-          diag::Code::E1605, "`" + function + "` needs `" + node.name + "`, a " + node.type.str(),
-          impl_->command_line ? "give it with `--arg " + node.name + "=VALUE`"
-                              : "pass it by position, or by name: {\"" + node.name + "\", tensor}");
-  }
-  for (const auto& [name, tensor] : named) {
-    bool known = false;
-    for (const int id : graph->inputs)
-      known = known || graph->nodes[static_cast<std::size_t>(id)].name == name;
-    if (!known)
-      return failed(diag::Code::E1603, "`" + function + "` has no input `" + name + "`",
-                    "its inputs are its tensor parameters, models' parameters (m.w1) and records' "
-                    "fields (batch.x)");
+  const auto source =
+      impl_->command_line ? runtime::ArgumentSource::command_line : runtime::ArgumentSource::host;
+  if (auto bad = runtime::match_arguments(impl_->inputs_of.at(function), inputs, source)) {
+    CallResult r;
+    r.diagnostics.push_back(std::move(*bad));
+    return r;
   }
   try {
     CallResult r;
@@ -306,9 +310,9 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     r.updated = graph->updated;
     return r;
   } catch (const runtime::InputMismatch& e) {
-    return failed(diag::Code::E1603, e.what(),
-                  impl_->command_line ? runtime::kArgTypeHelp
-                                      : "pass a tensor of the declared shape and element type");
+    CallResult r;
+    r.diagnostics.push_back(runtime::mismatched_argument(e.what(), source));
+    return r;
   } catch (const std::exception& e) {
     CallResult r;
     auto d = runtime::program_failure(e, *impl_->compiled->map, fn->second.item->name_span);

@@ -1,4 +1,5 @@
 #include "runtime/controller/controller_impl.hpp"
+#include "runtime/core/host_arguments.hpp"
 
 namespace ss::runtime {
 
@@ -107,7 +108,8 @@ Diagnostic internal_error(const std::string& what) {
 
 namespace {
 
-// `function`'s parameters bound from the host's values by name: a tensor's
+// `function`'s parameters bound from the host's values by name (matched as
+// a Module's call matches them: runtime/core/host_arguments), a tensor's
 // shape and element type checked as a call's inputs are, a number given as
 // a scalar. Throws Failure.
 std::vector<Value> bind_arguments(const ir::Program& program, const std::string& function,
@@ -116,17 +118,17 @@ std::vector<Value> bind_arguments(const ir::Program& program, const std::string&
   const auto fail = [&](diag::Code code, std::string message, std::string help) {
     throw Failure{diag::error(code, std::move(message), std::move(help))};
   };
+  WantedInputs wanted{function, {}, "parameter", "its parameters are named in its `fn` line"};
+  for (const auto& param : fn.params) wanted.inputs.emplace_back(param.name, param.type);
+  if (auto bad = match_arguments(wanted, args, ArgumentSource::command_line))
+    throw Failure{std::move(*bad)};
   ir::Graph shapes;  // one input per tensor parameter, to check the given shapes
   std::map<std::string, Tensor> given;
   std::vector<Value> values;
   for (std::size_t i = 0; i < fn.params.size(); ++i) {
     const std::string& name = fn.params[i].name;
     const types::Type& type = fn.params[i].type;
-    const auto it = args.find(name);
-    if (it == args.end())
-      fail(diag::Code::E1605, "`" + function + "` needs `" + name + "`, a " + type.str(),
-           "give it with `--arg " + name + "=VALUE`");
-    const Tensor& t = it->second;
+    const Tensor& t = args.at(name);
     if (type.is(types::Type::Kind::tensor)) {
       ir::Node input{.op = ir::Op::input, .name = name, .type = type};
       shapes.inputs.push_back(shapes.add(std::move(input)));
@@ -151,17 +153,10 @@ std::vector<Value> bind_arguments(const ir::Program& program, const std::string&
            "give the function tensor and number parameters, and build the rest inside it");
     }
   }
-  for (const auto& [name, tensor] : args) {
-    bool known = false;
-    for (const auto& param : fn.params) known = known || param.name == name;
-    if (!known)
-      fail(diag::Code::E1603, "`" + function + "` has no parameter `" + name + "`",
-           "its parameters are named in its `fn` line");
-  }
   try {
     (void)bind_sizes(shapes, given, program.dims);
   } catch (const InputMismatch& e) {
-    fail(diag::Code::E1603, e.what(), kArgTypeHelp);
+    throw Failure{mismatched_argument(e.what(), ArgumentSource::command_line)};
   }
   return values;
 }
