@@ -1,0 +1,173 @@
+// The fast CPU executor's class, shared by its files: fast_executor.cpp
+// (each node's path, the public entry points, the ops' table) and
+// fast_kernels_run.cpp (a graph's fusion plan and its compiled kernels run:
+// alone, as a matmul's epilogue, or with the reduction after them).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include "ir/attributes.hpp"
+#include "ir/fusion.hpp"
+#include "runtime/core/helper_threads.hpp"
+#include "runtime/fast/compiled_code.hpp"
+#include "runtime/fast/fast_contractions.hpp"
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/fast/fast_loops.hpp"
+#include "runtime/fast/fast_ops.hpp"
+#include "runtime/fast/jit_module.hpp"
+#include "runtime/fast/jit_steps.hpp"
+#include "runtime/reference/ops.hpp"
+
+namespace ss::runtime::fastexec {
+
+// A graph's fused kernels, compiled: kept in the graph's executor cache.
+constexpr std::size_t kPaths = 7;  // FastExecutor::Path's
+using fast::kMinElements;
+constexpr std::size_t kOps = static_cast<std::size_t>(ir::Op::all_reduce) + 1;
+
+// What ran one graph's nodes, over its runs.
+struct GraphCounters {
+  std::string name;
+  std::atomic<std::int64_t> calls{0};
+  std::int64_t kernels = 0;
+  std::array<std::atomic<std::int64_t>, kPaths> paths{};
+  std::array<std::atomic<std::int64_t>, kOps> by_reference{};
+};
+
+struct FusionPlan {
+  std::shared_ptr<GraphCounters> counters;
+  std::size_t nodes = 0;  // the graph's node count when planned
+  std::vector<ir::FusedKernel> kernels;
+  std::vector<std::vector<std::uint8_t>> inner_broadcast;  // per kernel, per input
+  std::vector<SsJitKernelFn> fns;
+  std::vector<int> kernel_at;  // per node: the kernel it is the root of, or -1
+  std::vector<bool> member;    // per node: computed inside a kernel
+  std::vector<int> reduce_at;  // per node: the kernel a reduction fuses with, or -1
+  // A member's inputs are read at its kernel's root, so they live until then.
+  std::shared_ptr<const ir::ReleasePlan> releases;
+};
+
+// `t` with every element its own, in `shape` (t broadcasts into it), exact.
+inline Tensor materialize(const Tensor& t, const Shape& shape) {
+  return fast::expand(t, shape);
+}
+
+// A value computed inside a kernel: nobody reads it, but the interpreter
+// wants a tensor of its type.
+inline const Tensor& placeholder(DType dtype) {
+  thread_local const Tensor f32 = Tensor::zeros(DType::f32, {0});
+  thread_local const Tensor boolean = Tensor::zeros(DType::boolean, {0});
+  return dtype == DType::boolean ? boolean : f32;
+}
+
+class FastExecutor final : public Accelerator {
+ public:
+  explicit FastExecutor(FastExecutorOptions options) : options_(std::move(options)) {
+    if (options_.fuse) jit_ = JitModule::load(options_.jit_library);
+  }
+
+  FusionCounts counts() const;
+
+  std::map<std::string, std::int64_t> nodes() const;
+
+  std::map<std::string, GraphStats> functions() const;
+  bool has_jit() const { return jit_.has_value(); }
+  const SsJitApi* jit_api() const { return jit_ ? &jit_->api() : nullptr; }
+
+  std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const override;
+
+  bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
+           const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const override;
+
+ private:
+  // `created`: values made from nothing (constants, fills, ranges);
+  // `runtime`: nodes that compute nothing (inputs' sizes, collectives),
+  // which run_graph does itself.
+  enum Path { gemm, fused, loops, reductions, moves, created, runtime };
+
+  // The path that computed node i, or -1 to leave it to the reference.
+  int take(const FusionPlan& plan, const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
+           const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const;
+
+  bool unary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const;
+
+  bool binary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const;
+
+  // Sums, means, maxima and minima of float32 over leading or trailing axes,
+  // with the reference's arithmetic (doubles, each group in row-major
+  // order; max and min as std::max_element and min_element compare), so
+  // the reference's bits, without its per-element gathering.
+  bool reduce(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const;
+
+  // softmax and log_softmax along the last axis, as the reference composes
+  // them: x - logsumexp(x) (kept, rounded to float), then exp for softmax.
+  bool softmax(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const;
+
+  // The graph's plan: made (and its kernels compiled, all in one module,
+  // when the JIT is there) the first time the graph runs. Without kernels
+  // (nothing fuses, no JIT, or it failed) the graph runs node by node.
+  const FusionPlan* plan_for(const ir::Graph& g) const;
+
+  // A kernel's inputs as its code reads them: each through two strides (its
+  // row's, and 0 or 1 along the inner axis), made so when its layout
+  // doesn't allow that.
+  struct KernelCall {
+    std::vector<Tensor> inputs;
+    std::vector<const void*> pointers;
+    std::vector<std::int64_t> outer_strides;
+    Shape shape;  // the root's
+    std::int64_t inner = 1, outer = 0;
+
+    // Runs rows [from, to) of the kernel into `out` (row `from` first).
+    void rows(SsJitKernelFn fn, std::int64_t from, std::int64_t to, float* out) const {
+      std::vector<const void*> at(pointers.size());
+      for (std::size_t j = 0; j < pointers.size(); ++j)
+        at[j] = static_cast<const char*>(pointers[j]) +
+                from * outer_strides[j] * static_cast<std::int64_t>(dtype_size(inputs[j].dtype()));
+      fn(at.data(), outer_strides.data(), out, to - from, inner);
+    }
+  };
+
+  // False when an input's layout isn't one the code was compiled for (an
+  // input the IR types as broadcast along the inner axis isn't).
+  // `stand_in`, when given, takes the place of the epilogue's product (its
+  // shape, no data yet).
+  static bool bind(const FusionPlan& plan, std::size_t k, const std::vector<Tensor>& values,
+                   KernelCall& call, const Tensor* stand_in = nullptr);
+
+  // One kernel over the root's shape, its rows split over the threads when
+  // there is enough work (each part the same kernel on its rows).
+  void run_kernel(const FusionPlan& plan, const ir::Graph& g, std::size_t k, Tensor& out,
+                  std::vector<Tensor>& values) const;
+
+  // A matmul and the kernel reading it as one loop nest: the product made a
+  // block of rows at a time (matmul_in_blocks), the kernel run on each
+  // block while it is in the cache. False, having made the product whole
+  // into its value, where the blocks can't be had; the caller runs the
+  // kernel on it then.
+  bool run_epilogue(const FusionPlan& plan, const ir::Graph& g, std::size_t k, Tensor& out,
+                    std::vector<Tensor>& values) const;
+
+  // A kernel and the reduction over its root's trailing axes as one loop
+  // nest: a tile of groups' rows made into a small buffer (in the cache)
+  // and reduced at once, as reduce_row computes each group. False when the
+  // kernel can't read its inputs or the groups are empty: then the root is
+  // made whole into values[root], for the reduction to run on.
+  bool run_kernel_reduced(const FusionPlan& plan, const ir::Graph& g, std::size_t k,
+                          const ir::Node& n, Tensor& out, std::vector<Tensor>& values) const;
+
+  // A kernel's steps one operation at a time, on whole tensors: the same
+  // values the nodes would have given, for the layouts its code can't read.
+  Tensor run_steps(const ir::FusedKernel& kernel, const std::vector<Tensor>& inputs) const;
+
+  FastExecutorOptions options_;
+  std::optional<JitModule> jit_;
+  mutable std::atomic<std::int64_t> kernels_{0}, from_memory_{0}, from_store_{0}, runs_{0},
+      stepped_{0};
+  // Every plan's counters, kept after their graph is gone.
+  mutable std::mutex registry_mutex_;
+  mutable std::vector<std::shared_ptr<GraphCounters>> registry_;
+};
+
+}  // namespace ss::runtime::fastexec

@@ -1,0 +1,263 @@
+#include "runtime/fast/fast_executor_impl.hpp"
+
+namespace ss::runtime::fastexec {
+
+const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
+  std::lock_guard lock(g.executor_cache.mutex);
+  if (auto* p = static_cast<const FusionPlan*>(g.executor_cache.value.get());
+      p && p->nodes == g.nodes.size())
+    return p;
+  auto plan = std::make_shared<FusionPlan>();
+  plan->counters = std::make_shared<GraphCounters>();
+  plan->counters->name = g.name;
+  {
+    std::lock_guard registry(registry_mutex_);
+    registry_.push_back(plan->counters);
+  }
+  plan->nodes = g.nodes.size();
+  plan->kernel_at.assign(g.nodes.size(), -1);
+  plan->member.assign(g.nodes.size(), false);
+  plan->reduce_at.assign(g.nodes.size(), -1);
+  auto kernels = jit_ ? ir::plan_fusion(g) : std::vector<ir::FusedKernel>{};
+  std::vector<std::vector<SsJitStep>> steps(kernels.size());
+  std::vector<SsJitKernelDesc> descs;
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const ir::FusedKernel& kernel = kernels[k];
+    const auto& flags = plan->inner_broadcast.emplace_back(ir::inner_broadcast(g, kernel));
+    steps[k] = jit_steps(kernel.steps);
+    descs.push_back({steps[k].data(), static_cast<std::int32_t>(steps[k].size()),
+                     static_cast<std::int32_t>(kernel.inputs.size()), flags.data()});
+  }
+  std::vector<SsJitKernelFn> fns;
+  if (!kernels.empty()) {
+    const SsJitApi& api = jit_->api();
+    const auto compile = [&](const std::string& prefix, std::string* object, std::string* error) {
+      return compile_with(
+          [&](auto write, void* context, char* why, std::size_t size) {
+            return api.compile_elementwise(descs.data(), static_cast<std::int32_t>(descs.size()),
+                                           prefix.c_str(), write, context, why, size);
+          },
+          object, error);
+    };
+    std::string error;
+    if (auto code = cached_code(api, kernel_identity(api, descs), static_cast<int>(descs.size()),
+                                compile, options_.code_cache, &error)) {
+      for (void* f : code->fns) fns.push_back(reinterpret_cast<SsJitKernelFn>(f));
+      const auto n = static_cast<std::int64_t>(kernels.size());
+      (code->origin == CodeOrigin::compiled ? kernels_
+       : code->origin == CodeOrigin::memory ? from_memory_
+                                            : from_store_) += n;
+    } else {
+      kernels.clear();  // node by node, as without the JIT
+    }
+  }
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const auto root = static_cast<std::size_t>(kernels[k].root);
+    if (kernels[k].reduce >= 0) {  // run with its reduction, the root never stored
+      plan->reduce_at[static_cast<std::size_t>(kernels[k].reduce)] = static_cast<int>(k);
+      plan->member[root] = true;
+    } else {
+      plan->kernel_at[root] = static_cast<int>(k);
+    }
+    for (const int m : kernels[k].members) plan->member[static_cast<std::size_t>(m)] = true;
+    if (kernels[k].epilogue >= 0)  // the product is made inside the kernel's run
+      plan->member[static_cast<std::size_t>(
+          kernels[k].inputs[static_cast<std::size_t>(kernels[k].epilogue)])] = true;
+  }
+  if (!kernels.empty()) {
+    std::vector<int> read_at(g.nodes.size());
+    for (std::size_t i = 0; i < read_at.size(); ++i) read_at[i] = static_cast<int>(i);
+    for (const auto& kernel : kernels) {
+      const int at = kernel.reduce >= 0 ? kernel.reduce : kernel.root;
+      for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = at;
+      read_at[static_cast<std::size_t>(kernel.root)] = at;
+      if (kernel.epilogue >= 0)
+        read_at[static_cast<std::size_t>(
+            kernel.inputs[static_cast<std::size_t>(kernel.epilogue)])] = at;
+    }
+    plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g, read_at));
+  }
+  plan->counters->kernels = static_cast<std::int64_t>(kernels.size());
+  plan->kernels = std::move(kernels);
+  plan->fns = std::move(fns);
+  g.executor_cache.value = plan;
+  return plan.get();
+}
+
+bool FastExecutor::bind(const FusionPlan& plan, std::size_t k, const std::vector<Tensor>& values,
+                        KernelCall& call, const Tensor* stand_in) {
+  const ir::FusedKernel& kernel = plan.kernels[k];
+  const auto& flags = plan.inner_broadcast[k];
+  for (std::size_t j = 0; j < kernel.inputs.size(); ++j) {
+    const bool product = stand_in && static_cast<int>(j) == kernel.epilogue;
+    call.inputs.push_back(product ? *stand_in : values[static_cast<std::size_t>(kernel.inputs[j])]);
+    call.shape = reference::broadcast_shapes(call.shape, call.inputs.back().shape());
+  }
+  const Shape& shape = call.shape;
+  const std::size_t rank = shape.size();
+  call.inner = rank ? shape[rank - 1] : 1;
+  call.outer = call.inner ? element_count(shape) / call.inner : 0;
+  for (std::size_t j = 0; j < call.inputs.size(); ++j) {
+    Tensor& t = call.inputs[j];
+    const auto fits = [&](const std::vector<std::int64_t>& s) {
+      if (rank == 0) return true;
+      const std::int64_t in_row = s[rank - 1];
+      if (flags[j] ? in_row != 0 : (in_row != 1 && call.inner != 1)) return false;
+      std::int64_t expect = rank >= 2 ? s[rank - 2] : 0;
+      for (std::size_t d = rank - 2; rank >= 3 && d-- > 0;) {
+        expect *= shape[d + 1];
+        if (s[d] != expect) return false;
+      }
+      return true;
+    };
+    auto s = broadcast_strides(t, rank);
+    if (!fits(s)) {
+      t = materialize(t, shape);
+      s = broadcast_strides(t, rank);
+    }
+    if (!fits(s)) return false;
+    call.pointers.push_back(t.raw());
+    call.outer_strides.push_back(rank >= 2 ? s[rank - 2] : 0);
+  }
+  return true;
+}
+
+void FastExecutor::run_kernel(const FusionPlan& plan, const ir::Graph& g, std::size_t k,
+                              Tensor& out, std::vector<Tensor>& values) const {
+  if (plan.kernels[k].epilogue >= 0 && run_epilogue(plan, g, k, out, values)) return;
+  KernelCall call;
+  if (!bind(plan, k, values, call)) {
+    out = run_steps(plan.kernels[k], call.inputs);
+    return;
+  }
+  out = Tensor::uninitialized(DType::f32, call.shape);
+  auto* o = static_cast<float*>(out.raw());
+  for_rows(call.outer, kMinElements / std::max<std::int64_t>(1, call.inner), options_.threads,
+           [&](std::int64_t from, std::int64_t to) {
+             call.rows(plan.fns[k], from, to, o + from * call.inner);
+           });
+  ++runs_;
+}
+
+bool FastExecutor::run_epilogue(const FusionPlan& plan, const ir::Graph& g, std::size_t k,
+                                Tensor& out, std::vector<Tensor>& values) const {
+  const ir::FusedKernel& kernel = plan.kernels[k];
+  const auto product =
+      static_cast<std::size_t>(kernel.inputs[static_cast<std::size_t>(kernel.epilogue)]);
+  const ir::Node& m = g.nodes[product];
+  const Tensor& a = values[static_cast<std::size_t>(m.in[0])];
+  const Tensor& b = values[static_cast<std::size_t>(m.in[1])];
+  KernelCall call;
+  bool ran = false;
+  if (b.rank() == 2 && a.rank() >= 1) {
+    Shape shape(a.shape().begin(), a.shape().end() - 1);
+    shape.push_back(b.dim(1));
+    const Tensor stand_in = Tensor::borrow(nullptr, DType::f32, shape);
+    if (bind(plan, k, values, call, &stand_in) && call.inner == b.dim(1)) {
+      out = Tensor::uninitialized(DType::f32, call.shape);
+      auto* o = static_cast<float*>(out.raw());
+      const auto j = static_cast<std::size_t>(kernel.epilogue);
+      std::vector<std::int64_t> strides = call.outer_strides;
+      strides[j] = call.inner;  // the tile's rows
+      ran = fast::matmul_in_blocks(
+          a, b, options_.threads, [&](std::int64_t r0, std::int64_t r1, const float* tile) {
+            std::vector<const void*> at(call.pointers.size());
+            for (std::size_t i = 0; i < at.size(); ++i)
+              at[i] = i == j
+                          ? static_cast<const void*>(tile)
+                          : static_cast<const char*>(call.pointers[i]) +
+                                r0 * call.outer_strides[i] *
+                                    static_cast<std::int64_t>(dtype_size(call.inputs[i].dtype()));
+            plan.fns[k](at.data(), strides.data(), o + r0 * call.inner, r1 - r0, call.inner);
+          });
+    }
+  }
+  if (ran) {
+    ++runs_;
+    return true;
+  }
+  // The product whole, as the node would have made it, for the kernel to read.
+  Tensor& made = values[product];
+  if (!fast::matmul(m, made, values, options_.threads)) made = reference::matmul(a, b);
+  return false;
+}
+
+bool FastExecutor::run_kernel_reduced(const FusionPlan& plan, const ir::Graph& g, std::size_t k,
+                                      const ir::Node& n, Tensor& out,
+                                      std::vector<Tensor>& values) const {
+  const ir::FusedKernel& kernel = plan.kernels[k];
+  KernelCall call;
+  const auto op = static_cast<ir::Reduce>(n.sub);
+  std::int64_t group = 1;
+  Shape shape;
+  const bool bound = bind(plan, k, values, call);
+  for (std::size_t d = 0; d < call.shape.size(); ++d) {
+    const bool reduced =
+        std::find(n.axes.begin(), n.axes.end(), static_cast<std::int64_t>(d)) != n.axes.end();
+    if (reduced) group *= call.shape[d];
+    if (!reduced)
+      shape.push_back(call.shape[d]);
+    else if (n.keep)
+      shape.push_back(1);
+  }
+  if (!bound || group == 0 || call.inner == 0 || group % call.inner != 0) {
+    if (bound) {
+      run_kernel(plan, g, k, values[static_cast<std::size_t>(kernel.root)], values);
+    } else {
+      values[static_cast<std::size_t>(kernel.root)] = run_steps(kernel, call.inputs);
+    }
+    return false;
+  }
+  const std::int64_t kept = element_count(call.shape) / group;
+  const std::int64_t rows_per_group = group / call.inner;
+  out = Tensor::uninitialized(DType::f32, shape);
+  auto* o = static_cast<float*>(out.raw());
+  // Groups a tile holds: about 16K floats, at least one group.
+  const std::int64_t tile = std::max<std::int64_t>(1, (1 << 14) / group);
+  for_rows(kept, std::max<std::int64_t>(1, kMinElements / group), options_.threads,
+           [&](std::int64_t r0, std::int64_t r1) {
+             std::vector<float> buffer(static_cast<std::size_t>(std::min(tile, r1 - r0) * group));
+             for (std::int64_t t0 = r0; t0 < r1; t0 += tile) {
+               const std::int64_t t1 = std::min(r1, t0 + tile);
+               call.rows(plan.fns[k], t0 * rows_per_group, t1 * rows_per_group, buffer.data());
+               for (std::int64_t r = t0; r < t1; ++r)
+                 o[r] = fast::reduce_row(op, buffer.data() + (r - t0) * group, group);
+             }
+           });
+  ++runs_;
+  return true;
+}
+
+Tensor FastExecutor::run_steps(const ir::FusedKernel& kernel,
+                               const std::vector<Tensor>& inputs) const {
+  std::vector<Tensor> v;
+  for (const auto& s : kernel.steps) {
+    switch (s.kind) {
+      case ir::FusedStep::Kind::load:
+      case ir::FusedStep::Kind::load_bool:
+        v.push_back(inputs[static_cast<std::size_t>(s.a)]);
+        break;
+      case ir::FusedStep::Kind::constant:
+        v.push_back(Tensor::scalar(DType::f32, s.value));
+        break;
+      case ir::FusedStep::Kind::unary:
+        v.push_back(
+            reference::unary(static_cast<ir::Unary>(s.sub), v[static_cast<std::size_t>(s.a)]));
+        break;
+      case ir::FusedStep::Kind::binary:
+        v.push_back(reference::binary(static_cast<ir::Binary>(s.sub),
+                                      v[static_cast<std::size_t>(s.a)],
+                                      v[static_cast<std::size_t>(s.b)]));
+        break;
+      case ir::FusedStep::Kind::where:
+        v.push_back(reference::where(v[static_cast<std::size_t>(s.a)],
+                                     v[static_cast<std::size_t>(s.b)],
+                                     v[static_cast<std::size_t>(s.c)]));
+        break;
+    }
+  }
+  ++stepped_;
+  return v.back();
+}
+
+}  // namespace ss::runtime::fastexec
