@@ -2,7 +2,8 @@
 //   declarations.cpp  items: dims, devices, records, models, signatures
 //   placement.cpp     which functions run in the controller (section 6)
 //   statements.cpp    function bodies: bindings, loops, returns
-//   expressions.cpp   operators, names, members, indexing, user calls
+//   expressions.cpp   names, members, indexing, literals, user calls
+//   operators.cpp     operators with broadcasting, `@`
 //   builtins.cpp      the built-in functions' rules
 //   patterns.cpp      einops patterns: rearrange, reduce, repeat, einsum
 //   several_devices.cpp  chapter 18: the batch axis split across devices
@@ -145,7 +146,7 @@ class Checker {
   void check_return(const Expr* value, Span span, FnCtx& ctx);
   void bind(FnCtx& ctx, const Expr& target, const Type& type);
 
-  // expressions.cpp
+  // expressions.cpp (operators.cpp: the operators, broadcast, unify_elems)
   // Checks an expression and records its type in typed_.
   Type expr(const Expr& e, FnCtx& ctx, const Type* expected = nullptr);
   Type expr_kind(const Expr& e, FnCtx& ctx, const Type* expected);
