@@ -40,7 +40,7 @@ struct Builder {
   }
 
   // neg and logical_not; every other function of one value comes as its
-  // formula's steps (ir/unary.def, expanded by the core).
+  // formula's steps (types/unary.def, expanded by the core).
   llvm::Value* unary(int kind, llvm::Value* x) {
     switch (static_cast<Unary>(kind)) {
       case Unary::neg:

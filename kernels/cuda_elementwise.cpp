@@ -26,7 +26,7 @@ std::string float_literal(float value) {
   return literal + "f";
 }
 
-// ir/unary.def's formula: in float where that gives the same bits (CUDA's
+// types/unary.def's formula: in float where that gives the same bits (CUDA's
 // correctly rounded float sqrt, fabsf), else in double, rounded after.
 std::string unary(int kind, const std::string& x) {
   const auto op = static_cast<Unary>(kind);

@@ -69,12 +69,6 @@ struct GraphPlan {
 
 std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g);
 
-inline DType unary_dtype(ir::Unary op, DType x) {
-  if (op == ir::Unary::logical_not) return DType::boolean;
-  if (op == ir::Unary::neg || op == ir::Unary::abs || op == ir::Unary::relu) return x;
-  return runtime::is_float(x) ? x : DType::f32;
-}
-
 inline DType common_dtype(DType a, DType b) {  // the reference's arithmetic_dtype
   if (a == b) return a;
   if (runtime::is_float(a) != runtime::is_float(b)) return runtime::is_float(a) ? a : b;

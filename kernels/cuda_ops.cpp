@@ -36,7 +36,7 @@ __device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff80
 )";
 
 std::string unary_expression(ir::Unary op) {
-  return ir::render(ir::formula(op), "a");  // ir/unary.def's, in double
+  return ir::render(ir::formula(op), "a");  // types/unary.def's, in double
 }
 
 std::string binary_expression(ir::Binary op, bool integers) {

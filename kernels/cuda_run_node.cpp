@@ -109,7 +109,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
     case Op::unary: {
       const auto op = static_cast<ir::Unary>(n.sub);
       const DTensor& x = in(n, 0);
-      out = make(i, unary_dtype(op, x.dtype()), x.shape());
+      out = make(i, ref::unary_dtype(op, x.dtype()), x.shape());
       pointwise({Pointwise::Kind::unary, n.sub}, {&x}, out);
       return "kernels";
     }

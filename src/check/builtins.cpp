@@ -3,14 +3,14 @@
 #include <algorithm>
 
 #include "check/checker_impl.hpp"
+#include "types/unary_functions.hpp"
 
 namespace ss::check {
 
 const std::set<std::string>& builtin_names() {
   static const std::set<std::string> names = {
-      // math and casts
-      "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "gelu", "f32", "bf16", "f16", "i32",
-      "where", "maximum", "minimum", "clip", "dropout",
+      // math (besides types/unary.def's functions) and casts
+      "f32", "bf16", "f16", "i32", "where", "maximum", "minimum", "clip", "dropout",
       // reductions and along-axis operations
       "sum", "mean", "max", "min", "argmax", "logsumexp", "var", "std", "softmax", "log_softmax",
       "sort", "argsort", "layer_norm", "rms_norm", "cross_entropy", "causal", "concat", "stack",
@@ -23,16 +23,16 @@ const std::set<std::string>& builtin_names() {
       "shape", "len", "range", "print", "write", "save", "load", "value_and_grad", "grad", "update",
       "clip_norm", "norm", "SGD", "Adam", "AdamW", "shuffle", "batches", "take", "whole", "map",
       "split"};
-  return names;
+  static const std::set<std::string> all = [] {
+    std::set<std::string> out = names;
+    for (const auto& f : types::unary_functions())
+      if (f.spelled == types::Spelled::function) out.insert(f.name);
+    return out;
+  }();
+  return all;
 }
 
-namespace {
-
-bool float_math(const std::string& n) {
-  return n == "exp" || n == "log" || n == "sqrt" || n == "tanh" || n == "sigmoid" || n == "gelu";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool Checker::is_builtin(const std::string& name) const {
   return builtin_names().count(name) > 0;
@@ -325,10 +325,13 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
     return t;
   };
 
-  if (float_math(name) || name == "abs" || name == "relu") {
+  // types/unary.def's functions: of floats, or of numbers keeping their type.
+  if (const int row = types::unary_function(name); row >= 0) {
+    const bool floats = types::unary_functions()[static_cast<std::size_t>(row)].result ==
+                        types::UnaryResult::float_type;
     check_kwargs(e, {}, name);
     if (!count(1, 1)) return Type::error();
-    auto x = float_math(name) ? float_arg(0) : tensor_arg(0, "a number tensor");
+    auto x = floats ? float_arg(0) : tensor_arg(0, "a number tensor");
     if (!x) return Type::error();
     if (x->elem.kind == ElemKind::boolean || x->elem.kind == ElemKind::index) {
       r_.error(Code::E0503, spans[0], "`" + name + "` needs numbers, not " + x->elem.str(),

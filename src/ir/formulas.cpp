@@ -129,9 +129,9 @@ class Parser {
 
 std::vector<Formula> make_table() {
   std::vector<Formula> table;
-#define SS_UNARY(op, printed, width, text) \
+#define SS_UNARY(op, printed, spelled, width, text_result, text) \
   table.push_back({printed, Formula::width, text, parse_formula(text)});
-#include "ir/unary.def"
+#include "types/unary.def"
 #undef SS_UNARY
   return table;
 }

@@ -1,4 +1,4 @@
-// Elementwise formulas written once (ir/unary.def) and rendered for every
+// Elementwise formulas written once (types/unary.def) and rendered for every
 // backend, tinygrad's renderer pattern: the reference evaluates a formula,
 // CUDA C and the standalone C++ print it (render), the JIT walks its terms
 // into LLVM IR. The same terms in the same order give the same bits.

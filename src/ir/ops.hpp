@@ -4,10 +4,10 @@
 
 namespace ss::ir {
 
-// ir/unary.def's rows (each with its formula: ir/formulas.hpp).
+// types/unary.def's rows (each with its formula: ir/formulas.hpp).
 enum class Unary {
-#define SS_UNARY(op, name, width, formula) op,
-#include "ir/unary.def"
+#define SS_UNARY(op, name, spelled, width, result, formula) op,
+#include "types/unary.def"
 #undef SS_UNARY
 };
 enum class Binary {

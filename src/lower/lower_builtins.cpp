@@ -2,14 +2,11 @@
 #include <map>
 
 #include "lower/lowerer.hpp"
+#include "types/unary_functions.hpp"
 
 namespace ss::lower::detail {
 
 Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
-  static const std::map<std::string, Unary> unaries = {
-      {"exp", Unary::exp},   {"log", Unary::log},   {"sqrt", Unary::sqrt},
-      {"abs", Unary::abs},   {"tanh", Unary::tanh}, {"sigmoid", Unary::sigmoid},
-      {"relu", Unary::relu}, {"gelu", Unary::gelu}};
   static const std::map<std::string, Reduce> reductions = {
       {"sum", Reduce::sum}, {"mean", Reduce::mean},           {"max", Reduce::max},
       {"min", Reduce::min}, {"logsumexp", Reduce::logsumexp}, {"var", Reduce::var},
@@ -28,9 +25,9 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
     for (const auto k : p_.axes.at(&e)) out.push_back(static_cast<std::int64_t>(k));
     return out;
   };
-  if (auto it = unaries.find(name); it != unaries.end()) {
+  if (const int row = types::unary_function(name); row >= 0) {  // types/unary.def's
     Node n = make(Op::unary, e, scope, {arg(0, result.elem.kind)});
-    n.sub = static_cast<int>(it->second);
+    n.sub = row;
     return node(n);
   }
   if (name == "f32" || name == "bf16" || name == "f16" || name == "i32")

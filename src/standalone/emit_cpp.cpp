@@ -1,11 +1,13 @@
 #include "standalone/emit_cpp.hpp"
 
+#include <cctype>
 #include <sstream>
 
 #include "ir/attributes.hpp"
 #include "ir/formulas.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "standalone/cpp_names.hpp"
+#include "types/unary_functions.hpp"
 
 extern const unsigned char ss_standalone_runtime[];
 
@@ -33,19 +35,30 @@ std::string number(double x) {
   return s.str();
 }
 
-// The library's elementwise formulas (ir/unary.def) as the function the
-// tiny runtime's unary_of calls, by ir::Unary's numbers.
+// The library's elementwise functions (types/unary.def) for the tiny
+// runtime, by ir::Unary's numbers: their names, their result types
+// (unary_result: 0 the operand's, 1 a float's, an integer's f32, 2 bool)
+// and their formulas (unary_formula).
 std::string unary_formulas() {
-  std::string out =
-      "#include <cmath>\n\nnamespace ssa {\n\ninline double unary_formula(int op, double x) {\n"
-      "  switch (op) {\n";
+  const auto& rows = types::unary_functions();
+  std::string names, results, formulas;
   const auto in_std = [](const std::string& f) { return "std::" + f; };
-  for (std::size_t k = 0; k <= static_cast<std::size_t>(ir::Unary::logical_not); ++k) {
-    const auto& f = ir::formula(static_cast<ir::Unary>(k));
-    out += "    case " + std::to_string(k) + ":  // " + f.name + "\n      return " +
-           ir::render(f, "x", in_std) + ";\n";
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    std::string upper = rows[k].op;
+    for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    names += (k ? ", " : "") + upper;
+    const int result = rows[k].result == types::UnaryResult::same_type    ? 0
+                       : rows[k].result == types::UnaryResult::float_type ? 1
+                                                                          : 2;
+    results += "    case " + upper + ":\n      return " + std::to_string(result) + ";\n";
+    formulas += "    case " + upper + ":\n      return " +
+                ir::render(ir::formula(static_cast<ir::Unary>(k)), "x", in_std) + ";\n";
   }
-  return out + "  }\n  return x;\n}\n\n}  // namespace ssa\n\n";
+  return "#include <cmath>\n\nnamespace ssa {\n\nenum Unary { " + names +
+         " };\n\ninline int unary_result(int op) {\n  switch (op) {\n" + results +
+         "  }\n  return 0;\n}\n\ninline double unary_formula(int op, double x) {\n  switch (op) "
+         "{\n" +
+         formulas + "  }\n  return x;\n}\n\n}  // namespace ssa\n\n";
 }
 
 // An axis part's [first, last) as C++ expressions, the axis' size being `size`.

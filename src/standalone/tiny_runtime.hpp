@@ -115,11 +115,10 @@ inline std::vector<std::int64_t> offsets(const Tensor& t, const Shape& out) {
 }
 
 // ---- elementwise ----
-enum Unary { NEG, EXP, LOG, SQRT, ABS, TANH, SIGMOID, RELU, GELU, GELU_GRAD, NOT };
 enum Binary { ADD, SUB, MUL, DIV, POW, MOD, FLOORDIV, MAX, MIN, LT, LE, GT, GE, EQ, NE, AND, OR };
 
-// The library's formulas (src/ir/unary.def), which the generated file
-// writes above this runtime as unary_formula.
+// The library's unary functions (src/types/unary.def), which the generated
+// file writes above this runtime: enum Unary, unary_result, unary_formula.
 inline double unary_of(int op, double x) {
   return unary_formula(op, x);
 }
@@ -171,10 +170,8 @@ inline DType common(DType a, DType b) {
 }
 
 inline Tensor unary(int op, const Tensor& x) {
-  const DType t = op == NOT                                ? BOOL
-                  : (op == NEG || op == ABS || op == RELU) ? x.dtype
-                  : is_float(x.dtype)                      ? x.dtype
-                                                           : F32;
+  const int result = unary_result(op);
+  const DType t = result == 2 ? BOOL : result == 0 || is_float(x.dtype) ? x.dtype : F32;
   Tensor r = make(t, x.shape);
   for (std::size_t i = 0; i < r.v.size(); ++i) r.v[i] = store(t, unary_of(op, x.v[i]));
   return r;

@@ -1,4 +1,4 @@
-// Elementwise formulas written once (src/ir/unary.def): every row parses,
+// Elementwise formulas written once (src/types/unary.def): every row parses,
 // evaluates to what the formula says in C++, and renders as C that means
 // the same; text outside the grammar is refused.
 #include <doctest/doctest.h>

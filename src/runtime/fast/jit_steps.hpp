@@ -1,6 +1,6 @@
 // A fused kernel's steps as the JIT module takes them (jit/jit_api.h): each
 // function of one value but neg and not spelled as its formula's steps
-// (ir/unary.def), widened to double and rounded back where the formula
+// (types/unary.def), widened to double and rounded back where the formula
 // computes in double, so the JIT builds the reference's operations in the
 // reference's order and its results are the reference's bits.
 #pragma once

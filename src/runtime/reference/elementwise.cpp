@@ -5,6 +5,7 @@
 #include "ir/formulas.hpp"
 #include "runtime/reference/ops.hpp"
 #include "support/scalar_arith.hpp"
+#include "types/unary_functions.hpp"
 
 namespace ss::runtime::reference {
 namespace {
@@ -61,7 +62,7 @@ bool is_comparison(Binary op) {
 }  // namespace
 
 double apply_unary(Unary op, double x) {
-  return ir::evaluate(ir::formula(op), x);  // ir/unary.def's formula, term by term
+  return ir::evaluate(ir::formula(op), x);  // types/unary.def's formula, term by term
 }
 
 double apply_binary(Binary op, double a, double b, bool integers) {
@@ -123,12 +124,20 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   return out;
 }
 
+DType unary_dtype(Unary op, DType x) {
+  switch (types::unary_functions()[static_cast<std::size_t>(op)].result) {
+    case types::UnaryResult::same_type:
+      return x;
+    case types::UnaryResult::float_type:
+      return is_float(x) ? x : DType::f32;
+    case types::UnaryResult::bool_type:
+      return DType::boolean;
+  }
+  return x;
+}
+
 Tensor unary(Unary op, const Tensor& x) {
-  const DType dtype = op == Unary::logical_not                                      ? DType::boolean
-                      : (op == Unary::neg || op == Unary::abs || op == Unary::relu) ? x.dtype()
-                      : is_float(x.dtype())                                         ? x.dtype()
-                                                                                    : DType::f32;
-  Tensor out = Tensor::zeros(dtype, x.shape());
+  Tensor out = Tensor::zeros(unary_dtype(op, x.dtype()), x.shape());
   const ir::Formula& f = ir::formula(op);
   for (std::int64_t i = 0, n = x.size(); i < n; ++i) out.set(i, ir::evaluate(f, x.get(i)));
   return out;

@@ -44,6 +44,8 @@ double apply_binary(Binary op, double a, double b, bool integers);
 // division of integers, else the operands' common type.
 DType binary_dtype(Binary op, DType a, DType b);
 
+// A unary function's result type (types/unary.def's `result`).
+DType unary_dtype(Unary op, DType x);
 Tensor unary(Unary op, const Tensor& x);
 // Arithmetic keeps the operands' dtype (a float over an integer, f32 over
 // two different floats); `div` of integers gives f32; comparisons and
