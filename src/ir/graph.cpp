@@ -8,6 +8,7 @@
 
 #include "ir/formulas.hpp"
 #include "ir/ops.hpp"
+#include "types/unary_functions.hpp"
 
 namespace ss::ir {
 
@@ -54,7 +55,7 @@ const char* sub_name(Op op, int sub) {
   const auto at = static_cast<std::size_t>(sub);
   switch (op) {
     case Op::unary:
-      return at <= static_cast<std::size_t>(Unary::logical_not) ? formula(Unary(sub)).name : "?";
+      return at < types::unary_functions().size() ? formula(Unary(sub)).name : "?";
     case Op::binary:
       return at < std::size(binary) ? binary[at] : "?";
     case Op::reduce:

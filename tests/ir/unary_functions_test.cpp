@@ -35,5 +35,5 @@ TEST_CASE("every unary.def function is a built-in: typed by its row, lowered to 
       (void)ss::test::check_source_text("dim D = 3\n\nfn g(x: [D] i32) -> [D] i32 = " + name +
                                         "(x)\n");
   }
-  CHECK(functions == 8);  // exp log sqrt abs tanh sigmoid relu gelu
+  CHECK(functions >= 8);  // exp log sqrt abs tanh sigmoid relu gelu, at least
 }
