@@ -234,6 +234,11 @@ std::optional<int> cuda_device(const Compiled& c, const Device& host) {
   return std::nullopt;
 }
 
+std::string executor_name(const Compiled& c, const EngineOptions& engine, bool workers) {
+  if (engine.executor != Executor::fast) return "the reference runtime";
+  return cuda_device(c, engine.device) && !workers ? "the CUDA executor" : "the fast executor";
+}
+
 std::shared_ptr<const runtime::Accelerator> make_cuda_accelerator(Compiled& c, int index,
                                                                   const EngineOptions& engine) {
   const auto driver = driver_with(c, {index}, engine);

@@ -31,6 +31,11 @@ void check_host_device(Compiled& c, const Device& host);
 // CPU or several devices.
 std::optional<int> cuda_device(const Compiled& c, const Device& host);
 
+// What runs a program's device functions, for messages: "the CUDA
+// executor" (one CUDA device, no workers), "the fast executor" or "the
+// reference runtime", as the engine's options and the program decide.
+std::string executor_name(const Compiled& c, const EngineOptions& engine, bool workers);
+
 // The CUDA executor on that device; null with E1901, E1902 or E1903 added
 // to the program's diagnostics when the driver, the device or NVRTC is
 // missing.

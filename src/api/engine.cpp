@@ -98,8 +98,7 @@ namespace {
 
 // Checking includes preparing: what lowering finds is found by `check` too.
 std::vector<Diagnostic> checked(api::Compiled& c, const EngineOptions& options) {
-  api::check_lowering(
-      c, options.executor == Executor::fast ? "the fast executor" : "the reference runtime");
+  api::check_lowering(c, api::executor_name(c, options, c.typed.device_count > 1));
   return c.diagnostics;
 }
 

@@ -91,9 +91,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   }
   stats = options.stats;
   code_cache = engine.code_cache;
-  executor_name = gpu && !devices && fast ? "the CUDA executor"
-                  : fast                  ? "the fast executor"
-                                          : "the reference runtime";
+  executor_name = api::executor_name(*compiled, engine, devices != nullptr);
   // What lowering couldn't turn into code is found now, not when it runs.
   program = api::prepare_program(*compiled, {.executor = executor_name, .distribute = !!devices});
   inputs_of.clear();

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 
+#include "diag/arithmetic.hpp"
 #include "lower/lowerer.hpp"
 #include "support/scalar_arith.hpp"
 
@@ -185,10 +186,8 @@ Val Lowerer::binary(const Expr& e, Scope& scope) {
       v.integer = folded.value.integer;
       return v;
     }
-    if (folded.error == support::ArithError::division_by_zero)
-      throw NotLowered("`" + e.text + "` divides by zero", e.span, diag::Code::E1509);
-    if (folded.error == support::ArithError::overflow)
-      throw NotLowered("`" + e.text + "` overflows 64 bits", e.span, diag::Code::E1510);
+    if (const auto mistake = diag::arithmetic_mistake(e.text, folded.error))
+      throw NotLowered(mistake->message, e.span, mistake->code, mistake->help);
     if (op != Binary::logical_and && op != Binary::logical_or)
       throw NotLowered("`" + e.text + "` on static numbers", e.span);
     const bool a = l.number != 0, b = r.number != 0;  // static bools: 0 or 1

@@ -1,5 +1,7 @@
 #include "runtime/controller/controller_impl.hpp"
 
+#include "diag/arithmetic.hpp"
+
 namespace ss::runtime::control {
 
 using ir::HostInstr;
@@ -174,18 +176,9 @@ Value Controller::arithmetic(const HostInstr& in, const std::vector<Value>& slot
 }
 
 Value Controller::checked(const support::ArithResult& r, const std::string& op, diag::Span at) {
-  switch (r.error) {
-    case support::ArithError::none:
-      return number(r.value);
-    case support::ArithError::division_by_zero:
-      fail(diag::Code::E1509, at, "`" + op + "` divides by zero", "a zero divisor",
-           "controller numbers follow Python: test the divisor first (`if n != 0:`)");
-    case support::ArithError::overflow:
-      fail(diag::Code::E1510, at, "`" + op + "` overflows 64 bits", "past 2^63 - 1",
-           "controller integers are 64-bit: compute with floats (`2.0 ** 70`) past them");
-    case support::ArithError::unknown_op:
-      break;
-  }
+  if (r.ok()) return number(r.value);
+  if (const auto mistake = diag::arithmetic_mistake(op, r.error))
+    fail(mistake->code, at, mistake->message, mistake->label, mistake->help);
   unsupported("`" + op + "` on numbers", at);
 }
 
