@@ -4,7 +4,8 @@ on THREADS threads, the first argument, 1 by default) and ONNX Runtime (its
 C library through the Python wheel, as many threads, the model exported
 from PyTorch): forward at batch 1 and 64, and a
 PyTorch training step (forward, cross-entropy, backward, AdamW) at batch 64
-and 256. Prints `peer name microseconds` lines, the best of 5 rounds.
+and 256. Prints `peer name microseconds` lines, the best of 5 rounds. Without
+PyTorch, ONNX Runtime's rows alone, the model built with onnx's helpers.
 
     pip install torch onnx onnxruntime && python3 bench/mlp_peers.py
 """
@@ -12,11 +13,13 @@ import io
 import sys
 import time
 
-import torch
-
 THREADS = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-torch.set_num_threads(THREADS)
-torch.manual_seed(0)
+try:
+    import torch
+    torch.set_num_threads(THREADS)
+    torch.manual_seed(0)
+except ImportError:
+    torch = None
 
 
 def best_us(f):
@@ -34,6 +37,42 @@ def best_us(f):
         best = min(best, elapsed / calls)
     return best * 1e6
 
+
+def onnx_mlp():
+    """The MLP as an ONNX model, without PyTorch: MatMul, Add and Relu."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    sizes = [784, 256, 256, 10]
+    inits, nodes, x = [], [], "x"
+    for k in range(3):
+        w = (rng.standard_normal((sizes[k], sizes[k + 1])) * 0.05).astype(np.float32)
+        b = np.zeros(sizes[k + 1], np.float32)
+        inits += [numpy_helper.from_array(w, f"w{k}"), numpy_helper.from_array(b, f"b{k}")]
+        nodes += [helper.make_node("MatMul", [x, f"w{k}"], [f"m{k}"]),
+                  helper.make_node("Add", [f"m{k}", f"b{k}"], [f"a{k}"])]
+        x = f"a{k}"
+        if k < 2:
+            nodes.append(helper.make_node("Relu", [x], [f"r{k}"]))
+            x = f"r{k}"
+    graph = helper.make_graph(
+        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 784])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["b", 10])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+if torch is None:
+    print("# no PyTorch: ONNX Runtime's forward rows only")
+    import numpy as np
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = THREADS
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(onnx_mlp(), options, providers=["CPUExecutionProvider"])
+    for b in (1, 64):
+        x = np.random.default_rng(1).standard_normal((b, 784)).astype(np.float32)
+        print(f"ort forward_b{b} {best_us(lambda: session.run(None, {'x': x})):.1f}")
+    sys.exit(0)
 
 model = torch.nn.Sequential(
     torch.nn.Linear(784, 256), torch.nn.ReLU(),
