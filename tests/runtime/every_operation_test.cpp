@@ -7,7 +7,9 @@
 // shrink: a new entry fails, and so does one that has come to run. (The
 // CUDA executor runs these graphs on the stand-in driver in
 // tests/kernels/cuda_executor_test.cpp; the standalone build refuses
-// random draws with E1808 at build time.)
+// random draws with E1808 at build time.) The fast executor is held to
+// its reason table: an op it gives a reason for never runs on its paths,
+// and each other op met runs there.
 #include <doctest/doctest.h>
 
 #include <set>
@@ -64,6 +66,9 @@ TEST_CASE("every operation runs forward and backward on the reference and the fa
   std::map<std::string, std::set<std::string>> cant = {
       {"reference", {}}, {"fast", {}}, {"gradient", {}}};
   std::set<std::string> reached;  // operations that ran, by name
+  // Per op, the nodes the fast executor ran and those it left to the
+  // reference, over the graphs that ran to their end.
+  std::map<std::string, std::int64_t> ran_fast, left;
   int graphs = 0;
   for (const std::string file :
        {"tests/programs/valid/operations.ss", "tests/programs/valid/features.ss",
@@ -92,9 +97,25 @@ TEST_CASE("every operation runs forward and backward on the reference and the fa
       for (const auto& g : runs) {
         const auto inputs = ss::test::made_up_inputs(g, dims);
         for (const auto* executor : {"reference", "fast"}) {
+          const bool on_fast = std::string(executor) == "fast";
+          const auto before = ss::runtime::executor_nodes(*fast);
           try {
-            (void)ss::runtime::run_graph(g, inputs, dims, nullptr,
-                                         std::string(executor) == "fast" ? fast.get() : nullptr);
+            (void)ss::runtime::run_graph(g, inputs, dims, nullptr, on_fast ? fast.get() : nullptr);
+            if (on_fast) {
+              std::map<std::string, std::int64_t> by_reference;
+              for (const auto& entry : ss::runtime::executor_nodes(*fast))
+                if (entry.first.rfind("reference ", 0) == 0)
+                  by_reference[entry.first.substr(10)] =
+                      entry.second - (before.count(entry.first) ? before.at(entry.first) : 0);
+              std::map<std::string, std::int64_t> total;
+              for (const auto& n : g.nodes)
+                if (n.op != Op::input) ++total[ss::ir::op_name(n.op)];
+              for (const auto& entry : total) {
+                const std::int64_t reference = by_reference[entry.first];
+                left[entry.first] += reference;
+                ran_fast[entry.first] += entry.second - reference;
+              }
+            }
           } catch (const ss::runtime::reference::RangeError&) {
             // made-up ids out of range: refused as the program's own would be
           } catch (const std::exception& e) {
@@ -115,6 +136,21 @@ TEST_CASE("every operation runs forward and backward on the reference and the fa
       CHECK_MESSAGE(ops.count(op), executor << " can't run: " << op);
     for (const auto& op : ops)
       CHECK_MESSAGE(cant[executor].count(op), executor << " runs " << op << " now: unlist it");
+  }
+  // The fast executor's op switch agrees with its reason table: an op it
+  // gives a reason for never runs on its paths, and every other it met ran
+  // there at least once (it may still leave a dtype it lacks to the
+  // reference).
+  for (const auto& entry : left) {
+    const std::string name = entry.first;
+    CAPTURE(name);
+    Op op = Op::input;
+    for (std::size_t k = 0; k < ss::ir::kOpCount; ++k)
+      if (name == ss::ir::op_name(static_cast<Op>(k))) op = static_cast<Op>(k);
+    if (ss::runtime::fast_leaves_to_reference(op))
+      CHECK(ran_fast[name] == 0);
+    else
+      CHECK(ran_fast[name] > 0);
   }
   // The programs reach every operation but the several-device collective
   // (tests/runtime/several_devices_test) and window, which no language
