@@ -94,17 +94,18 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   executor_name = api::executor_name(*compiled, engine, devices != nullptr);
   // What lowering couldn't turn into code is found now, not when it runs.
   program = api::prepare_program(*compiled, {.executor = executor_name, .distribute = !!devices});
-  inputs_of.clear();
+  callable.clear();
   for (const auto& [name, g] : program.graphs) {
-    auto& wanted = inputs_of[name];
-    wanted = {name,
-              {},
-              "input",
-              "its inputs are its tensor parameters, models' parameters (m.w1) and records' "
-              "fields (batch.x)"};
+    Callable& c = callable[name];
+    c.graph = &g;
+    c.inputs = {name,
+                {},
+                "input",
+                "its inputs are its tensor parameters, models' parameters (m.w1) and records' "
+                "fields (batch.x)"};
     for (const int id : g.inputs) {
       const auto& node = g.nodes[static_cast<std::size_t>(id)];
-      wanted.inputs.emplace_back(node.name, node.type);
+      c.inputs.inputs.emplace_back(node.name, node.type);
     }
   }
 }
@@ -239,12 +240,13 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
                         "the controller");
 
   // Prepared at load: the graph serves every call, at any sizes.
-  const ir::Graph* graph = impl_->program.graph(function);
-  if (!graph) {
+  const auto prepared = impl_->callable.find(function);
+  if (prepared == impl_->callable.end()) {
     CallResult r;
     r.diagnostics.push_back(runtime::internal_error("`" + function + "` wasn't prepared"));
     return r;
   }
+  const ir::Graph* graph = prepared->second.graph;
 
   for (std::size_t i = 0; i < positional.size(); ++i)
     if (auto bad = Impl::unusable("argument " + std::to_string(i + 1), positional[i])) {
@@ -283,7 +285,7 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     }
   const auto source =
       impl_->command_line ? runtime::ArgumentSource::command_line : runtime::ArgumentSource::host;
-  if (auto bad = runtime::match_arguments(impl_->inputs_of.at(function), inputs, source)) {
+  if (auto bad = runtime::match_arguments(prepared->second.inputs, inputs, source)) {
     CallResult r;
     r.diagnostics.push_back(std::move(*bad));
     return r;
@@ -293,10 +295,8 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     std::vector<runtime::Tensor> outputs;
     if (impl_->devices && runtime::has_split_input(*graph)) {
       const auto distributed = impl_->program.distributed.find(function);
-      if (distributed == impl_->program.distributed.end()) {
-        (void)ir::distribute(*graph);  // it didn't at load: this throws why
-        throw std::logic_error("`" + function + "` wasn't distributed");
-      }
+      if (distributed == impl_->program.distributed.end())  // it didn't at load: why
+        throw ir::NoDistributedLowering(impl_->program.not_distributed.at(function));
       std::vector<runtime::WorkerStats> stats;
       outputs = impl_->devices->run(distributed->second, inputs, typed.dims, &stats);
       r.workers = api::to_public(stats);

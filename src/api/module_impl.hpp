@@ -23,10 +23,15 @@ struct Module::Impl {
   std::unique_ptr<api::Compiled> compiled;
   mutable std::mutex mutex;  // guards the caches: a module may be called from several threads
   ir::Program program;       // lowered at load (api/prepare)
-  std::map<std::string, runtime::WantedInputs> inputs_of;  // each graph's inputs, for a call
-  std::map<std::string, SinkCallback> sinks;               // bound at load
-  std::map<std::string, HostFunction> host_functions;      // bound at load
-  std::int64_t memory_limit = 0;                           // LoadOptions::memory_limit
+  // Each device function as a call finds it: its graph and the inputs it takes.
+  struct Callable {
+    const ir::Graph* graph = nullptr;
+    runtime::WantedInputs inputs;
+  };
+  std::map<std::string, Callable> callable;            // by name, made at load
+  std::map<std::string, SinkCallback> sinks;           // bound at load
+  std::map<std::string, HostFunction> host_functions;  // bound at load
+  std::int64_t memory_limit = 0;                       // LoadOptions::memory_limit
   // Loaded by Engine::run_file, whose arguments come as a command line's
   // `--arg NAME=VALUE`: the help of E1603 and E1605 says so.
   bool command_line = false;

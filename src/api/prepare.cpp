@@ -29,10 +29,8 @@ ir::Program prepare_program(Compiled& c, const PrepareOptions& options) {
   lower::PipelineOptions pipeline;
   pipeline.device_functions = unsized_dims(c).empty();
   pipeline.distribute = options.distribute;
-  pipeline.dump_after = options.dump_after;
   pipeline.map = c.map.get();
   lower::Lowered lowered = lower::run_pipeline(c.typed, pipeline);
-  if (options.dump) *options.dump = std::move(lowered.dump);
   // A controller's tensor expression lowering couldn't make is an
   // `unsupported` instruction; each is an error now, not when it runs.
   for (const auto& [name, fn] : lowered.program.controller)

@@ -13,8 +13,6 @@ namespace ss::api {
 struct PrepareOptions {
   std::string executor = "the reference runtime";  // for messages: "the fast executor"
   bool distribute = false;                         // for the workers of several devices
-  std::string dump_after;                          // a pass's name: its listing goes to `dump`
-  std::string* dump = nullptr;
 };
 
 // The lowered program. What lowering finds goes into c's diagnostics: the

@@ -45,7 +45,6 @@ struct Signature {
   bool has_ret = false;
   bool controller = false;
   bool is_extern = false;
-  bool device() const { return !controller && !is_extern; }
 };
 
 using RecordFields = std::vector<std::pair<std::string, types::Type>>;
@@ -62,8 +61,9 @@ struct Program {
   HostProgram controller;                   // every controller function's compact form
   std::map<std::string, Graph> graphs;      // every device function's graph that lowered
   // With several devices: each device function's graph as the workers run
-  // it (ir/distribute.hpp), where it distributes.
+  // it (ir/distribute.hpp), or why it doesn't distribute.
   std::map<std::string, Graph> distributed;
+  std::map<std::string, std::string> not_distributed;
 
   const Graph* graph(const std::string& function) const {
     const auto it = graphs.find(function);

@@ -15,7 +15,6 @@ struct Driver {
   const check::TypedProgram& typed;
   const PipelineOptions& options;
   Lowered& out;
-  std::map<std::string, std::string> not_distributed;  // why, by function
 
   void lower() {
     out.program = program_outline(typed);
@@ -34,22 +33,18 @@ struct Driver {
     }
   }
 
-  // A pass that makes a bad graph is our bug: reported, and the function dropped.
+  // The controller functions' compact form (slots, jumps, each graph): a
+  // bad one is our bug, reported, and the function dropped. The device
+  // graphs need no second look: lowering and distribute verify each graph
+  // they make, and throw on a bad one (a Failure above, or a reason not to
+  // distribute).
   void verify() {
-    auto& p = out.program;
-    for (auto it = p.graphs.begin(); it != p.graphs.end();)
+    auto& code = out.program.controller;
+    for (auto it = code.begin(); it != code.end();)
       if (const std::string bad = ir::verify(it->second); !bad.empty()) {
-        out.failures.push_back({it->first, std::nullopt, "lowering made a bad graph: " + bad});
-        out.failures.back().internal = true;
-        it = p.graphs.erase(it);
-      } else {
-        ++it;
-      }
-    for (auto it = p.controller.begin(); it != p.controller.end();)
-      if (const std::string bad = ir::verify(it->second); !bad.empty()) {
-        out.failures.push_back({it->first, std::nullopt, "lowering made a bad function: " + bad});
-        out.failures.back().internal = true;
-        it = p.controller.erase(it);
+        out.failures.push_back(
+            {it->first, std::nullopt, "lowering made a bad function: " + bad, {}, {}, true});
+        it = code.erase(it);
       } else {
         ++it;
       }
@@ -63,7 +58,7 @@ struct Driver {
     for (const auto& [name, g] : p.graphs) try {
         p.distributed.emplace(name, ir::distribute(g));
       } catch (const std::exception& e) {
-        not_distributed[name] = e.what();
+        p.not_distributed[name] = e.what();
       }
   }
 
@@ -85,7 +80,8 @@ struct Driver {
         s += ir::print(c->second);
       else if (const auto g = graphs.find(name); g != graphs.end())
         s += ir::print(g->second);
-      else if (const auto why = not_distributed.find(name); why != not_distributed.end())
+      else if (const auto why = out.program.not_distributed.find(name);
+               why != out.program.not_distributed.end())
         s += "# " + name + ": not distributed (" + why->second + ")\n";
       for (const auto& f : out.failures)
         if (f.function == name) s += failure_line(f);
@@ -154,7 +150,7 @@ const std::vector<std::string_view>& pass_names() {
 
 Lowered run_pipeline(const check::TypedProgram& typed, const PipelineOptions& options) {
   Lowered out;
-  Driver d{typed, options, out, {}};
+  Driver d{typed, options, out};
   d.lower();
   d.after("lower");
   d.verify();
