@@ -32,8 +32,6 @@ const std::set<std::string>& builtin_names() {
   return all;
 }
 
-namespace {}  // namespace
-
 bool Checker::is_builtin(const std::string& name) const {
   return builtin_names().count(name) > 0;
 }

@@ -4,7 +4,9 @@
 #include "runtime/reference/interpreter.hpp"
 
 namespace ss::runtime {
+namespace {
 
+// E1605 for `name`, a `type`, missing; E1603 for a name the function lacks.
 Diagnostic missing_argument(const WantedInputs& wanted, const std::string& name,
                             const types::Type& type, ArgumentSource source) {
   return diag::error(diag::Code::E1605,
@@ -19,6 +21,8 @@ Diagnostic unknown_argument(const WantedInputs& wanted, const std::string& name)
                      "`" + wanted.function + "` has no " + wanted.noun + " `" + name + "`",
                      wanted.lacks_help);
 }
+
+}  // namespace
 
 Diagnostic mismatched_argument(const std::string& why, ArgumentSource source) {
   return diag::error(diag::Code::E1603, why,

@@ -36,9 +36,4 @@ std::optional<Diagnostic> match_arguments(const WantedInputs& wanted,
 // interpreter's InputMismatch, `why`).
 Diagnostic mismatched_argument(const std::string& why, ArgumentSource source);
 
-// The messages both use: E1605 for `name`, a `type`, missing.
-Diagnostic missing_argument(const WantedInputs& wanted, const std::string& name,
-                            const types::Type& type, ArgumentSource source);
-Diagnostic unknown_argument(const WantedInputs& wanted, const std::string& name);
-
 }  // namespace ss::runtime
