@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "shapescript/export.hpp"
 #include "shapescript/host_function.hpp"
 #include "shapescript/tensor.hpp"
+#include "shapescript/value.hpp"
 
 namespace ss {
 
@@ -141,6 +143,10 @@ struct LoadOptions {
   // How long a worker waits for the others in a collective before the call
   // fails with E1806 (a worker stuck or a device lost, never a hang).
   std::chrono::milliseconds collective_timeout{120000};
+  // Where a controller function's `print` lines go (each with its
+  // newline), when the host calls one (Module::call). Null: the engine's
+  // log callback, at info.
+  std::function<void(std::string_view)> print;
   // A host's collectives instead of the library's own (E1806 when its ranks
   // don't match the `devices` line).
   std::shared_ptr<const CollectiveTable> collectives;
@@ -170,16 +176,25 @@ struct LoadOptions {
 };
 
 struct SS_API CallResult {
-  // One per returned value (a tuple gives several; a model, one per
-  // parameter), then the new value of each tensor of a `mut` parameter the
-  // function changed, named in `updated` ("m.w1", "opt.step").
+  // A call with tensors only (the named-tensor path): one per returned
+  // value (a tuple gives several; a model, one per parameter), then the
+  // new value of each tensor of a `mut` parameter the function changed,
+  // named in `updated` ("m.w1", "opt.step"), copied out for the host.
   std::vector<Tensor> outputs;
   std::vector<std::string> updated;
+  // What the function returned, as values the library owns: one, or a
+  // tuple's items; none for a function without a result, for a call with
+  // host tensors only (its results are `outputs`), or for call_into.
+  std::vector<Value> values;
   // Several devices: what each worker did in this call.
   std::vector<WorkerStats> workers;
   std::vector<Diagnostic> diagnostics;
   explicit operator bool() const { return !has_errors(diagnostics); }
-  const Tensor& tensor(std::size_t i = 0) const { return outputs.at(i); }
+  // The i-th output, or else the i-th value's tensor.
+  Tensor tensor(std::size_t i = 0) const {
+    return i < outputs.size() ? outputs[i] : values.at(i).tensor();
+  }
+  const Value& value(std::size_t i = 0) const { return values.at(i); }
 };
 
 // What Module::reload did: the state entries it kept and those it dropped
@@ -188,6 +203,10 @@ struct SS_API CallResult {
 struct ReloadReport {
   std::vector<std::string> kept;
   std::vector<std::pair<std::string, std::string>> dropped;  // name, why
+  // The module's live values: those the new program takes as they are,
+  // and those it doesn't (with why).
+  std::vector<Value> kept_values;
+  std::vector<std::pair<Value, std::string>> dropped_values;
   std::vector<Diagnostic> diagnostics;
   explicit operator bool() const { return !has_errors(diagnostics); }
 };
@@ -205,20 +224,88 @@ class SS_API Module {
   explicit operator bool() const;
   const std::vector<Diagnostic>& diagnostics() const;
 
-  // Calls a device function. Tensor parameters take the positional
-  // arguments in order; a model's parameters and a record's fields are
-  // named: {"m.w1", w1}, {"batch.pixels", x} (a named tensor parameter
-  // works too: {"x", x}). A missing argument is E1605, one of the wrong
-  // shape or element type E1603, an unknown function E1604; the host never
-  // sees an exception or a crash.
-  CallResult call(const std::string& function, const std::vector<Tensor>& positional,
+  // Calls a function: a device function or a controller one (`fit`,
+  // `predict`, a `main` with parameters).
+  //
+  // With values among the arguments, or for a controller function, the
+  // arguments are the parameters, in order: a model, optimiser, batch or
+  // dataset parameter takes a Value of that type; a tensor parameter a
+  // tensor Value or a host Tensor; a number one a number. A `mut`
+  // parameter takes `ss::mut(v)`, and v has a new version when the call
+  // ends; two `mut` calls on one value run one after the other, while
+  // calls that only read it go on with the version they started with. The
+  // results are `values`.
+  //
+  // With host tensors only (the named-tensor path), tensor parameters take
+  // the positional arguments in order, and a model's parameters and a
+  // record's fields are named: {"m.w1", w1}, {"batch.pixels", x} (a named
+  // tensor parameter works too: {"x", x}); the results are copied into
+  // `outputs` as well.
+  //
+  // A missing argument is E1605, one of the wrong shape, type or element
+  // type E1603, an unknown function E1604; the host never sees an
+  // exception or a crash. Any thread may call; see docs/embedding.md.
+  CallResult call(const std::string& function, const std::vector<Arg>& args,
                   const std::map<std::string, Tensor>& named = {}) const;
+  // The same, for a host's own vector of tensors.
+  template <typename T>
+    requires std::is_same_v<T, Tensor>
+  CallResult call(const std::string& function, const std::vector<T>& positional,
+                  const std::map<std::string, Tensor>& named = {}) const {
+    return call(function, std::vector<Arg>(positional.begin(), positional.end()), named);
+  }
+  // A device function's results written into the host's buffers, one per
+  // returned tensor (a tuple's items in order), each a Tensor::view of
+  // writable memory of the result's shape and element type (E1603 when it
+  // isn't). `values` stays empty: a steady-state call this way takes no
+  // memory for its results.
+  CallResult call_into(const std::string& function, const std::vector<Arg>& args,
+                       const std::vector<Tensor>& outputs) const;
+
+  // Values. `type` names a model of the program ("Mlp"); an optimiser is
+  // made for a model value with its settings (PyTorch's defaults for the
+  // rest), as `AdamW(m, lr=1e-3)` does in the language. A batch is a
+  // record's fields for several examples (`[b] Digit`), a dataset its
+  // fields for every example (a replay buffer), one host tensor per field
+  // with the examples on the leading axis; the tensors are copied once.
+  // Failures come back as an empty value with the diagnostics in *errors
+  // (when given): E1604 for a type the program doesn't have, E1603 for
+  // tensors that don't fit it.
+  Value make(const std::string& type, const MakeOptions& options = {},
+             std::vector<Diagnostic>* errors = nullptr) const;
+  Value make_optimizer(const std::string& kind, const Value& model,
+                       const std::map<std::string, double>& settings = {},
+                       std::vector<Diagnostic>* errors = nullptr) const;
+  Value tensor(const Tensor& t, std::vector<Diagnostic>* errors = nullptr) const;
+  Value batch(const std::string& record, const std::map<std::string, Tensor>& fields,
+              std::vector<Diagnostic>* errors = nullptr) const;
+  Value dataset(const std::string& record, const std::map<std::string, Tensor>& fields,
+                std::vector<Diagnostic>* errors = nullptr) const;
+  // An independent value with the same contents (version 1).
+  Value copy(const Value& v) const;
+  // A model ("Mlp") or an optimiser ("AdamW[Mlp]") from safetensors: a
+  // file (read through LoadOptions::files) or its bytes. Every parameter
+  // must be there at its shape, and nothing else (E1704).
+  Value load(const std::string& type, const std::string& path, const ValueLoadOptions& options = {},
+             std::vector<Diagnostic>* errors = nullptr) const;
+  Value load_bytes(const std::string& type, std::string_view bytes,
+                   const ValueLoadOptions& options = {},
+                   std::vector<Diagnostic>* errors = nullptr) const;
+  // A model's or optimiser's current version in safetensors, to a file
+  // (through LoadOptions::files, written atomically) or as bytes.
+  std::vector<Diagnostic> save(const Value& v, const std::string& path) const;
+  std::vector<Diagnostic> save_bytes(const Value& v, std::string* bytes) const;
 
   // Hot reload: loads `text` (as Engine::load_source with `options`) and,
   // when it has no errors, makes it this module's program. Otherwise the
   // module is untouched and keeps running the old program, and the report
-  // has the errors. `state`, when given, is the host's named tensors for
-  // its calls ("m.w1", "opt.exp_avg.w1"). An entry stays when some device
+  // has the errors. The values this module made or loaded that are still
+  // alive are checked against the new program: one whose type the new
+  // program still has with the same layout (parameter names, shapes and
+  // element types; a record's fields) is kept, and calls take it as
+  // before; any other is reported dropped, with why (calls with it are
+  // E1603 from then on). `state`, when given, is the host's named tensors
+  // for its calls ("m.w1", "opt.exp_avg.w1"). An entry stays when some device
   // function of the new program takes an input of that name with that
   // shape and element type (a generic axis takes any size). Any other
   // entry is removed, and the report says why. Like any non-const member,

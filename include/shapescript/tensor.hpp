@@ -36,6 +36,10 @@ class SS_API Tensor {
   static Tensor scalar(float value) { return of(std::vector<float>{value}, {}); }
   // An owned copy of raw elements of any dtype (bool: one byte each).
   static Tensor copy(DType dtype, const void* data, std::vector<std::int64_t> shape);
+  // A view that keeps `owner` alive as long as the tensor (or a copy of
+  // it) lives: memory the host (or the library) shares rather than copies.
+  static Tensor shared(DType dtype, const void* data, std::vector<std::int64_t> shape,
+                       std::vector<std::int64_t> strides, std::shared_ptr<const void> owner);
 
   DType dtype() const { return dtype_; }
   const std::vector<std::int64_t>& shape() const { return shape_; }

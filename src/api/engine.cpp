@@ -129,6 +129,9 @@ Module Engine::load_file(const std::string& path, const LoadOptions& options) co
     m.impl_->compiled = api::compile_file(path, *impl_->log);
   }
   m.impl_->bind(options, impl_->options);
+  m.impl_->log = impl_->log;
+  if (const auto slash = path.rfind('/'); slash != std::string::npos)
+    m.impl_->base_dir = path.substr(0, slash == 0 ? 1 : slash);
   return m;
 }
 
@@ -137,6 +140,7 @@ Module Engine::load_source(std::string_view text, std::string_view name,
   Module m;
   m.impl_->compiled = api::compile_text(text, name, *impl_->log);
   m.impl_->bind(options, impl_->options);
+  m.impl_->log = impl_->log;
   return m;
 }
 
@@ -228,31 +232,9 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       values[name] = Module::Impl::to_runtime(tensor);
     }
     try {
-      const auto* fast = module.impl_->accelerator.get();
-      runtime::RunOptions run{.print = print,
-                              .progress = options.progress,
-                              .devices = module.impl_->devices.get(),
-                              .accelerator = fast,
-                              .jit = fast ? runtime::executor_jit(*fast) : nullptr,
-                              .code_cache = module.impl_->code_cache};
-      run.call_host = api::host_caller(module.impl_->host_functions);
-      run.files = options.files;
-      run.time_limit = options.time_limit;
-      run.memory_limit = options.memory_limit;
-      run.on_call = [impl = module.impl_.get()](const std::string& name, bool compiled) {
-        std::lock_guard lock(impl->controller_mutex);
-        FunctionStats& f = impl->controller_calls[name];
-        f.kind = "controller";
-        f.executor = compiled ? "compiled" : "interpreted";
-        ++f.calls;
-      };
-      if (options.stats)
-        run.stats = [&](const std::string& name, const std::vector<runtime::WorkerStats>& stats) {
-          options.stats({name, api::to_public(stats)});
-        };
+      runtime::RunOptions run = module.impl_->run_options(print);
       if (const auto slash = path.rfind('/'); slash != std::string::npos)
         run.base_dir = path.substr(0, slash == 0 ? 1 : slash);
-      for (const auto& [name, callback] : module.impl_->sinks) run.sinks[name] = callback;
       auto errors = runtime::run_function(module.impl_->program, *c.map, function, values, run);
       if (options.executor_stats) options.executor_stats(module.executor_stats());
       return errors;

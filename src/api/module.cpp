@@ -5,6 +5,7 @@
 #include "api/host_functions.hpp"
 #include "api/module_impl.hpp"
 #include "api/prepare.hpp"
+#include "api/value_fit.hpp"
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
 #include "kernels/cuda_executor.hpp"
@@ -90,6 +91,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
     if (compiled->ok()) devices->set_accelerators(std::move(per_worker));
   }
   stats = options.stats;
+  load_options = options;
   code_cache = engine.code_cache;
   executor_name = api::executor_name(*compiled, engine, devices != nullptr);
   // What lowering couldn't turn into code is found now, not when it runs.
@@ -108,6 +110,44 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
       c.inputs.inputs.emplace_back(node.name, node.type);
     }
   }
+}
+
+runtime::RunOptions Module::Impl::run_options(std::function<void(std::string_view)> print) const {
+  const auto* fast = accelerator.get();
+  runtime::RunOptions run{.print = std::move(print),
+                          .progress = load_options.progress,
+                          .base_dir = base_dir,
+                          .devices = devices.get(),
+                          .accelerator = fast,
+                          .jit = fast ? runtime::executor_jit(*fast) : nullptr,
+                          .code_cache = code_cache};
+  run.call_host = api::host_caller(host_functions);
+  run.files = load_options.files;
+  run.time_limit = load_options.time_limit;
+  run.memory_limit = load_options.memory_limit;
+  run.on_call = [this](const std::string& name, bool by_jit) {
+    std::lock_guard lock(controller_mutex);
+    FunctionStats& f = controller_calls[name];
+    f.kind = "controller";
+    f.executor = by_jit ? "compiled" : "interpreted";
+    ++f.calls;
+  };
+  if (load_options.stats)
+    run.stats = [to = load_options.stats](const std::string& name,
+                                     const std::vector<runtime::WorkerStats>& worker_stats) {
+      to({name, api::to_public(worker_stats)});
+    };
+  for (const auto& [name, callback] : sinks) run.sinks[name] = callback;
+  return run;
+}
+
+Value Module::Impl::keep(Value v) const {
+  if (const auto& state = ValueAccess::state(v)) {
+    std::lock_guard lock(values_mutex);
+    std::erase_if(live_values, [](const auto& w) { return w.expired(); });
+    live_values.push_back(state);
+  }
+  return v;
 }
 
 Module::Module() : impl_(std::make_unique<Impl>()) {}
@@ -202,6 +242,21 @@ ReloadReport Module::reload(const Engine& engine, std::string_view text, std::st
       }
     }
   }
+  // The values this module made live on in the new one, if they fit it.
+  {
+    std::lock_guard lock(impl_->values_mutex);
+    for (const auto& weak : impl_->live_values)
+      if (auto held = weak.lock()) {
+        Value v = ValueAccess::wrap(held);
+        const std::string why =
+            api::layout_misfit(fresh.impl_->program, *held, *held->current().value);
+        if (why.empty())
+          report.kept_values.push_back(std::move(v));
+        else
+          report.dropped_values.emplace_back(std::move(v), why);
+        fresh.impl_->live_values.push_back(weak);
+      }
+  }
   impl_.swap(fresh.impl_);
   return report;
 }
@@ -210,27 +265,21 @@ std::size_t Module::prepared() const {
   return impl_->program.graphs.size();
 }
 
-CallResult Module::call(const std::string& function, const std::vector<Tensor>& positional,
-                        const std::map<std::string, Tensor>& named) const {
-  if (!*this) {
-    CallResult r;
-    r.diagnostics = diagnostics();
-    if (r.diagnostics.empty())
-      r.diagnostics.push_back(diag::error(diag::Code::E1604, "no program is loaded"));
-    return r;
-  }
+CallResult Module::Impl::call_tensors(const std::string& function,
+                                      const std::vector<Tensor>& positional,
+                                      const std::map<std::string, Tensor>& named) const {
   std::optional<runtime::MemoryBudget::Scope> budget;  // LoadOptions::memory_limit, this call
-  if (impl_->memory_limit > 0) {
+  if (memory_limit > 0) {
     auto b = std::make_shared<runtime::MemoryBudget>();
-    b->limit = impl_->memory_limit;
+    b->limit = memory_limit;
     budget.emplace(std::move(b));
   }
-  if (auto unsized = api::unsized_dims(*impl_->compiled); !unsized.empty()) {
+  if (auto unsized = api::unsized_dims(*compiled); !unsized.empty()) {
     CallResult r;
     r.diagnostics = std::move(unsized);
     return r;
   }
-  const auto& typed = impl_->compiled->typed;
+  const auto& typed = compiled->typed;
   const auto fn = typed.functions.find(function);
   if (fn == typed.functions.end() || fn->second.controller || fn->second.item->is_extern)
     return failed(diag::Code::E1604, "`" + function + "` isn't a device function of this program",
@@ -240,8 +289,8 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
                         "the controller");
 
   // Prepared at load: the graph serves every call, at any sizes.
-  const auto prepared = impl_->callable.find(function);
-  if (prepared == impl_->callable.end()) {
+  const auto prepared = callable.find(function);
+  if (prepared == callable.end()) {
     CallResult r;
     r.diagnostics.push_back(runtime::internal_error("`" + function + "` wasn't prepared"));
     return r;
@@ -280,11 +329,11 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
   std::int32_t seed = 0;
   for (const int id : graph->inputs)  // dropout's seed, unless the host gives one
     if (graph->nodes[static_cast<std::size_t>(id)].name == "$seed" && !inputs.count("$seed")) {
-      seed = static_cast<std::int32_t>(impl_->dropout_runs.fetch_add(1));
+      seed = static_cast<std::int32_t>(dropout_runs.fetch_add(1));
       inputs["$seed"] = runtime::Tensor::borrow(&seed, runtime::DType::i32, {});
     }
   const auto source =
-      impl_->command_line ? runtime::ArgumentSource::command_line : runtime::ArgumentSource::host;
+      command_line ? runtime::ArgumentSource::command_line : runtime::ArgumentSource::host;
   if (auto bad = runtime::match_arguments(prepared->second.inputs, inputs, source)) {
     CallResult r;
     r.diagnostics.push_back(std::move(*bad));
@@ -293,16 +342,16 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
   try {
     CallResult r;
     std::vector<runtime::Tensor> outputs;
-    if (impl_->devices && runtime::has_split_input(*graph)) {
-      const auto distributed = impl_->program.distributed.find(function);
-      if (distributed == impl_->program.distributed.end())  // it didn't at load: why
-        throw ir::NoDistributedLowering(impl_->program.not_distributed.at(function));
-      std::vector<runtime::WorkerStats> stats;
-      outputs = impl_->devices->run(distributed->second, inputs, typed.dims, &stats);
-      r.workers = api::to_public(stats);
-      if (impl_->stats) impl_->stats({function, r.workers});
+    if (devices && runtime::has_split_input(*graph)) {
+      const auto distributed = program.distributed.find(function);
+      if (distributed == program.distributed.end())  // it didn't at load: why
+        throw ir::NoDistributedLowering(program.not_distributed.at(function));
+      std::vector<runtime::WorkerStats> worker_stats;
+      outputs = devices->run(distributed->second, inputs, typed.dims, &worker_stats);
+      r.workers = api::to_public(worker_stats);
+      if (stats) stats({function, r.workers});
     } else {
-      outputs = runtime::run_graph(*graph, inputs, typed.dims, nullptr, impl_->accelerator.get());
+      outputs = runtime::run_graph(*graph, inputs, typed.dims, nullptr, accelerator.get());
     }
     for (const auto& t : outputs) r.outputs.push_back(to_public(t));
     r.updated = graph->updated;
@@ -313,7 +362,7 @@ CallResult Module::call(const std::string& function, const std::vector<Tensor>& 
     return r;
   } catch (const std::exception& e) {
     CallResult r;
-    auto d = runtime::program_failure(e, *impl_->compiled->map, fn->second.item->name_span);
+    auto d = runtime::program_failure(e, *compiled->map, fn->second.item->name_span);
     r.diagnostics.push_back(d ? std::move(*d) : runtime::internal_error(e.what()));
     return r;
   }

@@ -10,12 +10,15 @@
 #include <string>
 
 #include "api/compiled.hpp"
+#include "api/value_state.hpp"
 #include "ir/program.hpp"
 #include "runtime/core/host_arguments.hpp"
+#include "runtime/controller/controller.hpp"
 #include "runtime/core/tensor.hpp"
 #include "runtime/devices/workers.hpp"
 #include "shapescript/engine.hpp"
 #include "shapescript/module.hpp"
+#include "support/log.hpp"
 
 namespace ss {
 
@@ -45,9 +48,36 @@ struct Module::Impl {
   std::shared_ptr<const runtime::Accelerator> accelerator;
   std::function<void(const CallStats&)> stats;
   CodeCache code_cache;  // the engine's, for the controller's compiled code
+  // What the host's load gave (files, limits, print, progress, stats), for
+  // the controller functions a host calls, and the folder of the program's
+  // file, where their relative paths start.
+  LoadOptions load_options;
+  std::string base_dir;
+  support::LoggerPtr log;  // the engine's: where print lines go without LoadOptions::print
+  // The values this module made, loaded or returned that are still alive,
+  // for hot reload to check against a new program.
+  mutable std::mutex values_mutex;
+  mutable std::vector<std::weak_ptr<Value::State>> live_values;
+  Value keep(Value v) const;
+  // The controller's options for one run: the module's devices, executor,
+  // JIT, sinks, host functions, files and limits; `print` where its print
+  // lines go.
+  runtime::RunOptions run_options(std::function<void(std::string_view)> print) const;
   // Controller functions' calls, and whether compiled code ran them.
   mutable std::mutex controller_mutex;
   mutable std::map<std::string, FunctionStats> controller_calls;
+
+  // A call with host tensors only (the named-tensor path); the caller
+  // has checked that a program is loaded.
+  CallResult call_tensors(const std::string& function, const std::vector<Tensor>& positional,
+                          const std::map<std::string, Tensor>& named) const;
+
+  // Module::call and call_into: the values path (any function, its
+  // parameters in order), or the named-tensor one when only host tensors
+  // are given to a device function.
+  CallResult call_values(const Module& self, const std::string& function,
+                         const std::vector<Arg>& args, const std::map<std::string, Tensor>& named,
+                         const std::vector<Tensor>* into) const;
 
   // What a load gives a program: its dims' sizes, its sinks' callbacks
   // (E1705 for one left unbound).

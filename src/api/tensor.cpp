@@ -59,6 +59,13 @@ Tensor Tensor::borrowed(DType dtype, const void* data, std::vector<std::int64_t>
   return t;
 }
 
+Tensor Tensor::shared(DType dtype, const void* data, std::vector<std::int64_t> shape,
+                      std::vector<std::int64_t> strides, std::shared_ptr<const void> owner) {
+  Tensor t = borrowed(dtype, data, std::move(shape), std::move(strides));
+  t.owner_ = std::move(owner);
+  return t;
+}
+
 Tensor Tensor::copy(DType dtype, const void* data, std::vector<std::int64_t> shape) {
   Tensor t;
   t.dtype_ = dtype;

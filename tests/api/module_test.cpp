@@ -128,8 +128,11 @@ TEST_CASE("host mistakes are coded diagnostics: wrong shape, wrong type, missing
   CHECK(mod.call("nothing", {}).diagnostics.at(0).code == "E1604");
   const auto misspelt = mod.call("logit", {}).diagnostics.at(0);
   CHECK(misspelt.code == "E1604");
-  CHECK(misspelt.help.rfind("did you mean `logits`? its device functions are `logits`", 0) == 0);
-  CHECK(mod.call("main", {}).diagnostics.at(0).code == "E1604");  // runs in the controller
+  CHECK(misspelt.help.rfind("did you mean `logits`? its functions are `logits`", 0) == 0);
+  // A controller function is called too, with its parameters in order.
+  const auto too_many = mod.call("main", {1}).diagnostics.at(0);
+  CHECK(too_many.code == "E1603");
+  CHECK(too_many.message == "`main` takes 0 parameters, given 1");
   auto extra = params;
   extra["m.w3"] = ss::Tensor::scalar(1.0f);
   CHECK(mod.call("logits", {ss::Tensor::view(x.data(), {1, 64})}, extra).diagnostics.at(0).code ==

@@ -185,4 +185,25 @@ std::vector<Diagnostic> run_function(const ir::Program& program, const diag::Sou
   return {};
 }
 
+FunctionCall call_function(const ir::Program& program, const diag::SourceMap& map,
+                           const std::string& function, std::vector<Value> args,
+                           const RunOptions& options) {
+  Controller controller(program, map, options);
+  std::optional<MemoryBudget::Scope> budget;
+  if (options.memory_limit > 0) {
+    auto b = std::make_shared<MemoryBudget>();
+    b->limit = options.memory_limit;
+    budget.emplace(std::move(b));
+  }
+  FunctionCall out;
+  try {
+    out.result = controller.call(function, std::move(args), {}, &out.finals);
+  } catch (const Failure& failure) {
+    out.errors.push_back(failure.diagnostic);
+  } catch (const std::exception& bug) {
+    out.errors.push_back(internal_error(bug.what()));
+  }
+  return out;
+}
+
 }  // namespace ss::runtime

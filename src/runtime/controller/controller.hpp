@@ -101,4 +101,19 @@ std::vector<Diagnostic> run_function(const ir::Program& program, const diag::Sou
                                      const std::map<std::string, Tensor>& args,
                                      const RunOptions& options);
 
+// What a host's call of a controller function with values gave: its result
+// (none for a function without one), each parameter's value as it returned
+// (a `mut` argument's new contents), or the run-time errors.
+struct FunctionCall {
+  Value result;
+  std::vector<Value> finals;
+  std::vector<Diagnostic> errors;
+};
+
+// Runs the controller `function` with `args`, one per parameter in order,
+// already checked against its signature by the caller (api/value_call).
+FunctionCall call_function(const ir::Program& program, const diag::SourceMap& map,
+                           const std::string& function, std::vector<Value> args,
+                           const RunOptions& options);
+
 }  // namespace ss::runtime

@@ -71,11 +71,33 @@ std::vector<std::string> keys(const Map& m) {
   return out;
 }
 
+// The file's tensors under the names `names` gives them: each name's
+// longest prefix there replaced. Two tensors given one name are E1704.
+std::map<std::string, Tensor> renamed(std::map<std::string, Tensor> tensors, const NameMap& names,
+                                      const std::string& path) {
+  if (names.empty()) return tensors;
+  std::map<std::string, Tensor> out;
+  for (auto& [name, t] : tensors) {
+    std::string to = name;
+    std::size_t best = 0;
+    for (const auto& [from, into] : names)
+      if (from.size() >= best && name.compare(0, from.size(), from) == 0) {
+        best = from.size();
+        to = into + name.substr(from.size());
+      }
+    if (!out.emplace(to, std::move(t)).second)
+      throw DataError(Code::E1704,
+                      "the name map gives two tensors of `" + path + "` the name `" + to + "`",
+                      "map each of the file's prefixes to a prefix of its own");
+  }
+  return out;
+}
+
 }  // namespace
 
 Value load_model_value(const ir::Program& program, const std::string& model,
-                       const std::string& path, const FileAccess& files) {
-  auto tensors = read_safetensors(path, files);
+                       const std::string& path, const FileAccess& files, const NameMap& names) {
+  auto tensors = renamed(read_safetensors(path, files), names, path);
   const auto held = keys(tensors);
   Value v = of_kind(Value::Kind::model);
   v.text = model;
@@ -116,14 +138,14 @@ Value load_model_value(const ir::Program& program, const std::string& model,
 
 Value load_optimizer_value(const ir::Program& program, const std::string& kind,
                            const std::string& model, const std::string& path,
-                           const FileAccess& files) {
+                           const FileAccess& files, const NameMap& names) {
   const ir::OptimizerSpec* spec = ir::optimizer_spec(kind);
   if (!spec) throw std::logic_error("no optimiser " + kind);
   Fields zeros;
   for (const auto& param : model_layout(program, model))
     zeros[param.path] = Tensor::zeros(DType::f32, param.shape);
   const Fields want = make_optimizer(*spec, zeros, {});
-  auto tensors = read_safetensors(path, files);
+  auto tensors = renamed(read_safetensors(path, files), names, path);
   const auto held = keys(tensors);
   Value v = of_kind(Value::Kind::optimizer);
   v.text = kind;

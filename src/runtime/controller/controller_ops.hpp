@@ -23,13 +23,17 @@ Value load_dataset_value(const ir::Program& program, const std::string& record,
                          const std::string& path, const FileAccess& files);
 // A checkpoint must hold every parameter at its shape (E1704 names the
 // tensor and both shapes); other tensors in the file are an error too.
+// `names` renames the file's tensors first, prefix to prefix (the longest
+// that fits; PyTorch's nn.Sequential keys: {"0.", "fc1."}).
+using NameMap = std::map<std::string, std::string>;
 Value load_model_value(const ir::Program& program, const std::string& model,
-                       const std::string& path, const FileAccess& files);
+                       const std::string& path, const FileAccess& files,
+                       const NameMap& names = {});
 // `opt: AdamW[M] = load(path)`: settings, step and state, as `save(opt)`
 // wrote them for a model M (E1704 for a mismatch).
 Value load_optimizer_value(const ir::Program& program, const std::string& kind,
                            const std::string& model, const std::string& path,
-                           const FileAccess& files);
+                           const FileAccess& files, const NameMap& names = {});
 // Models and optimisers, in safetensors, written atomically.
 void save_value(const Value& v, const std::string& path, const FileAccess& files);
 

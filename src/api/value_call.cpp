@@ -1,0 +1,393 @@
+// Module::call with values: any function of the program, its arguments
+// the parameters in order, `mut` ones published as new versions when the
+// call ends; and call_into, whose results go to the host's buffers.
+#include <algorithm>
+
+#include "api/devices.hpp"
+#include "api/module_impl.hpp"
+#include "api/value_fit.hpp"
+#include "diag/codes.hpp"
+#include "ir/distribute.hpp"
+#include "runtime/controller/models.hpp"
+#include "runtime/reference/interpreter.hpp"
+
+namespace ss {
+namespace {
+
+using RKind = runtime::Value::Kind;
+using TKind = types::Type::Kind;
+
+CallResult failure(diag::Code code, std::string message, std::string help = {}) {
+  CallResult r;
+  r.diagnostics.push_back(diag::error(code, std::move(message), std::move(help)));
+  return r;
+}
+
+CallResult failure(Diagnostic d) {
+  CallResult r;
+  r.diagnostics.push_back(std::move(d));
+  return r;
+}
+
+// One argument as the call holds it: the value's version it reads (taken
+// when the call starts, or once its writer lock is held for `mut`), or
+// the host's tensor or number.
+struct Bound {
+  const Arg* arg = nullptr;
+  std::shared_ptr<Value::State> state;
+  std::shared_ptr<const runtime::Value> value;  // a value's version
+};
+
+// The writer locks of a call's `mut` values, taken in one order (their
+// addresses) so two calls never wait on each other.
+class WriterLocks {
+ public:
+  explicit WriterLocks(std::vector<Value::State*> states) {
+    std::sort(states.begin(), states.end());
+    for (auto* s : states) locks_.emplace_back(s->writer);
+  }
+
+ private:
+  std::vector<std::unique_lock<std::mutex>> locks_;
+};
+
+bool tensor_like(TKind kind) {
+  return kind == TKind::tensor || kind == TKind::integer || kind == TKind::floating;
+}
+
+// A host's argument for a tensor or number parameter as a runtime value.
+runtime::Value scalar_or_tensor(const Arg& a, const types::Type& want) {
+  if (a.holds() == Arg::Holds::tensor) {
+    runtime::Value v = runtime::of_kind(RKind::tensor);
+    v.tensor = Module::Impl::to_runtime(a.tensor());
+    if (want.is(TKind::integer) || want.is(TKind::floating))
+      return runtime::number(v.tensor.get(0), want.is(TKind::integer));
+    return v;
+  }
+  if (want.is(TKind::tensor)) {
+    runtime::Value v = runtime::of_kind(RKind::tensor);
+    v.tensor = runtime::Tensor::scalar(runtime::dtype_of(want.elem), a.number());
+    return v;
+  }
+  return runtime::number(a.number(), want.is(TKind::integer));
+}
+
+// Checks each argument against its parameter and takes the versions it
+// reads; the diagnostic of the first that doesn't fit.
+std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string& function,
+                               const ir::Signature& sig, const std::vector<Arg>& args,
+                               std::vector<Bound>& bound) {
+  const auto misfit = [&](const ir::Parameter& param, const std::string& why,
+                          std::string help = {}) {
+    return diag::error(diag::Code::E1603, "`" + param.name + "` is a " + param.type.str() +
+                                              "; " + why,
+                       help.empty() ? "pass " + function + "'s parameters in order, each of its type"
+                                    : std::move(help));
+  };
+  if (args.size() < sig.params.size()) {
+    const auto& param = sig.params[args.size()];
+    return diag::error(diag::Code::E1605,
+                       "`" + function + "` needs `" + param.name + "`, a " + param.type.str(),
+                       "pass every parameter, in order: " + std::to_string(sig.params.size()) +
+                           " for `" + function + "`");
+  }
+  if (args.size() > sig.params.size())
+    return diag::error(diag::Code::E1603,
+                       "`" + function + "` takes " + std::to_string(sig.params.size()) +
+                           " parameters, given " + std::to_string(args.size()),
+                       "pass its parameters in order, one argument each");
+  std::vector<const Value::State*> muts;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Arg& a = args[i];
+    const ir::Parameter& param = sig.params[i];
+    Bound b{.arg = &a};
+    if (param.is_mut && !a.is_mut())
+      return misfit(param, "it is `mut`, given a value to read",
+                    "let the call change the value: pass ss::mut(v)");
+    if (!param.is_mut && a.is_mut())
+      return misfit(param, "the function reads it, given ss::mut(v)", "pass the value itself");
+    if (a.holds() == Arg::Holds::value) {
+      b.state = ValueAccess::state(a.value());
+      if (!b.state) return misfit(param, "given an empty value");
+      if (a.is_mut()) {
+        if (std::find(muts.begin(), muts.end(), b.state.get()) != muts.end())
+          return misfit(param, "the same value is given twice as `mut`",
+                        "give each `mut` parameter a value of its own");
+        muts.push_back(b.state.get());
+      }
+      b.value = b.state->current().value;
+      if (auto why = api::value_misfit(p, param.type, *b.state, *b.value); !why.empty())
+        return misfit(param, "given " + b.state->label + ": " + why);
+    } else if (!tensor_like(param.type.kind)) {
+      return misfit(param, std::string("given a host ") +
+                               (a.holds() == Arg::Holds::tensor ? "tensor" : "number"),
+                    "make the value first: Module::make, load, batch or dataset");
+    } else if (a.is_mut()) {
+      return misfit(param, "a host's tensor can't be `mut`", "make it a value: Module::tensor");
+    } else if (a.holds() == Arg::Holds::tensor) {
+      if (auto bad = Module::Impl::unusable(param.name, a.tensor())) return bad;
+      if ((param.type.is(TKind::integer) || param.type.is(TKind::floating)) &&
+          a.tensor().size() != 1)
+        return misfit(param, "given a tensor of shape " + runtime::shape_str(a.tensor().shape()));
+    } else if (param.type.is(TKind::tensor) && !param.type.axes.empty()) {
+      return misfit(param, "given a number");
+    }
+    bound.push_back(std::move(b));
+  }
+  return std::nullopt;
+}
+
+// The runtime value an argument gives its parameter.
+runtime::Value argument(const Bound& b, const types::Type& want) {
+  if (b.value) {
+    if (want.is(TKind::integer) || want.is(TKind::floating))
+      return runtime::number(runtime::as_double(*b.value), want.is(TKind::integer));
+    if (want.is(TKind::tensor) && b.value->kind != RKind::tensor) {
+      runtime::Value v = runtime::of_kind(RKind::tensor);
+      v.tensor = runtime::Tensor::scalar(runtime::dtype_of(want.elem), runtime::as_double(*b.value));
+      return v;
+    }
+    return *b.value;
+  }
+  return scalar_or_tensor(*b.arg, want);
+}
+
+// A result as the host's value: models and optimisers are remembered for
+// hot reload, tensors and numbers are not.
+Value result_value(const Module::Impl& impl, runtime::Value v, const std::string& function) {
+  const bool structure = v.kind == RKind::model || v.kind == RKind::optimizer;
+  std::string name = v.kind == RKind::optimizer ? "" : v.text;
+  Value out = ValueAccess::make(std::move(v), std::move(name), {}, "from " + function);
+  return structure ? impl.keep(std::move(out)) : out;
+}
+
+// A device function's outputs as the value its signature returns.
+runtime::Value assemble(const ir::Program& p, const types::Type& ret,
+                        const std::vector<runtime::Tensor>& outputs, std::size_t& next) {
+  const auto take = [&]() -> const runtime::Tensor& { return outputs.at(next++); };
+  switch (ret.kind) {
+    case TKind::model: {
+      runtime::Value v = runtime::of_kind(RKind::model);
+      v.text = ret.name;
+      for (const auto& param : runtime::model_layout(p, ret.name)) v.fields[param.path] = take();
+      return v;
+    }
+    case TKind::record:
+    case TKind::batch: {
+      runtime::Value v = runtime::of_kind(RKind::record);
+      v.text = ret.name;
+      for (const auto& [field, type] : p.records.at(ret.name)) v.fields[field] = take();
+      return v;
+    }
+    case TKind::tuple: {
+      runtime::Value v = runtime::of_kind(RKind::tuple);
+      for (const auto& item : ret.items) v.items.push_back(assemble(p, item, outputs, next));
+      return v;
+    }
+    case TKind::integer:
+    case TKind::floating:
+      return runtime::number(take().get(0), ret.is(TKind::integer));
+    case TKind::none:
+      return runtime::of_kind(RKind::none);
+    default: {
+      runtime::Value v = runtime::of_kind(RKind::tensor);
+      v.tensor = take();
+      return v;
+    }
+  }
+}
+
+// Copies a result into the host's buffer, or says why it can't.
+std::string write_into(const runtime::Tensor& result, const Tensor& buffer, std::size_t k) {
+  const std::string name = "output " + std::to_string(k + 1);
+  if (static_cast<runtime::DType>(buffer.dtype()) != result.dtype() ||
+      buffer.shape() != result.shape())
+    return name + " is " + std::string(runtime::dtype_name(result.dtype())) + " " +
+           runtime::shape_str(result.shape()) + ", given a buffer of " +
+           runtime::dtype_name(static_cast<runtime::DType>(buffer.dtype())) + " " +
+           runtime::shape_str(buffer.shape());
+  if (buffer.strides() != runtime::row_major_strides(buffer.shape()) ||
+      (buffer.data() == nullptr && buffer.size() > 0))
+    return name + "'s buffer isn't row-major memory of its shape";
+  auto target = runtime::Tensor::borrow(const_cast<void*>(buffer.data()), result.dtype(),
+                                        result.shape());
+  const runtime::Tensor packed = result.compact();
+  std::memcpy(target.raw(), packed.raw(),
+              static_cast<std::size_t>(result.size()) * runtime::dtype_size(result.dtype()));
+  return "";
+}
+
+}  // namespace
+
+CallResult Module::call(const std::string& function, const std::vector<Arg>& args,
+                        const std::map<std::string, Tensor>& named) const {
+  return impl_->call_values(*this, function, args, named, nullptr);
+}
+
+CallResult Module::call_into(const std::string& function, const std::vector<Arg>& args,
+                             const std::vector<Tensor>& outputs) const {
+  return impl_->call_values(*this, function, args, {}, &outputs);
+}
+
+CallResult Module::Impl::call_values(const Module& self, const std::string& function,
+                                     const std::vector<Arg>& args,
+                                     const std::map<std::string, Tensor>& named,
+                                     const std::vector<Tensor>* into) const {
+  if (!self) {
+    CallResult r;
+    r.diagnostics = self.diagnostics();
+    if (r.diagnostics.empty())
+      r.diagnostics.push_back(diag::error(diag::Code::E1604, "no program is loaded"));
+    return r;
+  }
+  const auto sig = program.functions.find(function);
+  const bool controller = sig != program.functions.end() && sig->second.controller;
+  const bool with_values = controller || into ||
+                      std::any_of(args.begin(), args.end(), [](const Arg& a) {
+                        return a.holds() != Arg::Holds::tensor;
+                      });
+  if (!with_values || sig == program.functions.end() || sig->second.is_extern) {
+    if (sig == program.functions.end() || sig->second.is_extern)
+      return failure(diag::Code::E1604,
+                     "`" + function + "` isn't a function of this program",
+                     api::unknown_function_help(compiled->typed, function, false));
+    std::vector<Tensor> positional;
+    for (const Arg& a : args) positional.push_back(a.tensor());
+    return call_tensors(function, positional, named);
+  }
+  if (!named.empty())
+    return failure(diag::Code::E1603, "a call with values takes no named tensors",
+                   "pass every parameter in order, or only host tensors with named ones");
+  if (auto unsized = api::unsized_dims(*compiled); !unsized.empty()) {
+    CallResult r;
+    r.diagnostics = std::move(unsized);
+    return r;
+  }
+  if (controller && into)
+    return failure(diag::Code::E1603,
+                   "`" + function + "` runs in the controller; its results come back as values",
+                   "call it with Module::call");
+  std::optional<runtime::MemoryBudget::Scope> budget;  // LoadOptions::memory_limit, this call
+  if (memory_limit > 0) {
+    auto b = std::make_shared<runtime::MemoryBudget>();
+    b->limit = memory_limit;
+    budget.emplace(std::move(b));
+  }
+
+  // The `mut` values' writer locks first, then the versions every
+  // argument reads: a `mut` value's is the latest, after any call before.
+  std::vector<Value::State*> writers;
+  for (const Arg& a : args)
+    if (a.is_mut() && a.holds() == Arg::Holds::value && ValueAccess::state(a.value()))
+      writers.push_back(ValueAccess::state(a.value()).get());
+  std::sort(writers.begin(), writers.end());
+  if (std::adjacent_find(writers.begin(), writers.end()) != writers.end()) writers.clear();
+  WriterLocks locks(writers);
+  std::vector<Bound> bound;
+  if (auto bad = bind_arguments(program, function, sig->second, args, bound)) return failure(std::move(*bad));
+  const auto& params = sig->second.params;
+
+  CallResult r;
+  if (controller) {
+    std::vector<runtime::Value> in;
+    for (std::size_t i = 0; i < params.size(); ++i) in.push_back(argument(bound[i], params[i].type));
+    const auto print = load_options.print ? load_options.print : [log = log](std::string_view line) {
+      if (!log) return;
+      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+      log->info("{}", line);
+    };
+    auto done = runtime::call_function(program, *compiled->map, function, std::move(in),
+                                       run_options(print));
+    if (!done.errors.empty()) {
+      r.diagnostics = std::move(done.errors);
+      return r;
+    }
+    for (std::size_t i = 0; i < params.size() && i < done.finals.size(); ++i)
+      if (params[i].is_mut && bound[i].state)
+        bound[i].state->publish(owned(std::move(done.finals[i])));
+    if (sig->second.has_ret && done.result.kind != RKind::none) {
+      if (done.result.kind == RKind::tuple)
+        for (auto& item : done.result.items) r.values.push_back(result_value(*this, item, function));
+      else
+        r.values.push_back(result_value(*this, std::move(done.result), function));
+    }
+    return r;
+  }
+
+  // A device function: each argument's tensors as its graph's inputs.
+  const auto prepared = callable.find(function);
+  if (prepared == callable.end())
+    return failure(runtime::internal_error("`" + function + "` wasn't prepared"));
+  const ir::Graph* graph = prepared->second.graph;
+  std::map<std::string, runtime::Tensor> inputs;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const runtime::Value v = argument(bound[i], params[i].type);
+    if (tensor_like(params[i].type.kind))
+      inputs[params[i].name] = runtime::as_tensor(v);
+    else
+      for (const auto& [path, t] : v.fields) inputs[params[i].name + "." + path] = t;
+  }
+  std::int32_t seed = 0;
+  for (const int id : graph->inputs)  // dropout's seed
+    if (graph->nodes[static_cast<std::size_t>(id)].name == "$seed") {
+      seed = static_cast<std::int32_t>(dropout_runs.fetch_add(1));
+      inputs["$seed"] = runtime::Tensor::borrow(&seed, runtime::DType::i32, {});
+    }
+  if (auto bad = runtime::match_arguments(prepared->second.inputs, inputs,
+                                          runtime::ArgumentSource::host))
+    return failure(std::move(*bad));
+  std::vector<runtime::Tensor> outputs;
+  try {
+    if (devices && runtime::has_split_input(*graph)) {
+      const auto distributed = program.distributed.find(function);
+      if (distributed == program.distributed.end())
+        throw ir::NoDistributedLowering(program.not_distributed.at(function));
+      std::vector<runtime::WorkerStats> worker_stats;
+      outputs = devices->run(distributed->second, inputs, compiled->typed.dims, &worker_stats);
+      r.workers = api::to_public(worker_stats);
+      if (stats) stats({function, r.workers});
+    } else {
+      outputs = runtime::run_graph(*graph, inputs, compiled->typed.dims, nullptr,
+                                   accelerator.get());
+    }
+  } catch (const runtime::InputMismatch& e) {
+    return failure(runtime::mismatched_argument(e.what(), runtime::ArgumentSource::host));
+  } catch (const std::exception& e) {
+    const auto at = compiled->typed.functions.at(function).item->name_span;
+    auto d = runtime::program_failure(e, *compiled->map, at);
+    return failure(d ? std::move(*d) : runtime::internal_error(e.what()));
+  }
+  const std::size_t results = outputs.size() - graph->updated.size();
+  if (into) {
+    if (into->size() != results)
+      return failure(diag::Code::E1603,
+                     "`" + function + "` gives " + std::to_string(results) + " results, given " +
+                         std::to_string(into->size()) + " output buffers",
+                     "hand over one buffer per returned tensor");
+    for (std::size_t k = 0; k < results; ++k)
+      if (auto why = write_into(outputs[k], (*into)[k], k); !why.empty())
+        return failure(diag::Code::E1603, why,
+                       "hand over row-major buffers of the results' shapes and element types");
+  } else if (sig->second.has_ret) {
+    std::size_t next = 0;
+    runtime::Value v = assemble(program, sig->second.ret, outputs, next);
+    if (v.kind == RKind::tuple)
+      for (auto& item : v.items) r.values.push_back(result_value(*this, item, function));
+    else
+      r.values.push_back(result_value(*this, std::move(v), function));
+  }
+  // Each `mut` value's new version: its old tensors, the changed ones replaced.
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (!params[i].is_mut || !bound[i].state) continue;
+    runtime::Value next = *bound[i].value;
+    const std::string prefix = params[i].name + ".";
+    for (std::size_t k = 0; k < graph->updated.size(); ++k)
+      if (graph->updated[k].compare(0, prefix.size(), prefix) == 0)
+        next.fields[graph->updated[k].substr(prefix.size())] = outputs[results + k];
+    bound[i].state->publish(owned(std::move(next)));
+  }
+  r.updated = graph->updated;
+  return r;
+}
+
+}  // namespace ss
