@@ -249,11 +249,10 @@ class SS_API Module {
                   const std::map<std::string, Tensor>& named = {}) const;
   // The same, for a host's own vector of tensors.
   template <typename T>
-    requires std::is_same_v<T, Tensor>
-  CallResult call(const std::string& function, const std::vector<T>& positional,
-                  const std::map<std::string, Tensor>& named = {}) const {
-    return call(function, std::vector<Arg>(positional.begin(), positional.end()), named);
-  }
+  requires std::is_same_v<T, Tensor> CallResult
+  call(const std::string& function, const std::vector<T>& positional,
+       const std::map<std::string, Tensor>& named = {})
+  const { return call(function, std::vector<Arg>(positional.begin(), positional.end()), named); }
   // A device function's results written into the host's buffers, one per
   // returned tensor (a tuple's items in order), each a Tensor::view of
   // writable memory of the result's shape and element type (E1603 when it

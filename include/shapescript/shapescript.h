@@ -11,7 +11,8 @@
  * ss_status_free. No C++ exception ever crosses this boundary; a bug in
  * the library becomes a status with code "E0001" (internal error).
  *
- * Ownership. Every object a `_new`, `_load` or `_call` function returns
+ * Ownership. Every object a `_new`, `_load`, `_make`, `_call` or `_value`
+ * function returns (or sets through an `out` pointer)
  * belongs to the caller, who frees it with the matching `_free` (each
  * `_free` takes NULL). Strings the library returns live as long as the
  * object they come from. A tensor made by ss_tensor_view borrows the
@@ -19,9 +20,9 @@
  * Modules keep what they need of their engine and load options, so those
  * may be freed first.
  *
- * Threads. An engine and a module may be used from several threads at
- * once. A load options object, a call result and a status are not shared:
- * one thread at a time.
+ * Threads. An engine, a module and a value may be used from several
+ * threads at once (see "values" below). A load options object, a call
+ * result and a status are not shared: one thread at a time.
  */
 #ifndef SHAPESCRIPT_H
 #define SHAPESCRIPT_H
@@ -131,24 +132,24 @@ SS_C_API void ss_load_options_strict_sinks(ss_load_options* options, int strict)
 
 /* Host functions (`extern fn`). A value crossing: a tensor, a number or a
  * string. */
-typedef enum { SS_VALUE_TENSOR = 0, SS_VALUE_NUMBER = 1, SS_VALUE_STRING = 2 } ss_value_kind;
+typedef enum { SS_HOST_TENSOR = 0, SS_HOST_NUMBER = 1, SS_HOST_STRING = 2 } ss_host_kind;
 typedef struct {
-  ss_value_kind kind;
-  ss_tensor* tensor; /* for SS_VALUE_TENSOR */
-  double number;     /* for SS_VALUE_NUMBER */
-  const char* text;  /* for SS_VALUE_STRING */
-} ss_value;
+  ss_host_kind kind;
+  ss_tensor* tensor; /* for SS_HOST_TENSOR */
+  double number;     /* for SS_HOST_NUMBER */
+  const char* text;  /* for SS_HOST_STRING */
+} ss_host_value;
 /* Called with the arguments (the library's, valid during the call). It
  * sets *result and returns 0, or writes a message into error (at most
  * error_size bytes, NUL included) and returns nonzero: E1608 at the call.
  * A tensor result becomes the library's (it frees it); a string result is
  * copied before the function's next call. */
-typedef int (*ss_host_fn)(void* user, const ss_value* args, size_t count, ss_value* result,
+typedef int (*ss_host_fn)(void* user, const ss_host_value* args, size_t count, ss_host_value* result,
                           char* error, size_t error_size);
 /* Binds `name`'s `extern fn`: the kinds it takes, in order, and returns
  * (E1607 at load when they don't fit the declaration). */
 SS_C_API void ss_load_options_bind(ss_load_options* options, const char* name,
-                                   const ss_value_kind* params, size_t count, ss_value_kind result,
+                                   const ss_host_kind* params, size_t count, ss_host_kind result,
                                    ss_host_fn fn, void* user);
 
 /* A host's own collectives for a several-device program (MPI, Gloo, its own
@@ -223,6 +224,131 @@ SS_C_API const ss_tensor* ss_call_result_tensor(const ss_call_result* result, si
 /* The i-th output's name: "" for a returned value, "m.w1" for an update. */
 SS_C_API const char* ss_call_result_name(const ss_call_result* result, size_t i);
 SS_C_API void ss_call_result_free(ss_call_result* result);
+
+/* ---- values the library owns ----
+ *
+ * An ss_value is a handle on a model, optimiser, batch, dataset, tensor or
+ * number that lives in the library (on the module's device). Each handle
+ * is the caller's to free with ss_value_free; ss_value_ref makes another
+ * handle on the same value, and both see what a `mut` call does to it
+ * (ss_module_copy_value makes an independent value). Handles may be used
+ * from several threads at once: a call reads the version current when it
+ * started, and two `mut` calls on one value run one after the other. */
+typedef struct ss_value ss_value;
+typedef enum {
+  SS_KIND_EMPTY = 0,
+  SS_KIND_TENSOR = 1,
+  SS_KIND_INTEGER = 2,
+  SS_KIND_NUMBER = 3,
+  SS_KIND_MODEL = 4,
+  SS_KIND_OPTIMIZER = 5,
+  SS_KIND_BATCH = 6,
+  SS_KIND_DATASET = 7,
+  SS_KIND_TUPLE = 8
+} ss_value_kind;
+
+/* A model of the program (`type`, "Mlp") drawn from its initialisers with
+ * `seed`, as `Mlp(seed=0)`. E1604 for a model the program doesn't have. */
+SS_C_API ss_status* ss_module_make(const ss_module* module, const char* type, uint64_t seed,
+                                   ss_value** out);
+/* An optimiser ("SGD", "Adam", "AdamW") for a model value, with `count`
+ * settings by name (PyTorch's defaults for the rest). */
+SS_C_API ss_status* ss_module_make_optimizer(const ss_module* module, const char* kind,
+                                             const ss_value* model, size_t count,
+                                             const char* const* names, const double* settings,
+                                             ss_value** out);
+/* A tensor value: `tensor`'s elements copied once. */
+SS_C_API ss_status* ss_module_tensor_value(const ss_module* module, const ss_tensor* tensor,
+                                           ss_value** out);
+/* A batch (`[n] Record`) or a dataset (`Dataset[Record]`, a replay
+ * buffer) from one tensor per field of `record`, the examples on the
+ * leading axis, copied once. E1603 when they don't fit the record. */
+SS_C_API ss_status* ss_module_batch(const ss_module* module, const char* record, size_t count,
+                                    const char* const* fields, const ss_tensor* const* tensors,
+                                    ss_value** out);
+SS_C_API ss_status* ss_module_dataset(const ss_module* module, const char* record, size_t count,
+                                      const char* const* fields, const ss_tensor* const* tensors,
+                                      ss_value** out);
+/* A model ("Mlp") or optimiser ("AdamW[Mlp]") from safetensors: a file
+ * (through the module's file access) or `size` bytes. `name_count` pairs
+ * rename the file's tensors first, prefix `from[k]` to prefix `to[k]`
+ * (PyTorch's nn.Sequential keys: "0." to "fc1."). E1704 when the file
+ * doesn't hold exactly the parameters at their shapes. */
+SS_C_API ss_status* ss_module_load_value(const ss_module* module, const char* type,
+                                         const char* path, size_t name_count,
+                                         const char* const* from, const char* const* to,
+                                         ss_value** out);
+SS_C_API ss_status* ss_module_load_value_bytes(const ss_module* module, const char* type,
+                                               const void* bytes, size_t size, size_t name_count,
+                                               const char* const* from, const char* const* to,
+                                               ss_value** out);
+/* A model's or optimiser's current version to safetensors, atomically. */
+SS_C_API ss_status* ss_module_save_value(const ss_module* module, const ss_value* value,
+                                         const char* path);
+/* An independent value with the same contents. */
+SS_C_API ss_value* ss_module_copy_value(const ss_module* module, const ss_value* value);
+/* Another handle on the same value. */
+SS_C_API ss_value* ss_value_ref(const ss_value* value);
+SS_C_API void ss_value_free(ss_value* value);
+
+SS_C_API ss_value_kind ss_value_kind_of(const ss_value* value);
+/* The type as the program writes it ("Mlp", "AdamW[Mlp]", "[2 10]"). */
+SS_C_API const char* ss_value_type(const ss_value* value);
+/* 1 when made; one more per call that changed it. */
+SS_C_API uint64_t ss_value_version(const ss_value* value);
+/* A number's value (a one-element tensor's element); 0 otherwise. */
+SS_C_API double ss_value_number(const ss_value* value);
+/* A tensor value's current version as a tensor (the caller frees it; it
+ * shares the version's memory, which never changes); NULL for other kinds. */
+SS_C_API ss_tensor* ss_value_tensor(const ss_value* value);
+/* A model's, optimiser's, batch's or dataset's tensors by path
+ * ("fc1.weight"): how many, the i-th's path, and one as a tensor of the
+ * current version (the caller frees it; NULL for a path it doesn't have). */
+SS_C_API size_t ss_value_field_count(const ss_value* value);
+SS_C_API const char* ss_value_field_name(const ss_value* value, size_t i);
+SS_C_API ss_tensor* ss_value_field(const ss_value* value, const char* path);
+
+/* One argument of a call with values: a value (read, or changed in place
+ * with SS_ARG_MUT), a host tensor (read at the call) or a number. */
+typedef enum {
+  SS_ARG_VALUE = 0,
+  SS_ARG_MUT = 1,
+  SS_ARG_TENSOR = 2,
+  SS_ARG_NUMBER = 3,
+  SS_ARG_INTEGER = 4
+} ss_arg_kind;
+typedef struct {
+  ss_arg_kind kind;
+  const ss_value* value;   /* SS_ARG_VALUE, SS_ARG_MUT */
+  const ss_tensor* tensor; /* SS_ARG_TENSOR */
+  double number;           /* SS_ARG_NUMBER, SS_ARG_INTEGER */
+} ss_arg;
+SS_C_API ss_arg ss_arg_value(const ss_value* value);
+SS_C_API ss_arg ss_arg_mut(const ss_value* value);
+SS_C_API ss_arg ss_arg_tensor(const ss_tensor* tensor);
+SS_C_API ss_arg ss_arg_number(double number);
+SS_C_API ss_arg ss_arg_integer(int64_t number);
+
+/* Calls any function of the program (a device function or a controller
+ * one: `fit`, `predict`) with its parameters in order. On success *result
+ * holds what it returned as values (ss_call_result_value_count, _value). */
+SS_C_API ss_status* ss_module_call_values(const ss_module* module, const char* function,
+                                          const ss_arg* args, size_t count,
+                                          ss_call_result** result);
+/* A device function's results written into the host's buffers, one per
+ * returned tensor: views (ss_tensor_view) of writable memory of the
+ * results' shapes and dtypes (E1603 otherwise). Takes no memory for them. */
+SS_C_API ss_status* ss_module_call_into(const ss_module* module, const char* function,
+                                        const ss_arg* args, size_t count,
+                                        const ss_tensor* const* outputs, size_t output_count);
+SS_C_API size_t ss_call_result_value_count(const ss_call_result* result);
+/* A new handle on the i-th value returned (the caller frees it). */
+SS_C_API ss_value* ss_call_result_value(const ss_call_result* result, size_t i);
+
+/* Where a controller function's `print` lines go when the host calls one
+ * (NULL: the engine's log, at info). */
+SS_C_API void ss_load_options_print(ss_load_options* options,
+                                    void (*print)(void* user, const char* line), void* user);
 
 /* Checks a program file and runs a function without parameters (`main`),
  * each printed line going to `print` (NULL: dropped). */

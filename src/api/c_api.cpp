@@ -33,6 +33,18 @@ struct ss_module {
 struct ss_call_result {
   std::vector<ss_tensor> tensors;
   std::vector<std::string> names;
+  std::vector<ss::Value> values;
+};
+
+// A handle, with what its accessors hand out as strings (fixed for a
+// value's life: a `mut` call changes its contents, not its type).
+struct ss_value {
+  explicit ss_value(ss::Value value) : v(std::move(value)), type(v.type()) {
+    for (const auto& [path, t] : v.tensors()) names.push_back(path);
+  }
+  ss::Value v;
+  std::string type;
+  std::vector<std::string> names;
 };
 
 namespace {
@@ -84,10 +96,10 @@ std::vector<std::int64_t> shape_of(const int64_t* shape, size_t rank) {
   return std::vector<std::int64_t>(shape, shape + rank);
 }
 
-ss::HostValue::Kind kind_of(ss_value_kind k) {
-  return k == SS_VALUE_NUMBER   ? ss::HostValue::Kind::number
-         : k == SS_VALUE_STRING ? ss::HostValue::Kind::string
-                                : ss::HostValue::Kind::tensor;
+ss::HostValue::Kind kind_of(ss_host_kind k) {
+  return k == SS_HOST_NUMBER   ? ss::HostValue::Kind::number
+         : k == SS_HOST_STRING ? ss::HostValue::Kind::string
+                               : ss::HostValue::Kind::tensor;
 }
 
 }  // namespace
@@ -244,8 +256,8 @@ void ss_load_options_strict_sinks(ss_load_options* options, int strict) {
   });
 }
 
-void ss_load_options_bind(ss_load_options* options, const char* name, const ss_value_kind* params,
-                          size_t count, ss_value_kind result, ss_host_fn fn, void* user) {
+void ss_load_options_bind(ss_load_options* options, const char* name, const ss_host_kind* params,
+                          size_t count, ss_host_kind result, ss_host_fn fn, void* user) {
   guarded(nullptr, [&] {
     std::vector<ss::HostValue::Kind> kinds;
     for (size_t k = 0; k < count; ++k) kinds.push_back(kind_of(params[k]));
@@ -254,29 +266,29 @@ void ss_load_options_bind(ss_load_options* options, const char* name, const ss_v
         ss::HostFunction(kinds, want, [fn, user, want](const std::vector<ss::HostValue>& args) {
           std::vector<ss_tensor> tensors;  // the arguments' tensors, alive for the call
           tensors.reserve(args.size());
-          std::vector<ss_value> given(args.size());
+          std::vector<ss_host_value> given(args.size());
           for (std::size_t k = 0; k < args.size(); ++k) {
-            given[k].kind = args[k].kind == ss::HostValue::Kind::number   ? SS_VALUE_NUMBER
-                            : args[k].kind == ss::HostValue::Kind::string ? SS_VALUE_STRING
-                                                                          : SS_VALUE_TENSOR;
+            given[k].kind = args[k].kind == ss::HostValue::Kind::number   ? SS_HOST_NUMBER
+                            : args[k].kind == ss::HostValue::Kind::string ? SS_HOST_STRING
+                                                                          : SS_HOST_TENSOR;
             given[k].number = args[k].number;
             given[k].text = args[k].text.c_str();
-            if (given[k].kind == SS_VALUE_TENSOR) {
+            if (given[k].kind == SS_HOST_TENSOR) {
               tensors.push_back(ss_tensor{args[k].tensor});
               given[k].tensor = &tensors.back();
             }
           }
-          ss_value out{};
+          ss_host_value out{};
           char error[512] = {0};
           if (fn(user, given.data(), given.size(), &out, error, sizeof error) != 0)
             throw std::runtime_error(error[0] ? error : "it returned an error without a message");
           ss::HostValue value;
           value.kind = kind_of(out.kind);
-          if (out.kind == SS_VALUE_TENSOR) {
+          if (out.kind == SS_HOST_TENSOR) {
             std::unique_ptr<ss_tensor> owned(out.tensor);  // the library's now
             if (!owned) throw std::runtime_error("it returned no tensor");
             value.tensor = owned->t;
-          } else if (out.kind == SS_VALUE_STRING) {
+          } else if (out.kind == SS_HOST_STRING) {
             value.text = out.text ? out.text : "";
           } else {
             value.number = out.number;
@@ -454,6 +466,271 @@ ss_status* ss_engine_run_file(const ss_engine* engine, const char* path, const c
     return 0;
   });
   return failure;
+}
+
+}  // extern "C"
+
+// ---- values ----
+
+namespace {
+
+ss_status* made(ss::Value v, const std::vector<ss::Diagnostic>& errors, ss_value** out) {
+  if (!v) {
+    if (auto* s = status_of(errors)) return s;
+    return internal("no value was made, and no diagnostic says why");
+  }
+  if (out) *out = new ss_value(std::move(v));
+  return nullptr;
+}
+
+template <typename F>
+ss_status* making(ss_value** out, F body) {
+  if (out) *out = nullptr;
+  ss_status* failure = nullptr;
+  guarded(&failure, [&] {
+    std::vector<ss::Diagnostic> errors;
+    ss::Value v = body(&errors);
+    failure = made(std::move(v), errors, out);
+    return 0;
+  });
+  return failure;
+}
+
+std::map<std::string, ss::Tensor> fields_of(size_t count, const char* const* fields,
+                                            const ss_tensor* const* tensors) {
+  std::map<std::string, ss::Tensor> out;
+  for (size_t k = 0; k < count; ++k) out[fields[k]] = tensors[k]->t;
+  return out;
+}
+
+ss::ValueLoadOptions renames(size_t count, const char* const* from, const char* const* to) {
+  ss::ValueLoadOptions o;
+  for (size_t k = 0; k < count; ++k) o.names[from[k]] = to[k];
+  return o;
+}
+
+std::vector<ss::Arg> arguments(const ss_arg* args, size_t count) {
+  std::vector<ss::Arg> out;
+  for (size_t k = 0; k < count; ++k) {
+    const ss_arg& a = args[k];
+    const ss::Value v = a.value ? a.value->v : ss::Value();
+    switch (a.kind) {
+      case SS_ARG_MUT:
+        out.push_back(ss::mut(v));
+        break;
+      case SS_ARG_TENSOR:
+        out.emplace_back(a.tensor ? a.tensor->t : ss::Tensor());
+        break;
+      case SS_ARG_NUMBER:
+        out.emplace_back(a.number);
+        break;
+      case SS_ARG_INTEGER:
+        out.emplace_back(static_cast<std::int64_t>(a.number));
+        break;
+      default:
+        out.emplace_back(v);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+ss_status* ss_module_make(const ss_module* module, const char* type, uint64_t seed,
+                          ss_value** out) {
+  return making(out, [&](std::vector<ss::Diagnostic>* errors) {
+    return module->module.make(type, {.seed = seed}, errors);
+  });
+}
+
+ss_status* ss_module_make_optimizer(const ss_module* module, const char* kind,
+                                    const ss_value* model, size_t count, const char* const* names,
+                                    const double* settings, ss_value** out) {
+  return making(out, [&](std::vector<ss::Diagnostic>* errors) {
+    std::map<std::string, double> given;
+    for (size_t k = 0; k < count; ++k) given[names[k]] = settings[k];
+    return module->module.make_optimizer(kind, model ? model->v : ss::Value(), given, errors);
+  });
+}
+
+ss_status* ss_module_tensor_value(const ss_module* module, const ss_tensor* tensor,
+                                  ss_value** out) {
+  return making(out, [&](std::vector<ss::Diagnostic>* errors) {
+    return module->module.tensor(tensor->t, errors);
+  });
+}
+
+ss_status* ss_module_batch(const ss_module* module, const char* record, size_t count,
+                           const char* const* fields, const ss_tensor* const* tensors,
+                           ss_value** out) {
+  return making(out, [&](std::vector<ss::Diagnostic>* errors) {
+    return module->module.batch(record, fields_of(count, fields, tensors), errors);
+  });
+}
+
+ss_status* ss_module_dataset(const ss_module* module, const char* record, size_t count,
+                             const char* const* fields, const ss_tensor* const* tensors,
+                             ss_value** out) {
+  return making(out, [&](std::vector<ss::Diagnostic>* errors) {
+    return module->module.dataset(record, fields_of(count, fields, tensors), errors);
+  });
+}
+
+ss_status* ss_module_load_value(const ss_module* module, const char* type, const char* path,
+                                size_t name_count, const char* const* from, const char* const* to,
+                                ss_value** out) {
+  return making(out, [&](std::vector<ss::Diagnostic>* errors) {
+    return module->module.load(type, path, renames(name_count, from, to), errors);
+  });
+}
+
+ss_status* ss_module_load_value_bytes(const ss_module* module, const char* type, const void* bytes,
+                                      size_t size, size_t name_count, const char* const* from,
+                                      const char* const* to, ss_value** out) {
+  return making(out, [&](std::vector<ss::Diagnostic>* errors) {
+    return module->module.load_bytes(type, std::string_view(static_cast<const char*>(bytes), size),
+                                     renames(name_count, from, to), errors);
+  });
+}
+
+ss_status* ss_module_save_value(const ss_module* module, const ss_value* value, const char* path) {
+  ss_status* failure = nullptr;
+  guarded(&failure, [&] {
+    failure = status_of(module->module.save(value ? value->v : ss::Value(), path));
+    return 0;
+  });
+  return failure;
+}
+
+ss_value* ss_module_copy_value(const ss_module* module, const ss_value* value) {
+  return guarded(nullptr, [&]() -> ss_value* {
+    if (!value) return nullptr;
+    return new ss_value(module->module.copy(value->v));
+  });
+}
+
+ss_value* ss_value_ref(const ss_value* value) {
+  return value ? guarded(nullptr, [&] { return new ss_value(*value); }) : nullptr;
+}
+
+void ss_value_free(ss_value* value) {
+  delete value;
+}
+
+ss_value_kind ss_value_kind_of(const ss_value* value) {
+  return value ? static_cast<ss_value_kind>(value->v.kind()) : SS_KIND_EMPTY;
+}
+
+const char* ss_value_type(const ss_value* value) {
+  return value ? value->type.c_str() : "";
+}
+
+uint64_t ss_value_version(const ss_value* value) {
+  return value ? value->v.version() : 0;
+}
+
+double ss_value_number(const ss_value* value) {
+  return value ? value->v.number() : 0;
+}
+
+ss_tensor* ss_value_tensor(const ss_value* value) {
+  return guarded(nullptr, [&]() -> ss_tensor* {
+    if (!value || value->v.tensor().empty()) return nullptr;
+    return new ss_tensor{value->v.tensor()};
+  });
+}
+
+size_t ss_value_field_count(const ss_value* value) {
+  return value ? value->names.size() : 0;
+}
+
+const char* ss_value_field_name(const ss_value* value, size_t i) {
+  return value && i < value->names.size() ? value->names[i].c_str() : nullptr;
+}
+
+ss_tensor* ss_value_field(const ss_value* value, const char* path) {
+  return guarded(nullptr, [&]() -> ss_tensor* {
+    if (!value || !path) return nullptr;
+    const auto all = value->v.tensors();
+    const auto it = all.find(path);
+    return it == all.end() ? nullptr : new ss_tensor{it->second};
+  });
+}
+
+ss_arg ss_arg_value(const ss_value* value) {
+  return {SS_ARG_VALUE, value, nullptr, 0};
+}
+ss_arg ss_arg_mut(const ss_value* value) {
+  return {SS_ARG_MUT, value, nullptr, 0};
+}
+ss_arg ss_arg_tensor(const ss_tensor* tensor) {
+  return {SS_ARG_TENSOR, nullptr, tensor, 0};
+}
+ss_arg ss_arg_number(double number) {
+  return {SS_ARG_NUMBER, nullptr, nullptr, number};
+}
+ss_arg ss_arg_integer(int64_t number) {
+  return {SS_ARG_INTEGER, nullptr, nullptr, static_cast<double>(number)};
+}
+
+ss_status* ss_module_call_values(const ss_module* module, const char* function, const ss_arg* args,
+                                 size_t count, ss_call_result** result) {
+  if (result) *result = nullptr;
+  ss_status* failure = nullptr;
+  guarded(&failure, [&] {
+    auto r = module->module.call(function, arguments(args, count));
+    if (!r) {
+      failure = status_of(r.diagnostics);
+      return 0;
+    }
+    auto out = std::make_unique<ss_call_result>();
+    for (std::size_t i = 0; i < r.outputs.size(); ++i) {  // a call with host tensors only
+      out->tensors.push_back(ss_tensor{r.outputs[i]});
+      out->names.push_back(i < r.outputs.size() - r.updated.size()
+                               ? ""
+                               : r.updated[i - (r.outputs.size() - r.updated.size())]);
+    }
+    out->values = std::move(r.values);
+    if (result) *result = out.release();
+    return 0;
+  });
+  return failure;
+}
+
+ss_status* ss_module_call_into(const ss_module* module, const char* function, const ss_arg* args,
+                               size_t count, const ss_tensor* const* outputs, size_t output_count) {
+  ss_status* failure = nullptr;
+  guarded(&failure, [&] {
+    std::vector<ss::Tensor> buffers;
+    for (size_t k = 0; k < output_count; ++k) buffers.push_back(outputs[k]->t);
+    failure =
+        status_of(module->module.call_into(function, arguments(args, count), buffers).diagnostics);
+    return 0;
+  });
+  return failure;
+}
+
+size_t ss_call_result_value_count(const ss_call_result* r) {
+  return r ? r->values.size() : 0;
+}
+
+ss_value* ss_call_result_value(const ss_call_result* r, size_t i) {
+  return r && i < r->values.size() ? guarded(nullptr, [&] { return new ss_value(r->values[i]); })
+                                   : nullptr;
+}
+
+void ss_load_options_print(ss_load_options* options, void (*print)(void* user, const char* line),
+                           void* user) {
+  if (!print) {
+    options->options.print = nullptr;
+    return;
+  }
+  options->options.print = [print, user](std::string_view line) {
+    const std::string text(line);
+    print(user, text.c_str());
+  };
 }
 
 }  // extern "C"

@@ -134,7 +134,7 @@ runtime::RunOptions Module::Impl::run_options(std::function<void(std::string_vie
   };
   if (load_options.stats)
     run.stats = [to = load_options.stats](const std::string& name,
-                                     const std::vector<runtime::WorkerStats>& worker_stats) {
+                                          const std::vector<runtime::WorkerStats>& worker_stats) {
       to({name, api::to_public(worker_stats)});
     };
   for (const auto& [name, callback] : sinks) run.sinks[name] = callback;

@@ -75,10 +75,10 @@ Value Module::make_optimizer(const std::string& kind, const Value& model,
                                       "make an SGD, Adam or AdamW"));
   const auto& state = ValueAccess::state(model);
   if (!state || model.kind() != Value::Kind::model)
-    return failed(errors, diag::error(diag::Code::E1603,
-                                      "an optimiser is made for a model, given " + model.type(),
-                                      "give it a model value: make_optimizer(\"" + kind +
-                                          "\", mod.make(\"Mlp\"))"));
+    return failed(
+        errors,
+        diag::error(diag::Code::E1603, "an optimiser is made for a model, given " + model.type(),
+                    "give it a model value: make_optimizer(\"" + kind + "\", mod.make(\"Mlp\"))"));
   for (const auto& [name, value] : settings) {
     bool found = false;
     for (const auto& [setting, fallback] : spec->settings) found |= setting == name;
@@ -86,8 +86,7 @@ Value Module::make_optimizer(const std::string& kind, const Value& model,
       std::string names;
       for (const auto& [setting, fallback] : spec->settings)
         names += (names.empty() ? "`" : ", `") + setting + "`";
-      return failed(errors, diag::error(diag::Code::E1603,
-                                        kind + " has no setting `" + name + "`",
+      return failed(errors, diag::error(diag::Code::E1603, kind + " has no setting `" + name + "`",
                                         "its settings are " + names));
     }
   }
@@ -115,9 +114,9 @@ std::variant<runtime::Fields, Diagnostic> record_fields(const Module::Impl& impl
   if (!p.records.count(record)) {
     std::string names;
     for (const auto& [name, f] : p.records) names += (names.empty() ? "`" : ", `") + name + "`";
-    return diag::error(diag::Code::E1604, "the program has no record `" + record + "`",
-                       names.empty() ? "the program declares no record"
-                                     : "its records are " + names);
+    return diag::error(
+        diag::Code::E1604, "the program has no record `" + record + "`",
+        names.empty() ? "the program declares no record" : "its records are " + names);
   }
   runtime::Fields out;
   for (const auto& [name, t] : fields) {
@@ -129,8 +128,8 @@ std::variant<runtime::Fields, Diagnostic> record_fields(const Module::Impl& impl
   Value::State state;
   state.name = record;
   if (auto why = api::layout_misfit(p, state, v); !why.empty())
-    return diag::error(diag::Code::E1603, std::string("these tensors aren't ") + what + " of " +
-                                              record + ": " + why,
+    return diag::error(diag::Code::E1603,
+                       std::string("these tensors aren't ") + what + " of " + record + ": " + why,
                        "give one tensor per field of the record, the examples on the leading "
                        "axis: {\"pixels\", [n D]}, {\"label\", [n] i32}");
   return out;
@@ -174,7 +173,7 @@ Value Module::copy(const Value& v) const {
   Value out = ValueAccess::make(*state->current().value, state->name, state->optimizer,
                                 state->label + " (a copy)");
   return v.kind() == Value::Kind::model || v.kind() == Value::Kind::optimizer ? impl_->keep(out)
-                                                                               : out;
+                                                                              : out;
 }
 
 namespace {

@@ -75,14 +75,14 @@ runtime::Value scalar_or_tensor(const Arg& a, const types::Type& want) {
 // Checks each argument against its parameter and takes the versions it
 // reads; the diagnostic of the first that doesn't fit.
 std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string& function,
-                               const ir::Signature& sig, const std::vector<Arg>& args,
-                               std::vector<Bound>& bound) {
+                                         const ir::Signature& sig, const std::vector<Arg>& args,
+                                         std::vector<Bound>& bound) {
   const auto misfit = [&](const ir::Parameter& param, const std::string& why,
                           std::string help = {}) {
-    return diag::error(diag::Code::E1603, "`" + param.name + "` is a " + param.type.str() +
-                                              "; " + why,
-                       help.empty() ? "pass " + function + "'s parameters in order, each of its type"
-                                    : std::move(help));
+    return diag::error(
+        diag::Code::E1603, "`" + param.name + "` is a " + param.type.str() + "; " + why,
+        help.empty() ? "pass " + function + "'s parameters in order, each of its type"
+                     : std::move(help));
   };
   if (args.size() < sig.params.size()) {
     const auto& param = sig.params[args.size()];
@@ -119,9 +119,10 @@ std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string
       if (auto why = api::value_misfit(p, param.type, *b.state, *b.value); !why.empty())
         return misfit(param, "given " + b.state->label + ": " + why);
     } else if (!tensor_like(param.type.kind)) {
-      return misfit(param, std::string("given a host ") +
-                               (a.holds() == Arg::Holds::tensor ? "tensor" : "number"),
-                    "make the value first: Module::make, load, batch or dataset");
+      return misfit(
+          param,
+          std::string("given a host ") + (a.holds() == Arg::Holds::tensor ? "tensor" : "number"),
+          "make the value first: Module::make, load, batch or dataset");
     } else if (a.is_mut()) {
       return misfit(param, "a host's tensor can't be `mut`", "make it a value: Module::tensor");
     } else if (a.holds() == Arg::Holds::tensor) {
@@ -144,7 +145,8 @@ runtime::Value argument(const Bound& b, const types::Type& want) {
       return runtime::number(runtime::as_double(*b.value), want.is(TKind::integer));
     if (want.is(TKind::tensor) && b.value->kind != RKind::tensor) {
       runtime::Value v = runtime::of_kind(RKind::tensor);
-      v.tensor = runtime::Tensor::scalar(runtime::dtype_of(want.elem), runtime::as_double(*b.value));
+      v.tensor =
+          runtime::Tensor::scalar(runtime::dtype_of(want.elem), runtime::as_double(*b.value));
       return v;
     }
     return *b.value;
@@ -209,8 +211,8 @@ std::string write_into(const runtime::Tensor& result, const Tensor& buffer, std:
   if (buffer.strides() != runtime::row_major_strides(buffer.shape()) ||
       (buffer.data() == nullptr && buffer.size() > 0))
     return name + "'s buffer isn't row-major memory of its shape";
-  auto target = runtime::Tensor::borrow(const_cast<void*>(buffer.data()), result.dtype(),
-                                        result.shape());
+  auto target =
+      runtime::Tensor::borrow(const_cast<void*>(buffer.data()), result.dtype(), result.shape());
   const runtime::Tensor packed = result.compact();
   std::memcpy(target.raw(), packed.raw(),
               static_cast<std::size_t>(result.size()) * runtime::dtype_size(result.dtype()));
@@ -242,14 +244,13 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
   }
   const auto sig = program.functions.find(function);
   const bool controller = sig != program.functions.end() && sig->second.controller;
-  const bool with_values = controller || into ||
-                      std::any_of(args.begin(), args.end(), [](const Arg& a) {
-                        return a.holds() != Arg::Holds::tensor;
-                      });
+  const bool with_values =
+      controller || into || std::any_of(args.begin(), args.end(), [](const Arg& a) {
+        return a.holds() != Arg::Holds::tensor;
+      });
   if (!with_values || sig == program.functions.end() || sig->second.is_extern) {
     if (sig == program.functions.end() || sig->second.is_extern)
-      return failure(diag::Code::E1604,
-                     "`" + function + "` isn't a function of this program",
+      return failure(diag::Code::E1604, "`" + function + "` isn't a function of this program",
                      api::unknown_function_help(compiled->typed, function, false));
     std::vector<Tensor> positional;
     for (const Arg& a : args) positional.push_back(a.tensor());
@@ -284,18 +285,21 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
   if (std::adjacent_find(writers.begin(), writers.end()) != writers.end()) writers.clear();
   WriterLocks locks(writers);
   std::vector<Bound> bound;
-  if (auto bad = bind_arguments(program, function, sig->second, args, bound)) return failure(std::move(*bad));
+  if (auto bad = bind_arguments(program, function, sig->second, args, bound))
+    return failure(std::move(*bad));
   const auto& params = sig->second.params;
 
   CallResult r;
   if (controller) {
     std::vector<runtime::Value> in;
-    for (std::size_t i = 0; i < params.size(); ++i) in.push_back(argument(bound[i], params[i].type));
-    const auto print = load_options.print ? load_options.print : [log = log](std::string_view line) {
-      if (!log) return;
-      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-      log->info("{}", line);
-    };
+    for (std::size_t i = 0; i < params.size(); ++i)
+      in.push_back(argument(bound[i], params[i].type));
+    const auto print =
+        load_options.print ? load_options.print : [log = log](std::string_view line) {
+          if (!log) return;
+          if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+          log->info("{}", line);
+        };
     auto done = runtime::call_function(program, *compiled->map, function, std::move(in),
                                        run_options(print));
     if (!done.errors.empty()) {
@@ -307,7 +311,8 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
         bound[i].state->publish(owned(std::move(done.finals[i])));
     if (sig->second.has_ret && done.result.kind != RKind::none) {
       if (done.result.kind == RKind::tuple)
-        for (auto& item : done.result.items) r.values.push_back(result_value(*this, item, function));
+        for (auto& item : done.result.items)
+          r.values.push_back(result_value(*this, item, function));
       else
         r.values.push_back(result_value(*this, std::move(done.result), function));
     }
@@ -333,8 +338,8 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
       seed = static_cast<std::int32_t>(dropout_runs.fetch_add(1));
       inputs["$seed"] = runtime::Tensor::borrow(&seed, runtime::DType::i32, {});
     }
-  if (auto bad = runtime::match_arguments(prepared->second.inputs, inputs,
-                                          runtime::ArgumentSource::host))
+  if (auto bad =
+          runtime::match_arguments(prepared->second.inputs, inputs, runtime::ArgumentSource::host))
     return failure(std::move(*bad));
   std::vector<runtime::Tensor> outputs;
   try {
@@ -347,8 +352,8 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
       r.workers = api::to_public(worker_stats);
       if (stats) stats({function, r.workers});
     } else {
-      outputs = runtime::run_graph(*graph, inputs, compiled->typed.dims, nullptr,
-                                   accelerator.get());
+      outputs =
+          runtime::run_graph(*graph, inputs, compiled->typed.dims, nullptr, accelerator.get());
     }
   } catch (const runtime::InputMismatch& e) {
     return failure(runtime::mismatched_argument(e.what(), runtime::ArgumentSource::host));

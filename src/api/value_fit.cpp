@@ -19,7 +19,8 @@ std::string fields_misfit(const std::string& what, const runtime::Fields& fields
   for (const auto& param : want) {
     wanted.insert(param.path);
     const auto it = fields.find(param.path);
-    if (it == fields.end()) return what + " has no `" + param.path + "` " + runtime::shape_str(param.shape);
+    if (it == fields.end())
+      return what + " has no `" + param.path + "` " + runtime::shape_str(param.shape);
     if (it->second.dtype() != param.dtype || it->second.shape() != param.shape)
       return "its `" + param.path + "` is " + runtime::dtype_name(it->second.dtype()) + " " +
              runtime::shape_str(it->second.shape()) + ", " + what + "'s is " +

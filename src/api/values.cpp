@@ -11,8 +11,7 @@ using RKind = runtime::Value::Kind;
 // A runtime tensor as the host's, sharing its buffer (kept alive by the
 // host's tensor): versions are immutable, so the host reads what it got.
 Tensor shared_out(const runtime::Tensor& t) {
-  return Tensor::shared(static_cast<DType>(t.dtype()), t.raw(), t.shape(), t.strides(),
-                        t.buffer());
+  return Tensor::shared(static_cast<DType>(t.dtype()), t.raw(), t.shape(), t.strides(), t.buffer());
 }
 
 runtime::Tensor owned_tensor(const runtime::Tensor& t) {

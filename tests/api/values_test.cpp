@@ -85,10 +85,11 @@ struct Fixture {
   ss::Value replay(std::size_t n) {
     const auto obs = ramp(n * 4, 0.1f), target = ramp(n * 3, 0.05f, -0.2f);
     std::vector<ss::Diagnostic> errors;
-    ss::Value data = mod.dataset("Step",
-                                 {{"obs", ss::Tensor::view(obs.data(), {std::int64_t(n), 4})},
-                                  {"target", ss::Tensor::view(target.data(), {std::int64_t(n), 3})}},
-                                 &errors);
+    ss::Value data =
+        mod.dataset("Step",
+                    {{"obs", ss::Tensor::view(obs.data(), {std::int64_t(n), 4})},
+                     {"target", ss::Tensor::view(target.data(), {std::int64_t(n), 3})}},
+                    &errors);
     REQUIRE(errors.empty());
     return data;
   }
@@ -134,8 +135,9 @@ TEST_CASE("mut calls change a value in place: every handle sees the new version,
   REQUIRE(opt);
   CHECK(opt.type() == "AdamW[Policy]");
   const auto obs = ramp(4 * 4, 0.1f), target = ramp(4 * 3, 0.05f, -0.2f);
-  const ss::Value batch = f.mod.batch("Step", {{"obs", ss::Tensor::view(obs.data(), {4, 4})},
-                                               {"target", ss::Tensor::view(target.data(), {4, 3})}});
+  const ss::Value batch =
+      f.mod.batch("Step", {{"obs", ss::Tensor::view(obs.data(), {4, 4})},
+                           {"target", ss::Tensor::view(target.data(), {4, 3})}});
   REQUIRE(batch.type() == "[4] Step");
 
   // The same step on the named-tensor path, from the same start.
@@ -283,7 +285,8 @@ TEST_CASE("a host's mistakes with values are coded diagnostics") {
   CHECK(shape.diagnostics[0].message == "`x` is [b D]: its axis D has size 4, given 3");
   // A batch whose fields don't fit the record.
   errors.clear();
-  CHECK_FALSE(f.mod.batch("Step", {{"obs", ss::Tensor::of(std::vector<float>(6), {2, 3})}}, &errors));
+  CHECK_FALSE(
+      f.mod.batch("Step", {{"obs", ss::Tensor::of(std::vector<float>(6), {2, 3})}}, &errors));
   CHECK(errors.at(0).code == "E1603");
   // Only models and optimisers are saved.
   CHECK(f.mod.save(batch, "never.safetensors").at(0).code == "E1702");
@@ -305,7 +308,8 @@ TEST_CASE("call_into writes the results into the host's buffers") {
   CHECK(bad.diagnostics.at(0).message == "output 1 is f32 [3 3], given a buffer of f32 [2 3]");
 }
 
-TEST_CASE("an inference thread and a training thread on one model: every result is one whole version") {
+TEST_CASE(
+    "an inference thread and a training thread on one model: every result is one whole version") {
   Fixture f;
   ss::Value policy = f.mod.make("Policy", {.seed = 11});
   ss::Value opt = f.mod.make_optimizer("AdamW", policy, {{"lr", 0.05}});

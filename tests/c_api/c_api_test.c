@@ -2,8 +2,10 @@
  * and a sink loaded from source, a device function called with tensors
  * by name, its outputs read back, the coded errors a host meets (a bad
  * program, a wrong shape, an unbound extern fn, a host function that
- * fails), a controller run printing through a callback, hot reload, and
- * sandboxing (no writes, a time limit). Exits 0 when
+ * fails), a controller run printing through a callback, hot reload,
+ * values the library owns (made, trained in place, saved, loaded, a
+ * controller function called with them), and sandboxing (no writes, a
+ * time limit). Exits 0 when
  * every check holds; prints each failed check. */
 #include <math.h>
 #include <stdio.h>
@@ -36,15 +38,15 @@ static const char* kProgram =
     "    print(\"reward\", r)\n";
 
 /* reward(s) = sum of squares; refuses a negative element. */
-static int reward(void* user, const ss_value* args, size_t count, ss_value* result, char* error,
-                  size_t error_size) {
+static int reward(void* user, const ss_host_value* args, size_t count, ss_host_value* result,
+                  char* error, size_t error_size) {
   int* calls = (int*)user;
   float values[16];
   int64_t n, i;
   float total = 0;
   int64_t shape[1] = {0};
   ++*calls;
-  if (count != 1 || args[0].kind != SS_VALUE_TENSOR) {
+  if (count != 1 || args[0].kind != SS_HOST_TENSOR) {
     snprintf(error, error_size, "reward takes one tensor");
     return 1;
   }
@@ -56,7 +58,7 @@ static int reward(void* user, const ss_value* args, size_t count, ss_value* resu
     }
     total += values[i] * values[i];
   }
-  result->kind = SS_VALUE_TENSOR;
+  result->kind = SS_HOST_TENSOR;
   result->tensor = ss_tensor_new(SS_F32, &total, shape, 0);
   return 0;
 }
@@ -89,7 +91,7 @@ int main(int argc, char** argv) {
   ss_load_options* options;
   ss_module* module;
   int calls = 0;
-  const ss_value_kind tensor = SS_VALUE_TENSOR;
+  const ss_host_kind tensor = SS_HOST_TENSOR;
   const char* dir = argc > 1 ? argv[1] : ".";
   char path[1024];
 
@@ -131,7 +133,7 @@ int main(int argc, char** argv) {
   status = NULL;
 
   /* Bound: the module loads; call `scale` with tensors by name. */
-  ss_load_options_bind(options, "reward", &tensor, 1, SS_VALUE_TENSOR, reward, &calls);
+  ss_load_options_bind(options, "reward", &tensor, 1, SS_HOST_TENSOR, reward, &calls);
   module = ss_engine_load_source(engine, kProgram, "prog.ss", options, &status);
   CHECK(module != NULL && status == NULL);
   if (module) {
@@ -220,6 +222,172 @@ int main(int argc, char** argv) {
     }
     ss_tensor_free(state[0]);
     ss_tensor_free(state[1]);
+  }
+
+  /* Values: a resident model made from a seed, called at batch 1 with a
+   * host tensor, trained in place on a batch (its version moves on, a copy's
+   * doesn't), saved and loaded back, and a controller function called with
+   * values, its print going to the host. */
+  {
+    static const char* kPolicy =
+        "dim D = 2\ndim A = 2\n\n"
+        "data Step:\n    obs: [D]\n    target: [A]\n\n"
+        "model Policy:\n    param w: [D A] = glorot\n    param b: [A] = zeros\n\n"
+        "fn act(m: Policy, x: [n D]) -> [n A] = x @ m.w + m.b\n\n"
+        "fn loss(m: Policy, batch: [n] Step) -> []:\n"
+        "    d = act(m, batch.obs) - batch.target\n"
+        "    return mean(mean(d * d, over=A), over=n)\n\n"
+        "fn train_step(mut m: Policy, mut opt: SGD[Policy], batch: [n] Step) -> []:\n"
+        "    l, g = value_and_grad(loss, m, batch)\n"
+        "    update(mut m, mut opt, g)\n"
+        "    return l\n\n"
+        "fn fit(mut m: Policy, mut opt: SGD[Policy], data: Dataset[Step], epochs: int) -> []:\n"
+        "    l = 0.0\n"
+        "    for e in range(epochs):\n"
+        "        for batch in data |> batches(2):\n"
+        "            l = train_step(mut m, mut opt, batch)\n"
+        "    print(\"fitted\", epochs)\n"
+        "    return l\n";
+    const float obs[4] = {1, 0, 0, 1}, target[4] = {1, 2, 3, 4};
+    const int64_t two_by_two[2] = {2, 2}, one_by_two[2] = {1, 2};
+    const char* fields[2] = {"obs", "target"};
+    const char* lr_name[1] = {"lr"};
+    const double lr[1] = {0.1};
+    ss_load_options* po = ss_load_options_new();
+    ss_module* m;
+    ss_value *policy = NULL, *opt = NULL, *batch = NULL, *data = NULL, *kept = NULL, *back = NULL;
+    ss_tensor* parts[2];
+    ss_call_result* r = NULL;
+    printed[0] = 0;
+    ss_load_options_print(po, print, NULL);
+    m = ss_engine_load_source(engine, kPolicy, "policy.ss", po, &status);
+    CHECK(m != NULL);
+    if (m) {
+      ss_tensor* x = ss_tensor_view(SS_F32, obs, one_by_two, 2);
+      ss_tensor *w, *out_view;
+      float out[2] = {0, 0};
+      double first = 0, last = 0;
+      int step;
+      CHECK(ss_module_make(m, "Policy", 0, &policy) == NULL);
+      CHECK(ss_value_kind_of(policy) == SS_KIND_MODEL);
+      CHECK(strcmp(ss_value_type(policy), "Policy") == 0);
+      CHECK(ss_value_field_count(policy) == 2);
+      CHECK(strcmp(ss_value_field_name(policy, 0), "b") == 0);
+      CHECK(ss_module_make_optimizer(m, "SGD", policy, 1, lr_name, lr, &opt) == NULL);
+      parts[0] = ss_tensor_view(SS_F32, obs, two_by_two, 2);
+      parts[1] = ss_tensor_view(SS_F32, target, two_by_two, 2);
+      CHECK(ss_module_batch(m, "Step", 2, fields, (const ss_tensor* const*)parts, &batch) == NULL);
+      CHECK(ss_module_dataset(m, "Step", 2, fields, (const ss_tensor* const*)parts, &data) == NULL);
+      kept = ss_module_copy_value(m, policy);
+
+      /* act(policy, x): x @ w + b, computed here from the value's own w. */
+      {
+        ss_arg args[2];
+        args[0] = ss_arg_value(policy);
+        args[1] = ss_arg_tensor(x);
+        status = ss_module_call_values(m, "act", args, 2, &r);
+        CHECK(status == NULL && ss_call_result_value_count(r) == 1);
+        w = ss_value_field(policy, "w");
+        if (r && w) {
+          ss_value* y = ss_call_result_value(r, 0);
+          ss_tensor* yt = ss_value_tensor(y);
+          const float* wd = (const float*)ss_tensor_data(w);
+          /* x = [1 0], b = 0: y = w's first row */
+          CHECK(fabsf(((const float*)ss_tensor_data(yt))[0] - wd[0]) < 1e-6f);
+          CHECK(fabsf(((const float*)ss_tensor_data(yt))[1] - wd[1]) < 1e-6f);
+          ss_tensor_free(yt);
+          ss_value_free(y);
+        }
+        ss_call_result_free(r);
+        r = NULL;
+        /* into the host's buffer */
+        out_view = ss_tensor_view(SS_F32, out, one_by_two, 2);
+        CHECK(ss_module_call_into(m, "act", args, 2, (const ss_tensor* const*)&out_view, 1) ==
+              NULL);
+        if (w) CHECK(fabsf(out[1] - ((const float*)ss_tensor_data(w))[1]) < 1e-6f);
+        ss_tensor_free(out_view);
+        ss_tensor_free(w);
+      }
+      /* train_step in place, ten times: the loss falls, versions count. */
+      for (step = 0; step < 10; ++step) {
+        ss_arg args[3];
+        ss_value* l;
+        args[0] = ss_arg_mut(policy);
+        args[1] = ss_arg_mut(opt);
+        args[2] = ss_arg_value(batch);
+        status = ss_module_call_values(m, "train_step", args, 3, &r);
+        CHECK(status == NULL);
+        if (status) {
+          fprintf(stderr, "%s", ss_status_render(status));
+          ss_status_free(status);
+          break;
+        }
+        l = ss_call_result_value(r, 0);
+        if (step == 0) first = ss_value_number(l);
+        last = ss_value_number(l);
+        ss_value_free(l);
+        ss_call_result_free(r);
+        r = NULL;
+      }
+      CHECK(last < first);
+      CHECK(ss_value_version(policy) == 11);
+      CHECK(ss_value_version(kept) == 1);
+      /* A `mut` parameter given a value to read: E1603. */
+      {
+        ss_arg args[3];
+        args[0] = ss_arg_value(policy);
+        args[1] = ss_arg_mut(opt);
+        args[2] = ss_arg_value(batch);
+        status = ss_module_call_values(m, "train_step", args, 3, &r);
+        CHECK(status != NULL && strcmp(ss_status_code(status), "E1603") == 0);
+        ss_status_free(status);
+      }
+      /* Saved and loaded back: the same weights. */
+      snprintf(path, sizeof path, "%s/policy.safetensors", dir);
+      CHECK(ss_module_save_value(m, policy, path) == NULL);
+      CHECK(ss_module_load_value(m, "Policy", path, 0, NULL, NULL, &back) == NULL);
+      {
+        ss_tensor* a = ss_value_field(policy, "w");
+        ss_tensor* b = ss_value_field(back, "w");
+        CHECK(a && b && memcmp(ss_tensor_data(a), ss_tensor_data(b), 4 * sizeof(float)) == 0);
+        ss_tensor_free(a);
+        ss_tensor_free(b);
+      }
+      {
+        ss_value* none = NULL;
+        ss_status* s = ss_module_load_value(m, "Nothing", path, 0, NULL, NULL, &none);
+        CHECK(s != NULL && strcmp(ss_status_code(s), "E1604") == 0 && none == NULL);
+        ss_status_free(s);
+      }
+      /* A controller function with values: fit for 3 epochs of 1 batch. */
+      {
+        ss_arg args[4];
+        ss_status* s;
+        args[0] = ss_arg_mut(policy);
+        args[1] = ss_arg_mut(opt);
+        args[2] = ss_arg_value(data);
+        args[3] = ss_arg_integer(3);
+        s = ss_module_call_values(m, "fit", args, 4, &r);
+        CHECK(s == NULL);
+        if (s) fprintf(stderr, "%s", ss_status_render(s));
+        ss_status_free(s);
+        CHECK(ss_value_version(policy) == 12);
+        CHECK(strcmp(printed, "fitted 3\n") == 0);
+        ss_call_result_free(r);
+        r = NULL;
+      }
+      ss_tensor_free(parts[0]);
+      ss_tensor_free(parts[1]);
+      ss_tensor_free(x);
+    }
+    ss_value_free(policy);
+    ss_value_free(opt);
+    ss_value_free(batch);
+    ss_value_free(data);
+    ss_value_free(kept);
+    ss_value_free(back);
+    ss_module_free(m);
+    ss_load_options_free(po);
   }
 
   /* Sandboxing: a read-only host refuses save (E1707); a time limit stops a spin (E1609). */

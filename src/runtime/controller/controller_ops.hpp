@@ -27,8 +27,7 @@ Value load_dataset_value(const ir::Program& program, const std::string& record,
 // that fits; PyTorch's nn.Sequential keys: {"0.", "fc1."}).
 using NameMap = std::map<std::string, std::string>;
 Value load_model_value(const ir::Program& program, const std::string& model,
-                       const std::string& path, const FileAccess& files,
-                       const NameMap& names = {});
+                       const std::string& path, const FileAccess& files, const NameMap& names = {});
 // `opt: AdamW[M] = load(path)`: settings, step and state, as `save(opt)`
 // wrote them for a model M (E1704 for a mismatch).
 Value load_optimizer_value(const ir::Program& program, const std::string& kind,
