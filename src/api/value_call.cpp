@@ -115,9 +115,13 @@ std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string
                         "give each `mut` parameter a value of its own");
         muts.push_back(b.state.get());
       }
-      b.value = b.state->current().value;
-      if (auto why = api::value_misfit(p, param.type, *b.state, *b.value); !why.empty())
+      const auto version = b.state->current();
+      b.value = version.value;
+      if (auto why = api::value_misfit(p, param.type, *b.state, *b.value,
+                                       /*layout_known=*/version.fits == &p);
+          !why.empty())
         return misfit(param, "given " + b.state->label + ": " + why);
+      if (version.fits != &p && b.value->kind != RKind::tensor) b.state->mark_fits(version.number, &p);
     } else if (!tensor_like(param.type.kind)) {
       return misfit(
           param,
@@ -308,7 +312,7 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
     }
     for (std::size_t i = 0; i < params.size() && i < done.finals.size(); ++i)
       if (params[i].is_mut && bound[i].state)
-        bound[i].state->publish(owned(std::move(done.finals[i])));
+        bound[i].state->publish(owned(std::move(done.finals[i])), &program);
     if (sig->second.has_ret && done.result.kind != RKind::none) {
       if (done.result.kind == RKind::tuple)
         for (auto& item : done.result.items)
@@ -389,7 +393,7 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
     for (std::size_t k = 0; k < graph->updated.size(); ++k)
       if (graph->updated[k].compare(0, prefix.size(), prefix) == 0)
         next.fields[graph->updated[k].substr(prefix.size())] = outputs[results + k];
-    bound[i].state->publish(owned(std::move(next)));
+    bound[i].state->publish(owned(std::move(next)), &program);
   }
   r.updated = graph->updated;
   return r;

@@ -100,35 +100,35 @@ std::string layout_misfit(const ir::Program& p, const Value::State& state,
 }
 
 std::string value_misfit(const ir::Program& p, const types::Type& want, const Value::State& state,
-                         const runtime::Value& v) {
-  const std::string is = "it is " + value_type(state, v);
+                         const runtime::Value& v, bool layout_known) {
+  const auto is = [&] { return "it is " + value_type(state, v); };
   switch (want.kind) {
     case Type::Kind::model:
-      if (v.kind != Kind::model || state.name != want.name) return is;
+      if (v.kind != Kind::model || state.name != want.name) return is();
       break;
     case Type::Kind::optimizer:
       if (v.kind != Kind::optimizer || state.name != want.name || state.optimizer != want.opt_kind)
-        return is;
+        return is();
       break;
     case Type::Kind::batch:
-      if (v.kind != Kind::record || state.name != want.name) return is;
+      if (v.kind != Kind::record || state.name != want.name) return is();
       break;
     case Type::Kind::dataset:
-      if (v.kind != Kind::dataset || state.name != want.name) return is;
+      if (v.kind != Kind::dataset || state.name != want.name) return is();
       break;
     case Type::Kind::tensor:
       if (v.kind == Kind::tensor) return "";
       if (want.axes.empty() && (v.kind == Kind::integer || v.kind == Kind::floating)) return "";
-      return is;
+      return is();
     case Type::Kind::integer:
     case Type::Kind::floating:
       if (v.kind == Kind::integer || v.kind == Kind::floating) return "";
       if (v.kind == Kind::tensor && v.tensor.rank() == 0) return "";
-      return is;
+      return is();
     default:
       return "a host can't pass a " + want.str();
   }
-  return layout_misfit(p, state, v);
+  return layout_known ? "" : layout_misfit(p, state, v);
 }
 
 std::string value_type(const Value::State& state, const runtime::Value& v) {

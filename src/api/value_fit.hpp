@@ -17,8 +17,11 @@ std::string layout_misfit(const ir::Program& program, const Value::State& state,
                           const runtime::Value& v);
 
 // Why the value can't be given for a parameter of type `want`, or "".
+// `layout_known`: the value's layout is known to fit the program (its
+// kind and type are still checked).
 std::string value_misfit(const ir::Program& program, const types::Type& want,
-                         const Value::State& state, const runtime::Value& v);
+                         const Value::State& state, const runtime::Value& v,
+                         bool layout_known = false);
 
 // The type a value shows (Value::type()).
 std::string value_type(const Value::State& state, const runtime::Value& v);

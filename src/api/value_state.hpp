@@ -29,16 +29,25 @@ struct Value::State {
   struct Version {
     std::shared_ptr<const runtime::Value> value;
     std::uint64_t number = 0;
+    // The program whose layout this version was found to fit (a call
+    // checks it once per version and program, not once per call).
+    const void* fits = nullptr;
   };
   Version current() const {
     std::lock_guard lock(guard_);
     return current_;
   }
-  // Makes `next` the current version (the caller holds `writer`).
-  void publish(runtime::Value next) {
+  // Makes `next` the current version (the caller holds `writer`); `fits`:
+  // the program that made it, whose layout it has.
+  void publish(runtime::Value next, const void* fits = nullptr) {
     auto v = std::make_shared<const runtime::Value>(std::move(next));
     std::lock_guard lock(guard_);
-    current_ = {std::move(v), current_.number + 1};
+    current_ = {std::move(v), current_.number + 1, fits};
+  }
+  // Notes that version `number` fits `program`, if it is still current.
+  void mark_fits(std::uint64_t number, const void* program) {
+    std::lock_guard lock(guard_);
+    if (current_.number == number) current_.fits = program;
   }
 
  private:

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The peers of bench_latency: the MLP 784-256-256-10 in ONNX Runtime
+(its C library through the Python wheel, THREADS intra-op threads, the
+first argument, 1 by default), forward at batch 1 and 64, each of 10,000
+calls timed, input and output bound once (IOBinding: the wheel's nearest
+to handing over output buffers); the wheel's own overhead per call,
+measured the same way on a model that negates one float; and a PyTorch
+training step (forward, cross-entropy, backward, AdamW) at batch 64, 1,000
+calls. Prints `peer name p50 p99 mean` lines, in microseconds.
+
+    pip install onnx onnxruntime torch && python3 bench/latency_peers.py
+"""
+import sys
+import time
+
+import numpy as np
+
+THREADS = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+
+
+def timed(f, calls, warm=100):
+    for _ in range(warm):
+        f()
+    us = np.empty(calls)
+    clock = time.perf_counter
+    for i in range(calls):
+        start = clock()
+        f()
+        us[i] = (clock() - start) * 1e6
+    return np.percentile(us, 50), np.percentile(us, 99), us.mean()
+
+
+def mlp():
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    sizes = [784, 256, 256, 10]
+    inits, nodes, x = [], [], "x"
+    for k in range(3):
+        w = (rng.standard_normal((sizes[k], sizes[k + 1])) * 0.05).astype(np.float32)
+        b = np.zeros(sizes[k + 1], np.float32)
+        inits += [numpy_helper.from_array(w, f"w{k}"), numpy_helper.from_array(b, f"b{k}")]
+        nodes += [helper.make_node("MatMul", [x, f"w{k}"], [f"m{k}"]),
+                  helper.make_node("Add", [f"m{k}", f"b{k}"], [f"a{k}"])]
+        x = f"a{k}"
+        if k < 2:
+            nodes.append(helper.make_node("Relu", [x], [f"r{k}"]))
+            x = f"r{k}"
+    graph = helper.make_graph(
+        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 784])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["b", 10])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString(), x
+
+
+def identity():
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["y"])], "neg",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+def ort_rows():
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = THREADS
+    options.inter_op_num_threads = 1
+
+    def bound(model, output, x, shape):
+        session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+        y = np.empty(shape, np.float32)
+        binding = session.io_binding()
+        binding.bind_cpu_input("x", x)
+        binding.bind_output(output, "cpu", 0, np.float32, list(shape), y.ctypes.data)
+        return lambda: session.run_with_iobinding(binding) or y  # y lives as long as the call
+
+    model, output = mlp()
+    for b in (1, 64):
+        x = np.random.default_rng(1).standard_normal((b, 784)).astype(np.float32)
+        print("ort forward_b%d %.1f %.1f %.1f" % ((b,) + timed(bound(model, output, x, (b, 10)), 10000)))
+    one = np.ones(1, np.float32)
+    print("ort overhead %.1f %.1f %.1f" % timed(bound(identity(), "y", one, (1,)), 10000))
+
+
+def torch_rows():
+    import torch
+    torch.set_num_threads(THREADS)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(),
+                                torch.nn.Linear(256, 256), torch.nn.ReLU(),
+                                torch.nn.Linear(256, 10))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    x, y = torch.randn(64, 784), torch.randint(0, 10, (64,))
+
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    print("torch train_b64 %.1f %.1f %.1f" % timed(step, 1000))
+
+
+for rows in (ort_rows, torch_rows):
+    try:
+        rows()
+    except ImportError as e:
+        print(f"# {rows.__name__}: {e}")

@@ -1,0 +1,77 @@
+// Latency with a resident model, as a game or robot calls it: the MLP
+// 784-256-256-10 made once as a value, its forward (`logits`) at batch 1
+// and 64 called 10,000 times each into the host's output buffer, every
+// call timed; and a training step with the model and its AdamW resident
+// (`step(mut m, mut opt, batch)`), 1,000 calls at batch 64. Prints
+// `name p50 p99 mean` lines (microseconds) for bench/latency.sh, and the
+// same forward with the weights passed per call (the named-tensor path)
+// for comparison. `bench_latency [THREADS]`.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "models.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void report(const char* name, std::int64_t batch, const std::function<void()>& call, int calls) {
+  for (int i = 0; i < 100; ++i) call();  // warm: kernels compiled, pools filled
+  std::vector<double> us(static_cast<std::size_t>(calls));
+  for (auto& t : us) {
+    const auto start = Clock::now();
+    call();
+    t = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  }
+  double total = 0;
+  for (const double t : us) total += t;
+  std::sort(us.begin(), us.end());
+  const auto at = [&](double q) { return us[static_cast<std::size_t>(q * (us.size() - 1))]; };
+  std::printf("%s_b%lld %.1f %.1f %.1f\n", name, static_cast<long long>(batch), at(0.5), at(0.99),
+              total / static_cast<double>(us.size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  ss::Engine engine({.executor = ss::Executor::fast, .threads = threads});
+  const ss::Module mod = engine.load_source(ss::bench::kMlpProgram, "mlp.ss");
+  if (!mod) {
+    for (const auto& d : mod.diagnostics()) std::fprintf(stderr, "%s", d.render().c_str());
+    return 1;
+  }
+  std::mt19937 gen(0);
+  const ss::Value model = mod.make("Mlp", {.seed = 0});
+  for (const std::int64_t b : {1, 64}) {
+    const auto x = ss::bench::draw(static_cast<std::size_t>(b) * 784, gen, 1.0f);
+    std::vector<float> out(static_cast<std::size_t>(b) * 10);
+    const std::vector<ss::Arg> args{model, ss::Tensor::view(x.data(), {b, 784})};
+    const std::vector<ss::Tensor> into{ss::Tensor::view(out.data(), {b, 10})};
+    report("resident", b, [&] {
+      if (!mod.call_into("logits", args, into)) std::abort();
+    }, 10000);
+    std::map<std::string, ss::Tensor> named;
+    for (const auto& [path, t] : model.tensors()) named["m." + path] = t;
+    named["x"] = ss::Tensor::view(x.data(), {b, 784});
+    report("per_call", b, [&] {
+      if (!mod.call("logits", {}, named)) std::abort();
+    }, 10000);
+  }
+  ss::Value m = mod.copy(model);
+  ss::Value opt = mod.make_optimizer("AdamW", m, {{"lr", 1e-3}});
+  const std::int64_t b = 64;
+  const auto x = ss::bench::draw(static_cast<std::size_t>(b) * 784, gen, 1.0f);
+  std::vector<std::int32_t> y(static_cast<std::size_t>(b));
+  for (auto& label : y) label = static_cast<std::int32_t>(gen() % 10);
+  const ss::Value batch = mod.batch("Ex", {{"x", ss::Tensor::view(x.data(), {b, 784})},
+                                           {"y", ss::Tensor::view(y.data(), {b})}});
+  report("train", b, [&] {
+    if (!mod.call("step", {ss::mut(m), ss::mut(opt), batch})) std::abort();
+  }, 1000);
+}
