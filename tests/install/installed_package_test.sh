@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The installed package as a host meets it: `cmake --install` of this build
 # into a scratch prefix, then
-#   - examples/embed built as the host's own CMake project with
+#   - examples/embed (the digits host and the policy host) built as the host's own CMake project with
 #     find_package(shapescript), and run;
 #   - the C test program built with plain cc and pkg-config, and run;
 #   - the installed CLI checking a program.
@@ -26,7 +26,10 @@ cmake --build "$work/embed" >/dev/null
 "$work/embed/main" "$src/examples/digits/digits.ss" >"$work/embed.out" 2>&1 || true
 grep -q "batch 1000: logits \[1000 10\]" "$work/embed.out" ||
   { cat "$work/embed.out"; echo "FAIL: the installed embed example"; exit 1; }
-echo "ok: examples/embed built with find_package(shapescript) and ran"
+"$work/embed/policy" "$src/examples/embed" "$work" >"$work/policy.out" 2>&1 &&
+  grep -q "reloaded: identical" "$work/policy.out" ||
+  { cat "$work/policy.out"; echo "FAIL: the installed policy example"; exit 1; }
+echo "ok: examples/embed (main, policy) built with find_package(shapescript) and ran"
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion shapescript)" = "$(sed -n 's/^project(shapescript VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" ] ||
