@@ -53,15 +53,21 @@ int main(int argc, char** argv) {
     std::vector<float> out(static_cast<std::size_t>(b) * 10);
     const std::vector<ss::Arg> args{model, ss::Tensor::view(x.data(), {b, 784})};
     const std::vector<ss::Tensor> into{ss::Tensor::view(out.data(), {b, 10})};
-    report("resident", b, [&] {
-      if (!mod.call_into("logits", args, into)) std::abort();
-    }, 10000);
+    report(
+        "resident", b,
+        [&] {
+          if (!mod.call_into("logits", args, into)) std::abort();
+        },
+        10000);
     std::map<std::string, ss::Tensor> named;
     for (const auto& [path, t] : model.tensors()) named["m." + path] = t;
     named["x"] = ss::Tensor::view(x.data(), {b, 784});
-    report("per_call", b, [&] {
-      if (!mod.call("logits", {}, named)) std::abort();
-    }, 10000);
+    report(
+        "per_call", b,
+        [&] {
+          if (!mod.call("logits", {}, named)) std::abort();
+        },
+        10000);
   }
   ss::Value m = mod.copy(model);
   ss::Value opt = mod.make_optimizer("AdamW", m, {{"lr", 1e-3}});
@@ -69,9 +75,12 @@ int main(int argc, char** argv) {
   const auto x = ss::bench::draw(static_cast<std::size_t>(b) * 784, gen, 1.0f);
   std::vector<std::int32_t> y(static_cast<std::size_t>(b));
   for (auto& label : y) label = static_cast<std::int32_t>(gen() % 10);
-  const ss::Value batch = mod.batch("Ex", {{"x", ss::Tensor::view(x.data(), {b, 784})},
-                                           {"y", ss::Tensor::view(y.data(), {b})}});
-  report("train", b, [&] {
-    if (!mod.call("step", {ss::mut(m), ss::mut(opt), batch})) std::abort();
-  }, 1000);
+  const ss::Value batch = mod.batch(
+      "Ex", {{"x", ss::Tensor::view(x.data(), {b, 784})}, {"y", ss::Tensor::view(y.data(), {b})}});
+  report(
+      "train", b,
+      [&] {
+        if (!mod.call("step", {ss::mut(m), ss::mut(opt), batch})) std::abort();
+      },
+      1000);
 }

@@ -45,8 +45,8 @@ bool report(const std::vector<ss::Diagnostic>& diagnostics) {
 }
 
 struct Frames {
-  double imitation_error = 0;  // mean |policy's action - expert's|
-  double p50_us = 0;           // one frame's call
+  double imitation_error = 0;       // mean |policy's action - expert's|
+  double p50_us = 0;                // one frame's call
   std::vector<float> obs, actions;  // the replay buffer: observation, expert action
 };
 
@@ -61,9 +61,8 @@ Frames run_frames(const ss::Module& mod, const ss::Value& policy, int count, Goa
     obs[0] = pos[0], obs[1] = pos[1], obs[2] = goal[0], obs[3] = goal[1];
     const auto start = std::chrono::steady_clock::now();
     const ss::CallResult r = mod.call_into("act", {policy, ss::Tensor::view(obs, {1, 4})}, into);
-    us.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-            .count());
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                     .count());
     if (!r) {
       report(r.diagnostics);
       std::exit(1);
@@ -128,8 +127,9 @@ int main(int argc, char** argv) {
   // The replay buffer: the frames' observations and the expert's actions.
   const auto n = static_cast<std::int64_t>(before.obs.size() / 4);
   const ss::Value replay =
-      mod.dataset("Transition", {{"obs", ss::Tensor::view(before.obs.data(), {n, 4})},
-                                 {"action", ss::Tensor::view(before.actions.data(), {n, 2})}},
+      mod.dataset("Transition",
+                  {{"obs", ss::Tensor::view(before.obs.data(), {n, 4})},
+                   {"action", ss::Tensor::view(before.actions.data(), {n, 2})}},
                   &errors);
   ss::Value opt = mod.make_optimizer("Adam", policy, {{"lr", 3e-3}}, &errors);
   if (report(errors)) return 1;

@@ -121,7 +121,8 @@ std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string
                                        /*layout_known=*/version.fits == &p);
           !why.empty())
         return misfit(param, "given " + b.state->label + ": " + why);
-      if (version.fits != &p && b.value->kind != RKind::tensor) b.state->mark_fits(version.number, &p);
+      if (version.fits != &p && b.value->kind != RKind::tensor)
+        b.state->mark_fits(version.number, &p);
     } else if (!tensor_like(param.type.kind)) {
       return misfit(
           param,

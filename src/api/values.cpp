@@ -14,8 +14,12 @@ Tensor shared_out(const runtime::Tensor& t) {
   return Tensor::shared(static_cast<DType>(t.dtype()), t.raw(), t.shape(), t.strides(), t.buffer());
 }
 
+// The library's own copy, frozen: a published version is never written,
+// so executors may keep what they derive from it (packed GEMM panels).
 runtime::Tensor owned_tensor(const runtime::Tensor& t) {
-  return t.buffer() && t.buffer()->owned() ? t : t.clone();
+  runtime::Tensor out = t.buffer() && t.buffer()->owned() ? t : t.clone();
+  if (out.buffer()) out.buffer()->freeze();
+  return out;
 }
 
 }  // namespace

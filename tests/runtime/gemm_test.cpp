@@ -98,3 +98,36 @@ TEST_CASE("beta 0 ignores C's old values, NaNs included; an unknown kernel is re
                                        0.0f, {c.data(), 2}),
                   std::invalid_argument);
 }
+
+TEST_CASE("B packed once gives sgemm's bits, on every kernel, across block edges and threads") {
+  struct Packed {
+    std::int64_t m, n, k;
+    bool trans_b;
+    float beta;
+    int threads;
+  };
+  // n past NC (3072 for AVX2 and AVX-512), k past KC, m past MC, one row
+  // (read unpacked), and both row splits.
+  const std::vector<Packed> cases = {{64, 256, 784, false, 0, 1},   {1, 256, 784, false, 0, 1},
+                                     {7, 3100, 20, false, 0.5f, 1}, {200, 70, 520, true, 0, 2},
+                                     {300, 40, 300, false, 1, 2},   {13, 33, 5, true, 0, 1}};
+  for (const auto& kernel : ss::gemm::sgemm_kernels())
+    for (const auto& t : cases) {
+      std::mt19937 gen(static_cast<unsigned>(t.m + t.n + t.k));
+      std::uniform_real_distribution<float> u(-1, 1);
+      std::vector<float> a(static_cast<std::size_t>(t.m * t.k)),
+          b(static_cast<std::size_t>(t.k * t.n)), c(static_cast<std::size_t>(t.m * t.n));
+      for (auto& x : a) x = u(gen);
+      for (auto& x : b) x = u(gen);
+      for (auto& x : c) x = u(gen);
+      std::vector<float> plain = c, packed = c;
+      const ss::gemm::Matrix ma{a.data(), t.k, 1};
+      const ss::gemm::Matrix mb{b.data(), t.trans_b ? 1 : t.n, t.trans_b ? t.k : 1};
+      ss::gemm::sgemm_with(kernel, t.m, t.n, t.k, 1.0f, ma, mb, t.beta, {plain.data(), t.n},
+                           t.threads);
+      const auto panels = ss::gemm::pack_b_with(kernel, t.k, t.n, mb);
+      ss::gemm::sgemm_packed(t.m, 1.0f, ma, *panels, t.beta, {packed.data(), t.n}, t.threads);
+      CHECK_MESSAGE(packed == plain, kernel << ": " << t.m << " x " << t.n << " (k " << t.k
+                                            << ", threads " << t.threads << ")");
+    }
+}

@@ -6,6 +6,7 @@
 // host keeps the memory alive.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -81,6 +82,19 @@ class Buffer {
   // The copy a deferred buffer's contents still live in; null once fetched.
   std::shared_ptr<const void> twin() const;
 
+  // Frozen: nothing writes it any more (it holds a published version of a
+  // value the host owns, api/value_state.hpp), so executors may keep what
+  // they derive from its contents (packed GEMM panels) with it, made once
+  // and dropped with the buffer.
+  void freeze() { frozen_.store(true, std::memory_order_release); }
+  bool frozen() const { return frozen_.load(std::memory_order_acquire); }
+  // The derived form `key` names, made by `make` on the first ask; null
+  // for a buffer that isn't frozen. The key says what was derived and from
+  // where in the buffer (an offset, strides, sizes, a kernel).
+  using DerivedKey = std::array<std::int64_t, 6>;
+  std::shared_ptr<const void> derived(
+      const DerivedKey& key, const std::function<std::shared_ptr<const void>()>& make) const;
+
  private:
   Buffer(void* data, std::size_t bytes, std::size_t capacity, bool owned)
       : data_(data), bytes_(bytes), capacity_(capacity), owned_(owned) {}
@@ -95,6 +109,9 @@ class Buffer {
   mutable std::mutex fetch_mutex_;
   mutable std::function<void(void*)> fetch_;
   mutable std::shared_ptr<const void> twin_;
+  std::atomic<bool> frozen_{false};
+  mutable std::mutex derived_mutex_;
+  mutable std::vector<std::pair<DerivedKey, std::shared_ptr<const void>>> derived_;
 };
 
 class Tensor {

@@ -29,6 +29,28 @@ Operand operand(const Tensor& t, std::int64_t cols) {
   return {std::move(c), {data, cols, 1}};
 }
 
+// B's packed panels when `kept`'s buffer is frozen (a resident value's
+// weight: api/value_state.hpp), made on its first product and kept with
+// the buffer; null otherwise, and for one row (which reads B unpacked).
+std::shared_ptr<const gemm::PackedB> resident_panels(const Tensor& kept, std::int64_t m,
+                                                     std::int64_t k, std::int64_t n,
+                                                     const gemm::Matrix& b) {
+  const auto& buffer = kept.buffer();
+  if (m <= 1 || !buffer || !buffer->frozen()) return nullptr;
+  const auto* base = static_cast<const float*>(buffer->data());
+  const Buffer::DerivedKey key{b.data - base, b.row_stride, b.col_stride, k, n, 0};
+  return std::static_pointer_cast<const gemm::PackedB>(buffer->derived(
+      key, [&] { return std::static_pointer_cast<const void>(gemm::pack_b(k, n, b)); }));
+}
+
+// C = A B, with B's resident panels when it has them.
+void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix& a,
+             const Tensor& b_kept, const gemm::Matrix& b, gemm::Output c, int threads) {
+  if (const auto panels = resident_panels(b_kept, m, k, n, b))
+    return gemm::sgemm_packed(m, 1.0f, a, *panels, 0.0f, c, threads);
+  gemm::sgemm(m, n, k, 1.0f, a, b, 0.0f, c, threads);
+}
+
 // An operand as [batch axes..., row axes..., column axes...]: each batch
 // index's matrix, by strides when its rows and its columns each merge
 // into one stride, else from a compact copy.
@@ -113,8 +135,8 @@ bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
   shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
   out = Tensor::uninitialized(DType::f32, shape);
   const Operand left = operand(a, k), right = operand(b, cols);
-  gemm::sgemm(rows, cols, k, 1.0f, left.matrix, right.matrix, 0.0f,
-              {static_cast<float*>(out.raw()), cols}, threads);
+  product(rows, cols, k, left.matrix, right.kept, right.matrix,
+          {static_cast<float*>(out.raw()), cols}, threads);
   return true;
 }
 
@@ -127,15 +149,15 @@ bool matmul_in_blocks(const Tensor& a, const Tensor& b, int threads,
   std::int64_t rows = 1;
   for (std::int64_t d = 0; d + 1 < a.rank(); ++d) rows *= a.dim(d);
   const Operand left = operand(a, k), right = operand(b, cols);
-  // Blocks of at least 256 rows (the GEMM packs b again for each), and
-  // about 64K floats.
+  // Blocks of at least 256 rows (the GEMM packs b again for each, unless
+  // it is resident), and about 64K floats.
   const std::int64_t step = std::max<std::int64_t>(256, (std::int64_t{1} << 16) / cols);
   std::vector<float> tile(static_cast<std::size_t>(std::min(step, rows) * cols));
   for (std::int64_t r0 = 0; r0 < rows; r0 += step) {
     const std::int64_t r1 = std::min(rows, r0 + step);
     const gemm::Matrix part{left.matrix.data + r0 * left.matrix.row_stride, left.matrix.row_stride,
                             left.matrix.col_stride};
-    gemm::sgemm(r1 - r0, cols, k, 1.0f, part, right.matrix, 0.0f, {tile.data(), cols}, threads);
+    product(r1 - r0, cols, k, part, right.kept, right.matrix, {tile.data(), cols}, threads);
     block(r0, r1, tile.data());
   }
   return true;
@@ -159,8 +181,11 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
   Tensor result = Tensor::uninitialized(DType::f32, plan->computed);
   const std::int64_t m = plan->m, k = plan->k, c = plan->n;
   auto* base = static_cast<float*>(result.raw());
-  for (std::int64_t t = 0; t < plan->batches; ++t)
-    gemm::sgemm(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c}, threads);
+  if (plan->batches == 1)
+    product(m, c, k, left.at(0), right.kept, right.at(0), {base, c}, threads);
+  else
+    for (std::int64_t t = 0; t < plan->batches; ++t)
+      gemm::sgemm(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c}, threads);
   // The output's own order, when it isn't [batch, rows, columns].
   out = plan->out_order.empty() ? result : result.permute(plan->out_order).compact();
   return true;

@@ -37,14 +37,30 @@ using Kernel = void (*)(const Args& args, Tile tile, float* pack_a, float* pack_
 // One row of A (m = 1): a vector times B, without packing.
 using Gemv = void (*)(const Args& args);
 
+// B packed once for many products (a resident weight): how many floats
+// its whole packing takes, the packing (of args' B), and a tile computed
+// from it (the tile spans every column).
+using PackedFloats = std::int64_t (*)(std::int64_t k, std::int64_t n);
+using PackB = void (*)(const Args& args, float* out);
+using KernelPacked = void (*)(const Args& args, Tile tile, float* pack_a, const float* packed_b);
+
 Blocking blocking_avx2();
 void kernel_avx2(const Args& args, Tile tile, float* pack_a, float* pack_b);
 void gemv_avx2(const Args& args);
+std::int64_t packed_floats_avx2(std::int64_t k, std::int64_t n);
+void pack_b_avx2(const Args& args, float* out);
+void kernel_packed_avx2(const Args& args, Tile tile, float* pack_a, const float* packed_b);
 Blocking blocking_avx512();
 void kernel_avx512(const Args& args, Tile tile, float* pack_a, float* pack_b);
 void gemv_avx512(const Args& args);
+std::int64_t packed_floats_avx512(std::int64_t k, std::int64_t n);
+void pack_b_avx512(const Args& args, float* out);
+void kernel_packed_avx512(const Args& args, Tile tile, float* pack_a, const float* packed_b);
 Blocking blocking_portable();
 void kernel_portable(const Args& args, Tile tile, float* pack_a, float* pack_b);
 void gemv_portable(const Args& args);
+std::int64_t packed_floats_portable(std::int64_t k, std::int64_t n);
+void pack_b_portable(const Args& args, float* out);
+void kernel_packed_portable(const Args& args, Tile tile, float* pack_a, const float* packed_b);
 
 }  // namespace ss::gemm::detail

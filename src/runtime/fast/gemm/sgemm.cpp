@@ -21,6 +21,9 @@ struct Choice {
   detail::Gemv gemv;
   detail::Blocking blocking;
   const char* name;
+  detail::PackedFloats packed_floats;
+  detail::PackB pack_b;
+  detail::KernelPacked kernel_packed;
 };
 
 // What this CPU can run, best first.
@@ -28,12 +31,15 @@ std::vector<Choice> supported() {
   __builtin_cpu_init();
   std::vector<Choice> out;
   if (__builtin_cpu_supports("avx512f"))
-    out.push_back(
-        {detail::kernel_avx512, detail::gemv_avx512, detail::blocking_avx512(), "avx512"});
+    out.push_back({detail::kernel_avx512, detail::gemv_avx512, detail::blocking_avx512(), "avx512",
+                   detail::packed_floats_avx512, detail::pack_b_avx512,
+                   detail::kernel_packed_avx512});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    out.push_back({detail::kernel_avx2, detail::gemv_avx2, detail::blocking_avx2(), "avx2"});
-  out.push_back(
-      {detail::kernel_portable, detail::gemv_portable, detail::blocking_portable(), "portable"});
+    out.push_back({detail::kernel_avx2, detail::gemv_avx2, detail::blocking_avx2(), "avx2",
+                   detail::packed_floats_avx2, detail::pack_b_avx2, detail::kernel_packed_avx2});
+  out.push_back({detail::kernel_portable, detail::gemv_portable, detail::blocking_portable(),
+                 "portable", detail::packed_floats_portable, detail::pack_b_portable,
+                 detail::kernel_packed_portable});
   return out;
 }
 
@@ -127,7 +133,88 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
     if (e) std::rethrow_exception(e);
 }
 
+void run_tile_packed(const Choice& k, const detail::Args& args, detail::Tile tile,
+                     const float* packed) {
+  thread_local Buffers buffers;
+  const auto& b = k.blocking;
+  k.kernel_packed(args, tile, buffers.get(static_cast<std::size_t>(round_up(b.mc, b.mr) * b.kc)),
+                  packed);
+}
+
+std::shared_ptr<const PackedB> pack_with(int index, std::int64_t k, std::int64_t n, Matrix b) {
+  const Choice& choice = choices()[static_cast<std::size_t>(index)];
+  auto out = std::make_shared<PackedB>();
+  out->k = k;
+  out->n = n;
+  out->b = b;
+  out->kernel = index;
+  const std::int64_t floats = std::max<std::int64_t>(1, choice.packed_floats(k, n));
+  float* memory = static_cast<float*>(
+      std::aligned_alloc(64, static_cast<std::size_t>(round_up(floats * 4, 64))));
+  if (!memory) throw std::bad_alloc();
+  out->panels = std::shared_ptr<float>(memory, [](float* p) { std::free(p); });
+  const detail::Args args{
+      0, n, k, 1.0f, 0.0f, nullptr, 0, 0, b.data, b.row_stride, b.col_stride, nullptr, 0};
+  if (k > 0 && n > 0) choice.pack_b(args, memory);
+  return out;
+}
+
 }  // namespace
+
+std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b) {
+  return pack_with(0, k, n, b);
+}
+
+std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64_t k,
+                                           std::int64_t n, Matrix b) {
+  for (std::size_t i = 0; i < choices().size(); ++i)
+    if (kernel == choices()[i].name) return pack_with(static_cast<int>(i), k, n, b);
+  throw std::invalid_argument("no GEMM kernel `" + kernel + "` on this CPU");
+}
+
+void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
+                  int threads) {
+  const Choice& choice = choices()[static_cast<std::size_t>(b.kernel)];
+  const std::int64_t n = b.n, k = b.k;
+  // One row, nothing to multiply, or nothing to add: as sgemm does it.
+  if (m <= 1 || n <= 0 || k <= 0 || alpha == 0.0f)
+    return run(choice, m, n, k, alpha, a, b.b, beta, c, threads);
+  const detail::Args args{m,
+                          n,
+                          k,
+                          alpha,
+                          beta,
+                          a.data,
+                          a.row_stride,
+                          a.col_stride,
+                          b.b.data,
+                          b.b.row_stride,
+                          b.b.col_stride,
+                          c.data,
+                          c.row_stride};
+  const float* panels = b.panels.get();
+  // Split by rows only: each part reads the one packing of B.
+  const bool split =
+      threads > 1 && m * n * k >= (std::int64_t{1} << 20) && m >= 2 * choice.blocking.mr;
+  if (!split) return run_tile_packed(choice, args, {0, m, 0, n}, panels);
+  const std::int64_t unit = choice.blocking.mr;
+  const std::int64_t parts = std::min<std::int64_t>(threads, (m + unit - 1) / unit);
+  const std::int64_t step = round_up((m + parts - 1) / parts, unit);
+  std::vector<detail::Tile> tiles;
+  for (std::int64_t start = 0; start < m; start += step)
+    tiles.push_back({start, std::min(m, start + step), 0, n});
+  std::vector<std::exception_ptr> failed(tiles.size());
+  const std::function<void(int)> job = [&](int t) {
+    try {
+      run_tile_packed(choice, args, tiles[static_cast<std::size_t>(t)], panels);
+    } catch (...) {
+      failed[static_cast<std::size_t>(t)] = std::current_exception();
+    }
+  };
+  run_parts(static_cast<int>(tiles.size()), job);
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+}
 
 const char* sgemm_kernel() {
   return choices().front().name;

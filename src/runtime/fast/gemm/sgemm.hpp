@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,23 @@ struct Output {
 // included). `threads` splits the work (1: the caller's thread only).
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
            float beta, Output c, int threads = 1);
+
+// B packed once for many products with it (a weight that doesn't change
+// between calls): the panels sgemm packs on every call, for one kernel.
+// It keeps `b`'s pointer for products of one row (which read B unpacked):
+// B must outlive it.
+struct PackedB {
+  std::int64_t k = 0, n = 0;
+  Matrix b{};
+  int kernel = 0;  // which of sgemm_kernels() packed it
+  std::shared_ptr<float> panels;
+};
+std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b);
+std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64_t k,
+                                           std::int64_t n, Matrix b);
+// sgemm with B packed: the same bits as sgemm of the unpacked B.
+void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
+                  int threads = 1);
 
 // "avx512", "avx2", "portable": the kernel sgemm uses on this CPU.
 const char* sgemm_kernel();

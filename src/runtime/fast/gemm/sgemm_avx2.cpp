@@ -12,6 +12,9 @@ constexpr std::int64_t MC = 192, KC = 384, NC = 3072;
 #define SS_GEMM_BLOCKING blocking_avx2
 #define SS_GEMM_KERNEL kernel_avx2
 #define SS_GEMM_GEMV gemv_avx2
+#define SS_GEMM_PACKED_FLOATS packed_floats_avx2
+#define SS_GEMM_PACK_B pack_b_avx2
+#define SS_GEMM_KERNEL_PACKED kernel_packed_avx2
 #include "runtime/fast/gemm/kernel.inc"
 
 }  // namespace ss::gemm::detail

@@ -12,6 +12,9 @@ constexpr std::int64_t MC = 168, KC = 256, NC = 3072;
 #define SS_GEMM_BLOCKING blocking_avx512
 #define SS_GEMM_KERNEL kernel_avx512
 #define SS_GEMM_GEMV gemv_avx512
+#define SS_GEMM_PACKED_FLOATS packed_floats_avx512
+#define SS_GEMM_PACK_B pack_b_avx512
+#define SS_GEMM_KERNEL_PACKED kernel_packed_avx512
 #include "runtime/fast/gemm/kernel.inc"
 
 }  // namespace ss::gemm::detail

@@ -12,6 +12,9 @@ constexpr std::int64_t MC = 128, KC = 256, NC = 2048;
 #define SS_GEMM_BLOCKING blocking_portable
 #define SS_GEMM_KERNEL kernel_portable
 #define SS_GEMM_GEMV gemv_portable
+#define SS_GEMM_PACKED_FLOATS packed_floats_portable
+#define SS_GEMM_PACK_B pack_b_portable
+#define SS_GEMM_KERNEL_PACKED kernel_packed_portable
 #include "runtime/fast/gemm/kernel.inc"
 
 }  // namespace ss::gemm::detail
