@@ -10,6 +10,7 @@ calls. Prints `peer name p50 p99 mean` lines, in microseconds.
 
     pip install onnx onnxruntime torch && python3 bench/latency_peers.py
 """
+import os
 import sys
 import time
 
@@ -28,27 +29,6 @@ def timed(f, calls, warm=100):
         f()
         us[i] = (clock() - start) * 1e6
     return np.percentile(us, 50), np.percentile(us, 99), us.mean()
-
-
-def mlp():
-    from onnx import TensorProto, helper, numpy_helper
-    rng = np.random.default_rng(0)
-    sizes = [784, 256, 256, 10]
-    inits, nodes, x = [], [], "x"
-    for k in range(3):
-        w = (rng.standard_normal((sizes[k], sizes[k + 1])) * 0.05).astype(np.float32)
-        b = np.zeros(sizes[k + 1], np.float32)
-        inits += [numpy_helper.from_array(w, f"w{k}"), numpy_helper.from_array(b, f"b{k}")]
-        nodes += [helper.make_node("MatMul", [x, f"w{k}"], [f"m{k}"]),
-                  helper.make_node("Add", [f"m{k}", f"b{k}"], [f"a{k}"])]
-        x = f"a{k}"
-        if k < 2:
-            nodes.append(helper.make_node("Relu", [x], [f"r{k}"]))
-            x = f"r{k}"
-    graph = helper.make_graph(
-        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 784])],
-        [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["b", 10])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString(), x
 
 
 def identity():
@@ -74,7 +54,9 @@ def ort_rows():
         binding.bind_output(output, "cpu", 0, np.float32, list(shape), y.ctypes.data)
         return lambda: session.run_with_iobinding(binding) or y  # y lives as long as the call
 
-    model, output = mlp()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from onnx_mlp import onnx_mlp
+    model, output = onnx_mlp()
     for b in (1, 64):
         x = np.random.default_rng(1).standard_normal((b, 784)).astype(np.float32)
         print("ort forward_b%d %.1f %.1f %.1f" % ((b,) + timed(bound(model, output, x, (b, 10)), 10000)))

@@ -10,6 +10,7 @@ PyTorch, ONNX Runtime's rows alone, the model built with onnx's helpers.
     pip install torch onnx onnxruntime && python3 bench/mlp_peers.py
 """
 import io
+import os
 import sys
 import time
 
@@ -38,29 +39,6 @@ def best_us(f):
     return best * 1e6
 
 
-def onnx_mlp():
-    """The MLP as an ONNX model, without PyTorch: MatMul, Add and Relu."""
-    import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
-    rng = np.random.default_rng(0)
-    sizes = [784, 256, 256, 10]
-    inits, nodes, x = [], [], "x"
-    for k in range(3):
-        w = (rng.standard_normal((sizes[k], sizes[k + 1])) * 0.05).astype(np.float32)
-        b = np.zeros(sizes[k + 1], np.float32)
-        inits += [numpy_helper.from_array(w, f"w{k}"), numpy_helper.from_array(b, f"b{k}")]
-        nodes += [helper.make_node("MatMul", [x, f"w{k}"], [f"m{k}"]),
-                  helper.make_node("Add", [f"m{k}", f"b{k}"], [f"a{k}"])]
-        x = f"a{k}"
-        if k < 2:
-            nodes.append(helper.make_node("Relu", [x], [f"r{k}"]))
-            x = f"r{k}"
-    graph = helper.make_graph(
-        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 784])],
-        [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["b", 10])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
-
-
 if torch is None:
     print("# no PyTorch: ONNX Runtime's forward rows only")
     import numpy as np
@@ -68,7 +46,9 @@ if torch is None:
     options = ort.SessionOptions()
     options.intra_op_num_threads = THREADS
     options.inter_op_num_threads = 1
-    session = ort.InferenceSession(onnx_mlp(), options, providers=["CPUExecutionProvider"])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from onnx_mlp import onnx_mlp
+    session = ort.InferenceSession(onnx_mlp()[0], options, providers=["CPUExecutionProvider"])
     for b in (1, 64):
         x = np.random.default_rng(1).standard_normal((b, 784)).astype(np.float32)
         print(f"ort forward_b{b} {best_us(lambda: session.run(None, {'x': x})):.1f}")

@@ -81,6 +81,30 @@ void run_tile(const Choice& k, const detail::Args& args, detail::Tile tile) {
   k.kernel(args, tile, base, base + a_floats);
 }
 
+// Each tile on a thread of its own, the first on the caller's; a tile's
+// failure (out of memory for its buffers) is rethrown here.
+void run_tiles(const std::vector<detail::Tile>& tiles,
+               const std::function<void(detail::Tile)>& tile) {
+  std::vector<std::exception_ptr> failed(tiles.size());
+  const std::function<void(int)> job = [&](int t) {
+    try {
+      tile(tiles[static_cast<std::size_t>(t)]);
+    } catch (...) {
+      failed[static_cast<std::size_t>(t)] = std::current_exception();
+    }
+  };
+  run_parts(static_cast<int>(tiles.size()), job);
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
+// The arguments the kernels take.
+detail::Args arguments(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a,
+                       Matrix b, float beta, Output c) {
+  return {m,        n,           k,           alpha,  beta,         a.data, a.row_stride,
+          a.col_stride, b.data, b.row_stride, b.col_stride, c.data, c.row_stride};
+}
+
 void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
          Matrix a, Matrix b, float beta, Output c, int threads) {
   if (m <= 0 || n <= 0) return;
@@ -92,19 +116,7 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
       }
     return;
   }
-  const detail::Args args{m,
-                          n,
-                          k,
-                          alpha,
-                          beta,
-                          a.data,
-                          a.row_stride,
-                          a.col_stride,
-                          b.data,
-                          b.row_stride,
-                          b.col_stride,
-                          c.data,
-                          c.row_stride};
+  const detail::Args args = arguments(m, n, k, alpha, a, b, beta, c);
   if (m == 1) return choice.gemv(args);  // a batch of one: B streamed once, unpacked
   // Small products, or one thread: all here. Else the wider side is split
   // in whole micro-tiles, one part a thread, the first on the caller's.
@@ -120,17 +132,7 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
     const std::int64_t end = std::min(size, start + step);
     tiles.push_back(by_columns ? detail::Tile{0, m, start, end} : detail::Tile{start, end, 0, n});
   }
-  std::vector<std::exception_ptr> failed(tiles.size());
-  const std::function<void(int)> job = [&](int t) {
-    try {
-      run_tile(choice, args, tiles[static_cast<std::size_t>(t)]);
-    } catch (...) {  // out of memory for its buffers
-      failed[static_cast<std::size_t>(t)] = std::current_exception();
-    }
-  };
-  run_parts(static_cast<int>(tiles.size()), job);
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  run_tiles(tiles, [&](detail::Tile t) { run_tile(choice, args, t); });
 }
 
 void run_tile_packed(const Choice& k, const detail::Args& args, detail::Tile tile,
@@ -179,19 +181,7 @@ void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float
   // One row, nothing to multiply, or nothing to add: as sgemm does it.
   if (m <= 1 || n <= 0 || k <= 0 || alpha == 0.0f)
     return run(choice, m, n, k, alpha, a, b.b, beta, c, threads);
-  const detail::Args args{m,
-                          n,
-                          k,
-                          alpha,
-                          beta,
-                          a.data,
-                          a.row_stride,
-                          a.col_stride,
-                          b.b.data,
-                          b.b.row_stride,
-                          b.b.col_stride,
-                          c.data,
-                          c.row_stride};
+  const detail::Args args = arguments(m, n, k, alpha, a, b.b, beta, c);
   const float* panels = b.panels.get();
   // Split by rows only: each part reads the one packing of B.
   const bool split =
@@ -203,17 +193,7 @@ void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float
   std::vector<detail::Tile> tiles;
   for (std::int64_t start = 0; start < m; start += step)
     tiles.push_back({start, std::min(m, start + step), 0, n});
-  std::vector<std::exception_ptr> failed(tiles.size());
-  const std::function<void(int)> job = [&](int t) {
-    try {
-      run_tile_packed(choice, args, tiles[static_cast<std::size_t>(t)], panels);
-    } catch (...) {
-      failed[static_cast<std::size_t>(t)] = std::current_exception();
-    }
-  };
-  run_parts(static_cast<int>(tiles.size()), job);
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  run_tiles(tiles, [&](detail::Tile t) { run_tile_packed(choice, args, t, panels); });
 }
 
 const char* sgemm_kernel() {
