@@ -109,6 +109,14 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
       const auto& node = g.nodes[static_cast<std::size_t>(id)];
       c.inputs.inputs.emplace_back(node.name, node.type);
     }
+    if (const auto sig = program.functions.find(name); sig != program.functions.end())
+      for (const auto& param : sig->second.params) {
+        auto& names = c.fields.emplace_back();
+        const std::string prefix = param.name + ".";
+        for (const auto& [input, type] : c.inputs.inputs)
+          if (input.compare(0, prefix.size(), prefix) == 0)
+            names.emplace_back(input.substr(prefix.size()), input);
+      }
   }
 }
 

@@ -30,6 +30,9 @@ struct Module::Impl {
   struct Callable {
     const ir::Graph* graph = nullptr;
     runtime::WantedInputs inputs;
+    // Per parameter, a model's or record's tensors as the graph names its
+    // inputs: (path, input), ("w1", "m.w1").
+    std::vector<std::vector<std::pair<std::string, std::string>>> fields;
   };
   std::map<std::string, Callable> callable;            // by name, made at load
   std::map<std::string, SinkCallback> sinks;           // bound at load

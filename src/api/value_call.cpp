@@ -330,12 +330,18 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
     return failure(runtime::internal_error("`" + function + "` wasn't prepared"));
   const ir::Graph* graph = prepared->second.graph;
   std::map<std::string, runtime::Tensor> inputs;
+  const auto& fields = prepared->second.fields;
   for (std::size_t i = 0; i < params.size(); ++i) {
-    const runtime::Value v = argument(bound[i], params[i].type);
-    if (tensor_like(params[i].type.kind))
-      inputs[params[i].name] = runtime::as_tensor(v);
-    else
-      for (const auto& [path, t] : v.fields) inputs[params[i].name + "." + path] = t;
+    if (tensor_like(params[i].type.kind)) {
+      inputs.emplace(params[i].name, runtime::as_tensor(argument(bound[i], params[i].type)));
+      continue;
+    }
+    // A structure's tensors under the graph's names for them ("m.w1"),
+    // read from the version in place.
+    const runtime::Value& v = *bound[i].value;
+    for (const auto& [path, input] : fields[i])
+      if (const auto it = v.fields.find(path); it != v.fields.end())
+        inputs.emplace(input, it->second);
   }
   std::int32_t seed = 0;
   for (const int id : graph->inputs)  // dropout's seed

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -320,10 +321,19 @@ TEST_CASE(
   std::vector<std::map<std::string, ss::Tensor>> versions{policy.tensors()};
   std::vector<ss::Tensor> seen;
   std::atomic<bool> done{false};
+  std::atomic<int> reads{0};
+  std::vector<std::string> failures;
+  // Until the reader has read `n` times (or a second has passed): each step
+  // of the trainer lets the reader in, so reads meet several versions.
+  const auto wait_for_reads = [&](int n) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (reads.load() < n && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  };
   std::thread trainer([&] {
     const auto obs8 = data.tensors();
     const ss::Value batch = f.mod.batch("Step", obs8);
     for (int k = 0; k < kSteps; ++k) {
+      wait_for_reads(2 * k + 2);
       const auto r = f.mod.call("train_step", {ss::mut(policy), ss::mut(opt), batch});
       if (!r) break;
       versions.push_back(policy.tensors());
@@ -333,12 +343,18 @@ TEST_CASE(
   std::thread reader([&] {
     while (!done) {
       const auto r = f.mod.call("act", {policy, x});
-      if (r) seen.push_back(r.tensor());
+      if (r)
+        seen.push_back(r.tensor());
+      else
+        failures.push_back(r.diagnostics.at(0).message);
+      ++reads;
     }
   });
   trainer.join();
   reader.join();
   REQUIRE(versions.size() == kSteps + 1);
+  CHECK(failures.empty());
+  for (const auto& why : failures) MESSAGE(why);
   REQUIRE_FALSE(seen.empty());
   // Each version's result, on the named-tensor path.
   std::vector<ss::Tensor> expected;

@@ -161,16 +161,13 @@ std::vector<Value> bind_arguments(const ir::Program& program, const std::string&
   return values;
 }
 
-// The run's memory budget (RunOptions::memory_limit), held while it lives;
-// none without a limit.
-std::optional<MemoryBudget::Scope> memory_budget(std::int64_t limit) {
-  std::optional<MemoryBudget::Scope> scope;
-  if (limit > 0) {
-    auto b = std::make_shared<MemoryBudget>();
-    b->limit = limit;
-    scope.emplace(std::move(b));
-  }
-  return scope;
+// The run's memory budget (RunOptions::memory_limit) in `scope`, held
+// while it lives; none without a limit.
+void hold_budget(std::optional<MemoryBudget::Scope>& scope, std::int64_t limit) {
+  if (limit <= 0) return;
+  auto b = std::make_shared<MemoryBudget>();
+  b->limit = limit;
+  scope.emplace(std::move(b));
 }
 
 }  // namespace
@@ -180,7 +177,8 @@ std::vector<Diagnostic> run_function(const ir::Program& program, const diag::Sou
                                      const std::map<std::string, Tensor>& args,
                                      const RunOptions& options) {
   Controller controller(program, map, options);
-  const auto budget = memory_budget(options.memory_limit);
+  std::optional<MemoryBudget::Scope> budget;
+  hold_budget(budget, options.memory_limit);
   try {
     const Value result = controller.call(function, bind_arguments(program, function, args), {});
     if (result.kind != Value::Kind::none && options.print) options.print(show(result) + "\n");
@@ -196,7 +194,8 @@ FunctionCall call_function(const ir::Program& program, const diag::SourceMap& ma
                            const std::string& function, std::vector<Value> args,
                            const RunOptions& options) {
   Controller controller(program, map, options);
-  const auto budget = memory_budget(options.memory_limit);
+  std::optional<MemoryBudget::Scope> budget;
+  hold_budget(budget, options.memory_limit);
   FunctionCall out;
   try {
     out.result = controller.call(function, std::move(args), {}, &out.finals);
