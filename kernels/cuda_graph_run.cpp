@@ -106,6 +106,25 @@ std::optional<DTensor> GraphRun::twin_of(const Tensor& host) {
       twin->memory};
 }
 
+std::optional<DTensor> GraphRun::resident_copy(const Tensor& host, const std::string& name) {
+  const auto& buffer = host.buffer();
+  if (!buffer || !buffer->frozen() || !host.contiguous()) return std::nullopt;
+  const auto bytes = static_cast<std::int64_t>(host.size() * runtime::dtype_size(host.dtype()));
+  // Tagged 1: a device copy (the CPU executor's packed panels are tagged 0).
+  const runtime::Buffer::DerivedKey key{
+      host.offset(), bytes, gpu_.index(), static_cast<std::int64_t>(host.dtype()), 0, 1};
+  const auto kept = std::static_pointer_cast<const DeviceTwin>(buffer->derived(key, [&] {
+    DTensor d = upload(host, name);
+    return std::static_pointer_cast<const void>(
+        std::make_shared<const DeviceTwin>(DeviceTwin{d.memory, &gpu_}));
+  }));
+  if (!kept || kept->gpu != &gpu_) return std::nullopt;
+  return DTensor{
+      Tensor::borrow_strided(reinterpret_cast<void*>(kept->memory->pointer()), host.dtype(),
+                             host.shape(), runtime::row_major_strides(host.shape())),
+      kept->memory};
+}
+
 Tensor GraphRun::download(const DTensor& d) {
   const DTensor c = compact(d);
   Tensor host = Tensor::uninitialized(c.dtype(), c.shape());

@@ -147,6 +147,10 @@ class GraphRun {
   // A host value this GPU made and nothing has read since: its device
   // memory, without a copy.
   std::optional<DTensor> twin_of(const Tensor& host);
+  // A frozen host buffer's (a resident value's: api/value_state.hpp)
+  // device copy on this GPU, made by its first call and kept with the
+  // buffer; nullopt for a buffer that isn't frozen.
+  std::optional<DTensor> resident_copy(const Tensor& host, const std::string& name);
 
   Tensor download(const DTensor& d);
 

@@ -66,6 +66,10 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
         out = *kept;
         return "kept on device";
       }
+      if (auto resident = resident_copy(host, n.name)) {  // a value's, copied in once
+        out = *resident;
+        return "resident on device";
+      }
       out = upload(host, n.name);
       return "copies in";
     }

@@ -214,7 +214,9 @@ CUresult cuMemFree_v2(std::uint64_t p) {
   std::free(reinterpret_cast<void*>(p));
   return kSuccess;
 }
+std::atomic<long long> g_bytes_to_device{0};  // copied in by cuMemcpyHtoDAsync
 CUresult cuMemcpyHtoDAsync_v2(std::uint64_t to, const void* from, std::size_t bytes, Stream* s) {
+  g_bytes_to_device += static_cast<long long>(bytes);
   std::lock_guard lock(s->mutex);
   s->work.push_back([=] {
     std::memcpy(reinterpret_cast<void*>(to), from, bytes);
@@ -384,6 +386,10 @@ ncclResult_t ncclBroadcast(const void* send, void* receive, std::size_t count, i
 // Kernels launched (as no-ops) so far.
 int ss_fake_launches() {
   return g_launches;
+}
+// Bytes copied from the host to a device so far.
+long long ss_fake_bytes_to_device() {
+  return g_bytes_to_device.load();
 }
 // A rank whose collectives never arrive (-1: none), a device whose stream
 // fails (-1: none).

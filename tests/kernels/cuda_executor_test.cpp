@@ -17,10 +17,12 @@
 #include "kernels/nvrtc.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
+#include "shapescript/shapescript.hpp"
 #include "support/batch_ops.hpp"
 #include "support/checked_program.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
+#include "support/paths.hpp"
 #include "support/process.hpp"
 #include "support/skip.hpp"
 
@@ -202,6 +204,82 @@ TEST_CASE("a graph's outputs stay on the device until the host reads them") {
   (void)inputs.at(step->updated[0]).values();  // the host reads one: it comes back, and is
   ss::runtime::run_graph(*step, inputs, dims, nullptr, cuda.get());  // copied in next time
   CHECK(kept() == 2 * static_cast<std::int64_t>(step->updated.size()) - 1);
+}
+
+TEST_CASE("a resident value's tensors are copied to the device once, then kept with the value") {
+  NoopDevice device;
+  const auto cuda = executor({}, ss::Precision::f32, true);
+  if (!cuda) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  static void* fake = dlopen(SS_TEST_FAKE_CUDA_PATH, RTLD_NOW);
+  REQUIRE_MESSAGE(fake, dlerror());
+  const auto to_device = reinterpret_cast<long long (*)()>(dlsym(fake, "ss_fake_bytes_to_device"));
+  const bool found = to_device != nullptr;
+  REQUIRE(found);
+  const auto program = ss::test::check_source_file("examples/digits/digits.ss");
+  const auto& dims = program->typed.dims;
+  const auto graphs = ss::test::lowered_graphs(*program, false);
+  const ss::ir::Graph* logits = nullptr;
+  for (const auto& [function, g] : graphs)
+    if (function == "logits") logits = &g;
+  REQUIRE(logits);
+  auto inputs = ss::test::made_up_inputs(*logits, dims);
+  const auto copied = [&] {
+    const long long before = to_device();
+    ss::runtime::run_graph(*logits, inputs, dims, nullptr, cuda.get());
+    return to_device() - before;
+  };
+  const long long plain = copied();
+  CHECK(copied() == plain);  // host tensors: copied in at every call
+  // The model's tensors as a published value holds them: frozen.
+  long long model_bytes = 0;
+  for (auto& [name, t] : inputs)
+    if (name.rfind("m.", 0) == 0) {
+      t = t.clone();
+      t.buffer()->freeze();
+      model_bytes += t.size() * 4;
+    }
+  REQUIRE(model_bytes > 0);
+  CHECK(copied() == plain);                // the first call copies them in
+  CHECK(copied() == plain - model_bytes);  // and the next ones find them there
+  CHECK(ss::cuda::cuda_counts(*cuda).nodes.at("resident on device") == 8);
+}
+
+TEST_CASE("a module on a GPU keeps its values there: copied in once, updated in place there") {
+  NoopDevice device;
+  if (!std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""))) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  const ss::Engine engine(
+      {.device = ss::Device::cuda(0), .cuda_driver_library = SS_TEST_FAKE_CUDA_PATH});
+  REQUIRE(engine.ok());
+  const ss::Module m =
+      engine.load_file(std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss");
+  REQUIRE_MESSAGE(m, (m.diagnostics().empty() ? "" : m.diagnostics()[0].render()));
+  REQUIRE(m.executor_stats().executor.rfind("cuda", 0) == 0);
+  ss::Value model = m.make("Mlp", {.seed = 0});
+  ss::Value opt = m.make_optimizer("AdamW", model);
+  const std::vector<float> pixels(8 * 64, 0.5f);
+  const ss::Tensor x = ss::Tensor::view(pixels.data(), {8, 64});
+  const auto nodes = [&](const std::string& path) {
+    const auto all = m.executor_stats().nodes;
+    return all.count(path) ? all.at(path) : 0;
+  };
+  REQUIRE(m.call("logits", {model, x}));
+  REQUIRE(m.call("logits", {model, x}));
+  CHECK(nodes("resident on device") == 8);  // the model's 4 tensors, each call
+  // A training step's new version comes back as the GPU's: the next call
+  // takes it where it is.
+  const std::vector<std::int32_t> labels(8, 3);
+  const ss::Value batch =
+      m.batch("Digit", {{"pixels", x}, {"label", ss::Tensor::view(labels.data(), {8})}});
+  REQUIRE(m.call("train_step", {ss::mut(model), ss::mut(opt), batch}));
+  const auto kept = nodes("kept on device");
+  REQUIRE(m.call("logits", {model, x}));
+  CHECK(nodes("kept on device") == kept + 4);
 }
 
 TEST_CASE("several CUDA workers each run on their own GPU's executor") {
