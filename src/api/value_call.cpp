@@ -159,13 +159,26 @@ runtime::Value argument(const Bound& b, const types::Type& want) {
   return scalar_or_tensor(*b.arg, want);
 }
 
-// A result as the host's value: models and optimisers are remembered for
-// hot reload, tensors and numbers are not.
-Value result_value(const Module::Impl& impl, runtime::Value v, const std::string& function) {
+// A result as the host's value, named as the signature types it (an
+// optimiser's model is only there): models and optimisers are remembered
+// for hot reload, tensors and numbers are not.
+Value result_value(const Module::Impl& impl, runtime::Value v, const types::Type& type,
+                   const std::string& function) {
   const bool structure = v.kind == RKind::model || v.kind == RKind::optimizer;
-  std::string name = v.kind == RKind::optimizer ? "" : v.text;
-  Value out = ValueAccess::make(std::move(v), std::move(name), {}, "from " + function);
+  std::string name = type.name.empty() ? v.text : type.name;
+  std::string optimizer = v.kind == RKind::optimizer ? type.opt_kind : "";
+  Value out =
+      ValueAccess::make(std::move(v), std::move(name), std::move(optimizer), "from " + function);
   return structure ? impl.keep(std::move(out)) : out;
+}
+
+// A function's result as values: one, or a tuple's items.
+void result_values(const Module::Impl& impl, runtime::Value v, const types::Type& ret,
+                   const std::string& function, std::vector<Value>& out) {
+  if (v.kind != RKind::tuple) return out.push_back(result_value(impl, std::move(v), ret, function));
+  for (std::size_t i = 0; i < v.items.size(); ++i)
+    out.push_back(result_value(impl, std::move(v.items[i]),
+                               i < ret.items.size() ? ret.items[i] : types::Type(), function));
 }
 
 // A device function's outputs as the value its signature returns.
@@ -314,13 +327,8 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
     for (std::size_t i = 0; i < params.size() && i < done.finals.size(); ++i)
       if (params[i].is_mut && bound[i].state)
         bound[i].state->publish(owned(std::move(done.finals[i])), &program);
-    if (sig->second.has_ret && done.result.kind != RKind::none) {
-      if (done.result.kind == RKind::tuple)
-        for (auto& item : done.result.items)
-          r.values.push_back(result_value(*this, item, function));
-      else
-        r.values.push_back(result_value(*this, std::move(done.result), function));
-    }
+    if (sig->second.has_ret && done.result.kind != RKind::none)
+      result_values(*this, std::move(done.result), sig->second.ret, function, r.values);
     return r;
   }
 
@@ -386,11 +394,8 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
                        "hand over row-major buffers of the results' shapes and element types");
   } else if (sig->second.has_ret) {
     std::size_t next = 0;
-    runtime::Value v = assemble(program, sig->second.ret, outputs, next);
-    if (v.kind == RKind::tuple)
-      for (auto& item : v.items) r.values.push_back(result_value(*this, item, function));
-    else
-      r.values.push_back(result_value(*this, std::move(v), function));
+    result_values(*this, assemble(program, sig->second.ret, outputs, next), sig->second.ret,
+                  function, r.values);
   }
   // Each `mut` value's new version: its old tensors, the changed ones replaced.
   for (std::size_t i = 0; i < params.size(); ++i) {

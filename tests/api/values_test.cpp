@@ -46,6 +46,10 @@ fn train_step(mut m: Policy, mut opt: AdamW[Policy], batch: [b] Step) -> []:
     update(mut m, mut opt, g)
     return l
 
+fn fresh(m: Policy) -> (Policy, AdamW[Policy]):
+    m2 = Policy(seed=7)
+    return m2, AdamW(m2, lr=0.5)
+
 fn fit(mut m: Policy, mut opt: AdamW[Policy], data: Dataset[Step], epochs: int) -> []:
     l = 0.0
     for e in range(epochs):
@@ -186,6 +190,17 @@ TEST_CASE("a controller function is called with values; its mut arguments and pr
   CHECK_FALSE(same_bits(before, policy.tensors().at("w2")));
   REQUIRE(f.printed.size() == 1);
   CHECK(f.printed[0] == "fitted 2 epochs\n");
+
+  // A model and an optimiser made in the controller come back as values
+  // of their types, usable at once.
+  const auto made = f.mod.call("fresh", {policy});
+  REQUIRE(made);
+  REQUIRE(made.values.size() == 2);
+  CHECK(made.values[0].type() == "Policy");
+  CHECK(made.values[1].type() == "AdamW[Policy]");
+  ss::Value m2 = made.values[0], opt2 = made.values[1];
+  CHECK(f.mod.call("fit", {ss::mut(m2), ss::mut(opt2), data, 1}));
+  CHECK(m2.version() == 2);
 }
 
 TEST_CASE("values save and load through safetensors, with a PyTorch name map") {
