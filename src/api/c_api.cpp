@@ -63,6 +63,20 @@ ss_status* status_of(const std::vector<ss::Diagnostic>& diagnostics) {
   return s;
 }
 
+// A call's results for C: its outputs (the named-tensor path's), each
+// named "" for a returned value or by the `mut` tensor it updates, and its
+// values.
+std::unique_ptr<ss_call_result> result_of(const ss::CallResult& r) {
+  auto out = std::make_unique<ss_call_result>();
+  const std::size_t returned = r.outputs.size() - r.updated.size();
+  for (std::size_t i = 0; i < r.outputs.size(); ++i) {
+    out->tensors.push_back(ss_tensor{r.outputs[i]});
+    out->names.push_back(i < returned ? "" : r.updated[i - returned]);
+  }
+  out->values = r.values;
+  return out;
+}
+
 ss_status* internal(const char* what) {
   auto* s = new ss_status;
   s->code = "E0001";
@@ -424,13 +438,7 @@ ss_status* ss_module_call(const ss_module* module, const char* function, size_t 
       failure = status_of(r.diagnostics);
       return 0;
     }
-    auto out = std::make_unique<ss_call_result>();
-    const std::size_t returned = r.outputs.size() - r.updated.size();
-    for (std::size_t i = 0; i < r.outputs.size(); ++i) {
-      out->tensors.push_back(ss_tensor{r.outputs[i]});
-      out->names.push_back(i < returned ? "" : r.updated[i - returned]);
-    }
-    if (result) *result = out.release();
+    if (result) *result = result_of(r).release();
     return 0;
   });
   return failure;
@@ -685,15 +693,7 @@ ss_status* ss_module_call_values(const ss_module* module, const char* function, 
       failure = status_of(r.diagnostics);
       return 0;
     }
-    auto out = std::make_unique<ss_call_result>();
-    for (std::size_t i = 0; i < r.outputs.size(); ++i) {  // a call with host tensors only
-      out->tensors.push_back(ss_tensor{r.outputs[i]});
-      out->names.push_back(i < r.outputs.size() - r.updated.size()
-                               ? ""
-                               : r.updated[i - (r.outputs.size() - r.updated.size())]);
-    }
-    out->values = std::move(r.values);
-    if (result) *result = out.release();
+    if (result) *result = result_of(r).release();
     return 0;
   });
   return failure;

@@ -273,47 +273,18 @@ std::size_t Module::prepared() const {
   return impl_->program.graphs.size();
 }
 
-CallResult Module::Impl::call_tensors(const std::string& function,
+CallResult Module::Impl::call_tensors(const std::string& function, const ir::Signature& sig,
+                                      const Callable& prepared,
                                       const std::vector<Tensor>& positional,
                                       const std::map<std::string, Tensor>& named) const {
-  std::optional<runtime::MemoryBudget::Scope> budget;  // LoadOptions::memory_limit, this call
-  if (memory_limit > 0) {
-    auto b = std::make_shared<runtime::MemoryBudget>();
-    b->limit = memory_limit;
-    budget.emplace(std::move(b));
-  }
-  if (auto unsized = api::unsized_dims(*compiled); !unsized.empty()) {
-    CallResult r;
-    r.diagnostics = std::move(unsized);
-    return r;
-  }
-  const auto& typed = compiled->typed;
-  const auto fn = typed.functions.find(function);
-  if (fn == typed.functions.end() || fn->second.controller || fn->second.item->is_extern)
-    return failed(diag::Code::E1604, "`" + function + "` isn't a device function of this program",
-                  fn == typed.functions.end()
-                      ? api::unknown_function_help(typed, function, true)
-                      : "only device functions are called from the host; this one runs in "
-                        "the controller");
-
-  // Prepared at load: the graph serves every call, at any sizes.
-  const auto prepared = callable.find(function);
-  if (prepared == callable.end()) {
-    CallResult r;
-    r.diagnostics.push_back(runtime::internal_error("`" + function + "` wasn't prepared"));
-    return r;
-  }
-  const ir::Graph* graph = prepared->second.graph;
-
+  CallResult r;
   for (std::size_t i = 0; i < positional.size(); ++i)
     if (auto bad = Impl::unusable("argument " + std::to_string(i + 1), positional[i])) {
-      CallResult r;
       r.diagnostics.push_back(std::move(*bad));
       return r;
     }
   for (const auto& [name, tensor] : named)
     if (auto bad = Impl::unusable(name, tensor)) {
-      CallResult r;
       r.diagnostics.push_back(std::move(*bad));
       return r;
     }
@@ -321,12 +292,12 @@ CallResult Module::Impl::call_tensors(const std::string& function,
   // Arguments: positional ones to the tensor parameters in order.
   std::map<std::string, runtime::Tensor> inputs;
   std::size_t next = 0;
-  for (std::size_t i = 0; i < fn->second.params.size() && next < positional.size(); ++i) {
-    const auto kind = fn->second.params[i].kind;
+  for (std::size_t i = 0; i < sig.params.size() && next < positional.size(); ++i) {
+    const auto kind = sig.params[i].type.kind;
     if (kind != types::Type::Kind::tensor && kind != types::Type::Kind::integer &&
         kind != types::Type::Kind::floating)
       continue;  // models and records are passed by name, field by field
-    inputs[fn->second.item->params[i].name] = Impl::to_runtime(positional[next++]);
+    inputs[sig.params[i].name] = Impl::to_runtime(positional[next++]);
   }
   if (next < positional.size())
     return failed(diag::Code::E1603,
@@ -334,46 +305,51 @@ CallResult Module::Impl::call_tensors(const std::string& function,
                       std::to_string(positional.size()) + " positional arguments given",
                   "name a model's parameters and a record's fields instead: {\"m.w1\", w1}");
   for (const auto& [name, tensor] : named) inputs[name] = Impl::to_runtime(tensor);
+  const auto source =
+      command_line ? runtime::ArgumentSource::command_line : runtime::ArgumentSource::host;
+  const auto outputs = run_device(function, prepared, inputs, source, r);
+  if (!outputs) return r;
+  for (const auto& t : *outputs) r.outputs.push_back(to_public(t));
+  r.updated = prepared.graph->updated;
+  return r;
+}
+
+std::optional<std::vector<runtime::Tensor>> Module::Impl::run_device(
+    const std::string& function, const Callable& prepared,
+    std::map<std::string, runtime::Tensor>& inputs, runtime::ArgumentSource source,
+    CallResult& r) const {
+  const ir::Graph& graph = *prepared.graph;
   std::int32_t seed = 0;
-  for (const int id : graph->inputs)  // dropout's seed, unless the host gives one
-    if (graph->nodes[static_cast<std::size_t>(id)].name == "$seed" && !inputs.count("$seed")) {
+  for (const int id : graph.inputs)  // dropout's seed, unless the host gives one
+    if (graph.nodes[static_cast<std::size_t>(id)].name == "$seed" && !inputs.count("$seed")) {
       seed = static_cast<std::int32_t>(dropout_runs.fetch_add(1));
       inputs["$seed"] = runtime::Tensor::borrow(&seed, runtime::DType::i32, {});
     }
-  const auto source =
-      command_line ? runtime::ArgumentSource::command_line : runtime::ArgumentSource::host;
-  if (auto bad = runtime::match_arguments(prepared->second.inputs, inputs, source)) {
-    CallResult r;
+  if (auto bad = runtime::match_arguments(prepared.inputs, inputs, source)) {
     r.diagnostics.push_back(std::move(*bad));
-    return r;
+    return std::nullopt;
   }
+  const auto& dims = compiled->typed.dims;
   try {
-    CallResult r;
-    std::vector<runtime::Tensor> outputs;
-    if (devices && runtime::has_split_input(*graph)) {
+    if (devices && runtime::has_split_input(graph)) {
       const auto distributed = program.distributed.find(function);
       if (distributed == program.distributed.end())  // it didn't at load: why
         throw ir::NoDistributedLowering(program.not_distributed.at(function));
       std::vector<runtime::WorkerStats> worker_stats;
-      outputs = devices->run(distributed->second, inputs, typed.dims, &worker_stats);
+      auto outputs = devices->run(distributed->second, inputs, dims, &worker_stats);
       r.workers = api::to_public(worker_stats);
       if (stats) stats({function, r.workers});
-    } else {
-      outputs = runtime::run_graph(*graph, inputs, typed.dims, nullptr, accelerator.get());
+      return outputs;
     }
-    for (const auto& t : outputs) r.outputs.push_back(to_public(t));
-    r.updated = graph->updated;
-    return r;
+    return runtime::run_graph(graph, inputs, dims, nullptr, accelerator.get());
   } catch (const runtime::InputMismatch& e) {
-    CallResult r;
     r.diagnostics.push_back(runtime::mismatched_argument(e.what(), source));
-    return r;
   } catch (const std::exception& e) {
-    CallResult r;
-    auto d = runtime::program_failure(e, *compiled->map, fn->second.item->name_span);
+    const auto at = compiled->typed.functions.at(function).item->name_span;
+    auto d = runtime::program_failure(e, *compiled->map, at);
     r.diagnostics.push_back(d ? std::move(*d) : runtime::internal_error(e.what()));
-    return r;
   }
+  return std::nullopt;
 }
 
 }  // namespace ss

@@ -70,10 +70,19 @@ struct Module::Impl {
   mutable std::mutex controller_mutex;
   mutable std::map<std::string, FunctionStats> controller_calls;
 
-  // A call with host tensors only (the named-tensor path); the caller
-  // has checked that a program is loaded.
-  CallResult call_tensors(const std::string& function, const std::vector<Tensor>& positional,
+  // A call with host tensors only (the named-tensor path) of a device
+  // function; the caller has checked the program, the dims and the name.
+  CallResult call_tensors(const std::string& function, const ir::Signature& sig,
+                          const Callable& prepared, const std::vector<Tensor>& positional,
                           const std::map<std::string, Tensor>& named) const;
+  // Runs a device function's graph on `inputs` (dropout's `$seed` added
+  // unless given), on the workers when it splits a batch: its outputs, or
+  // nullopt with the diagnostic in `r` (an input that doesn't fit worded
+  // for where it came from, `source`).
+  std::optional<std::vector<runtime::Tensor>> run_device(
+      const std::string& function, const Callable& prepared,
+      std::map<std::string, runtime::Tensor>& inputs, runtime::ArgumentSource source,
+      CallResult& r) const;
 
   // Module::call and call_into: the values path (any function, its
   // parameters in order), or the named-tensor one when only host tensors

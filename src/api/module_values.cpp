@@ -1,5 +1,7 @@
 // Module's values: made from a seed or the host's tensors, loaded from
 // safetensors, saved, and copied.
+#include <algorithm>
+
 #include "api/module_impl.hpp"
 #include "api/value_fit.hpp"
 #include "diag/codes.hpp"
@@ -8,6 +10,7 @@
 #include "runtime/data/data_error.hpp"
 #include "runtime/data/files.hpp"
 #include "runtime/reference/interpreter.hpp"
+#include "support/nearest.hpp"
 
 namespace ss {
 namespace {
@@ -33,14 +36,19 @@ std::vector<Diagnostic> not_ready(const Module::Impl& impl) {
   return api::unsized_dims(*impl.compiled);
 }
 
-std::string known(const std::map<std::string, std::vector<ir::Member>>& models) {
-  std::string out;
-  for (const auto& [name, members] : models) out += (out.empty() ? "`" : ", `") + name + "`";
-  return out.empty() ? "the program declares no model" : "its models are " + out;
+// A map's keys, for a message's list of what there is.
+template <typename Map>
+std::vector<std::string> names_of(const Map& m) {
+  std::vector<std::string> out;
+  for (const auto& entry : m) out.push_back(entry.first);
+  return out;
 }
 
 Diagnostic no_model(const std::string& type, const ir::Program& p) {
-  return diag::error(diag::Code::E1604, "the program has no model `" + type + "`", known(p.models));
+  return diag::error(diag::Code::E1604, "the program has no model `" + type + "`",
+                     p.models.empty()
+                         ? "the program declares no model"
+                         : "its models are " + support::quoted_list(names_of(p.models)));
 }
 
 // "AdamW[Mlp]" as its kind and model; nullopt for a plain name.
@@ -79,17 +87,11 @@ Value Module::make_optimizer(const std::string& kind, const Value& model,
         errors,
         diag::error(diag::Code::E1603, "an optimiser is made for a model, given " + model.type(),
                     "give it a model value: make_optimizer(\"" + kind + "\", mod.make(\"Mlp\"))"));
-  for (const auto& [name, value] : settings) {
-    bool found = false;
-    for (const auto& [setting, fallback] : spec->settings) found |= setting == name;
-    if (!found) {
-      std::string names;
-      for (const auto& [setting, fallback] : spec->settings)
-        names += (names.empty() ? "`" : ", `") + setting + "`";
+  const auto known = names_of(spec->settings);
+  for (const auto& [name, value] : settings)
+    if (std::find(known.begin(), known.end(), name) == known.end())
       return failed(errors, diag::error(diag::Code::E1603, kind + " has no setting `" + name + "`",
-                                        "its settings are " + names));
-    }
-  }
+                                        "its settings are " + support::quoted_list(known)));
   auto opt = runtime::new_optimizer(kind, *state->current().value, settings);
   return impl_->keep(
       ValueAccess::make(std::move(*opt), state->name, kind, kind + "(" + model.label() + ")"));
@@ -111,13 +113,11 @@ std::variant<runtime::Fields, Diagnostic> record_fields(const Module::Impl& impl
                                                         const std::map<std::string, Tensor>& fields,
                                                         const char* what) {
   const ir::Program& p = impl.program;
-  if (!p.records.count(record)) {
-    std::string names;
-    for (const auto& [name, f] : p.records) names += (names.empty() ? "`" : ", `") + name + "`";
-    return diag::error(
-        diag::Code::E1604, "the program has no record `" + record + "`",
-        names.empty() ? "the program declares no record" : "its records are " + names);
-  }
+  if (!p.records.count(record))
+    return diag::error(diag::Code::E1604, "the program has no record `" + record + "`",
+                       p.records.empty()
+                           ? "the program declares no record"
+                           : "its records are " + support::quoted_list(names_of(p.records)));
   runtime::Fields out;
   for (const auto& [name, t] : fields) {
     if (auto bad = Module::Impl::unusable(name, t)) return std::move(*bad);

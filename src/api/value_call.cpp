@@ -38,12 +38,18 @@ struct Bound {
   std::shared_ptr<const runtime::Value> value;  // a value's version
 };
 
-// The writer locks of a call's `mut` values, taken in one order (their
-// addresses) so two calls never wait on each other.
+// The writer locks of a call's `mut` values, each once, taken in one
+// order (their addresses) so two calls never wait on each other. (A value
+// given twice as `mut` is refused after, by bind_arguments.)
 class WriterLocks {
  public:
-  explicit WriterLocks(std::vector<Value::State*> states) {
+  explicit WriterLocks(const std::vector<Arg>& args) {
+    std::vector<Value::State*> states;
+    for (const Arg& a : args)
+      if (a.is_mut() && a.holds() == Arg::Holds::value && ValueAccess::state(a.value()))
+        states.push_back(ValueAccess::state(a.value()).get());
     std::sort(states.begin(), states.end());
+    states.erase(std::unique(states.begin(), states.end()), states.end());
     for (auto* s : states) locks_.emplace_back(s->writer);
   }
 
@@ -53,23 +59,6 @@ class WriterLocks {
 
 bool tensor_like(TKind kind) {
   return kind == TKind::tensor || kind == TKind::integer || kind == TKind::floating;
-}
-
-// A host's argument for a tensor or number parameter as a runtime value.
-runtime::Value scalar_or_tensor(const Arg& a, const types::Type& want) {
-  if (a.holds() == Arg::Holds::tensor) {
-    runtime::Value v = runtime::of_kind(RKind::tensor);
-    v.tensor = Module::Impl::to_runtime(a.tensor());
-    if (want.is(TKind::integer) || want.is(TKind::floating))
-      return runtime::number(v.tensor.get(0), want.is(TKind::integer));
-    return v;
-  }
-  if (want.is(TKind::tensor)) {
-    runtime::Value v = runtime::of_kind(RKind::tensor);
-    v.tensor = runtime::Tensor::scalar(runtime::dtype_of(want.elem), a.number());
-    return v;
-  }
-  return runtime::number(a.number(), want.is(TKind::integer));
 }
 
 // Checks each argument against its parameter and takes the versions it
@@ -143,20 +132,30 @@ std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string
   return std::nullopt;
 }
 
-// The runtime value an argument gives its parameter.
-runtime::Value argument(const Bound& b, const types::Type& want) {
-  if (b.value) {
-    if (want.is(TKind::integer) || want.is(TKind::floating))
-      return runtime::number(runtime::as_double(*b.value), want.is(TKind::integer));
-    if (want.is(TKind::tensor) && b.value->kind != RKind::tensor) {
-      runtime::Value v = runtime::of_kind(RKind::tensor);
-      v.tensor =
-          runtime::Tensor::scalar(runtime::dtype_of(want.elem), runtime::as_double(*b.value));
-      return v;
-    }
-    return *b.value;
+// A value as a tensor or number parameter takes it: a number for `int`
+// and `float` (a tensor's first element), a scalar tensor for a tensor
+// parameter given a number; anything else as it is.
+runtime::Value as_parameter(runtime::Value v, const types::Type& want) {
+  if (want.is(TKind::integer) || want.is(TKind::floating))
+    return runtime::number(runtime::as_double(v), want.is(TKind::integer));
+  if (want.is(TKind::tensor) && v.kind != RKind::tensor) {
+    runtime::Value t = runtime::of_kind(RKind::tensor);
+    t.tensor = runtime::Tensor::scalar(runtime::dtype_of(want.elem), runtime::as_double(v));
+    return t;
   }
-  return scalar_or_tensor(*b.arg, want);
+  return v;
+}
+
+// The runtime value an argument gives its parameter: a value's version, or
+// the host's tensor (borrowed for the call) or number.
+runtime::Value argument(const Bound& b, const types::Type& want) {
+  if (b.value) return as_parameter(*b.value, want);
+  const Arg& a = *b.arg;
+  if (a.holds() == Arg::Holds::number)
+    return as_parameter(runtime::number(a.number(), a.integer()), want);
+  runtime::Value v = runtime::of_kind(RKind::tensor);
+  v.tensor = Module::Impl::to_runtime(a.tensor());
+  return as_parameter(std::move(v), want);
 }
 
 // A result as the host's value, named as the signature types it (an
@@ -261,20 +260,15 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
     return r;
   }
   const auto sig = program.functions.find(function);
-  const bool controller = sig != program.functions.end() && sig->second.controller;
+  if (sig == program.functions.end() || sig->second.is_extern)
+    return failure(diag::Code::E1604, "`" + function + "` isn't a function of this program",
+                   api::unknown_function_help(compiled->typed, function, false));
+  const bool controller = sig->second.controller;
   const bool with_values =
       controller || into || std::any_of(args.begin(), args.end(), [](const Arg& a) {
         return a.holds() != Arg::Holds::tensor;
       });
-  if (!with_values || sig == program.functions.end() || sig->second.is_extern) {
-    if (sig == program.functions.end() || sig->second.is_extern)
-      return failure(diag::Code::E1604, "`" + function + "` isn't a function of this program",
-                     api::unknown_function_help(compiled->typed, function, false));
-    std::vector<Tensor> positional;
-    for (const Arg& a : args) positional.push_back(a.tensor());
-    return call_tensors(function, positional, named);
-  }
-  if (!named.empty())
+  if (with_values && !named.empty())
     return failure(diag::Code::E1603, "a call with values takes no named tensors",
                    "pass every parameter in order, or only host tensors with named ones");
   if (auto unsized = api::unsized_dims(*compiled); !unsized.empty()) {
@@ -287,21 +281,20 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
                    "`" + function + "` runs in the controller; its results come back as values",
                    "call it with Module::call");
   std::optional<runtime::MemoryBudget::Scope> budget;  // LoadOptions::memory_limit, this call
-  if (memory_limit > 0) {
-    auto b = std::make_shared<runtime::MemoryBudget>();
-    b->limit = memory_limit;
-    budget.emplace(std::move(b));
+  runtime::MemoryBudget::hold(budget, memory_limit);
+  // A device function was prepared at load: its graph serves every call.
+  const auto prepared = callable.find(function);
+  if (!controller && prepared == callable.end())
+    return failure(runtime::internal_error("`" + function + "` wasn't prepared"));
+  if (!with_values) {
+    std::vector<Tensor> positional;
+    for (const Arg& a : args) positional.push_back(a.tensor());
+    return call_tensors(function, sig->second, prepared->second, positional, named);
   }
 
   // The `mut` values' writer locks first, then the versions every
   // argument reads: a `mut` value's is the latest, after any call before.
-  std::vector<Value::State*> writers;
-  for (const Arg& a : args)
-    if (a.is_mut() && a.holds() == Arg::Holds::value && ValueAccess::state(a.value()))
-      writers.push_back(ValueAccess::state(a.value()).get());
-  std::sort(writers.begin(), writers.end());
-  if (std::adjacent_find(writers.begin(), writers.end()) != writers.end()) writers.clear();
-  WriterLocks locks(writers);
+  WriterLocks locks(args);
   std::vector<Bound> bound;
   if (auto bad = bind_arguments(program, function, sig->second, args, bound))
     return failure(std::move(*bad));
@@ -333,9 +326,6 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
   }
 
   // A device function: each argument's tensors as its graph's inputs.
-  const auto prepared = callable.find(function);
-  if (prepared == callable.end())
-    return failure(runtime::internal_error("`" + function + "` wasn't prepared"));
   const ir::Graph* graph = prepared->second.graph;
   std::map<std::string, runtime::Tensor> inputs;
   const auto& fields = prepared->second.fields;
@@ -351,36 +341,9 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
       if (const auto it = v.fields.find(path); it != v.fields.end())
         inputs.emplace(input, it->second);
   }
-  std::int32_t seed = 0;
-  for (const int id : graph->inputs)  // dropout's seed
-    if (graph->nodes[static_cast<std::size_t>(id)].name == "$seed") {
-      seed = static_cast<std::int32_t>(dropout_runs.fetch_add(1));
-      inputs["$seed"] = runtime::Tensor::borrow(&seed, runtime::DType::i32, {});
-    }
-  if (auto bad =
-          runtime::match_arguments(prepared->second.inputs, inputs, runtime::ArgumentSource::host))
-    return failure(std::move(*bad));
-  std::vector<runtime::Tensor> outputs;
-  try {
-    if (devices && runtime::has_split_input(*graph)) {
-      const auto distributed = program.distributed.find(function);
-      if (distributed == program.distributed.end())
-        throw ir::NoDistributedLowering(program.not_distributed.at(function));
-      std::vector<runtime::WorkerStats> worker_stats;
-      outputs = devices->run(distributed->second, inputs, compiled->typed.dims, &worker_stats);
-      r.workers = api::to_public(worker_stats);
-      if (stats) stats({function, r.workers});
-    } else {
-      outputs =
-          runtime::run_graph(*graph, inputs, compiled->typed.dims, nullptr, accelerator.get());
-    }
-  } catch (const runtime::InputMismatch& e) {
-    return failure(runtime::mismatched_argument(e.what(), runtime::ArgumentSource::host));
-  } catch (const std::exception& e) {
-    const auto at = compiled->typed.functions.at(function).item->name_span;
-    auto d = runtime::program_failure(e, *compiled->map, at);
-    return failure(d ? std::move(*d) : runtime::internal_error(e.what()));
-  }
+  const auto ran = run_device(function, prepared->second, inputs, runtime::ArgumentSource::host, r);
+  if (!ran) return r;
+  const std::vector<runtime::Tensor>& outputs = *ran;
   const std::size_t results = outputs.size() - graph->updated.size();
   if (into) {
     if (into->size() != results)

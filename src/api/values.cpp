@@ -100,10 +100,9 @@ Tensor Value::tensor() const {
 double Value::number() const {
   if (!state_) return 0;
   const auto v = state_->current().value;
-  if (v->kind == RKind::integer) return static_cast<double>(v->whole);
-  if (v->kind == RKind::floating) return v->number;
-  if (v->kind == RKind::tensor && v->tensor.size() == 1) return v->tensor.get(0);
-  return 0;
+  const bool one = v->kind == RKind::integer || v->kind == RKind::floating ||
+                   (v->kind == RKind::tensor && v->tensor.size() == 1);
+  return one ? runtime::as_double(*v) : 0;
 }
 
 std::map<std::string, Tensor> Value::tensors() const {
@@ -111,9 +110,9 @@ std::map<std::string, Tensor> Value::tensors() const {
   if (!state_) return out;
   const auto v = state_->current().value;
   for (const auto& [path, t] : v->fields) out[path] = shared_out(t);
-  if (v->data)
-    for (std::size_t k = 0; k < v->data->names.size(); ++k)
-      out[v->data->names[k]] = shared_out(v->data->batch(0, v->data->size()).at(v->data->names[k]));
+  if (v->data)  // every chosen example, each column gathered once
+    for (const auto& [name, column] : v->data->batch(0, v->data->size()))
+      out[name] = shared_out(column);
   return out;
 }
 

@@ -161,15 +161,6 @@ std::vector<Value> bind_arguments(const ir::Program& program, const std::string&
   return values;
 }
 
-// The run's memory budget (RunOptions::memory_limit) in `scope`, held
-// while it lives; none without a limit.
-void hold_budget(std::optional<MemoryBudget::Scope>& scope, std::int64_t limit) {
-  if (limit <= 0) return;
-  auto b = std::make_shared<MemoryBudget>();
-  b->limit = limit;
-  scope.emplace(std::move(b));
-}
-
 }  // namespace
 
 std::vector<Diagnostic> run_function(const ir::Program& program, const diag::SourceMap& map,
@@ -178,7 +169,7 @@ std::vector<Diagnostic> run_function(const ir::Program& program, const diag::Sou
                                      const RunOptions& options) {
   Controller controller(program, map, options);
   std::optional<MemoryBudget::Scope> budget;
-  hold_budget(budget, options.memory_limit);
+  MemoryBudget::hold(budget, options.memory_limit);
   try {
     const Value result = controller.call(function, bind_arguments(program, function, args), {});
     if (result.kind != Value::Kind::none && options.print) options.print(show(result) + "\n");
@@ -195,7 +186,7 @@ FunctionCall call_function(const ir::Program& program, const diag::SourceMap& ma
                            const RunOptions& options) {
   Controller controller(program, map, options);
   std::optional<MemoryBudget::Scope> budget;
-  hold_budget(budget, options.memory_limit);
+  MemoryBudget::hold(budget, options.memory_limit);
   FunctionCall out;
   try {
     out.result = controller.call(function, std::move(args), {}, &out.finals);

@@ -41,6 +41,13 @@ MemoryBudget::Scope::~Scope() {
   t_budget = std::move(previous_);
 }
 
+void MemoryBudget::hold(std::optional<Scope>& scope, std::int64_t limit) {
+  if (limit <= 0) return;
+  auto budget = std::make_shared<MemoryBudget>();
+  budget->limit = limit;
+  scope.emplace(std::move(budget));
+}
+
 MemoryLimitError::MemoryLimitError(std::int64_t w, std::int64_t u, std::int64_t l)
     : std::runtime_error("a tensor of " + std::to_string(w) +
                          " bytes would take the run's memory to " + std::to_string(u + w) +

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct MemoryBudget {
    private:
     std::shared_ptr<MemoryBudget> previous_;
   };
+
+  // Opens a budget of `limit` bytes in `scope`, held while `scope` lives;
+  // none for a limit of 0 (no limit).
+  static void hold(std::optional<Scope>& scope, std::int64_t limit);
 };
 
 struct MemoryLimitError : std::runtime_error {
