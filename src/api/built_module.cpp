@@ -184,6 +184,7 @@ Module Engine::load_built(const std::string& path, const LoadOptions& options) c
   m.impl_->compiled = api::compile_text(*source, *name, *impl_->log);
   m.impl_->bind(options, engine);
   m.impl_->log = impl_->log;
+  m.impl_->set_file(path);
   return m;
 }
 

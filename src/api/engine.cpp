@@ -130,8 +130,7 @@ Module Engine::load_file(const std::string& path, const LoadOptions& options) co
   }
   m.impl_->bind(options, impl_->options);
   m.impl_->log = impl_->log;
-  if (const auto slash = path.rfind('/'); slash != std::string::npos)
-    m.impl_->base_dir = path.substr(0, slash == 0 ? 1 : slash);
+  m.impl_->set_file(path);
   return m;
 }
 
@@ -233,8 +232,6 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
     }
     try {
       runtime::RunOptions run = module.impl_->run_options(print);
-      if (const auto slash = path.rfind('/'); slash != std::string::npos)
-        run.base_dir = path.substr(0, slash == 0 ? 1 : slash);
       auto errors = runtime::run_function(module.impl_->program, *c.map, function, values, run);
       if (options.executor_stats) options.executor_stats(module.executor_stats());
       return errors;

@@ -56,6 +56,7 @@ std::optional<Diagnostic> Module::Impl::unusable(const std::string& name, const 
 }
 
 void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine) {
+  load_options = options;
   api::apply_dims(*compiled, options.dims);
   std::vector<std::string> bound;
   for (const auto& [name, callback] : options.sinks)
@@ -69,8 +70,6 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
       sinks[name] = [name = name, to = options.unbound_sink](const SinkRecord& r) { to(name, r); };
   }
   api::check_host_functions(*compiled, options.host_functions);
-  host_functions = options.host_functions;
-  memory_limit = options.memory_limit;
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
   const auto gpu = api::cuda_device(*compiled, engine.device);
@@ -90,8 +89,6 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
         per_worker.push_back(std::move(on_gpu));
     if (compiled->ok()) devices->set_accelerators(std::move(per_worker));
   }
-  stats = options.stats;
-  load_options = options;
   code_cache = engine.code_cache;
   executor_name = api::executor_name(*compiled, engine, devices != nullptr);
   // What lowering couldn't turn into code is found now, not when it runs.
@@ -129,7 +126,7 @@ runtime::RunOptions Module::Impl::run_options(std::function<void(std::string_vie
                           .accelerator = fast,
                           .jit = fast ? runtime::executor_jit(*fast) : nullptr,
                           .code_cache = code_cache};
-  run.call_host = api::host_caller(host_functions);
+  run.call_host = api::host_caller(load_options.host_functions);
   run.files = load_options.files;
   run.time_limit = load_options.time_limit;
   run.memory_limit = load_options.memory_limit;
@@ -293,9 +290,7 @@ CallResult Module::Impl::call_tensors(const std::string& function, const ir::Sig
   std::map<std::string, runtime::Tensor> inputs;
   std::size_t next = 0;
   for (std::size_t i = 0; i < sig.params.size() && next < positional.size(); ++i) {
-    const auto kind = sig.params[i].type.kind;
-    if (kind != types::Type::Kind::tensor && kind != types::Type::Kind::integer &&
-        kind != types::Type::Kind::floating)
+    if (!takes_tensor(sig.params[i].type))
       continue;  // models and records are passed by name, field by field
     inputs[sig.params[i].name] = Impl::to_runtime(positional[next++]);
   }
@@ -338,7 +333,7 @@ std::optional<std::vector<runtime::Tensor>> Module::Impl::run_device(
       std::vector<runtime::WorkerStats> worker_stats;
       auto outputs = devices->run(distributed->second, inputs, dims, &worker_stats);
       r.workers = api::to_public(worker_stats);
-      if (stats) stats({function, r.workers});
+      if (load_options.stats) load_options.stats({function, r.workers});
       return outputs;
     }
     return runtime::run_graph(graph, inputs, dims, nullptr, accelerator.get());

@@ -34,10 +34,8 @@ struct Module::Impl {
     // inputs: (path, input), ("w1", "m.w1").
     std::vector<std::vector<std::pair<std::string, std::string>>> fields;
   };
-  std::map<std::string, Callable> callable;            // by name, made at load
-  std::map<std::string, SinkCallback> sinks;           // bound at load
-  std::map<std::string, HostFunction> host_functions;  // bound at load
-  std::int64_t memory_limit = 0;                       // LoadOptions::memory_limit
+  std::map<std::string, Callable> callable;   // by name, made at load
+  std::map<std::string, SinkCallback> sinks;  // bound at load
   // Loaded by Engine::run_file, whose arguments come as a command line's
   // `--arg NAME=VALUE`: the help of E1603 and E1605 says so.
   bool command_line = false;
@@ -45,17 +43,21 @@ struct Module::Impl {
   std::string executor_name = "the reference runtime";
   mutable std::atomic<std::int64_t> dropout_runs{0};  // `$seed` for calls that don't give one
   // Several devices: the workers (each function's graph as they run it is
-  // the program's `distributed`), and where their stats go.
+  // the program's `distributed`); their stats go to load_options.stats.
   std::shared_ptr<runtime::DeviceGroup> devices;
   // EngineOptions::executor's faster executor; null: the reference alone.
   std::shared_ptr<const runtime::Accelerator> accelerator;
-  std::function<void(const CallStats&)> stats;
   CodeCache code_cache;  // the engine's, for the controller's compiled code
-  // What the host's load gave (files, limits, print, progress, stats), for
-  // the controller functions a host calls, and the folder of the program's
-  // file, where their relative paths start.
+  // What the host's load gave (host functions, files, limits, print,
+  // progress, stats), and the folder of the program's file, where the
+  // controller's relative paths start.
   LoadOptions load_options;
   std::string base_dir;
+  // The program came from the file at `path`: base_dir is its folder.
+  void set_file(const std::string& path) {
+    if (const auto slash = path.rfind('/'); slash != std::string::npos)
+      base_dir = path.substr(0, slash == 0 ? 1 : slash);
+  }
   support::LoggerPtr log;  // the engine's: where print lines go without LoadOptions::print
   // The values this module made, loaded or returned that are still alive,
   // for hot reload to check against a new program.
@@ -99,6 +101,12 @@ struct Module::Impl {
   // `unusable` gives E1603 for one without data or with strides that don't
   // fit its shape.
   static runtime::Tensor to_runtime(const Tensor& t);
+  // A parameter that takes a tensor or a number (a tensor, `int` or
+  // `float`), not a structure (a model, optimiser, batch or dataset).
+  static bool takes_tensor(const types::Type& t) {
+    return t.is(types::Type::Kind::tensor) || t.is(types::Type::Kind::integer) ||
+           t.is(types::Type::Kind::floating);
+  }
   static std::optional<Diagnostic> unusable(const std::string& name, const Tensor& t);
 };
 

@@ -57,10 +57,6 @@ class WriterLocks {
   std::vector<std::unique_lock<std::mutex>> locks_;
 };
 
-bool tensor_like(TKind kind) {
-  return kind == TKind::tensor || kind == TKind::integer || kind == TKind::floating;
-}
-
 // Checks each argument against its parameter and takes the versions it
 // reads; the diagnostic of the first that doesn't fit.
 std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string& function,
@@ -112,7 +108,7 @@ std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string
         return misfit(param, "given " + b.state->label + ": " + why);
       if (version.fits != &p && b.value->kind != RKind::tensor)
         b.state->mark_fits(version.number, &p);
-    } else if (!tensor_like(param.type.kind)) {
+    } else if (!Module::Impl::takes_tensor(param.type)) {
       return misfit(
           param,
           std::string("given a host ") + (a.holds() == Arg::Holds::tensor ? "tensor" : "number"),
@@ -281,7 +277,7 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
                    "`" + function + "` runs in the controller; its results come back as values",
                    "call it with Module::call");
   std::optional<runtime::MemoryBudget::Scope> budget;  // LoadOptions::memory_limit, this call
-  runtime::MemoryBudget::hold(budget, memory_limit);
+  runtime::MemoryBudget::hold(budget, load_options.memory_limit);
   // A device function was prepared at load: its graph serves every call.
   const auto prepared = callable.find(function);
   if (!controller && prepared == callable.end())
@@ -330,7 +326,7 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
   std::map<std::string, runtime::Tensor> inputs;
   const auto& fields = prepared->second.fields;
   for (std::size_t i = 0; i < params.size(); ++i) {
-    if (tensor_like(params[i].type.kind)) {
+    if (takes_tensor(params[i].type)) {
       inputs.emplace(params[i].name, runtime::as_tensor(argument(bound[i], params[i].type)));
       continue;
     }

@@ -112,17 +112,6 @@ std::shared_ptr<const void> Buffer::twin() const {
   return twin_;
 }
 
-std::shared_ptr<const void> Buffer::derived(
-    const DerivedKey& key, const std::function<std::shared_ptr<const void>()>& make) const {
-  if (!frozen()) return nullptr;
-  std::lock_guard lock(derived_mutex_);
-  for (const auto& [k, form] : derived_)
-    if (k == key) return form;
-  auto form = make();
-  if (form) derived_.emplace_back(key, form);
-  return form;
-}
-
 Buffer::~Buffer() {
   if (budget_) budget_->used.fetch_sub(static_cast<std::int64_t>(capacity_));
   if (owned_) BufferPool::give(data_, capacity_);

@@ -97,8 +97,16 @@ class Buffer {
   // for a buffer that isn't frozen. The key says what was derived and from
   // where in the buffer (an offset, strides, sizes, a kernel).
   using DerivedKey = std::array<std::int64_t, 6>;
-  std::shared_ptr<const void> derived(
-      const DerivedKey& key, const std::function<std::shared_ptr<const void>()>& make) const;
+  template <typename Make>  // Make: () -> std::shared_ptr<const void>
+  std::shared_ptr<const void> derived(const DerivedKey& key, Make&& make) const {
+    if (!frozen()) return nullptr;
+    std::lock_guard lock(derived_mutex_);
+    for (const auto& [k, form] : derived_)
+      if (k == key) return form;
+    std::shared_ptr<const void> form = make();
+    if (form) derived_.emplace_back(key, form);
+    return form;
+  }
 
  private:
   Buffer(void* data, std::size_t bytes, std::size_t capacity, bool owned)

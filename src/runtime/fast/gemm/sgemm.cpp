@@ -101,8 +101,19 @@ void run_tiles(const std::vector<detail::Tile>& tiles,
 // The arguments the kernels take.
 detail::Args arguments(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a,
                        Matrix b, float beta, Output c) {
-  return {m,        n,           k,           alpha,  beta,         a.data, a.row_stride,
-          a.col_stride, b.data, b.row_stride, b.col_stride, c.data, c.row_stride};
+  return {m,
+          n,
+          k,
+          alpha,
+          beta,
+          a.data,
+          a.row_stride,
+          a.col_stride,
+          b.data,
+          b.row_stride,
+          b.col_stride,
+          c.data,
+          c.row_stride};
 }
 
 void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
@@ -154,10 +165,8 @@ std::shared_ptr<const PackedB> pack_with(int index, std::int64_t k, std::int64_t
   float* memory = static_cast<float*>(
       std::aligned_alloc(64, static_cast<std::size_t>(round_up(floats * 4, 64))));
   if (!memory) throw std::bad_alloc();
-  out->panels = std::shared_ptr<float>(memory, [](float* p) { std::free(p); });
-  const detail::Args args{
-      0, n, k, 1.0f, 0.0f, nullptr, 0, 0, b.data, b.row_stride, b.col_stride, nullptr, 0};
-  if (k > 0 && n > 0) choice.pack_b(args, memory);
+  out->panels = std::shared_ptr<float>(memory, Buffers::Free{});
+  if (k > 0 && n > 0) choice.pack_b(arguments(0, n, k, 1.0f, {}, b, 0.0f, {}), memory);
   return out;
 }
 
