@@ -100,10 +100,14 @@ std::optional<DTensor> GraphRun::twin_of(const Tensor& host) {
   const std::size_t bytes =
       static_cast<std::size_t>(host.size()) * runtime::dtype_size(host.dtype());
   if (bytes > twin->memory->bytes()) return std::nullopt;
+  return device_view(*twin, host);
+}
+
+DTensor GraphRun::device_view(const DeviceTwin& twin, const Tensor& host) {
   return DTensor{
-      Tensor::borrow_strided(reinterpret_cast<void*>(twin->memory->pointer()), host.dtype(),
+      Tensor::borrow_strided(reinterpret_cast<void*>(twin.memory->pointer()), host.dtype(),
                              host.shape(), runtime::row_major_strides(host.shape())),
-      twin->memory};
+      twin.memory};
 }
 
 std::optional<DTensor> GraphRun::resident_copy(const Tensor& host, const std::string& name) {
@@ -119,10 +123,7 @@ std::optional<DTensor> GraphRun::resident_copy(const Tensor& host, const std::st
         std::make_shared<const DeviceTwin>(DeviceTwin{d.memory, &gpu_}));
   }));
   if (!kept || kept->gpu != &gpu_) return std::nullopt;
-  return DTensor{
-      Tensor::borrow_strided(reinterpret_cast<void*>(kept->memory->pointer()), host.dtype(),
-                             host.shape(), runtime::row_major_strides(host.shape())),
-      kept->memory};
+  return device_view(*kept, host);
 }
 
 Tensor GraphRun::download(const DTensor& d) {

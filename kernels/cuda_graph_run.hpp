@@ -151,6 +151,8 @@ class GraphRun {
   // device copy on this GPU, made by its first call and kept with the
   // buffer; nullopt for a buffer that isn't frozen.
   std::optional<DTensor> resident_copy(const Tensor& host, const std::string& name);
+  // `host`'s elements as they lie in a device copy of them, row-major.
+  static DTensor device_view(const DeviceTwin& twin, const Tensor& host);
 
   Tensor download(const DTensor& d);
 

@@ -46,6 +46,8 @@ class SS_API Value {
   // A model's parameters, an optimiser's settings and state, a batch's
   // fields, a dataset's columns, by path ("fc1.weight", "exp_avg.fc1.weight").
   std::map<std::string, Tensor> tensors() const;
+  // Those tensors' paths alone, in the same order, reading nothing.
+  std::vector<std::string> paths() const;
   // A tuple's items (what a function returning `(a, b)` gave).
   std::vector<Value> items() const;
 

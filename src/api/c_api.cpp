@@ -39,9 +39,7 @@ struct ss_call_result {
 // A handle, with what its accessors hand out as strings (fixed for a
 // value's life: a `mut` call changes its contents, not its type).
 struct ss_value {
-  explicit ss_value(ss::Value value) : v(std::move(value)), type(v.type()) {
-    for (const auto& [path, t] : v.tensors()) names.push_back(path);
-  }
+  explicit ss_value(ss::Value value) : v(std::move(value)), type(v.type()), names(v.paths()) {}
   ss::Value v;
   std::string type;
   std::vector<std::string> names;

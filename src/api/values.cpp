@@ -1,5 +1,7 @@
 // ss::Value's reading side: its kind, type and version, and its tensors
 // shared out to the host without a copy.
+#include <algorithm>
+
 #include "api/value_fit.hpp"
 #include "api/value_state.hpp"
 
@@ -113,6 +115,18 @@ std::map<std::string, Tensor> Value::tensors() const {
   if (v->data)  // every chosen example, each column gathered once
     for (const auto& [name, column] : v->data->batch(0, v->data->size()))
       out[name] = shared_out(column);
+  return out;
+}
+
+std::vector<std::string> Value::paths() const {
+  std::vector<std::string> out;
+  if (!state_) return out;
+  const auto v = state_->current().value;
+  for (const auto& [path, t] : v->fields) out.push_back(path);
+  if (v->data) {
+    out.insert(out.end(), v->data->names.begin(), v->data->names.end());
+    std::sort(out.begin(), out.end());  // tensors()'s order: by name
+  }
   return out;
 }
 

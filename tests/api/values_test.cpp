@@ -109,6 +109,11 @@ TEST_CASE("a resident model called with values gives the named-tensor path's bit
   CHECK(policy.type() == "Policy");
   CHECK(policy.version() == 1);
   CHECK(policy.label() == "Policy(seed=3)");
+  CHECK(policy.paths() == std::vector<std::string>{"b1", "b2", "w1", "w2"});
+  std::vector<std::string> dataset_paths;
+  for (const auto& [path, t] : f.replay(4).tensors()) dataset_paths.push_back(path);
+  CHECK(f.replay(4).paths() == dataset_paths);
+  CHECK(dataset_paths == std::vector<std::string>{"obs", "target"});
   const auto obs = ramp(2 * 4, 0.25f);
   const ss::Tensor x = ss::Tensor::view(obs.data(), {2, 4});
   const ss::CallResult by_value = f.mod.call("act", {policy, x});
