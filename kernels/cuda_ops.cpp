@@ -263,7 +263,8 @@ std::string scatter_add_source(const std::string& name) {
 std::string normalise_source(bool centre, const std::string& name) {
   std::string body =
       head(name,
-           "const float* __restrict__ x, float* __restrict__ out, long long rows, long long group",
+           "const float* __restrict__ x, float* __restrict__ out, long long rows, long long group,\n"
+           "    double eps",
            kBlockSum) +
       "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
       "    const float* row = x + r * group;\n"
@@ -276,7 +277,7 @@ std::string normalise_source(bool centre, const std::string& name) {
   return body +
          "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
          "      acc += ((double)row[g] - mean) * ((double)row[g] - mean);\n"
-         "    const double scale = 1.0 / sqrt(ss_block_sum(acc) / (double)group + 1e-5);\n"
+         "    const double scale = 1.0 / sqrt(ss_block_sum(acc) / (double)group + eps);\n"
          "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
          "      out[r * group + g] = (float)(((double)row[g] - mean) * scale);\n"
          "  }\n}\n";

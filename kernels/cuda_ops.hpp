@@ -74,7 +74,7 @@ std::string scatter_add_source(const std::string& name);
 //   NAME(const float* x, float* out, long long rows, long long group)
 // Layer norm (`centre`) or RMS norm of each row: a block a row, the mean
 // and the squares summed in double, (x - mean) / sqrt(var + 1e-5).
-std::string normalise_source(bool centre, const std::string& name);
+std::string normalise_source(bool centre, const std::string& name);  // eps: a parameter
 //   NAME(const T* x, const int* ids, T* out, long long total, long long size,
 //        long long inner, long long* error)
 // Along an axis of `size` (with `inner` elements after it), out[.., j, ..]

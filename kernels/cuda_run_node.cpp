@@ -306,7 +306,8 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       p.add(moved.at())
           .add(normed.at())
           .add(static_cast<long long>(rows))
-          .add(static_cast<long long>(group));
+          .add(static_cast<long long>(group))
+          .add(n.number);
       if (rows > 0)
         gpu_.launch_grid(f, static_cast<unsigned>(std::min<std::int64_t>(rows, 65535)), 1, 1,
                          kThreads, 1, p.get());

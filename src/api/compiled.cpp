@@ -1,6 +1,7 @@
 #include "api/compiled.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <variant>
 
@@ -50,11 +51,98 @@ std::unique_ptr<Compiled> compile_text(std::string_view text, std::string_view n
   return compile_decoded(syntax::decode_source(text, std::string(name)), log);
 }
 
+namespace {
+
+bool is_derived(const Compiled& c, const std::string& name) {
+  return std::any_of(c.typed.derived_dims.begin(), c.typed.derived_dims.end(),
+                     [&](const types::DerivedDim& d) { return d.name == name; });
+}
+
+// Sizes the dims from dims once the host has sized those they are made of.
+void size_derived_dims(Compiled& c) {
+  std::set<std::string> reported;  // an alias and its derived factor are one mistake
+  for (const auto& d : c.typed.derived_dims) {
+    auto& slot = c.typed.dims[d.name];
+    if (slot) continue;
+    const auto v =
+        types::evaluate(d.expr, [&](const std::string& n) -> std::optional<std::int64_t> {
+          const auto it = c.typed.dims.find(n);
+          return it == c.typed.dims.end() ? std::nullopt : it->second;
+        });
+    const auto label = [&](Diagnostic& diag, const std::string& text) {
+      diag.labels.push_back(c.map->label({d.span_start, d.span_end}, text, true));
+      diag.location = diag.labels.back().start;
+    };
+    if (v.status != types::DimValue::Status::ok && v.status != types::DimValue::Status::unknown &&
+        !reported.insert(types::text(d.expr)).second)
+      continue;
+    if (v.status == types::DimValue::Status::not_dividing ||
+        v.status == types::DimValue::Status::by_zero) {
+      Diagnostic diag = diag::error(
+          diag::Code::E0407,
+          "`" + types::text(d.expr) + "` is " + v.detail + " with the host's sizes",
+          "`/` must divide exactly; write `//` to round down, or give sizes it divides");
+      label(diag, "not a whole size");
+      c.diagnostics.push_back(std::move(diag));
+    } else if (v.status == types::DimValue::Status::ok && v.value <= 0) {
+      Diagnostic diag = diag::error(diag::Code::E0402,
+                                    "`" + d.name + "` = " + types::text(d.expr) + " is " +
+                                        std::to_string(v.value) + " with the host's sizes",
+                                    "a dim's size is 1 or more");
+      label(diag, "not a positive size");
+      c.diagnostics.push_back(std::move(diag));
+    } else if (v.status == types::DimValue::Status::ok) {
+      slot = v.value;
+    }
+  }
+}
+
+// The window sizes the checker left for load (`out=` naming a dim the host
+// sizes): each as floor((n + 2p - d(k-1) - 1) / s) + 1.
+void check_window_sizes(Compiled& c) {
+  const auto size = [&](const types::Axis& a) -> std::optional<std::int64_t> {
+    std::int64_t n = 1;
+    for (const auto& f : a.factors) {
+      if (f.kind == types::Factor::Kind::literal) {
+        n *= f.value;
+        continue;
+      }
+      const auto it = c.typed.dims.find(f.name);
+      if (f.kind != types::Factor::Kind::dim || it == c.typed.dims.end() || !it->second)
+        return std::nullopt;
+      n *= *it->second;
+    }
+    return n;
+  };
+  for (const auto& w : c.typed.window_checks) {
+    const auto n = size(w.n), k = size(w.k), out = size(w.out);
+    if (!n || !k || !out) continue;  // E0404 names the dim still unsized
+    const types::WindowSize ws{*n, *k, w.stride, w.dilation, w.before, w.after};
+    if (ws.result() == *out) continue;
+    Diagnostic d =
+        diag::error(diag::Code::E0722,
+                    "`" + w.op + "` leaves " + w.n.str() + " at " + ws.formula() +
+                        " with the host's sizes, but `out=` names " + w.out.str() + " = " +
+                        std::to_string(*out),
+                    "give sizes that fit, or name a dim of size " + std::to_string(ws.result()));
+    d.labels.push_back(
+        c.map->label({w.span_begin, w.span_end}, "should be " + std::to_string(ws.result()), true));
+    d.location = d.labels.back().start;
+    c.diagnostics.push_back(std::move(d));
+  }
+}
+
+}  // namespace
+
 void apply_dims(Compiled& c, const std::map<std::string, std::int64_t>& dims) {
   if (!c.ok()) return;
   for (const auto& [name, size] : dims) {
     const auto it = c.typed.dims.find(name);
-    if (it == c.typed.dims.end()) {
+    if (it != c.typed.dims.end() && is_derived(c, name)) {
+      c.diagnostics.push_back(diag::error(
+          diag::Code::E0406, "dim `" + name + "` is made from other dims",
+          "size the dims it is made of; a dim declared `dim " + name + " = ...` follows them"));
+    } else if (it == c.typed.dims.end()) {
       c.diagnostics.push_back(
           diag::error(diag::Code::E0405, "`" + c.name + "` declares no dim `" + name + "`",
                       "size the program's own dims, those declared `dim NAME`"));
@@ -72,6 +160,8 @@ void apply_dims(Compiled& c, const std::map<std::string, std::int64_t>& dims) {
       it->second = size;
     }
   }
+  if (c.ok()) size_derived_dims(c);
+  if (c.ok()) check_window_sizes(c);
 }
 
 std::string unknown_function_help(const check::TypedProgram& program, const std::string& name,
@@ -102,7 +192,7 @@ std::vector<Diagnostic> unsized_dims(const Compiled& c) {
   std::vector<Diagnostic> out;
   for (const auto& item : c.program.dims) {
     const auto it = c.typed.dims.find(item.name);
-    if (it == c.typed.dims.end() || it->second) continue;
+    if (it == c.typed.dims.end() || it->second || item.expr) continue;
     Diagnostic d = diag::error(diag::Code::E0404, "dim `" + item.name + "` has no size",
                                "give it one: `--dim " + item.name +
                                    "=32000` on the command line, or "

@@ -14,7 +14,7 @@ const std::set<std::string>& builtin_names() {
       // reductions and along-axis operations
       "sum", "mean", "max", "min", "argmax", "logsumexp", "var", "std", "softmax", "log_softmax",
       "sort", "argsort", "layer_norm", "rms_norm", "cross_entropy", "causal", "concat", "stack",
-      "pad", "matmul",
+      "pad", "matmul", "conv", "max_pool", "avg_pool",
       // patterns
       "einsum", "rearrange", "reduce", "repeat",
       // constructors
@@ -83,7 +83,7 @@ void Checker::no_lowering(FnCtx& ctx, const Axis& axis, Span span, const std::st
 
 std::optional<Axis> Checker::axis_from_name(const Expr& e, FnCtx& ctx) {
   if (e.kind == ExprKind::name) {
-    if (dims_.count(e.text)) return Axis::dim(e.text);
+    if (auto axis = dim_axis(e.text)) return axis;
     if (ctx.fn->generics.count(e.text)) return Axis::generic(e.text);
     for (const auto& a : ctx.fn->batch_axes)
       if (a == e.text) return Axis::generic(e.text);
@@ -100,17 +100,51 @@ std::optional<Axis> Checker::axis_from_name(const Expr& e, FnCtx& ctx) {
     }
     return Axis::literal(e.int_value);
   }
-  if (e.kind == ExprKind::binary && e.text == "*") {
-    auto l = axis_from_name(*e.items[0], ctx);
-    auto r = axis_from_name(*e.items[1], ctx);
-    if (!l || !r) return std::nullopt;
-    Axis out = *l;
-    out.factors.insert(out.factors.end(), r->factors.begin(), r->factors.end());
-    return out;
+  if (e.kind == ExprKind::binary &&
+      (e.text == "*" || e.text == "+" || e.text == "-" || e.text == "/" || e.text == "//")) {
+    std::set<std::string> generic_names;
+    auto tree = axis_tree(e, ctx, generic_names);
+    if (!tree) return std::nullopt;
+    return axis_of(*tree, e.span, generic_names);
   }
   r_.error(Code::E0703, e.span, "expected an axis: a dim, a generic axis or a size", "not an axis")
       .help = "write a dim (`D`), a generic axis (`b`), a size (`3`) or a product (`b*D`)";
   return std::nullopt;
+}
+
+std::optional<types::DimExpr> Checker::axis_tree(const Expr& e, FnCtx& ctx,
+                                                 std::set<std::string>& generic_names) {
+  using types::DimExpr;
+  if (e.kind == ExprKind::binary) {
+    const DimExpr::Kind kind = e.text == "*"    ? DimExpr::Kind::mul
+                               : e.text == "+"  ? DimExpr::Kind::add
+                               : e.text == "-"  ? DimExpr::Kind::sub
+                               : e.text == "/"  ? DimExpr::Kind::div
+                               : e.text == "//" ? DimExpr::Kind::floordiv
+                                                : DimExpr::Kind::literal;
+    if (kind != DimExpr::Kind::literal) {
+      auto l = axis_tree(*e.items[0], ctx, generic_names);
+      if (!l) return std::nullopt;
+      auto r = axis_tree(*e.items[1], ctx, generic_names);
+      if (!r) return std::nullopt;
+      return DimExpr::op(kind, std::move(*l), std::move(*r));
+    }
+  }
+  if (e.kind == ExprKind::name) {
+    if (const auto it = dim_aliases_.find(e.text); it != dim_aliases_.end()) return it->second.expr;
+    if (dims_.count(e.text)) return DimExpr::named(e.text);
+  }
+  // A generic axis, a literal, or a mistake axis_from_name reports.
+  auto axis = axis_from_name(e, ctx);
+  if (!axis) return std::nullopt;
+  if (e.kind == ExprKind::integer) return DimExpr::literal(e.int_value);
+  if (e.kind != ExprKind::name || !axis->single()) {
+    r_.error(Code::E0703, e.span, "expected an axis: a dim, a generic axis or a size",
+             "not an axis");
+    return std::nullopt;
+  }
+  generic_names.insert(e.text);
+  return DimExpr::named(e.text);
 }
 
 std::optional<std::vector<Axis>> Checker::shape_from_expr(const Expr& e, FnCtx& ctx) {
@@ -452,8 +486,23 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
   // Along one axis: softmax log_softmax sort argsort layer_norm rms_norm
   if (name == "softmax" || name == "log_softmax" || name == "sort" || name == "argsort" ||
       name == "layer_norm" || name == "rms_norm") {
-    check_kwargs(e, {"over"}, name);
+    const bool norm = name == "layer_norm" || name == "rms_norm";
+    if (norm)
+      check_kwargs(e, {"over", "eps"}, name);
+    else
+      check_kwargs(e, {"over"}, name);
     if (!count(1, 1)) return Type::error();
+    if (const auto* eps = norm ? kwarg(e, "eps") : nullptr) {
+      const Type t = expr(*eps->value, ctx);
+      const bool literal =
+          eps->value->kind == ExprKind::floating || eps->value->kind == ExprKind::integer;
+      if (!t.is_error() && (!literal || eps->value->float_value <= 0)) {
+        r_.error(Code::E0912, eps->value->span, "`eps=` takes a positive number, written out",
+                 literal ? "not positive" : "not a literal")
+            .help = "write `" + name + "(x, over=D, eps=1e-6)`; the default is 1e-5";
+        return Type::error();
+      }
+    }
     auto x = (name == "sort" || name == "argsort") ? tensor_arg(0, "a tensor") : float_arg(0);
     if (!x) return Type::error();
     const auto* over = kwarg(e, "over");
@@ -608,6 +657,8 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
   }
   if (name == "einsum" || name == "rearrange" || name == "reduce" || name == "repeat")
     return pattern_call(name, e, args, spans, ctx);
+  if (name == "conv" || name == "max_pool" || name == "avg_pool")
+    return window_call(name, e, args, spans, ctx);
   return program_builtin(name, e, args, spans, ctx, expected);
 }
 

@@ -172,6 +172,15 @@ Type Checker::program_builtin(const std::string& name, const Expr& e, std::vecto
       check_kwargs(e, {"frac", "seed"}, name);
     else
       check_kwargs(e, {}, name);
+    // A seed may be computed (`seed=1000 * run + epoch`): typed, so it lowers.
+    if (const auto* seed = kwarg(e, "seed")) {
+      const Type s = expr(*seed->value, ctx);
+      if (!s.is(Type::Kind::integer) && !s.is_error()) {
+        r_.error(Code::E0606, seed->value->span, "`seed=` takes an integer, not " + s.str(),
+                 "not an integer");
+        return Type::error();
+      }
+    }
     const std::size_t want = (name == "batches" || name == "take" || name == "map") ? 2 : 1;
     if (!count(want, want)) return Type::error();
     const Type& data = args[0];

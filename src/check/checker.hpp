@@ -12,7 +12,9 @@
 
 #include "diag/reporter.hpp"
 #include "syntax/ast.hpp"
+#include "types/dim_expr.hpp"
 #include "types/types.hpp"
+#include "types/window_size.hpp"
 
 namespace ss::check {
 
@@ -56,6 +58,19 @@ struct PatternPlan {
   std::string op;  // reduce: sum, mean, max or min
 };
 
+// A conv, max_pool or avg_pool call: the windowed positions of x and each
+// one's window. Sizes are axes (a kernel's, or literals), known by
+// lowering, when every dim is sized.
+struct WindowPlan {
+  enum class Kind { conv, max_pool, avg_pool };
+  Kind kind = Kind::conv;
+  std::vector<std::size_t> over;
+  std::vector<Axis> size;
+  std::vector<std::int64_t> stride, dilation, before, after;
+  bool same = false;  // padding=same: before and after from the size (the odd one after)
+  std::int64_t groups = 1;
+};
+
 // The checked program, keyed by the syntax tree's nodes (which it outlives
 // only as long as the tree does).
 struct TypedProgram {
@@ -63,6 +78,9 @@ struct TypedProgram {
   std::string device_kind = "cpu";
   std::vector<std::int64_t> device_indices;  // `cuda[0 1]`: 0 and 1; empty without brackets
   std::map<std::string, std::optional<std::int64_t>> dims;
+  // Dims from dims, in the order they are sized (a `dim` line's alias, a
+  // derived factor's canonical text; both also in `dims`).
+  std::vector<types::DerivedDim> derived_dims;
   std::map<std::string, std::vector<MemberInfo>> models;
   std::map<std::string, std::vector<std::pair<std::string, Type>>> records;
   std::map<std::string, FunctionInfo> functions;
@@ -80,6 +98,10 @@ struct TypedProgram {
   std::unordered_map<const syntax::Expr*, std::map<std::string, Axis>> bindings;
   // rearrange, reduce, repeat and einsum calls.
   std::unordered_map<const syntax::Expr*, PatternPlan> patterns;
+  // conv, max_pool and avg_pool calls.
+  std::unordered_map<const syntax::Expr*, WindowPlan> windows;
+  // Output sizes that need dims a host sizes at load.
+  std::vector<types::WindowCheck> window_checks;
 };
 
 // `world`: the devices the program runs on when a host's communicator spans

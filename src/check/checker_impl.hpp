@@ -133,6 +133,17 @@ class Checker {
                     bool allow_any_tensor = false);
   std::optional<Axis> resolve_axis(const syntax::AxisExpr& a, std::set<std::string>* generics,
                                    bool allow_generic);
+  // dim_expressions.cpp: dims from dims. A dim's axis (its alias's when it
+  // is one); an axis expression as a tree, aliases substituted; the tree as
+  // an axis (a product's factors, each sum or quotient one derived factor).
+  std::optional<Axis> dim_axis(const std::string& name) const;
+  std::optional<types::DimExpr> dim_tree(const syntax::AxisExpr& a,
+                                         std::set<std::string>& generic_names,
+                                         std::set<std::string>* generics, bool allow_generic);
+  std::optional<Axis> axis_of(const types::DimExpr& tree, Span span,
+                              const std::set<std::string>& generic_names);
+  std::optional<Factor> derived_factor(const types::DimExpr& e, Span span,
+                                       const std::set<std::string>& generic_names);
   bool unique_item_name(const std::string& name, Span span);
 
   // placement.cpp
@@ -179,6 +190,8 @@ class Checker {
   std::optional<std::vector<std::size_t>> over_axes(const Expr* over, const Type& x, Span call_span,
                                                     FnCtx& ctx, bool required_single);
   std::optional<Axis> axis_from_name(const Expr& e, FnCtx& ctx);
+  std::optional<types::DimExpr> axis_tree(const Expr& e, FnCtx& ctx,
+                                          std::set<std::string>& generic_names);
   const syntax::KwArg* kwarg(const Expr& e, const std::string& name) const;
   // E0901 unless lo <= given <= hi.
   bool arg_count(const std::string& name, const Expr& e, std::size_t given, std::size_t lo,
@@ -190,6 +203,14 @@ class Checker {
   Type program_builtin(const std::string& name, const Expr& e, std::vector<Type>& args,
                        std::vector<Span>& spans, FnCtx& ctx, const Type* expected);
   Axis fresh_batch_axis(FnCtx& ctx);
+
+  // windows.cpp: conv, max_pool, avg_pool
+  Type window_call(const std::string& name, const Expr& e, std::vector<Type>& args,
+                   std::vector<Span>& spans, FnCtx& ctx);
+  std::optional<std::vector<std::int64_t>> window_setting(const Expr& e, const char* name,
+                                                          std::size_t n,
+                                                          std::vector<std::int64_t> fallback,
+                                                          std::int64_t least);
 
   // patterns.cpp
   Type pattern_call(const std::string& name, const Expr& e, std::vector<Type>& args,
@@ -206,7 +227,12 @@ class Checker {
   int world_ = 0;  // check_program's `world`
   std::string device_kind_ = "cpu";
   std::vector<std::int64_t> device_indices_;
-  std::map<std::string, DimInfo> dims_;
+  std::map<std::string, DimInfo> dims_;  // declared dims, aliases and derived factors
+  struct DimAlias {
+    types::DimExpr expr;
+    Axis axis;
+  };
+  std::map<std::string, DimAlias> dim_aliases_;  // `dim F = H4 * W4 * C2`
   std::map<std::string, RecordInfo> records_;
   std::map<std::string, ModelInfo> models_;
   std::map<std::string, FnInfo> fns_;

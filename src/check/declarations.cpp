@@ -71,61 +71,6 @@ void Checker::declare_devices() {
   }
 }
 
-void Checker::declare_dims() {
-  for (const auto& d : p_.dims) {
-    if (!unique_item_name(d.name, d.name_span)) continue;
-    if (d.value && *d.value <= 0) {
-      r_.error(Code::E0402, d.value_span,
-               "dim `" + d.name + "` has size " + std::to_string(*d.value), "not a positive size")
-          .help = "a dim's size is 1 or more";
-    }
-    dims_[d.name] = {d.value, d.span};
-  }
-}
-
-std::optional<Axis> Checker::resolve_axis(const syntax::AxisExpr& a,
-                                          std::set<std::string>* generics, bool allow_generic) {
-  Axis out;
-  for (const auto& f : a.factors) {
-    if (f.literal) {
-      if (f.value <= 0) {
-        r_.error(Code::E0403, f.span, "an axis of size " + std::to_string(f.value),
-                 "not a positive size")
-            .help = "sizes in types are 1 or more";
-        return std::nullopt;
-      }
-      out.factors.push_back({Factor::Kind::literal, {}, f.value});
-      continue;
-    }
-    if (dims_.count(f.name)) {
-      out.factors.push_back({Factor::Kind::dim, f.name, 0});
-      continue;
-    }
-    const bool lower = std::islower(static_cast<unsigned char>(f.name[0])) != 0;
-    if (lower && allow_generic) {
-      if (generics) generics->insert(f.name);
-      out.factors.push_back({Factor::Kind::generic, f.name, 0});
-      continue;
-    }
-    auto& d =
-        r_.error(Code::E0401, f.span, "unknown dim `" + f.name + "`", "no `dim " + f.name + "`");
-    d.help =
-        lower ? "a generic axis (a lowercase name) can't appear here; declare a dim: `dim " +
-                    f.name + " = ...`"
-              : "declare it: `dim " + f.name + " = 4`, or use a lowercase name for a generic axis";
-    return std::nullopt;
-  }
-  // A product of literals is one literal.
-  if (out.factors.size() > 1 &&
-      std::all_of(out.factors.begin(), out.factors.end(),
-                  [](const Factor& f) { return f.kind == Factor::Kind::literal; })) {
-    std::int64_t n = 1;
-    for (const auto& f : out.factors) n *= f.value;
-    return Axis::literal(n);
-  }
-  return out;
-}
-
 Type Checker::resolve_type(const TypeExpr& t, std::set<std::string>* generics, bool allow_generic,
                            bool allow_any_tensor) {
   switch (t.kind) {

@@ -258,7 +258,7 @@ Type Checker::index_expr(const Expr& e, FnCtx& ctx) {
   Type out = base;
   // x[t=0], x[t=1:]
   for (const auto& kw : e.kwargs) {
-    const Axis want = dims_.count(kw.name) ? Axis::dim(kw.name) : Axis::generic(kw.name);
+    const Axis want = dim_axis(kw.name).value_or(Axis::generic(kw.name));
     std::vector<std::size_t> at;
     for (std::size_t i = 0; i < out.axes.size(); ++i)
       if (out.axes[i] == want) at.push_back(i);

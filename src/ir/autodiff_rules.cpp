@@ -204,7 +204,7 @@ int Rules::cross_entropy_rule(const Node& n, int g) {
 int Rules::norm_rule(const Node& n, int y, int g) {
   const int x = n.in[0];
   const Type& t = type(x);
-  const int eps = constant(1e-5);
+  const int eps = constant(n.number);
   const int second = n.op == Op::layer_norm ? reduce(Reduce::var, x, n.axes, true)
                                             : reduce(Reduce::mean, mul(x, x), n.axes, true);
   const Type& tk = type(second);

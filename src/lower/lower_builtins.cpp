@@ -33,6 +33,7 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
   if (name == "f32" || name == "bf16" || name == "f16" || name == "i32")
     return node(make(Op::cast, e, scope, {arg(0, result.elem.kind)}));
   if (name == "dropout") return dropout(e, scope);
+  if (name == "conv" || name == "max_pool" || name == "avg_pool") return window_op(name, e, scope);
   if (name == "matmul")
     return node(make(Op::matmul, e, scope, {arg(0, ElemKind::f32), arg(1, ElemKind::f32)}));
   if (name == "where") {
@@ -90,6 +91,11 @@ Val Lowerer::builtin(const std::string& name, const Expr& e, Scope& scope) {
                                          : Op::rms_norm,
                   e, scope, {arg(0, ElemKind::f32)});
     n.axes = positions();
+    if (n.op == Op::layer_norm || n.op == Op::rms_norm) {
+      n.number = 1e-5;  // PyTorch's default
+      for (const auto& kw : e.kwargs)
+        if (kw.name == "eps") n.number = number(*kw.value, scope);
+    }
     return node(n);
   }
   if (name == "concat" || name == "stack") {

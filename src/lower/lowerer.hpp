@@ -343,6 +343,7 @@ class Lowerer {
   void changed(const Expr& target, Val v, Scope& scope);
   void assign_field(const Expr& target, const Val& v, Scope& scope);
   Val dropout(const Expr& e, Scope& scope);
+  Val window_op(const std::string& name, const Expr& e, Scope& scope);  // lower_windows.cpp
   int differentiating_ = 0;  // inside value_and_grad/grad: dropout is active
   int dropout_sites_ = 0;    // each site its own random stream
   int seed_input_ = -1;      // the graph's `$seed` input, once a dropout needs it

@@ -216,7 +216,7 @@ class Emitter {
       case Op::layer_norm:
       case Op::rms_norm:
         e = std::string(n.op == Op::layer_norm ? "ssa::layer_norm(" : "ssa::rms_norm(") + a(0) +
-            ", " + std::to_string(n.axes[0]) + ")";
+            ", " + std::to_string(n.axes[0]) + ", " + number(n.number) + ")";
         return true;
       case Op::gather:
         e = "ssa::gather(" + a(0) + ", " + a(1) + ")";

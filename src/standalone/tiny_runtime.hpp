@@ -465,7 +465,7 @@ inline Tensor causal(const Tensor& x) {
   return r;
 }
 
-inline Tensor normalise(const Tensor& x, std::int64_t axis, bool centre) {
+inline Tensor normalise(const Tensor& x, std::int64_t axis, bool centre, double eps) {
   const Along a(x.shape, axis);
   Tensor r = make(x.dtype, x.shape);
   for (std::int64_t o = 0; o < a.outer; ++o)
@@ -477,17 +477,17 @@ inline Tensor normalise(const Tensor& x, std::int64_t axis, bool centre) {
       }
       double squares = 0;
       for (std::int64_t i = 0; i < a.size; ++i) squares += std::pow(x.v[a.at(o, i, k)] - mean, 2);
-      const double scale = 1.0 / std::sqrt(squares / static_cast<double>(a.size) + 1e-5);
+      const double scale = 1.0 / std::sqrt(squares / static_cast<double>(a.size) + eps);
       for (std::int64_t i = 0; i < a.size; ++i)
         r.v[a.at(o, i, k)] = store(x.dtype, (x.v[a.at(o, i, k)] - mean) * scale);
     }
   return r;
 }
-inline Tensor layer_norm(const Tensor& x, std::int64_t axis) {
-  return normalise(x, axis, true);
+inline Tensor layer_norm(const Tensor& x, std::int64_t axis, double eps) {
+  return normalise(x, axis, true, eps);
 }
-inline Tensor rms_norm(const Tensor& x, std::int64_t axis) {
-  return normalise(x, axis, false);
+inline Tensor rms_norm(const Tensor& x, std::int64_t axis, double eps) {
+  return normalise(x, axis, false, eps);
 }
 
 inline Tensor gather(const Tensor& table, const Tensor& ids) {

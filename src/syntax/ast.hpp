@@ -15,18 +15,15 @@ namespace ss::syntax {
 using diag::SourceMap;  // spans live in diag, below every stage that reports
 using diag::Span;
 
-// One factor of an axis in a type: a dim or generic axis by name, or a literal size.
-struct AxisFactor {
-  bool literal = false;
-  std::string name;
-  std::int64_t value = 0;
-  Span span;
-};
-
-// An axis in a type: `D`, `b`, `3`, or a product `b*D`.
+// An axis in a type: `D`, `b`, `3`, a product `b*D`, or an expression of
+// dims (`H-K+1`, `C/2`, `(H+1)//2`); a dim line's expression too.
 struct AxisExpr {
+  enum class Kind { name, literal, add, sub, mul, div, floordiv };
+  Kind kind = Kind::literal;
   Span span;
-  std::vector<AxisFactor> factors;
+  std::string name;        // name
+  std::int64_t value = 0;  // literal
+  std::vector<AxisExpr> items;  // an operation's two operands
 };
 
 struct TypeExpr {
@@ -126,8 +123,9 @@ struct Stmt {
 struct DimItem {
   std::string name;
   Span span, name_span;
-  std::optional<std::int64_t> value;
+  std::optional<std::int64_t> value;  // `dim D = 64`
   Span value_span;
+  std::optional<AxisExpr> expr;  // `dim H1 = H - K + 1`: a dim from dims
 };
 
 struct DevicesItem {

@@ -546,26 +546,59 @@ ExprPtr Parser::fstring() {
 
 // ---- types ----------------------------------------------------------------
 
+// sum := term (("+" | "-") term)*; term := atom (("*" | "/" | "//") atom)*;
+// atom := a name, an integer, or a bracketed sum.
 AxisExpr Parser::axis() {
-  AxisExpr a;
-  a.span = peek().span;
-  while (true) {
-    const Token& tok = peek();
-    AxisFactor f;
-    f.span = tok.span;
-    if (tok.kind == Tok::ident) {
-      f.name = std::string(tok.text);
-    } else if (tok.kind == Tok::integer) {
-      f.literal = true;
-      f.value = tok.int_value;
-    } else {
-      fail("an axis (a dim, a generic axis or a size)");
-    }
-    advance();
-    a.factors.push_back(std::move(f));
-    a.span = Span::cover(a.span, tok.span);
-    if (!accept(Tok::star)) return a;
+  AxisExpr a = axis_term();
+  while (at(Tok::plus) || at(Tok::minus)) {
+    const auto kind = advance().kind == Tok::plus ? AxisExpr::Kind::add : AxisExpr::Kind::sub;
+    a = axis_op(kind, std::move(a), axis_term());
   }
+  return a;
+}
+
+AxisExpr Parser::axis_term() {
+  AxisExpr a = axis_atom();
+  while (at(Tok::star) || at(Tok::slash) || at(Tok::slash_slash)) {
+    const Tok t = advance().kind;
+    const auto kind = t == Tok::star    ? AxisExpr::Kind::mul
+                      : t == Tok::slash ? AxisExpr::Kind::div
+                                        : AxisExpr::Kind::floordiv;
+    a = axis_op(kind, std::move(a), axis_atom());
+  }
+  return a;
+}
+
+AxisExpr Parser::axis_atom() {
+  Depth depth(*this, peek().span);
+  const Token& tok = peek();
+  AxisExpr a;
+  a.span = tok.span;
+  if (tok.kind == Tok::ident) {
+    a.kind = AxisExpr::Kind::name;
+    a.name = std::string(tok.text);
+  } else if (tok.kind == Tok::integer) {
+    a.kind = AxisExpr::Kind::literal;
+    a.value = tok.int_value;
+  } else if (tok.kind == Tok::lparen) {
+    advance();
+    AxisExpr inner = axis();
+    inner.span = Span::cover(a.span, expect(Tok::rparen, "`)`").span);
+    return inner;
+  } else {
+    fail("an axis (a dim, a generic axis or a size)");
+  }
+  advance();
+  return a;
+}
+
+AxisExpr Parser::axis_op(AxisExpr::Kind kind, AxisExpr a, AxisExpr b) {
+  AxisExpr e;
+  e.kind = kind;
+  e.span = Span::cover(a.span, b.span);
+  e.items.push_back(std::move(a));
+  e.items.push_back(std::move(b));
+  return e;
 }
 
 TypeExpr Parser::type() {

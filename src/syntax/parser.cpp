@@ -159,10 +159,13 @@ DimItem Parser::dim_item() {
   DimItem d;
   item_head(d, "the dim's name");
   if (accept(Tok::assign)) {
-    const Token& value = expect(Tok::integer, "the dim's size, an integer");
-    d.value = value.int_value;
-    d.value_span = value.span;
-    d.span = Span::cover(d.span, value.span);
+    AxisExpr e = axis();
+    d.value_span = e.span;
+    d.span = Span::cover(d.span, e.span);
+    if (e.kind == AxisExpr::Kind::literal)
+      d.value = e.value;
+    else
+      d.expr = std::move(e);
   }
   expect(Tok::newline, "the end of the line");
   return d;

@@ -44,6 +44,9 @@ class Parser {
   ExprPtr expression_list();  // `a, b` as a tuple when there is a comma
   TypeExpr type();
   AxisExpr axis();
+  AxisExpr axis_term();
+  AxisExpr axis_atom();
+  static AxisExpr axis_op(AxisExpr::Kind kind, AxisExpr a, AxisExpr b);
 
  private:
   ExprPtr pipe();

@@ -244,6 +244,12 @@ for shape, axis in [((7,), 0), ((3, 5), 1), ((4, 3), 0)]:
          (d(x) - mean) / np.sqrt(((d(x) - mean) ** 2).mean(axis=axis, keepdims=True) + 1e-5), "f32", axis=axis)
     case("rms_norm %s axis %d" % (shape, axis), "rms_norm", [("f32", x)],
          d(x) / np.sqrt((d(x) ** 2).mean(axis=axis, keepdims=True) + 1e-5), "f32", axis=axis)
+    # eps= (a large one, so a wrong eps shows)
+    case("layer_norm %s axis %d eps 0.5" % (shape, axis), "layer_norm", [("f32", x)],
+         (d(x) - mean) / np.sqrt(((d(x) - mean) ** 2).mean(axis=axis, keepdims=True) + 0.5), "f32", axis=axis,
+         eps=0.5)
+    case("rms_norm %s axis %d eps 0.5" % (shape, axis), "rms_norm", [("f32", x)],
+         d(x) / np.sqrt((d(x) ** 2).mean(axis=axis, keepdims=True) + 0.5), "f32", axis=axis, eps=0.5)
 
 a, b, c = f32(2, 3), f32(2, 1), f32(2, 4)
 case("concat axis 1", "concat", [("f32", a), ("f32", b), ("f32", c)], np.concatenate([d(a), d(b), d(c)], axis=1), "f32",

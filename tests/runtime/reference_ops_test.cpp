@@ -160,8 +160,9 @@ Tensor run(const GoldenCase& c) {
   }
   if (c.op == "sort") return ref::sort(in[0], integer("axis"));
   if (c.op == "argsort") return ref::argsort(in[0], integer("axis"));
-  if (c.op == "layer_norm") return ref::layer_norm(in[0], integer("axis"));
-  if (c.op == "rms_norm") return ref::rms_norm(in[0], integer("axis"));
+  const auto eps = [&] { return c.attrs.count("eps") ? std::stod(attr("eps")) : 1e-5; };
+  if (c.op == "layer_norm") return ref::layer_norm(in[0], integer("axis"), eps());
+  if (c.op == "rms_norm") return ref::rms_norm(in[0], integer("axis"), eps());
   if (c.op == "concat") return ref::concat(in, integer("axis"));
   if (c.op == "stack") return ref::stack(in);
   if (c.op == "pad")

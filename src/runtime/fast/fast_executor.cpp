@@ -105,7 +105,7 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
       return fast::cross_entropy(in(0), in(1), n.axes[0], n.sub == 1, out) ? reductions : -1;
     case ir::Op::layer_norm:
     case ir::Op::rms_norm:
-      return fast::normalise(in(0), n.axes[0], n.op == ir::Op::layer_norm, out) ? reductions : -1;
+      return fast::normalise(in(0), n.axes[0], n.op == ir::Op::layer_norm, n.number, out) ? reductions : -1;
     case ir::Op::where:  // one not fused (no JIT, or integers)
       return fast::where(in(0), in(1), in(2), out) ? loops : -1;
     case ir::Op::pad: {

@@ -203,7 +203,7 @@ bool scatter_add(const Tensor& values, const Tensor& ids, const Shape& table_sha
   return true;
 }
 
-bool normalise(const Tensor& x, std::int64_t axis, bool centre, Tensor& out) {
+bool normalise(const Tensor& x, std::int64_t axis, bool centre, double eps, Tensor& out) {
   if (x.dtype() != DType::f32 || x.rank() == 0 || axis != x.rank() - 1) return false;
   const std::int64_t size = x.dim(axis);
   const Tensor c = x.contiguous() ? x : x.compact();
@@ -220,7 +220,7 @@ bool normalise(const Tensor& x, std::int64_t axis, bool centre, Tensor& out) {
     }
     double squares = 0;
     for (std::int64_t i = 0; i < size; ++i) squares += std::pow(row[i] - mean, 2);
-    const double scale = 1.0 / std::sqrt(squares / static_cast<double>(size) + 1e-5);
+    const double scale = 1.0 / std::sqrt(squares / static_cast<double>(size) + eps);
     for (std::int64_t i = 0; i < size; ++i)
       o[r * size + i] = static_cast<float>((row[i] - mean) * scale);
   }

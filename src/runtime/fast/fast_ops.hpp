@@ -35,9 +35,9 @@ bool gather(const Tensor& table, const Tensor& ids, Tensor& out);
 // The gather's gradient: each value row added into its id's row of a zero
 // table, in order.
 bool scatter_add(const Tensor& values, const Tensor& ids, const Shape& table_shape, Tensor& out);
-// (x - mean) / sqrt(var + 1e-5) along the last axis of a float tensor,
+// (x - mean) / sqrt(var + eps) along the last axis of a float tensor,
 // or without the mean (rms_norm) when `centre` is false.
-bool normalise(const Tensor& x, std::int64_t axis, bool centre, Tensor& out);
+bool normalise(const Tensor& x, std::int64_t axis, bool centre, double eps, Tensor& out);
 // `x` broadcast into `shape`, every element its own (any element type).
 Tensor expand(const Tensor& x, const Shape& shape);
 // cond ? a : b, broadcast, in the operands' common type.

@@ -372,10 +372,10 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
       out = ref::argsort(in(n, 0), n.axes[0]);
       break;
     case ir::Op::layer_norm:
-      out = ref::layer_norm(in(n, 0), n.axes[0]);
+      out = ref::layer_norm(in(n, 0), n.axes[0], n.number);
       break;
     case ir::Op::rms_norm:
-      out = ref::rms_norm(in(n, 0), n.axes[0]);
+      out = ref::rms_norm(in(n, 0), n.axes[0], n.number);
       break;
     case ir::Op::pad: {
       const auto pad = ir::pad_of(n);

@@ -91,11 +91,11 @@ Tensor einsum(const std::vector<Tensor>& xs, const std::vector<std::vector<std::
               const std::vector<std::string>& out);
 
 // Along one axis: a stable ascending sort, the indices that sort (i32),
-// and the two normalisations (without learnt scale; eps 1e-5).
+// and the two normalisations (without learnt scale; eps from the node, 1e-5 unless `eps=`).
 Tensor sort(const Tensor& x, std::int64_t axis);
 Tensor argsort(const Tensor& x, std::int64_t axis);
-Tensor layer_norm(const Tensor& x, std::int64_t axis);
-Tensor rms_norm(const Tensor& x, std::int64_t axis);
+Tensor layer_norm(const Tensor& x, std::int64_t axis, double eps);
+Tensor rms_norm(const Tensor& x, std::int64_t axis, double eps);
 
 Tensor concat(const std::vector<Tensor>& xs, std::int64_t axis);
 Tensor stack(const std::vector<Tensor>& xs);  // a new leading axis

@@ -191,7 +191,7 @@ void for_each_run(const Tensor& x, std::int64_t axis, F f) {
     }
 }
 
-Tensor normalise(const Tensor& x, std::int64_t axis, bool centre) {
+Tensor normalise(const Tensor& x, std::int64_t axis, bool centre, double eps) {
   check_axis(x, axis);
   const AxisView v(x, axis);
   Tensor out = Tensor::zeros(x.dtype(), x.shape());
@@ -204,7 +204,7 @@ Tensor normalise(const Tensor& x, std::int64_t axis, bool centre) {
       }
       double squares = 0;
       for (std::int64_t i = 0; i < v.size; ++i) squares += std::pow(x.get(v.at(o, i, k)) - mean, 2);
-      const double scale = 1.0 / std::sqrt(squares / static_cast<double>(v.size) + 1e-5);
+      const double scale = 1.0 / std::sqrt(squares / static_cast<double>(v.size) + eps);
       for (std::int64_t i = 0; i < v.size; ++i)
         out.set(v.at(o, i, k), (x.get(v.at(o, i, k)) - mean) * scale);
     }
@@ -235,11 +235,11 @@ Tensor argsort(const Tensor& x, std::int64_t axis) {
   return out;
 }
 
-Tensor layer_norm(const Tensor& x, std::int64_t axis) {
-  return normalise(x, axis, true);
+Tensor layer_norm(const Tensor& x, std::int64_t axis, double eps) {
+  return normalise(x, axis, true, eps);
 }
-Tensor rms_norm(const Tensor& x, std::int64_t axis) {
-  return normalise(x, axis, false);
+Tensor rms_norm(const Tensor& x, std::int64_t axis, double eps) {
+  return normalise(x, axis, false, eps);
 }
 
 Tensor concat(const std::vector<Tensor>& xs, std::int64_t axis) {

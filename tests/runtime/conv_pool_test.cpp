@@ -1,0 +1,140 @@
+// conv (1, 2 and 3 spatial axes; stride, padding, dilation, groups,
+// depthwise, padding=same) and max_pool and avg_pool, written in the
+// language, lowered and run: outputs and gradients against PyTorch's
+// (tests/goldens/windows.txt, made by make_window_goldens.py), on the
+// reference (the `golden` row) and the fast executor (the `fast` row against
+// the reference), gradients against finite differences too.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/reference/interpreter.hpp"
+#include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
+#include "support/numerics.hpp"
+#include "support/paths.hpp"
+
+namespace {
+
+using ss::runtime::DType;
+using ss::runtime::Shape;
+using ss::runtime::Tensor;
+
+struct Case {
+  std::string name, call;
+  std::map<std::string, Tensor> tensors;  // x, k (conv), r, y, gx, gk (conv)
+};
+
+std::vector<Case> read_cases() {
+  std::ifstream in(std::string(ss::test::kSourceDir) + "/tests/goldens/windows.txt");
+  REQUIRE(in);
+  std::vector<Case> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("case ", 0) == 0) {
+      cases.push_back({line.substr(5), {}, {}});
+    } else if (line.rfind("call ", 0) == 0) {
+      cases.back().call = line.substr(5);
+    } else {
+      std::istringstream s(line);
+      std::string name, word;
+      s >> name;
+      Shape shape;
+      while (s >> word && word != ":") shape.push_back(std::stoll(word));
+      std::vector<double> values;
+      double v = 0;
+      while (s >> v) values.push_back(v);
+      cases.back().tensors[name] = Tensor::from_values(DType::f32, shape, values);
+    }
+  }
+  return cases;
+}
+
+std::string type_of(const Tensor& t) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < t.shape().size(); ++k)
+    s += (k ? " " : "") + std::to_string(t.shape()[k]);
+  return s + "]";
+}
+
+// fn t(x, k, r) -> [] = sum(CALL * r): the gradient with respect to r is
+// the call's output, those to x and k its gradients.
+std::string program(const Case& c) {
+  const bool conv = c.tensors.count("k") > 0;
+  return "fn t(x: " + type_of(c.tensors.at("x")) +
+         (conv ? ", k: " + type_of(c.tensors.at("k")) : std::string()) +
+         ", r: " + type_of(c.tensors.at("r")) + ") -> [] = sum(" + c.call + " * r)\n";
+}
+
+void check_close(const Tensor& got, const Tensor& want, const char* row, const char* what) {
+  CAPTURE(what);
+  REQUIRE(got.shape() == want.shape());
+  const auto& t = ss::test::tolerance(row);
+  const auto g = got.values(), w = want.values();
+  const double scale = ss::test::tensor_scale(w);
+  int bad = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (!ss::test::agrees(g[i], w[i], scale, t) && bad++ < 3)
+      FAIL_CHECK(what << "[" << i << "] = " << g[i] << ", expected " << w[i]);
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("conv and pooling match PyTorch, forward and gradient, on both CPU executors") {
+  const auto fast = ss::runtime::make_fast_executor({.threads = 2});
+  const auto cases = read_cases();
+  REQUIRE(cases.size() == 12);
+  for (const auto& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    const auto checked = ss::test::check_source_text(program(c));
+    const auto graphs = ss::test::lowered_graphs(*checked, true);
+    REQUIRE(graphs.size() == 1);
+    const auto& g = graphs[0].graph;
+    std::map<std::string, Tensor> in = {{"x", c.tensors.at("x")}, {"r", c.tensors.at("r")}};
+    const bool conv = c.tensors.count("k") > 0;
+    if (conv) in["k"] = c.tensors.at("k");
+    const auto reference = ss::runtime::run_graph(g, in, {});
+    REQUIRE(reference.size() == (conv ? 3u : 2u));  // d/dx, (d/dk,) d/dr
+    check_close(reference.back(), c.tensors.at("y"), "golden", "y");
+    check_close(reference[0], c.tensors.at("gx"), "golden", "gx");
+    if (conv) check_close(reference[1], c.tensors.at("gk"), "golden", "gk");
+    const auto on_fast = ss::runtime::run_graph(g, in, {}, nullptr, fast.get());
+    for (std::size_t o = 0; o < reference.size(); ++o)
+      check_close(on_fast[o], reference[o], "fast", "fast executor's output");
+  }
+}
+
+TEST_CASE("conv's and max_pool's gradients match finite differences of the loss") {
+  const auto cases = read_cases();
+  for (const auto& c : cases) {
+    if (c.name != "conv2d groups 2" && c.name != "max_pool2d window 3 stride 2 padding 1" &&
+        c.name != "conv3d")
+      continue;
+    const std::string name = c.name;
+    CAPTURE(name);
+    const auto checked = ss::test::check_source_text(program(c));
+    const auto loss = ss::test::lowered_graphs(*checked, false).at(0).graph;
+    const auto grads = ss::test::lowered_graphs(*checked, true).at(0).graph;
+    std::map<std::string, Tensor> in = {{"x", c.tensors.at("x")}, {"r", c.tensors.at("r")}};
+    if (c.tensors.count("k")) in["k"] = c.tensors.at("k");
+    const auto g = ss::runtime::run_graph(grads, in, {});
+    const Tensor& x = in.at("x");
+    for (std::int64_t k = 0; k < x.size(); k += 7) {
+      const auto at = [&](double delta) {
+        auto moved = in;
+        moved["x"] = x.clone();
+        moved["x"].set(k, x.get(k) + delta);
+        return ss::runtime::run_graph(loss, moved, {})[0].get(0);
+      };
+      const double h = 1e-3, fd = (at(h) - at(-h)) / (2 * h);
+      CHECK_MESSAGE(std::fabs(fd - g[0].get(k)) <= 2e-3 * (1 + std::fabs(fd)),
+                    "x[" << k << "]: finite differences " << fd << ", gradient " << g[0].get(k));
+    }
+  }
+}
