@@ -170,6 +170,8 @@ std::vector<int> append_gradients(Graph& g, int output, const std::vector<int>& 
 
   Rules rules(g, dims);
   rules.adjoint.assign(static_cast<std::size_t>(original), -1);
+  rules.needed.resize(static_cast<std::size_t>(original));
+  for (int i = 0; i < original; ++i) rules.needed[static_cast<std::size_t>(i)] = needed(i);
   if (needed(output)) {
     Node one{.op = Op::constant, .number = 1, .type = float_type({})};
     one.span = g.nodes[static_cast<std::size_t>(output)].span;

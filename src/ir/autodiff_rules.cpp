@@ -1,5 +1,7 @@
 #include "ir/autodiff_rules.hpp"
 
+#include <set>
+
 namespace ss::ir::gradient {
 
 int Rules::unary_rule(Unary op, int x, int y, int g) {
@@ -253,20 +255,31 @@ std::vector<int> Rules::concat_rule(const Node& n, int g) {
 std::vector<int> Rules::einsum_rule(const Node& n, int g) {
   std::vector<int> out;
   for (std::size_t t = 0; t < n.in.size(); ++t) {
-    if (!is_float(type(n.in[t]))) {
+    if (!is_float(type(n.in[t])) || !wanted(n.in[t])) {  // a conv's image: no share built
       out.push_back(-1);
       continue;
     }
     std::vector<int> in = {g};
     std::vector<std::vector<std::vector<std::string>>> names = {n.groups_out};
+    std::set<std::string> seen;
+    for (const auto& group : n.groups_out) seen.insert(group.begin(), group.end());
     for (std::size_t o = 0; o < n.in.size(); ++o) {
       if (o == t) continue;
       in.push_back(n.in[o]);
       names.push_back(n.groups_in[o]);
+      for (const auto& group : n.groups_in[o]) seen.insert(group.begin(), group.end());
     }
-    in.push_back(zero(n.in[t]));
-    node_mut(in.back()).number = 1;  // ones
-    names.push_back(n.groups_in[t]);
+    // A tensor of ones gives the sizes of the names only input t has (its
+    // summed-away axes); where the others name them all, it would only
+    // multiply by 1 (and keep the product off the GEMM).
+    bool own = false;
+    for (const auto& group : n.groups_in[t])
+      for (const auto& name : group) own = own || !seen.count(name);
+    if (own) {
+      in.push_back(zero(n.in[t]));
+      node_mut(in.back()).number = 1;  // ones
+      names.push_back(n.groups_in[t]);
+    }
     out.push_back(add({.op = Op::einsum,
                        .in = in,
                        .groups_in = names,

@@ -34,6 +34,12 @@ class Rules {
 
   // The adjoint of every node so far; -1 for none.
   std::vector<int> adjoint;
+  // Which nodes need a gradient (on a path from a wrt to the output): a rule
+  // may skip the share of an input that doesn't, rather than build it dead.
+  std::vector<bool> needed;
+  bool wanted(int i) const {
+    return needed.empty() || needed[static_cast<std::size_t>(i)];
+  }
 
   // Adds `contribution` to the adjoint of node `x`.
   void accumulate(int x, int contribution);

@@ -138,3 +138,21 @@ TEST_CASE("conv's and max_pool's gradients match finite differences of the loss"
     }
   }
 }
+
+TEST_CASE("a max_pool's gradient goes to the first maximum of a window with ties, as PyTorch's") {
+  // Windows of 2x2 over [1 2 4 1]: the first holds 1 1 / 1 1, the second
+  // 0 2 / 2 0. PyTorch's max_pool2d sends each window's gradient to its
+  // first maximum in row-major order: elements 0 and 3.
+  const auto checked = ss::test::check_source_text(
+      "fn t(x: [1 2 4 1], r: [1 1 2 1]) -> [] = sum(max_pool(x, over=[1 2], window=2, "
+      "out=[1 2]) * r)\n");
+  const auto g = ss::test::lowered_graphs(*checked, true).at(0).graph;
+  const Tensor x = Tensor::from_values(DType::f32, {1, 2, 4, 1}, {1, 1, 0, 2, 1, 1, 2, 0});
+  const Tensor r = Tensor::from_values(DType::f32, {1, 1, 2, 1}, {3, 5});
+  const auto fast = ss::runtime::make_fast_executor({.threads = 2});
+  for (const auto* executor : {static_cast<ss::runtime::Accelerator*>(nullptr), fast.get()}) {
+    const auto out = ss::runtime::run_graph(g, {{"x", x}, {"r", r}}, {}, nullptr, executor);
+    CHECK(out[0].values() == std::vector<double>{3, 0, 0, 5, 0, 0, 0, 0});
+    CHECK(out[1].values() == std::vector<double>{1, 2});  // d/dr: the maxima
+  }
+}

@@ -150,13 +150,11 @@ TEST_CASE("every operation runs forward and backward on the reference and the fa
       CHECK(entry.second > 0);
   }
   // The programs reach every operation but the several-device collective
-  // (tests/runtime/several_devices_test) and window, which no language
-  // feature makes until convolution and pooling (tests/runtime/window_test
-  // runs it on both executors, forward and gradient).
+  // (tests/runtime/several_devices_test).
   for (std::size_t op = 0; op < ss::ir::kOpCount; ++op) {
     const std::string name = ss::ir::op_name(static_cast<Op>(op));
     CAPTURE(name);
-    if (name == "all_reduce" || name == "window" || name == "window_fold") continue;
+    if (name == "all_reduce") continue;
     CHECK(reached.count(name));
   }
 }

@@ -129,6 +129,8 @@ const std::vector<std::pair<const char*, std::pair<Shape, Spec>>>& cases() {
       {"2-d over a batch", {{2, 5, 6}, {{1, 2}, {{3, 2, 1, 1, 0}, {2, 1, 2, 0, 1}}, -1.0}}},
       {"windows that overlap", {{3, 4}, {{1}, {{3, 1, 1, 2, 2}}}}},
       {"shorter than a window", {{2, 2}, {{1}, {{5, 1, 1, 0, 0}}}}},
+      // Channels last, not windowed: the fast executor's channel runs.
+      {"channels last", {{2, 5, 4, 6}, {{1, 2}, {{3, 2, 1, 1, 1}, {2, 1, 2, 0, 1}}}}},
   };
   return c;
 }

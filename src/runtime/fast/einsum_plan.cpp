@@ -81,6 +81,38 @@ std::optional<EinsumPlan> plan_einsum(const ir::Node& n, const Shape& a, const S
     for (const auto& x : names) p *= size.at(x);
     return p;
   };
+  // Rows and columns in the output's order need each operand permuted to
+  // match; in their operands' order, only the product is. Whichever copies
+  // fewer elements: a conv's weight gradient contracts a window far larger
+  // than its [Kh Kw C F] product.
+  const auto copied = [&](const std::vector<std::string>& r, const std::vector<std::string>& c) {
+    std::int64_t n = 0;
+    const auto moved = [&](const std::vector<std::string>& names,
+                           std::initializer_list<const std::vector<std::string>*> groups) {
+      std::vector<std::string> want;
+      for (const auto* g : groups) want.insert(want.end(), g->begin(), g->end());
+      return want != names;
+    };
+    if (moved(an, {&batch, &r, &inner})) n += product(an);
+    if (moved(bn, {&batch, &inner, &c})) n += product(bn);
+    std::vector<std::string> made = batch;
+    made.insert(made.end(), r.begin(), r.end());
+    made.insert(made.end(), c.begin(), c.end());
+    if (made != on) n += product(on);
+    return n;
+  };
+  const auto in_order_of = [&](const std::vector<std::string>& names,
+                               const std::vector<std::string>& of) {
+    std::vector<std::string> out;
+    for (const auto& x : of)
+      if (std::find(names.begin(), names.end(), x) != names.end()) out.push_back(x);
+    return out;
+  };
+  if (const auto r = in_order_of(rows, an), c = in_order_of(cols, bn);
+      copied(r, c) < copied(rows, cols)) {
+    rows = r;
+    cols = c;
+  }
   EinsumPlan plan;
   plan.a_order = order(an, {&batch, &rows, &inner});
   plan.b_order = order(bn, {&batch, &inner, &cols});

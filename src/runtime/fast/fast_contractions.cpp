@@ -7,7 +7,9 @@
 
 #include "runtime/fast/einsum_plan.hpp"
 #include "runtime/fast/fast_loops.hpp"
+#include "runtime/fast/fast_ops.hpp"
 #include "runtime/fast/gemm/sgemm.hpp"
+#include "runtime/reference/ops.hpp"
 
 namespace ss::runtime::fast {
 namespace {
@@ -187,6 +189,53 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
     for (std::int64_t t = 0; t < plan->batches; ++t)
       gemm::sgemm(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c}, threads);
   // The output's own order, when it isn't [batch, rows, columns].
+  out = plan->out_order.empty() ? result : result.permute(plan->out_order).compact();
+  return true;
+}
+
+bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
+                     const Tensor& other, Tensor& out, int threads) {
+  if (n.in.size() != 2 || x.dtype() != DType::f32 || other.dtype() != DType::f32 || x.rank() < 1 ||
+      !w.valid(x.rank()) || w.axes.front().axis == 0)
+    return false;
+  const Shape window_shape = w.shape_of(x.shape());
+  const Shape& a_shape = which == 0 ? window_shape : other.shape();
+  const Shape& b_shape = which == 0 ? other.shape() : window_shape;
+  const auto plan = plan_einsum(n, a_shape, b_shape);
+  if (!plan || plan->batches != 1 || window_shape[0] == 0) return false;
+  const auto identity = [](const std::vector<std::int64_t>& order) {
+    for (std::size_t k = 0; k < order.size(); ++k)
+      if (order[k] != static_cast<std::int64_t>(k)) return false;
+    return true;
+  };
+  // The window read in its own order: as a's [rows, inner] or b's [inner,
+  // columns], its first axis leading the rows or the inner names.
+  if (which == 0 ? !identity(plan->a_order) || plan->row_axes == 0
+                 : !identity(plan->b_order) || plan->inner_axes == 0)
+    return false;
+  const std::int64_t images = window_shape[0], m = plan->m, k = plan->k, cols = plan->n;
+  const std::int64_t per = (which == 0 ? m : k) / images;  // window rows per image
+  const std::int64_t row = which == 0 ? k : cols;          // a window row's length
+  const std::int64_t step =
+      std::max<std::int64_t>(1, (std::int64_t{1} << 18) / std::max<std::int64_t>(1, per * row));
+  Tensor result = Tensor::uninitialized(DType::f32, plan->computed);
+  auto* base = static_cast<float*>(result.raw());
+  const Panel fixed = which == 0 ? panel(other.permute(plan->b_order), 0, plan->inner_axes)
+                                 : panel(other.permute(plan->a_order), 0, plan->row_axes);
+  const gemm::Matrix f = fixed.at(0);
+  Tensor slab;
+  for (std::int64_t i0 = 0; i0 < images; i0 += step) {
+    const std::int64_t i1 = std::min(images, i0 + step), rows = (i1 - i0) * per;
+    if (!window(reference::slice(x, 0, i0, i1), w, slab)) return false;
+    const auto* made = static_cast<const float*>(slab.raw());
+    if (which == 0) {  // rows [i0 per, i1 per) of the product
+      product(rows, cols, k, {made, k, 1}, fixed.kept, f, {base + i0 * per * cols, cols}, threads);
+    } else {  // the contracted rows [i0 per, i1 per), added to those before
+      const gemm::Matrix part{f.data + i0 * per * f.col_stride, f.row_stride, f.col_stride};
+      gemm::sgemm(m, cols, rows, 1.0f, part, {made, cols, 1}, i0 == 0 ? 0.0f : 1.0f, {base, cols},
+                  threads);
+    }
+  }
   out = plan->out_order.empty() ? result : result.permute(plan->out_order).compact();
   return true;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "ir/attributes.hpp"
 #include "ir/graph.hpp"
 #include "runtime/core/tensor.hpp"
 
@@ -21,5 +22,15 @@ bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
 bool matmul_in_blocks(const Tensor& a, const Tensor& b, int threads,
                       const std::function<void(std::int64_t, std::int64_t, const float*)>& block);
 bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads);
+
+// A two-operand einsum whose operand `which` is window(x) left unmade (a
+// convolution's im2col): the window is made a slab of x's first axis (the
+// batch, never windowed) at a time, about a megabyte, each slab's product
+// taken before the next is made. As a's rows (a convolution's forward) the
+// sums are einsum's own; as b's contracted rows (the kernel's gradient) the
+// slabs' products add up in order. False, having run nothing, for what
+// that doesn't take (the caller makes the window and runs einsum).
+bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
+                     const Tensor& other, Tensor& out, int threads);
 
 }  // namespace ss::runtime::fast

@@ -64,6 +64,10 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
     values[i] = placeholder(dtype_of(n.type.elem));
     return fused;
   }
+  if (plan.deferred[i]) {  // made by the einsums that read it
+    values[i] = placeholder(DType::f32);
+    return moves;
+  }
   if (const int k = plan.kernel_at[i]; k >= 0) {
     run_kernel(plan, g, static_cast<std::size_t>(k), values[i], values);
     return fused;
@@ -105,7 +109,9 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
       return fast::cross_entropy(in(0), in(1), n.axes[0], n.sub == 1, out) ? reductions : -1;
     case ir::Op::layer_norm:
     case ir::Op::rms_norm:
-      return fast::normalise(in(0), n.axes[0], n.op == ir::Op::layer_norm, n.number, out) ? reductions : -1;
+      return fast::normalise(in(0), n.axes[0], n.op == ir::Op::layer_norm, n.number, out)
+                 ? reductions
+                 : -1;
     case ir::Op::where:  // one not fused (no JIT, or integers)
       return fast::where(in(0), in(1), in(2), out) ? loops : -1;
     case ir::Op::pad: {
@@ -155,6 +161,24 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
     case ir::Op::matmul:
       return fast::matmul(n, values[i], values, options_.threads) ? gemm : -1;
     case ir::Op::einsum:
+      for (std::size_t k = 0; k < n.in.size() && n.in.size() == 2; ++k) {
+        const auto w = static_cast<std::size_t>(n.in[k]);
+        if (!plan.deferred[w]) continue;
+        const ir::Node& wn = g.nodes[w];
+        const Tensor& x = values[static_cast<std::size_t>(wn.in[0])];
+        if (fast::windowed_einsum(n, k, x, ir::window_of(wn), in(1 - k), out, options_.threads))
+          return gemm;
+        // Not a shape it takes: the window made whole after all, for this einsum.
+        Tensor made;
+        if (!fast::window(x, ir::window_of(wn), made)) {
+          values[w] = reference::window(x, ir::window_of(wn));  // for the reference's einsum
+          return -1;
+        }
+        std::swap(values[w], made);
+        const bool ok = fast::einsum(n, out, values, options_.threads);
+        std::swap(values[w], made);
+        return ok ? gemm : -1;
+      }
       return fast::einsum(n, values[i], values, options_.threads) ? gemm : -1;
     case ir::Op::unary:
       return unary(n, values[i], values) ? loops : -1;

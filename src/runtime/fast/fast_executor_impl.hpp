@@ -44,6 +44,9 @@ struct FusionPlan {
   std::vector<int> kernel_at;  // per node: the kernel it is the root of, or -1
   std::vector<bool> member;    // per node: computed inside a kernel
   std::vector<int> reduce_at;  // per node: the kernel a reduction fuses with, or -1
+  // per node: a window only einsums read (a convolution's im2col), left
+  // unmade: each einsum makes it a slab at a time (fast::windowed_einsum).
+  std::vector<bool> deferred;
   // A member's inputs are read at its kernel's root, so they live until then.
   std::shared_ptr<const ir::ReleasePlan> releases;
 };

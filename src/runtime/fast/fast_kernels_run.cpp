@@ -64,9 +64,34 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
       plan->member[static_cast<std::size_t>(
           kernels[k].inputs[static_cast<std::size_t>(kernels[k].epilogue)])] = true;
   }
-  if (!kernels.empty()) {
+  // Windows read only by two-operand einsums, not outputs: left unmade, so
+  // their input lives until the last of those einsums reads it.
+  plan->deferred.assign(g.nodes.size(), false);
+  std::vector<int> last_einsum(g.nodes.size(), -1);
+  std::vector<bool> other_reader(g.nodes.size(), false);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const ir::Node& n = g.nodes[i];
+    const bool pair = n.op == ir::Op::einsum && n.in.size() == 2 && n.in[0] != n.in[1];
+    for (const int x : n.in) {
+      if (pair)
+        last_einsum[static_cast<std::size_t>(x)] = static_cast<int>(i);
+      else
+        other_reader[static_cast<std::size_t>(x)] = true;
+    }
+  }
+  for (const int o : g.outputs) other_reader[static_cast<std::size_t>(o)] = true;
+  bool any_deferred = false;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const ir::Node& n = g.nodes[i];
+    if (n.op == ir::Op::window && n.type.elem.kind == types::ElemKind::f32 && last_einsum[i] >= 0 &&
+        !other_reader[i] && !plan->member[i] && !n.axes.empty() && n.axes.front() != 0)
+      plan->deferred[i] = any_deferred = true;
+  }
+  if (!kernels.empty() || any_deferred) {
     std::vector<int> read_at(g.nodes.size());
     for (std::size_t i = 0; i < read_at.size(); ++i) read_at[i] = static_cast<int>(i);
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (plan->deferred[i]) read_at[i] = last_einsum[i];  // it reads its input there
     for (const auto& kernel : kernels) {
       const int at = kernel.reduce >= 0 ? kernel.reduce : kernel.root;
       for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = at;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "runtime/reference/ops.hpp"
 
@@ -90,6 +91,38 @@ bool arange(std::int64_t n, Tensor& out) {
   return true;
 }
 
+namespace {
+
+// Two Index tensors compared (pooling's mask: an arange against an argmax),
+// typed: the same answers as apply_binary's, without a double per element.
+bool compare_i32(ir::Binary op, const std::int32_t* x, const std::int32_t* y, const Tensor& a,
+                 const Tensor& b, const Shape& shape, unsigned char* o) {
+  const auto run = [&](auto test) {
+    each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+      o[k] = test(x[at[0]], y[at[1]]) ? 1 : 0;
+    });
+    return true;
+  };
+  switch (op) {
+    case ir::Binary::eq:
+      return run([](std::int32_t p, std::int32_t q) { return p == q; });
+    case ir::Binary::ne:
+      return run([](std::int32_t p, std::int32_t q) { return p != q; });
+    case ir::Binary::lt:
+      return run([](std::int32_t p, std::int32_t q) { return p < q; });
+    case ir::Binary::le:
+      return run([](std::int32_t p, std::int32_t q) { return p <= q; });
+    case ir::Binary::gt:
+      return run([](std::int32_t p, std::int32_t q) { return p > q; });
+    case ir::Binary::ge:
+      return run([](std::int32_t p, std::int32_t q) { return p >= q; });
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 bool binary_any(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
   const auto read_a = reader(a.dtype()), read_b = reader(b.dtype());
   if (!read_a || !read_b) return false;
@@ -98,14 +131,23 @@ bool binary_any(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
   const bool integers = !is_float(a.dtype()) && !is_float(b.dtype());
   const Shape shape = reference::broadcast_shapes(a.shape(), b.shape());
   out = Tensor::uninitialized(dtype, shape);
+  // The buffers read once, not per element (a mask's compare runs here).
+  const void* pa = a.raw();
+  const void* pb = b.raw();
+  if (dtype == DType::boolean && a.dtype() == DType::i32 && b.dtype() == DType::i32 &&
+      compare_i32(op, static_cast<const std::int32_t*>(pa), static_cast<const std::int32_t*>(pb), a,
+                  b, shape, static_cast<unsigned char*>(out.raw())))
+    return true;
+  if (dtype == DType::boolean) {
+    auto* o = static_cast<unsigned char*>(out.raw());
+    each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+      o[k] = reference::apply_binary(op, read_a(pa, at[0]), read_b(pb, at[1]), integers) != 0;
+    });
+    return true;
+  }
   each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
-    const double r =
-        reference::apply_binary(op, read_a(a.raw(), at[0]), read_b(b.raw(), at[1]), integers);
-    if (dtype == DType::boolean)
-      static_cast<unsigned char*>(out.raw())[k] = r != 0 ? 1 : 0;
-    else
-      out.set(k, r);  // an i32 stored as the reference stores it
-  });
+    out.set(k, reference::apply_binary(op, read_a(pa, at[0]), read_b(pb, at[1]), integers));
+  });  // an i32 stored as the reference stores it
   return true;
 }
 
@@ -241,12 +283,34 @@ bool where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
   const Shape shape =
       reference::broadcast_shapes(cond.shape(), reference::broadcast_shapes(a.shape(), b.shape()));
   out = Tensor::uninitialized(a.dtype(), shape);
-  each_broadcast(shape, {&cond, &a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
-    if (read_c(cond.raw(), at[0]) != 0)
-      copy_element(a, at[1], out, k);
-    else
-      copy_element(b, at[2], out, k);
-  });
+  const void* pc = cond.raw();
+  const auto* pa = static_cast<const char*>(a.raw());
+  const auto* pb = static_cast<const char*>(b.raw());
+  auto* po = static_cast<char*>(out.raw());
+  const std::size_t size = dtype_size(a.dtype());
+  const bool boolean = cond.dtype() == DType::boolean;
+  const auto run = [&](auto bytes) {  // the element's size known to the compiler
+    constexpr std::size_t n = decltype(bytes)::value;
+    each_broadcast(
+        shape, {&cond, &a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+          const bool pick =
+              boolean ? static_cast<const unsigned char*>(pc)[at[0]] != 0 : read_c(pc, at[0]) != 0;
+          const char* from = pick ? pa + at[1] * static_cast<std::int64_t>(n)
+                                  : pb + at[2] * static_cast<std::int64_t>(n);
+          std::memcpy(po + k * static_cast<std::int64_t>(n), from, n);
+        });
+  };
+  if (size == 4)
+    run(std::integral_constant<std::size_t, 4>{});
+  else if (size == 2)
+    run(std::integral_constant<std::size_t, 2>{});
+  else if (size == 1)
+    run(std::integral_constant<std::size_t, 1>{});
+  else
+    each_broadcast(
+        shape, {&cond, &a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+          copy_element(read_c(pc, at[0]) != 0 ? a : b, at[read_c(pc, at[0]) != 0 ? 1 : 2], out, k);
+        });
   return true;
 }
 

@@ -22,6 +22,11 @@ fn padded(x: [N D]) -> [] = sum(pad(x, over=D, before=1, after=2, value=0.5) * p
 fn joined(a: [N], b: [N]) -> [] = sum(concat(a * a, b, over=N) * f32(arange(8))) + sum(stack(a, b * b) * 0.5)
 fn sorted(x: [n D], w: [D]) -> [] = sum(sort(x, over=D) * w)
 fn normalised(x: [n D], w: [D]) -> [] = sum(layer_norm(x, over=D) * w) + sum(rms_norm(x, over=D) * w * w)
+fn normalised_eps(x: [n D], w: [D]) -> [] = sum(layer_norm(x, over=D, eps=0.5) * w) + sum(rms_norm(x, over=D, eps=0.25) * w * w)
+fn convolved(x: [n 6 5 4], k: [3 2 2 6], r: [n 3 5 6]) -> [] = sum(conv(x, k, over=[1 2], stride=[2 1], padding=1, dilation=[1 2], groups=2, out=[3 5]) * r)
+# A ramp under x keeps a max's window free of near-ties a finite difference would cross.
+fn pooled(x: [2 6 5 2], r: [2 3 3 2]) -> [] = sum(max_pool(x + rearrange(f32(arange(120)), (a h w c) -> a h w c, a=2, h=6, w=5), over=[1 2], window=3, stride=2, padding=1, out=[3 3]) * r)
+fn averaged_pool(x: [n 6 5 2]) -> [] = sum(avg_pool(x * x, over=[1 2], window=2, padding=1, out=[4 3]) * 0.5)
 fn contracted(x: [n D], w: [D C]) -> [] = sum(einsum(x, w, n d, d c -> n c) * einsum(x, n d -> d)[D=0])
 fn patterned(x: [n D], y: [N]) -> [] = sum(rearrange(x, n d -> d n) * 0.5) + sum(repeat(y, m -> m k, k=3) ** 2) + sum(reduce(x * x, n d -> d, sum)) + sum(reduce(x, n d -> n, mean) ** 2)
 fn pattern_extremes(x: [n D], y: [N D]) -> [] = sum(reduce(x * x, n d -> d, max)) - sum(reduce(x, n d -> n, min) ** 2) + sum(reduce(rearrange(y, m d -> d m), d m -> m, max) * 0.5)

@@ -29,6 +29,10 @@ fn reductions(x: [n D]) -> ([n], [n], [n], [n] Index[D], [n D], [n 1]):
     return mean(x, over=D), max(x, over=D) - min(x, over=D), logsumexp(x, over=D), argmax(x, over=D), softmax(x, over=D) + log_softmax(x, over=D), sum(x, over=D, keep=true)
 
 fn norms(x: [n D]) -> [n D] = layer_norm(x, over=D) + rms_norm(x, over=D)
+fn norms_eps(x: [n D]) -> [n D] = layer_norm(x, over=D, eps=0.5) + rms_norm(x, over=D, eps=1e-3)
+fn images(x: [n 6 5 2], k: [3 3 2 4]) -> ([n 6 5 4], [n 3 2 2], [n 3 2 2]):
+    y = conv(x, k, over=[1 2], padding=1)
+    return y, max_pool(x, over=[1 2], window=2, out=[3 2]), avg_pool(x, over=[1 2], window=2, out=[3 2])
 
 fn sorting(x: [n D]) -> ([n D], [n D] Index[D]) = sort(x, over=D), argsort(x, over=D)
 
