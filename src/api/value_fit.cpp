@@ -99,15 +99,44 @@ std::string layout_misfit(const ir::Program& p, const Value::State& state,
   }
 }
 
+namespace {
+
+// A model value of `got` where `want` is asked: the same model, or an
+// instance of the same generic model whose dims fit: a parameter's generic
+// axis (`Linear[i, o]`) takes any, others are the instance's own
+// ("Linear[D, E]" names its dims as the source writes them).
+bool model_fits(const types::Type& want, const std::string& got) {
+  if (got == want.name) return true;
+  if (want.axes.empty() || types::model_base(got) != types::model_base(want.name)) return false;
+  const auto open = got.find('['), close = got.rfind(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return false;
+  std::vector<std::string> dims;
+  for (std::size_t at = open + 1; at <= close;) {
+    const std::size_t end = std::min(got.find(", ", at), close);
+    dims.push_back(got.substr(at, end - at));
+    at = end + (end == close ? 1 : 2);
+  }
+  if (dims.size() != want.axes.size()) return false;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    const auto& a = want.axes[k];
+    const bool generic = a.single() && a.factors[0].kind == types::Factor::Kind::generic;
+    if (!generic && a.str() != dims[k]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string value_misfit(const ir::Program& p, const types::Type& want, const Value::State& state,
                          const runtime::Value& v, bool layout_known) {
   const auto is = [&] { return "it is " + value_type(state, v); };
   switch (want.kind) {
     case Type::Kind::model:
-      if (v.kind != Kind::model || state.name != want.name) return is();
+      if (v.kind != Kind::model || !model_fits(want, state.name)) return is();
       break;
     case Type::Kind::optimizer:
-      if (v.kind != Kind::optimizer || state.name != want.name || state.optimizer != want.opt_kind)
+      if (v.kind != Kind::optimizer || !model_fits(want, state.name) ||
+          state.optimizer != want.opt_kind)
         return is();
       break;
     case Type::Kind::batch:

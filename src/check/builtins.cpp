@@ -296,6 +296,47 @@ Type Checker::call_expr(const Expr& e, FnCtx& ctx, const Type* piped, Span piped
     }
     return Type::tensor(x.axes, Elem{ElemKind::index, *of, false});
   }
+  // Linear[D, 4](seed=0): an instance of a generic model, made.
+  if (callee.kind == ExprKind::index && callee.items[0]->kind == ExprKind::name &&
+      models_.count(callee.items[0]->text) && callee.kwargs.empty()) {
+    const std::string& base = callee.items[0]->text;
+    const auto& dims = models_.at(base).item->dims;
+    if (dims.empty() || callee.items.size() - 1 != dims.size()) {
+      r_.error(Code::E1108, callee.span,
+               "`" + base + "` is generic in " + std::to_string(dims.size()) + " dims, given " +
+                   std::to_string(callee.items.size() - 1),
+               "wrong dims")
+          .help = dims.empty() ? "make it with `" + base + "(seed=0)`"
+                               : "give one dim per `" + base + "` dim";
+      return Type::error();
+    }
+    std::vector<Axis> dim_args;
+    for (std::size_t k = 1; k < callee.items.size(); ++k) {
+      auto a = axis_from_name(*callee.items[k], ctx);
+      if (!a) return Type::error();
+      dim_args.push_back(std::move(*a));
+    }
+    check_kwargs(e, {"seed"}, base);
+    if (!args.empty())
+      r_.error(Code::E0901, spans[0], "`" + base + "[...](...)` takes only `seed=`", "positional");
+    if (const auto* seed = kwarg(e, "seed")) {
+      const Type s = expr(*seed->value, ctx);
+      if (!s.is(Type::Kind::integer) && !s.is_error())
+        r_.error(Code::E0606, seed->value->span, "`seed=` takes an integer, not " + s.str(),
+                 "not an integer");
+    }
+    const Type made = instance(base, std::move(dim_args));
+    for (const auto& a : made.axes)
+      for (const auto& f : a.factors)
+        if (f.kind == Factor::Kind::generic) {
+          r_.error(Code::E1108, callee.span,
+                   "a model made here needs its dims' sizes, not `" + f.name + "`",
+                   "a generic axis")
+              .help = "make it with program dims or sizes: `" + base + "[D, 4](seed=0)`";
+          return Type::error();
+        }
+    return made;
+  }
   if (callee.kind != ExprKind::name) {
     r_.error(Code::E0907, callee.span, "this can't be called", "not a function").help =
         "call a function by its name: `f(x)`";

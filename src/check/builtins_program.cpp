@@ -378,6 +378,7 @@ Type Checker::program_builtin(const std::string& name, const Expr& e, std::vecto
                                     : "this setting is 0 or more";
     }
     Type out = Type::of(Type::Kind::optimizer, m->name);
+    out.axes = m->axes;  // a generic model's instance: its dims
     out.opt_kind = name;
     return out;
   }

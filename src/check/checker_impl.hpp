@@ -57,6 +57,11 @@ struct Member {
 struct ModelInfo {
   const syntax::ModelItem* item = nullptr;
   std::vector<Member> members;
+  // A generic model's instance (`Linear[D, 4*D]`): the model it instantiates
+  // and its dims; members are the base's, its dims substituted.
+  std::string base;
+  std::vector<Axis> args;
+  bool filled = false;
   const Member* member(const std::string& name) const;
 };
 
@@ -145,6 +150,12 @@ class Checker {
   std::optional<Factor> derived_factor(const types::DimExpr& e, Span span,
                                        const std::set<std::string>& generic_names);
   bool unique_item_name(const std::string& name, Span span);
+  // generic_models.cpp: `Linear[D, 4*D]` as a model type, its instance made
+  // (members the base's, substituted) once the declared models are resolved.
+  Type model_type(const TypeExpr& t, std::set<std::string>* generics, bool allow_generic);
+  Type instance(const std::string& base, std::vector<Axis> args);
+  void fill_instance(const std::string& name);
+  void fill_instances();
 
   // placement.cpp
   void place_functions();
@@ -233,6 +244,10 @@ class Checker {
     Axis axis;
   };
   std::map<std::string, DimAlias> dim_aliases_;  // `dim F = H4 * W4 * C2`
+  // While a generic model's members resolve: its dims (`model Linear[I, O]`).
+  std::set<std::string> local_dims_;
+  bool models_resolved_ = false;  // every declared model's members are known
+  int fill_depth_ = 0;            // instances being filled, one inside another
   std::map<std::string, RecordInfo> records_;
   std::map<std::string, ModelInfo> models_;
   std::map<std::string, FnInfo> fns_;

@@ -139,7 +139,8 @@ Type Checker::resolve_type(const TypeExpr& t, std::set<std::string>* generics, b
   }
   const std::string& n = t.name;
   const auto one_arg = [&](const char* what) -> const TypeExpr* {
-    if (t.args.size() == 1 && t.args[0].kind == TypeExpr::Kind::named) return &t.args[0];
+    if (t.args.size() == 1 && t.args[0].kind == TypeExpr::Kind::named && !t.args[0].name.empty())
+      return &t.args[0];
     r_.error(Code::E0306, t.span, "`" + n + "` takes one " + what + " name in brackets",
              "malformed type")
         .help = "write `" + n + "[Name]`";
@@ -176,11 +177,14 @@ Type Checker::resolve_type(const TypeExpr& t, std::set<std::string>* generics, b
           .help = "an optimiser's type names the model it trains: `" + n + "[Mlp]`";
       return Type::error();
     }
-    Type o = Type::of(Type::Kind::optimizer, arg->name);
+    const Type m = model_type(*arg, generics, allow_generic);  // `AdamW[Linear[D, 4]]` too
+    if (m.is_error()) return m;
+    Type o = Type::of(Type::Kind::optimizer, m.name);
+    o.axes = m.axes;
     o.opt_kind = n;
     return o;
   }
-  if (models_.count(n) && t.args.empty()) return Type::of(Type::Kind::model, n);
+  if (models_.count(n)) return model_type(t, generics, allow_generic);
   if (records_.count(n) && t.args.empty()) return Type::of(Type::Kind::record, n);
   auto& d = r_.error(Code::E0306, t.span, "unknown type `" + n + "`", "not a type");
   d.help =
@@ -218,9 +222,23 @@ void Checker::declare_models() {
   for (const auto& item : p_.models) {
     if (!unique_item_name(item.name, item.name_span)) continue;
     models_[item.name].item = &item;
+    std::set<std::string> seen;
+    for (std::size_t k = 0; k < item.dims.size(); ++k) {
+      const std::string& d = item.dims[k];
+      if (dims_.count(d) || dim_aliases_.count(d) || !seen.insert(d).second)
+        r_.error(Code::E1109, item.dim_spans[k],
+                 seen.count(d) && !dims_.count(d) ? "`" + d + "` is named twice"
+                                                  : "`" + d + "` is a program dim already",
+                 "a model's own dim")
+            .help =
+            "a generic model's dims are its own: name them apart from the program's "
+            "(`model Linear[I, O]` beside `dim D`)";
+    }
   }
   static const std::set<std::string> kInits = {"zeros", "ones", "normal", "uniform", "glorot"};
   for (auto& [name, info] : models_) {
+    if (!info.base.empty()) continue;  // an instance: filled from its base below
+    local_dims_ = std::set<std::string>(info.item->dims.begin(), info.item->dims.end());
     for (const auto& m : info.item->members) {
       if (info.member(m.name)) {
         r_.error(Code::E1107, m.name_span,
@@ -307,8 +325,12 @@ void Checker::declare_models() {
       info.members.push_back({m.name, std::move(t), m.is_param, m.name_span});
     }
   }
+  local_dims_.clear();
+  models_resolved_ = true;
+  fill_instances();
   // A model can't contain itself, however deeply.
   for (const auto& [name, info] : models_) {
+    if (!info.base.empty()) continue;  // its base's check covers it
     std::vector<std::string> stack = {name};
     std::set<std::string> seen;
     while (!stack.empty()) {
@@ -316,7 +338,7 @@ void Checker::declare_models() {
       stack.pop_back();
       for (const auto& m : models_[current].members) {
         if (!m.type.is(Type::Kind::model)) continue;
-        if (m.type.name == name) {
+        if (types::model_base(m.type.name) == name) {
           r_.error(Code::E1105, info.item->name_span, "model `" + name + "` contains itself",
                    "through `" + m.name + "`")
               .help = "a model's sub-models can't lead back to it";

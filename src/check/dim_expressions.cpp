@@ -73,6 +73,10 @@ std::optional<types::DimExpr> Checker::dim_tree(const syntax::AxisExpr& a,
     return DimExpr::literal(a.value);
   }
   if (a.kind == syntax::AxisExpr::Kind::name) {
+    if (local_dims_.count(a.name)) {  // a generic model's dim: bound at each instance
+      generic_names.insert(a.name);
+      return DimExpr::named(a.name);
+    }
     if (const auto it = dim_aliases_.find(a.name); it != dim_aliases_.end()) return it->second.expr;
     if (dims_.count(a.name)) return DimExpr::named(a.name);
     const bool lower = std::islower(static_cast<unsigned char>(a.name[0])) != 0;

@@ -476,6 +476,15 @@ Type Checker::user_call(const Expr& e, FnInfo& callee, std::vector<Type> args,
     } else if (want.kind != got.kind && !assignable(want, got)) {
       mismatch("this is " + got.str());
       continue;
+    } else if ((want.is(Type::Kind::model) || want.is(Type::Kind::optimizer)) &&
+               (types::model_base(want.name) != types::model_base(got.name) ||
+                want.opt_kind != got.opt_kind || want.axes.size() != got.axes.size())) {
+      mismatch("this is " + got.str());  // a generic model's dims are paired below
+      continue;
+    } else if ((want.is(Type::Kind::record) || want.is(Type::Kind::dataset)) &&
+               want.name != got.name) {
+      mismatch("this is " + got.str());
+      continue;
     }
     // Bind the callee's generic axes to the caller's axes.
     std::vector<std::pair<const Axis*, const Axis*>> pairs;

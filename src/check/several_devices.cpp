@@ -196,13 +196,15 @@ TypedProgram Checker::run() {
   typed_.device_kind = device_kind_;
   typed_.device_indices = device_indices_;
   for (const auto& [name, dim] : dims_) typed_.dims[name] = dim.value;
-  for (const auto& [name, model] : models_)
+  for (const auto& [name, model] : models_) {
+    if (model.base.empty() && model.item && !model.item->dims.empty()) continue;  // generic
     for (const auto& m : model.members) {
       const syntax::Expr* init = nullptr;
       for (const auto& decl : model.item->members)
         if (decl.name == m.name && decl.init) init = decl.init.get();
       typed_.models[name].push_back({m.name, m.type, m.is_param, init});
     }
+  }
   for (const auto& [name, record] : records_)
     for (const auto& f : record.fields) typed_.records[name].emplace_back(f.name, f.type);
   for (const auto& [name, fn] : fns_) typed_.functions[name] = fn;  // the FunctionInfo part

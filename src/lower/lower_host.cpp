@@ -299,8 +299,23 @@ class HostLowering {
     }
   }
 
+  // Mlp(seed=0), or a generic model's instance, Linear[D, 4](seed=0).
+  int make_model(const Expr& e, const std::string& name) {
+    HostInstr instr{.op = HostOp::model, .text = name, .kind = HostKind::model, .span = e.span};
+    keywords(e, instr);
+    for (const auto& part : instr.parts)
+      if (part.text == "seed") instr.args.push_back(part.slot);
+    instr.parts.clear();
+    instr.dst = temporary();
+    const int dst = instr.dst;
+    emit(std::move(instr));
+    return dst;
+  }
+
   std::optional<int> builtin_call(const Expr& e) {
     const Expr& callee = *e.items[0];
+    if (callee.kind == ExprKind::index && p_.type_of(e).is(Type::Kind::model))
+      return make_model(e, p_.type_of(e).name);
     if (callee.kind != ExprKind::name) return std::nullopt;
     const std::string& name = callee.text;
     const auto args_of = [&](HostInstr& instr) { positional(e, instr); };
@@ -322,13 +337,7 @@ class HostLowering {
       return finish(std::move(instr));
     }
     if (p_.models.count(name)) {  // Mlp(seed=0)
-      HostInstr instr{.op = HostOp::model, .text = name, .kind = HostKind::model, .span = e.span};
-      keywords(e, instr);
-      for (const auto& part : instr.parts)
-        if (part.text == "seed") instr.args.push_back(part.slot);
-      instr.parts.clear();
-      instr.dst = temporary();
-      return finish(std::move(instr));
+      return make_model(e, name);
     }
     if (name == "SGD" || name == "Adam" || name == "AdamW") {
       HostInstr instr{

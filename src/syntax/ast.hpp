@@ -38,6 +38,9 @@ struct TypeExpr {
   // named: `Mlp`, `AdamW[Mlp]`, `Dataset[Digit]`, `int`, `tensor`; tuple: elements.
   std::string name;
   std::vector<TypeExpr> args;
+  // named: each bracketed argument as an axis too, where it reads as one
+  // (`Linear[D, 4*D]`, a generic model's dims); a plain name is in both.
+  std::vector<std::optional<AxisExpr>> axis_args;
 };
 
 // An einops pattern's atom: a name, a literal `1`, or a parenthesised group.
@@ -161,6 +164,9 @@ struct MemberDecl {
 struct ModelItem {
   std::string name;
   Span span, name_span;
+  // `model Linear[I, O]`: the dims it is generic in, local to it.
+  std::vector<std::string> dims;
+  std::vector<Span> dim_spans;
   std::vector<MemberDecl> members;
 };
 

@@ -640,7 +640,27 @@ TypeExpr Parser::type() {
     t.name = std::string(advance().text);
     if (accept(Tok::lbracket)) {
       while (!at(Tok::rbracket)) {
-        t.args.push_back(type());
+        // A type (`[D]`, a tuple, `Linear[D, 4]`), or an axis: a dim, a size
+        // or an expression of them; a plain name may be either.
+        const bool a_type = at(Tok::lbracket) || at(Tok::lparen) ||
+                            (at(Tok::ident) && peek(1).kind == Tok::lbracket);
+        if (a_type) {
+          t.args.push_back(type());
+          t.axis_args.emplace_back();
+        } else {
+          AxisExpr a = axis();
+          if (a.kind == AxisExpr::Kind::name) {
+            TypeExpr named;
+            named.kind = TypeExpr::Kind::named;
+            named.name = a.name;
+            named.span = a.span;
+            t.args.push_back(std::move(named));
+          } else {
+            t.args.emplace_back();  // not a type: the checker reads axis_args
+            t.args.back().span = a.span;
+          }
+          t.axis_args.push_back(std::move(a));
+        }
         if (!accept(Tok::comma)) break;
       }
       t.span = Span::cover(t.span, expect(Tok::rbracket, "`,` or `]`").span);

@@ -218,6 +218,14 @@ DataItem Parser::data_item() {
 ModelItem Parser::model_item() {
   ModelItem m;
   item_head(m, "the model's name");
+  if (accept(Tok::lbracket)) {  // model Linear[I, O]
+    do {
+      const Token& dim = expect(Tok::ident, "a dim the model is generic in");
+      m.dims.push_back(std::string(dim.text));
+      m.dim_spans.push_back(dim.span);
+    } while (accept(Tok::comma));
+    expect(Tok::rbracket, "`,` or `]`");
+  }
   open_block("`model " + m.name + ":` needs an indented block of parameters",
              "expected an indented parameter",
              "list its parameters below it, indented: `    param w: [D C] = normal(std=0.02)`");

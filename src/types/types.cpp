@@ -104,8 +104,21 @@ Axis substitute(const Axis& a, const std::map<std::string, Axis>& bindings) {
   return out;
 }
 
+std::string instance_name(const std::string& base, const std::vector<Axis>& args) {
+  std::string out = base + "[";
+  for (std::size_t k = 0; k < args.size(); ++k) out += (k ? ", " : "") + args[k].str();
+  return out + "]";
+}
+
+std::string model_base(const std::string& name) {
+  return name.substr(0, name.find('['));
+}
+
 Type substitute(Type t, const std::map<std::string, Axis>& bindings) {
   for (auto& a : t.axes) a = substitute(a, bindings);
+  // A generic model's instance (or an optimiser of one) is named by its dims.
+  if ((t.is(Type::Kind::model) || t.is(Type::Kind::optimizer)) && !t.axes.empty())
+    t.name = instance_name(model_base(t.name), t.axes);
   if (t.elem.index_of) t.elem.index_of = substitute(*t.elem.index_of, bindings);
   if (t.is(Type::Kind::batch)) t.batch_axis = substitute(t.batch_axis, bindings);
   for (auto& item : t.items) item = substitute(item, bindings);

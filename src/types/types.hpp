@@ -113,6 +113,11 @@ struct Type {
 
 std::string axes_str(const std::vector<Axis>& axes);  // "[b D]"
 
+// A generic model's instance, named as the source writes it: "Linear[D, 4*D]";
+// and the model it instantiates ("Linear"), a plain model's own name.
+std::string instance_name(const std::string& base, const std::vector<Axis>& args);
+std::string model_base(const std::string& name);
+
 // Replaces generic axes by what they are bound to (a call's bindings, an
 // inlined function's): `b*D` with b = n*T is `n*T*D`.
 Axis substitute(const Axis& a, const std::map<std::string, Axis>& bindings);

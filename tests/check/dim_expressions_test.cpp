@@ -69,7 +69,8 @@ TEST_CASE("dim expressions' mistakes: not dividing, not positive, a generic axis
 TEST_CASE("a host sizes the dims an expression reads; the expression follows, checked at load") {
   static const ss::Engine engine;
   const std::string program =
-      "dim H\ndim H2 = H / 2\nfn f(x: [n H]) -> [n H2] = avg_pool(x, over=[H], window=2, out=[H2])\n";
+      "dim H\ndim H2 = H / 2\nfn f(x: [n H]) -> [n H2] = avg_pool(x, over=[H], window=2, "
+      "out=[H2])\n";
   ss::LoadOptions options;
   options.dims = {{"H", 8}};
   const ss::Module ok = engine.load_source(program, "t.ss", options);
