@@ -80,9 +80,7 @@ const char* cuda_runs_on_host(ir::Op op) {
     case ir::Op::random:
       return "the host's counter-based draws, copied in";
     case ir::Op::window:
-      return "no device kernel yet (the GPU issue adds it): the host's";
     case ir::Op::window_fold:
-      return "no device kernel yet (the GPU issue adds it): the host's";
     case ir::Op::input:
     case ir::Op::constant:
     case ir::Op::size:

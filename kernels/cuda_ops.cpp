@@ -262,10 +262,11 @@ std::string scatter_add_source(const std::string& name) {
 
 std::string normalise_source(bool centre, const std::string& name) {
   std::string body =
-      head(name,
-           "const float* __restrict__ x, float* __restrict__ out, long long rows, long long group,\n"
-           "    double eps",
-           kBlockSum) +
+      head(
+          name,
+          "const float* __restrict__ x, float* __restrict__ out, long long rows, long long group,\n"
+          "    double eps",
+          kBlockSum) +
       "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
       "    const float* row = x + r * group;\n"
       "    double acc = 0.0, mean = 0.0;\n";
@@ -280,6 +281,85 @@ std::string normalise_source(bool centre, const std::string& name) {
          "    const double scale = 1.0 / sqrt(ss_block_sum(acc) / (double)group + eps);\n"
          "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
          "      out[r * group + g] = (float)(((double)row[g] - mean) * scale);\n"
+         "  }\n}\n";
+}
+
+const char* const kWindowArgsSource = R"(struct WindowArgs {
+  long long in_shape[8], out_shape[12];
+  long long size[4], stride[4], dilation[4], before[4];
+  int axis[8];
+  int rank, axes;
+  double value;
+};
+)";
+
+std::string window_source(DType x, const std::string& name) {
+  const std::string t = type_of(x);
+  return head(name,
+              "const " + t + "* __restrict__ x, " + t +
+                  "* __restrict__ out, long long total, WindowArgs a",
+              kWindowArgsSource) +
+         kLoop +
+         "    long long rest = e, index[12];\n"
+         "    for (int d = a.rank + a.axes - 1; d >= 0; --d) {\n"
+         "      index[d] = rest % a.out_shape[d];\n"
+         "      rest /= a.out_shape[d];\n"
+         "    }\n"
+         "    long long from = 0;\n"
+         "    bool inside = true;\n"
+         "    for (int d = 0; d < a.rank; ++d) {\n"
+         "      long long p = index[d];\n"
+         "      const int k = a.axis[d];\n"
+         "      if (k >= 0) {\n"
+         "        p = index[d] * a.stride[k] + index[a.rank + k] * a.dilation[k] - a.before[k];\n"
+         "        inside = inside && p >= 0 && p < a.in_shape[d];\n"
+         "      }\n"
+         "      from = from * a.in_shape[d] + p;\n"
+         "    }\n"
+         "    out[e] = inside ? x[from] : (" +
+         t +
+         ")a.value;\n"
+         "  }\n}\n";
+}
+
+std::string window_fold_source(const std::string& name) {
+  return head(name,
+              "const float* __restrict__ values, float* __restrict__ out, long long total, "
+              "WindowArgs a",
+              kWindowArgsSource) +
+         kLoop +
+         "    long long rest = e, at[8];\n"
+         "    for (int d = a.rank - 1; d >= 0; --d) {\n"
+         "      at[d] = rest % a.in_shape[d];\n"
+         "      rest /= a.in_shape[d];\n"
+         "    }\n"
+         "    double sum = 0.0;\n"
+         "    long long j[4] = {0, 0, 0, 0};\n"
+         "    long long count = 1;\n"
+         "    for (int k = 0; k < a.axes; ++k) count *= a.size[k];\n"
+         "    for (long long c = 0; c < count; ++c) {\n"
+         "      long long rem = c;\n"
+         "      for (int k = a.axes - 1; k >= 0; --k) {\n"
+         "        j[k] = rem % a.size[k];\n"
+         "        rem /= a.size[k];\n"
+         "      }\n"
+         "      long long from = 0;\n"
+         "      bool reads = true;\n"
+         "      for (int d = 0; d < a.rank && reads; ++d) {\n"
+         "        long long o = at[d];\n"
+         "        const int k = a.axis[d];\n"
+         "        if (k >= 0) {  // the window o whose element j[k] is at[d]\n"
+         "          const long long q = at[d] + a.before[k] - j[k] * a.dilation[k];\n"
+         "          reads = q >= 0 && q % a.stride[k] == 0 && q / a.stride[k] < a.out_shape[d];\n"
+         "          o = q / a.stride[k];\n"
+         "        }\n"
+         "        from = from * a.out_shape[d] + o;\n"
+         "      }\n"
+         "      if (!reads) continue;\n"
+         "      for (int k = 0; k < a.axes; ++k) from = from * a.size[k] + j[k];\n"
+         "      sum += (double)values[from];\n"
+         "    }\n"
+         "    out[e] = (float)sum;\n"
          "  }\n}\n";
 }
 

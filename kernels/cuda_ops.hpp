@@ -80,6 +80,24 @@ std::string normalise_source(bool centre, const std::string& name);  // eps: a p
 // Along an axis of `size` (with `inner` elements after it), out[.., j, ..]
 // = x[.., ids[.., j, ..], ..]; x and ids compact, of one shape.
 std::string take_along_source(runtime::DType x, const std::string& name);
+
+// window and window_fold (ir::Window): one thread per output element, the
+// shapes and each windowed axis's size, stride, dilation and padding passed
+// by value (WindowArgs). The fold gathers, for each element of its output,
+// every window element that reads it, in the order of the window's axes:
+// no atomics, the same bits on every run.
+struct WindowArgs {
+  static constexpr int kRank = 8, kAxes = 4;
+  long long in_shape[kRank] = {}, out_shape[kRank + kAxes] = {};
+  long long size[kAxes] = {}, stride[kAxes] = {}, dilation[kAxes] = {}, before[kAxes] = {};
+  int axis[kRank] = {};  // per input axis: its window's index, or -1
+  int rank = 0, axes = 0;
+  double value = 0;  // the padding's
+};
+static_assert(sizeof(WindowArgs) == 336, "kWindowArgsSource's struct must match, field for field");
+extern const char* const kWindowArgsSource;  // the struct, for the kernels
+std::string window_source(runtime::DType x, const std::string& name);
+std::string window_fold_source(const std::string& name);
 //   NAME(const float* a, const float* b, float* c, long long m, long long n,
 //        long long k, long long stride_a, long long stride_b, long long stride_c)
 // Row-major batched GEMM (blockIdx.z the batch) in 16x16 tiles, summing in

@@ -411,11 +411,48 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       if (worker_) throw NotOnDevice{};
       out = in(n, 0);
       return "moves";
+    case Op::window:
+    case Op::window_fold: {
+      const bool fold = n.op == Op::window_fold;
+      const DTensor x = compact(in(n, 0));
+      const ir::Window w = ir::window_of(n);
+      const Shape& like = fold ? in(n, 1).shape() : x.shape();
+      if ((fold ? x.dtype() != DType::f32 : x.dtype() != DType::f32 && x.dtype() != DType::i32) ||
+          like.size() > WindowArgs::kRank || w.axes.size() > WindowArgs::kAxes ||
+          !w.valid(static_cast<std::int64_t>(like.size())) ||
+          (fold && x.shape() != w.shape_of(like)))
+        throw NotOnDevice{};
+      WindowArgs a;
+      a.rank = static_cast<int>(like.size());
+      a.axes = static_cast<int>(w.axes.size());
+      a.value = w.value;
+      const Shape windowed = w.shape_of(like);
+      for (std::size_t d = 0; d < like.size(); ++d) {
+        a.in_shape[d] = like[d];
+        a.axis[d] = -1;
+      }
+      for (std::size_t d = 0; d < windowed.size(); ++d) a.out_shape[d] = windowed[d];
+      for (std::size_t k = 0; k < w.axes.size(); ++k) {
+        const auto& ax = w.axes[k];
+        a.axis[static_cast<std::size_t>(ax.axis)] = static_cast<int>(k);
+        a.size[k] = ax.size;
+        a.stride[k] = ax.stride;
+        a.dilation[k] = ax.dilation;
+        a.before[k] = ax.before;
+      }
+      out = make(i, x.dtype(), fold ? like : windowed);
+      const std::string name =
+          fold ? std::string("ss_window_fold") : "ss_window_" + dtype_tag(x.dtype());
+      const CUfunction f =
+          gpu_.kernel(fold ? window_fold_source(name) : window_source(x.dtype(), name), name);
+      Params p;
+      p.add(x.at()).add(out.at()).add(static_cast<long long>(out.size())).add(a);
+      if (out.size() > 0) gpu_.launch(f, out.size(), p.get());
+      return "moves";
+    }
     case Op::sort:
     case Op::argsort:
     case Op::random:
-    case Op::window:
-    case Op::window_fold:
       throw NotOnDevice{};  // cuda_runs_on_host says why
   }
   throw NotOnDevice{};

@@ -142,7 +142,7 @@ TEST_CASE("every graph of the test programs runs through the CUDA executor, its 
     for (const std::string op :
          {"host matmul", "host unary", "host binary", "host where", "host reduce", "host softmax",
           "host cross_entropy", "host gather", "host scatter_add", "host causal", "host layer_norm",
-          "host rms_norm", "host take_along"})
+          "host rms_norm", "host take_along", "host window", "host window_fold"})
       CHECK_MESSAGE(path != op, path);
   }
   if (counts.nodes.count("host einsum")) CHECK(counts.nodes.at("host einsum") <= 1);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "runtime/fast/fast_executor.hpp"
+#include "shapescript/shapescript.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/lowered_graphs.hpp"
@@ -155,4 +156,18 @@ TEST_CASE("a max_pool's gradient goes to the first maximum of a window with ties
     CHECK(out[0].values() == std::vector<double>{3, 0, 0, 5, 0, 0, 0, 0});
     CHECK(out[1].values() == std::vector<double>{1, 2});  // d/dr: the maxima
   }
+}
+
+TEST_CASE("conv and pooling on several devices: per example off the batch axis, E1801 along it") {
+  const ss::Engine engine;
+  const std::string head = "devices cpu[0 1]\ndim D = 4\ndata R:\n    x: [6 D]\n";
+  CHECK(engine
+            .check_source(head + "fn f(batch: [b] R) -> [] = sum(max_pool(batch.x, over=[1], "
+                                 "window=2, out=[3]))\n",
+                          "t.ss")
+            .empty());
+  const auto along = engine.check_source(
+      head + "fn f(batch: [b] R) -> [] = sum(avg_pool(batch.x, over=[0], window=1))\n", "t.ss");
+  REQUIRE(along.size() == 1);
+  CHECK(along[0].code == "E1801");
 }
