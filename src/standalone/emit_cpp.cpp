@@ -316,9 +316,22 @@ class Emitter {
       case Op::all_reduce:  // one device holds every part
         e = a(0);
         return true;
-      case Op::random:
       case Op::window:
-      case Op::window_fold:
+      case Op::window_fold: {
+        std::string axes = "{";
+        const ir::Window w = ir::window_of(n);
+        for (std::size_t k = 0; k < w.axes.size(); ++k) {
+          const auto& a = w.axes[k];
+          axes += (k ? ", {" : "{") + std::to_string(a.axis) + ", " + std::to_string(a.size) +
+                  ", " + std::to_string(a.stride) + ", " + std::to_string(a.dilation) + ", " +
+                  std::to_string(a.before) + ", " + std::to_string(a.after) + "}";
+        }
+        axes += "}";
+        e = n.op == Op::window ? "ssa::window(" + a(0) + ", " + axes + ", " + number(w.value) + ")"
+                               : "ssa::window_fold(" + a(0) + ", " + a(1) + ".shape, " + axes + ")";
+        return true;
+      }
+      case Op::random:
         return false;  // standalone_lacks says why
     }
     return false;
@@ -338,9 +351,7 @@ const char* standalone_lacks(ir::Op op) {
     case ir::Op::random:
       return "random draws need the library's generator (E1808)";
     case ir::Op::window:
-      return "no window in the tiny runtime yet (E1808)";
     case ir::Op::window_fold:
-      return "no window in the tiny runtime yet (E1808)";
     case ir::Op::input:
     case ir::Op::constant:
     case ir::Op::size:

@@ -604,6 +604,64 @@ inline Tensor pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::
       for (std::int64_t k = 0; k < a.inner; ++k) r.v[b.at(o, before + i, k)] = x.v[a.at(o, i, k)];
   return r;
 }
+// window and window_fold (ir/attributes.hpp's Window), from the definition:
+// each windowed axis becomes its count of windows, each window's axes are
+// appended; element (.., o, .., j) is x at o * stride + j * dilation -
+// before along the axis, or the padding's value outside it. The fold adds
+// each value back at its place, in row-major order, as the reference does.
+struct WindowAxis {
+  std::int64_t axis, size, stride, dilation, before, after;
+};
+inline Shape window_shape(Shape s, const std::vector<WindowAxis>& w) {
+  for (const auto& a : w) {
+    auto& n = s[static_cast<std::size_t>(a.axis)];
+    const std::int64_t padded = n + a.before + a.after, span = a.dilation * (a.size - 1) + 1;
+    n = padded < span ? 0 : (padded - span) / a.stride + 1;
+  }
+  for (const auto& a : w) s.push_back(a.size);
+  return s;
+}
+// f(k, from): the window's k-th element reads x's element `from`, or -1.
+template <typename F>
+void each_window_element(const Shape& in, const std::vector<WindowAxis>& w, F f) {
+  const Shape out = window_shape(in, w);
+  std::vector<std::int64_t> index(out.size(), 0);
+  const std::int64_t total = count(out);
+  for (std::int64_t k = 0; k < total; ++k) {
+    std::vector<std::int64_t> at(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(in.size()));
+    bool inside = true;
+    for (std::size_t m = 0; m < w.size(); ++m) {
+      const auto d = static_cast<std::size_t>(w[m].axis);
+      at[d] = index[d] * w[m].stride + index[in.size() + m] * w[m].dilation - w[m].before;
+      inside = inside && at[d] >= 0 && at[d] < in[d];
+    }
+    std::int64_t from = 0;
+    for (std::size_t d = 0; d < in.size(); ++d) from = from * in[d] + at[d];
+    f(k, inside ? from : -1);
+    for (std::size_t d = out.size(); d-- > 0;) {
+      if (++index[d] < out[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+inline Tensor window(const Tensor& x, const std::vector<WindowAxis>& w, double value) {
+  Tensor r = fill(x.dtype, window_shape(x.shape, w), value);
+  each_window_element(x.shape, w, [&](std::int64_t k, std::int64_t from) {
+    if (from >= 0) r.v[static_cast<std::size_t>(k)] = x.v[static_cast<std::size_t>(from)];
+  });
+  return r;
+}
+inline Tensor window_fold(const Tensor& values, const Shape& like,
+                          const std::vector<WindowAxis>& w) {
+  Tensor r = fill(values.dtype, like, 0.0);
+  each_window_element(like, w, [&](std::int64_t k, std::int64_t to) {
+    if (to >= 0)
+      r.v[static_cast<std::size_t>(to)] = store(
+          values.dtype, r.v[static_cast<std::size_t>(to)] + values.v[static_cast<std::size_t>(k)]);
+  });
+  return r;
+}
+
 // Each run along `axis` sorted stably (as doubles compare), or the order
 // that sorts it.
 inline Tensor sort(const Tensor& x, std::int64_t axis, bool indices) {

@@ -119,6 +119,10 @@ TEST_CASE("a standalone build of tinylm (attention, norms, gathers, causal masks
   CHECK(check_standalone("examples/tinylm/tinylm.ss") >= 4);
 }
 
+TEST_CASE("a standalone build of the CNN (conv, max_pool, their gradients) agrees too") {
+  CHECK(check_standalone("examples/cnn/cnn.ss") == 4);  // logits, loss, accuracy, train_step
+}
+
 TEST_CASE("a standalone build refuses what it can't write: E1807, E1808, E1805 first") {
   ss::test::TempDir dir;
   const ss::Engine engine;
