@@ -34,6 +34,13 @@ std::vector<float> normal(std::size_t n, std::mt19937& gen) {
   return v;
 }
 
+// A call that must succeed: its diagnostics and exit otherwise.
+void must(const ss::CallResult& r) {
+  if (r) return;
+  for (const auto& d : r.diagnostics) std::fprintf(stderr, "%s", d.render().c_str());
+  std::exit(1);
+}
+
 ss::Module load(const ss::Engine& engine, const std::string& text, const char* name) {
   ss::Module m = engine.load_source(text, name);
   if (!m) {
@@ -65,12 +72,7 @@ int main(int argc, char** argv) {
         cnn.batch("Digit", {{"pixels", ss::Tensor::view(pixels.data(), {b, 64})},
                             {"label", ss::Tensor::view(labels.data(), {b})}});
     const double us = ss::bench::best_seconds_per_call([&] {
-                        const auto r = cnn.call("train_step", {ss::mut(m), ss::mut(opt), batch});
-                        if (!r) {
-                          for (const auto& d : r.diagnostics)
-                            std::fprintf(stderr, "%s", d.render().c_str());
-                          std::exit(1);
-                        }
+                        must(cnn.call("train_step", {ss::mut(m), ss::mut(opt), batch}));
                       }) *
                       1e6;
     std::printf("cnn_step_b%lld %.1f\n", static_cast<long long>(b), us);
@@ -82,12 +84,7 @@ int main(int argc, char** argv) {
   const ss::Tensor xt = ss::Tensor::view(x.data(), {8, 32, 32, 64});
   for (const char* fn : {"forward", "gradient"}) {
     const double us = ss::bench::best_seconds_per_call([&] {
-                        const auto r = layer.call(fn, {m, xt});
-                        if (!r) {
-                          for (const auto& d : r.diagnostics)
-                            std::fprintf(stderr, "%s", d.render().c_str());
-                          std::exit(1);
-                        }
+                        must(layer.call(fn, {m, xt}));
                       }) *
                       1e6;
     std::printf("conv_%s %.1f\n", fn, us);

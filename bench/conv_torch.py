@@ -4,30 +4,21 @@ layout), best microseconds per call on THREADS threads: the CNN of
 examples/cnn's training step (AdamW) at batch 64 and 256, and a conv layer
 (batch 8, 32x32, 64 to 64 channels, 3x3, padding 1) forward, and forward
 with backward of sum(y * y). Prints `name us`."""
+import os
 import sys
-import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import best_us  # noqa: E402
+
+
+def best(f):
+    return best_us(f, 0.1)
+
 torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
-
-
-def best(f, round_s=0.1):
-    for _ in range(3):
-        f()
-    out = 1e30
-    for _ in range(5):
-        calls, start = 0, time.perf_counter()
-        while True:
-            f()
-            calls += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= round_s:
-                break
-        out = min(out, elapsed / calls)
-    return out * 1e6
 
 
 class Cnn(nn.Module):

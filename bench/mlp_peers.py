@@ -12,7 +12,9 @@ PyTorch, ONNX Runtime's rows alone, the model built with onnx's helpers.
 import io
 import os
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import best_us  # noqa: E402
 
 THREADS = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 try:
@@ -21,22 +23,6 @@ try:
     torch.manual_seed(0)
 except ImportError:
     torch = None
-
-
-def best_us(f):
-    for _ in range(3):
-        f()
-    best = float("inf")
-    for _ in range(5):
-        calls, start = 0, time.perf_counter()
-        while True:
-            f()
-            calls += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= 0.2:
-                break
-        best = min(best, elapsed / calls)
-    return best * 1e6
 
 
 if torch is None:

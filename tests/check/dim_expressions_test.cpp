@@ -5,21 +5,16 @@
 #include <doctest/doctest.h>
 
 #include "shapescript/shapescript.hpp"
+#include "support/check_codes.hpp"
 
 namespace {
 
-std::vector<std::string> codes(const std::vector<ss::Diagnostic>& diagnostics) {
-  std::vector<std::string> out;
-  for (const auto& d : diagnostics) out.push_back(d.code);
-  return out;
-}
+using ss::test::codes;
+using ss::test::Codes;
 
-std::vector<std::string> check(const std::string& source) {
-  static const ss::Engine engine;
-  return codes(engine.check_source(source, "t.ss"));
+Codes check(const std::string& source) {
+  return ss::test::check_codes(source);
 }
-
-using Codes = std::vector<std::string>;
 
 }  // namespace
 
