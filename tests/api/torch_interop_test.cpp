@@ -62,9 +62,10 @@ TEST_CASE("a PyTorch state dict loads into generic models in PyTorch's layouts, 
   REQUIRE(back);
   const auto original = m.tensors(), again = back.tensors();
   CHECK(again.size() == 6);
-  for (const auto& [name, tensor] : original) {
+  for (const auto& entry : original) {
+    const std::string& name = entry.first;  // not a binding: clang 14's CAPTURE can't take one
     CAPTURE(name);
     REQUIRE(again.count(name));
-    CHECK(again.at(name).to_floats() == tensor.to_floats());
+    CHECK(again.at(name).to_floats() == entry.second.to_floats());
   }
 }

@@ -99,7 +99,9 @@ TEST_CASE("generic models nest, draw and name their parameters as models written
   const auto a = net.tensors(), b = plain.tensors();
   CHECK(a.size() == 8);
   REQUIRE(a.size() == b.size());
-  for (const auto& [path, t] : a) {
+  for (const auto& entry : a) {
+    const std::string& path = entry.first;  // not a binding: clang 14's CAPTURE can't take one
+    const ss::Tensor& t = entry.second;
     CAPTURE(path);
     REQUIRE(b.count(path));  // inp.w, mid.up.b, ...: the same names
     CHECK(t.shape() == b.at(path).shape());
