@@ -53,6 +53,12 @@ std::unique_ptr<Compiled> compile_text(std::string_view text, std::string_view n
 
 namespace {
 
+// A load-time diagnostic pointed at the source it is about.
+void point_at(const Compiled& c, Diagnostic& d, diag::Span span, const std::string& text) {
+  d.labels.push_back(c.map->label(span, text, true));
+  d.location = d.labels.back().start;
+}
+
 bool is_derived(const Compiled& c, const std::string& name) {
   return std::any_of(c.typed.derived_dims.begin(), c.typed.derived_dims.end(),
                      [&](const types::DerivedDim& d) { return d.name == name; });
@@ -69,10 +75,6 @@ void size_derived_dims(Compiled& c) {
           const auto it = c.typed.dims.find(n);
           return it == c.typed.dims.end() ? std::nullopt : it->second;
         });
-    const auto label = [&](Diagnostic& diag, const std::string& text) {
-      diag.labels.push_back(c.map->label({d.span_start, d.span_end}, text, true));
-      diag.location = diag.labels.back().start;
-    };
     if (v.status != types::DimValue::Status::ok && v.status != types::DimValue::Status::unknown &&
         !reported.insert(types::text(d.expr)).second)
       continue;
@@ -82,14 +84,14 @@ void size_derived_dims(Compiled& c) {
           diag::Code::E0407,
           "`" + types::text(d.expr) + "` is " + v.detail + " with the host's sizes",
           "`/` must divide exactly; write `//` to round down, or give sizes it divides");
-      label(diag, "not a whole size");
+      point_at(c, diag, {d.span_start, d.span_end}, "not a whole size");
       c.diagnostics.push_back(std::move(diag));
     } else if (v.status == types::DimValue::Status::ok && v.value <= 0) {
       Diagnostic diag = diag::error(diag::Code::E0402,
                                     "`" + d.name + "` = " + types::text(d.expr) + " is " +
                                         std::to_string(v.value) + " with the host's sizes",
                                     "a dim's size is 1 or more");
-      label(diag, "not a positive size");
+      point_at(c, diag, {d.span_start, d.span_end}, "not a positive size");
       c.diagnostics.push_back(std::move(diag));
     } else if (v.status == types::DimValue::Status::ok) {
       slot = v.value;
@@ -100,20 +102,7 @@ void size_derived_dims(Compiled& c) {
 // The window sizes the checker left for load (`out=` naming a dim the host
 // sizes): each as floor((n + 2p - d(k-1) - 1) / s) + 1.
 void check_window_sizes(Compiled& c) {
-  const auto size = [&](const types::Axis& a) -> std::optional<std::int64_t> {
-    std::int64_t n = 1;
-    for (const auto& f : a.factors) {
-      if (f.kind == types::Factor::Kind::literal) {
-        n *= f.value;
-        continue;
-      }
-      const auto it = c.typed.dims.find(f.name);
-      if (f.kind != types::Factor::Kind::dim || it == c.typed.dims.end() || !it->second)
-        return std::nullopt;
-      n *= *it->second;
-    }
-    return n;
-  };
+  const auto size = [&](const types::Axis& a) { return types::static_size(a, c.typed.dims); };
   for (const auto& w : c.typed.window_checks) {
     const auto n = size(w.n), k = size(w.k), out = size(w.out);
     if (!n || !k || !out) continue;  // E0404 names the dim still unsized
@@ -125,9 +114,7 @@ void check_window_sizes(Compiled& c) {
                         " with the host's sizes, but `out=` names " + w.out.str() + " = " +
                         std::to_string(*out),
                     "give sizes that fit, or name a dim of size " + std::to_string(ws.result()));
-    d.labels.push_back(
-        c.map->label({w.span_begin, w.span_end}, "should be " + std::to_string(ws.result()), true));
-    d.location = d.labels.back().start;
+    point_at(c, d, {w.span_begin, w.span_end}, "should be " + std::to_string(ws.result()));
     c.diagnostics.push_back(std::move(d));
   }
 }
@@ -182,8 +169,7 @@ void check_sinks(Compiled& c, const std::vector<std::string>& bound) {
         diag::error(diag::Code::E1705, "the sink `" + name + "` has no destination",
                     "this host keeps every record: bind it (`--sink " + name + "=" + name +
                         ".csv`, or .jsonl, on the command line; LoadOptions::sinks from a host)");
-    d.labels.push_back(c.map->label(span, "declared here", true));
-    d.location = d.labels.back().start;
+    point_at(c, d, span, "declared here");
     c.diagnostics.push_back(std::move(d));
   }
 }
@@ -197,8 +183,7 @@ std::vector<Diagnostic> unsized_dims(const Compiled& c) {
                                "give it one: `--dim " + item.name +
                                    "=32000` on the command line, or "
                                    "LoadOptions::dims from a host");
-    d.labels.push_back(c.map->label(item.span, "declared without a size", true));
-    d.location = d.labels.back().start;
+    point_at(c, d, item.span, "declared without a size");
     out.push_back(std::move(d));
   }
   return out;

@@ -130,10 +130,8 @@ std::optional<types::DimExpr> Checker::axis_tree(const Expr& e, FnCtx& ctx,
       return DimExpr::op(kind, std::move(*l), std::move(*r));
     }
   }
-  if (e.kind == ExprKind::name) {
-    if (const auto it = dim_aliases_.find(e.text); it != dim_aliases_.end()) return it->second.expr;
-    if (dims_.count(e.text)) return DimExpr::named(e.text);
-  }
+  if (e.kind == ExprKind::name)
+    if (auto dim = declared_dim(e.text)) return dim;
   // A generic axis, a literal, or a mistake axis_from_name reports.
   auto axis = axis_from_name(e, ctx);
   if (!axis) return std::nullopt;
@@ -175,13 +173,7 @@ std::optional<std::vector<std::size_t>> Checker::over_axes(const Expr* over, con
     for (std::size_t i = 0; i < x.axes.size(); ++i) out.push_back(i);
     return out;
   }
-  std::vector<const Expr*> items;
-  if (over->kind == ExprKind::list) {
-    for (const auto& item : over->items) items.push_back(item.get());
-  } else {
-    items.push_back(over);
-  }
-  for (const Expr* item : items) {
+  for (const Expr* item : listed(*over)) {
     if (item->kind == ExprKind::integer) {
       const auto rank = static_cast<std::int64_t>(x.axes.size());
       std::int64_t k = item->int_value;
@@ -299,43 +291,9 @@ Type Checker::call_expr(const Expr& e, FnCtx& ctx, const Type* piped, Span piped
   // Linear[D, 4](seed=0): an instance of a generic model, made.
   if (callee.kind == ExprKind::index && callee.items[0]->kind == ExprKind::name &&
       models_.count(callee.items[0]->text) && callee.kwargs.empty()) {
-    const std::string& base = callee.items[0]->text;
-    const auto& dims = models_.at(base).item->dims;
-    if (dims.empty() || callee.items.size() - 1 != dims.size()) {
-      r_.error(Code::E1108, callee.span,
-               "`" + base + "` is generic in " + std::to_string(dims.size()) + " dims, given " +
-                   std::to_string(callee.items.size() - 1),
-               "wrong dims")
-          .help = dims.empty() ? "make it with `" + base + "(seed=0)`"
-                               : "give one dim per `" + base + "` dim";
-      return Type::error();
-    }
-    std::vector<Axis> dim_args;
-    for (std::size_t k = 1; k < callee.items.size(); ++k) {
-      auto a = axis_from_name(*callee.items[k], ctx);
-      if (!a) return Type::error();
-      dim_args.push_back(std::move(*a));
-    }
-    check_kwargs(e, {"seed"}, base);
-    if (!args.empty())
-      r_.error(Code::E0901, spans[0], "`" + base + "[...](...)` takes only `seed=`", "positional");
-    if (const auto* seed = kwarg(e, "seed")) {
-      const Type s = expr(*seed->value, ctx);
-      if (!s.is(Type::Kind::integer) && !s.is_error())
-        r_.error(Code::E0606, seed->value->span, "`seed=` takes an integer, not " + s.str(),
-                 "not an integer");
-    }
-    const Type made = instance(base, std::move(dim_args));
-    for (const auto& a : made.axes)
-      for (const auto& f : a.factors)
-        if (f.kind == Factor::Kind::generic) {
-          r_.error(Code::E1108, callee.span,
-                   "a model made here needs its dims' sizes, not `" + f.name + "`",
-                   "a generic axis")
-              .help = "make it with program dims or sizes: `" + base + "[D, 4](seed=0)`";
-          return Type::error();
-        }
-    return made;
+    std::vector<const Expr*> dims;
+    for (std::size_t k = 1; k < callee.items.size(); ++k) dims.push_back(callee.items[k].get());
+    return model_constructor(e, callee.items[0]->text, dims, args, spans, ctx);
   }
   if (callee.kind != ExprKind::name) {
     r_.error(Code::E0907, callee.span, "this can't be called", "not a function").help =
@@ -345,19 +303,7 @@ Type Checker::call_expr(const Expr& e, FnCtx& ctx, const Type* piped, Span piped
   const std::string& name = callee.text;
   if (auto it = fns_.find(name); it != fns_.end())
     return user_call(e, it->second, args, spans, ctx, !piped);
-  if (models_.count(name)) {
-    check_kwargs(e, {"seed"}, name);
-    if (!args.empty())
-      r_.error(Code::E0901, spans[0], "`" + name + "(...)` takes only `seed=`", "positional").help =
-          "make a model with `" + name + "(seed=0)`";
-    if (const auto* seed = kwarg(e, "seed")) {
-      const Type s = expr(*seed->value, ctx);
-      if (!s.is(Type::Kind::integer) && !s.is_error())
-        r_.error(Code::E0606, seed->value->span, "`seed=` takes an integer, not " + s.str(),
-                 "not an integer");
-    }
-    return Type::of(Type::Kind::model, name);
-  }
+  if (models_.count(name)) return model_constructor(e, name, {}, args, spans, ctx);
   if (records_.count(name)) {
     r_.error(Code::E0907, callee.span, "`" + name + "` is a record type, not a function",
              "a record")

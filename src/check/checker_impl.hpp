@@ -114,6 +114,17 @@ struct Var {
   bool is_mut = false;
 };
 
+// The items of a list written `[a b]`, or the one expression (`over=C`,
+// `stride=2`, `out=[H2 W2]`).
+inline std::vector<const Expr*> listed(const Expr& e) {
+  std::vector<const Expr*> items;
+  if (e.kind == syntax::ExprKind::list)
+    for (const auto& item : e.items) items.push_back(item.get());
+  else
+    items.push_back(&e);
+  return items;
+}
+
 struct FnCtx {
   FnInfo* fn = nullptr;
   std::map<std::string, Var> vars;
@@ -142,6 +153,7 @@ class Checker {
   // is one); an axis expression as a tree, aliases substituted; the tree as
   // an axis (a product's factors, each sum or quotient one derived factor).
   std::optional<Axis> dim_axis(const std::string& name) const;
+  std::optional<types::DimExpr> declared_dim(const std::string& name) const;  // alias's, or named
   std::optional<types::DimExpr> dim_tree(const syntax::AxisExpr& a,
                                          std::set<std::string>& generic_names,
                                          std::set<std::string>* generics, bool allow_generic);
@@ -154,6 +166,10 @@ class Checker {
   // (members the base's, substituted) once the declared models are resolved.
   Type model_type(const TypeExpr& t, std::set<std::string>* generics, bool allow_generic);
   Type instance(const std::string& base, std::vector<Axis> args);
+  // `Mlp(seed=0)` or `Linear[D, 4](seed=0)`: one dim per declared one, then `seed=`.
+  Type model_constructor(const Expr& e, const std::string& base,
+                         const std::vector<const Expr*>& dims, const std::vector<Type>& args,
+                         const std::vector<Span>& spans, FnCtx& ctx);
   void fill_instance(const std::string& name);
   void fill_instances();
 

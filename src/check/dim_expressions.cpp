@@ -59,6 +59,12 @@ std::optional<Axis> Checker::dim_axis(const std::string& name) const {
   return std::nullopt;
 }
 
+std::optional<types::DimExpr> Checker::declared_dim(const std::string& name) const {
+  if (const auto it = dim_aliases_.find(name); it != dim_aliases_.end()) return it->second.expr;
+  if (dims_.count(name)) return DimExpr::named(name);
+  return std::nullopt;
+}
+
 std::optional<types::DimExpr> Checker::dim_tree(const syntax::AxisExpr& a,
                                                 std::set<std::string>& generic_names,
                                                 std::set<std::string>* generics,
@@ -77,8 +83,7 @@ std::optional<types::DimExpr> Checker::dim_tree(const syntax::AxisExpr& a,
       generic_names.insert(a.name);
       return DimExpr::named(a.name);
     }
-    if (const auto it = dim_aliases_.find(a.name); it != dim_aliases_.end()) return it->second.expr;
-    if (dims_.count(a.name)) return DimExpr::named(a.name);
+    if (auto dim = declared_dim(a.name)) return dim;
     const bool lower = std::islower(static_cast<unsigned char>(a.name[0])) != 0;
     if (lower && allow_generic) {
       if (generics) generics->insert(a.name);

@@ -8,6 +8,16 @@
 
 namespace ss::check {
 
+namespace {
+
+std::string joined(const std::vector<std::string>& dims) {  // "I, O"
+  std::string list;
+  for (const auto& d : dims) list += (list.empty() ? "" : ", ") + d;
+  return list;
+}
+
+}  // namespace
+
 Type Checker::model_type(const TypeExpr& t, std::set<std::string>* generics, bool allow_generic) {
   const std::string& n = t.name;
   const ModelInfo& base = models_.at(n);
@@ -19,8 +29,7 @@ Type Checker::model_type(const TypeExpr& t, std::set<std::string>* generics, boo
         "write `" + n + "`";
     return Type::error();
   }
-  std::string list;
-  for (const auto& d : dims) list += (list.empty() ? "" : ", ") + d;
+  const std::string list = joined(dims);
   bool axes = t.axis_args.size() == dims.size();
   for (const auto& a : t.axis_args) axes = axes && a.has_value();
   if (!axes) {
@@ -40,6 +49,50 @@ Type Checker::model_type(const TypeExpr& t, std::set<std::string>* generics, boo
     args.push_back(std::move(*axis));
   }
   return instance(n, std::move(args));
+}
+
+Type Checker::model_constructor(const Expr& e, const std::string& base,
+                                const std::vector<const Expr*>& dims, const std::vector<Type>& args,
+                                const std::vector<Span>& spans, FnCtx& ctx) {
+  const auto& declared = models_.at(base).item->dims;
+  const std::string spelled = dims.empty() ? base : base + "[...]";
+  check_kwargs(e, {"seed"}, spelled);
+  if (!args.empty())
+    r_.error(Code::E0901, spans[0], "`" + spelled + "(...)` takes only `seed=`", "positional")
+        .help = "make a model with `" + spelled + "(seed=0)`";
+  if (const auto* seed = kwarg(e, "seed")) {
+    const Type s = expr(*seed->value, ctx);
+    if (!s.is(Type::Kind::integer) && !s.is_error())
+      r_.error(Code::E0606, seed->value->span, "`seed=` takes an integer, not " + s.str(),
+               "not an integer");
+  }
+  if (dims.size() != declared.size()) {  // a generic model bare, or a plain one given dims
+    const std::string list = joined(declared);
+    r_.error(Code::E1108, e.items[0]->span,
+             "`" + base + "` is generic in " + std::to_string(declared.size()) + " dims" +
+                 (list.empty() ? "" : " (" + list + ")") + ", given " + std::to_string(dims.size()),
+             "wrong dims")
+        .help = declared.empty() ? "make it with `" + base + "(seed=0)`"
+                                 : "give one dim per `" + base + "` dim: `" + base + "[" + list +
+                                       "](seed=0)` as `" + base + "[D" +
+                                       (declared.size() > 1 ? ", 4" : "") + "](seed=0)`";
+    return Type::error();
+  }
+  if (dims.empty()) return Type::of(Type::Kind::model, base);
+  std::vector<Axis> dim_args;
+  for (const Expr* d : dims) {
+    auto a = axis_from_name(*d, ctx);
+    if (!a) return Type::error();
+    for (const auto& f : a->factors)
+      if (f.kind == Factor::Kind::generic) {
+        r_.error(Code::E1108, d->span,
+                 "a model made here needs its dims' sizes, not `" + f.name + "`", "a generic axis")
+            .help = "make it with program dims or sizes: `" + base + "[D, 4](seed=0)`";
+        return Type::error();
+      }
+    dim_args.push_back(std::move(*a));
+  }
+  return instance(base, std::move(dim_args));
 }
 
 Type Checker::instance(const std::string& base, std::vector<Axis> args) {

@@ -25,11 +25,7 @@ std::optional<std::vector<std::int64_t>> Checker::window_setting(const Expr& e, 
                                                                  std::int64_t least) {
   const auto* kw = kwarg(e, name);
   if (!kw) return fallback;
-  std::vector<const Expr*> items;
-  if (kw->value->kind == ExprKind::list)
-    for (const auto& item : kw->value->items) items.push_back(item.get());
-  else
-    items.push_back(kw->value.get());
+  const auto items = listed(*kw->value);
   std::vector<std::int64_t> out;
   for (const Expr* item : items) {
     if (item->kind != ExprKind::integer || item->int_value < least) {
@@ -108,7 +104,6 @@ Type Checker::window_call(const std::string& name, const Expr& e, std::vector<Ty
   }
   // The window: a kernel's leading axes, or pooling's `window=`.
   Type out = x;
-  std::int64_t groups = 1;
   if (conv) {
     const Type& k = ts[1];
     if (k.axes.size() != n + 2) {
@@ -124,7 +119,7 @@ Type Checker::window_call(const std::string& name, const Expr& e, std::vector<Ty
     for (std::size_t i = 0; i < n; ++i) plan.size.push_back(k.axes[i]);
     auto g = window_setting(e, "groups", 1, {1}, 1);
     if (!g) return Type::error();
-    groups = plan.groups = (*g)[0];
+    const std::int64_t groups = plan.groups = (*g)[0];
     const Axis& c = x.axes[rank - 1];
     const Axis& ci = k.axes[n];
     const Axis& co = k.axes[n + 1];
@@ -154,7 +149,6 @@ Type Checker::window_call(const std::string& name, const Expr& e, std::vector<Ty
       }
     }
     out.axes[rank - 1] = co;
-    out.elem = x.elem;
   } else {
     const auto* window = kwarg(e, "window");
     if (!window) {
@@ -214,11 +208,7 @@ Type Checker::window_call(const std::string& name, const Expr& e, std::vector<Ty
   std::vector<std::optional<Axis>> named(n);
   const auto* out_kw = kwarg(e, "out");
   if (out_kw) {
-    std::vector<const Expr*> items;
-    if (out_kw->value->kind == ExprKind::list)
-      for (const auto& item : out_kw->value->items) items.push_back(item.get());
-    else
-      items.push_back(out_kw->value.get());
+    const auto items = listed(*out_kw->value);
     if (items.size() != n) {
       r_.error(Code::E0722, out_kw->value->span,
                "`out=` names " + std::to_string(items.size()) + " axes for " + std::to_string(n) +

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
+#include "types/window_size.hpp"
 
 namespace ss::ir {
 
@@ -77,10 +78,10 @@ inline RandomDraw random_of(const Node& n) {
 struct WindowAxis {
   std::int64_t axis = 0, size = 1, stride = 1, dilation = 1, before = 0, after = 0;
 
-  // How many windows fit an axis of `length` (padded); 0 when none does.
+  // How many windows fit an axis of `length` (padded); 0 when none does:
+  // the checker's formula (types/window_size.hpp).
   std::int64_t count(std::int64_t length) const {
-    const std::int64_t padded = length + before + after, span = dilation * (size - 1) + 1;
-    return padded < span ? 0 : (padded - span) / stride + 1;
+    return types::WindowSize{length, size, stride, dilation, before, after}.result();
   }
   // Where window `o`'s element `j` lies in the unpadded axis (outside it: padding).
   std::int64_t position(std::int64_t o, std::int64_t j) const {

@@ -220,19 +220,7 @@ int Rules::norm_rule(const Node& n, int y, int g) {
 }
 
 std::optional<std::int64_t> Rules::static_size(const Axis& axis) const {
-  std::int64_t n = 1;
-  for (const auto& f : axis.factors) {
-    if (f.kind == Factor::Kind::literal) {
-      n *= f.value;
-    } else if (f.kind == Factor::Kind::dim) {
-      const auto it = dims_.find(f.name);
-      if (it == dims_.end() || !it->second) return std::nullopt;
-      n *= *it->second;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return n;
+  return types::static_size(axis, dims_);
 }
 
 std::vector<int> Rules::concat_rule(const Node& n, int g) {

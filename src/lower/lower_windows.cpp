@@ -29,19 +29,9 @@ Val Lowerer::window_op(const std::string& name, const Expr& e, Scope& scope) {
   const Type xt = g_.nodes[static_cast<std::size_t>(x)].type;
   const std::size_t n = plan.over.size(), rank = xt.axes.size();
   const auto static_of = [&](const Axis& a) {
-    const Axis s = substitute(a, scope.subst);
-    std::int64_t v = 1;
-    for (const auto& f : s.factors) {
-      if (f.kind == Factor::Kind::literal) {
-        v *= f.value;
-        continue;
-      }
-      const auto it = p_.dims.find(f.name);
-      if (f.kind != Factor::Kind::dim || it == p_.dims.end() || !it->second)
-        throw NotLowered("a window whose size isn't known statically", e.span);
-      v *= *it->second;
-    }
-    return v;
+    const auto size = types::static_size(substitute(a, scope.subst), p_.dims);
+    if (!size) throw NotLowered("a window whose size isn't known statically", e.span);
+    return *size;
   };
   // The window: each windowed axis its count, each window's axes appended.
   Node w;

@@ -104,6 +104,21 @@ Axis substitute(const Axis& a, const std::map<std::string, Axis>& bindings) {
   return out;
 }
 
+std::optional<std::int64_t> static_size(
+    const Axis& axis, const std::map<std::string, std::optional<std::int64_t>>& dims) {
+  std::int64_t n = 1;
+  for (const auto& f : axis.factors) {
+    if (f.kind == Factor::Kind::literal) {
+      n *= f.value;
+      continue;
+    }
+    const auto it = dims.find(f.name);
+    if (f.kind != Factor::Kind::dim || it == dims.end() || !it->second) return std::nullopt;
+    n *= *it->second;
+  }
+  return n;
+}
+
 std::string instance_name(const std::string& base, const std::vector<Axis>& args) {
   std::string out = base + "[";
   for (std::size_t k = 0; k < args.size(); ++k) out += (k ? ", " : "") + args[k].str();

@@ -113,6 +113,11 @@ struct Type {
 
 std::string axes_str(const std::vector<Axis>& axes);  // "[b D]"
 
+// An axis's size from the dims' sizes, when it has no generic or opaque
+// factor and every dim it names is sized; nullopt otherwise.
+std::optional<std::int64_t> static_size(
+    const Axis& axis, const std::map<std::string, std::optional<std::int64_t>>& dims);
+
 // A generic model's instance, named as the source writes it: "Linear[D, 4*D]";
 // and the model it instantiates ("Linear"), a plain model's own name.
 std::string instance_name(const std::string& base, const std::vector<Axis>& args);

@@ -150,6 +150,8 @@ TEST_CASE("generic models' mistakes give their codes") {
   CHECK(check(lin + "model Net:\n    l: Linear\n") == Codes{"E1108"});
   CHECK(check(lin + "model Net:\n    l: Linear[D]\n") == Codes{"E1108"});
   CHECK(check(lin + "fn main():\n    m = Linear[D, n](seed=0)\n") == Codes{"E0703"});
+  // Made in code without its dims (it was an internal error at lowering).
+  CHECK(check(lin + "fn main():\n    m = Linear(seed=0)\n") == Codes{"E1108"});
   CHECK(check("dim D = 4\nmodel Linear[D, O]:\n    param w: [D O] = zeros\n") == Codes{"E1109"});
   CHECK(check("dim D = 4\nmodel Plain:\n    param w: [D] = zeros\nmodel Net:\n    p: Plain[D]\n") ==
         Codes{"E1108"});

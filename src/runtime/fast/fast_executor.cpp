@@ -163,21 +163,17 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
     case ir::Op::einsum:
       for (std::size_t k = 0; k < n.in.size() && n.in.size() == 2; ++k) {
         const auto w = static_cast<std::size_t>(n.in[k]);
-        if (!plan.deferred[w]) continue;
+        if (!plan.deferred[w] || values[w].size() > 0) continue;  // unmade: a placeholder
         const ir::Node& wn = g.nodes[w];
         const Tensor& x = values[static_cast<std::size_t>(wn.in[0])];
         if (fast::windowed_einsum(n, k, x, ir::window_of(wn), in(1 - k), out, options_.threads))
           return gemm;
-        // Not a shape it takes: the window made whole after all, for this einsum.
-        Tensor made;
-        if (!fast::window(x, ir::window_of(wn), made)) {
+        // Not a shape it takes: the window made whole after all, once, for the
+        // einsums still to read it (the release plan drops it after the last).
+        if (!fast::window(x, ir::window_of(wn), values[w])) {
           values[w] = reference::window(x, ir::window_of(wn));  // for the reference's einsum
           return -1;
         }
-        std::swap(values[w], made);
-        const bool ok = fast::einsum(n, out, values, options_.threads);
-        std::swap(values[w], made);
-        return ok ? gemm : -1;
       }
       return fast::einsum(n, values[i], values, options_.threads) ? gemm : -1;
     case ir::Op::unary:

@@ -307,10 +307,11 @@ bool where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
   else if (size == 1)
     run(std::integral_constant<std::size_t, 1>{});
   else
-    each_broadcast(
-        shape, {&cond, &a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
-          copy_element(read_c(pc, at[0]) != 0 ? a : b, at[read_c(pc, at[0]) != 0 ? 1 : 2], out, k);
-        });
+    each_broadcast(shape, {&cond, &a, &b},
+                   [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+                     const bool pick = read_c(pc, at[0]) != 0;
+                     copy_element(pick ? a : b, at[pick ? 1 : 2], out, k);
+                   });
   return true;
 }
 
