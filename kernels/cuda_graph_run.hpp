@@ -224,6 +224,7 @@ class GraphRun {
   std::map<std::string, std::int64_t> sizes_;
   std::vector<DTensor> values_;
   std::vector<Tensor> host_;
+  std::map<std::size_t, std::vector<Tensor>> loop_outputs_;  // a host loop's, by node
   DTensor errors_;
   std::vector<Check> checks_;
 };

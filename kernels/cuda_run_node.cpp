@@ -27,7 +27,14 @@ void GraphRun::on_host(std::size_t i, const ir::Node& n) {
     if (host_[static_cast<std::size_t>(k)].shape().empty() &&
         host_[static_cast<std::size_t>(k)].buffer() == nullptr)
       host_[static_cast<std::size_t>(k)] = download(values_[static_cast<std::size_t>(k)]);
-  runtime::run_reference_node(g_, i, host_, inputs_, sizes_, dims_, worker_);
+  if (n.op == ir::Op::loop) {  // the reference's steps; its other outputs wait for their parts
+    std::vector<Tensor> given;
+    for (const int k : n.in) given.push_back(host_[static_cast<std::size_t>(k)]);
+    loop_outputs_[i] = runtime::run_loop(n, given, dims_, worker_, nullptr);
+    host_[i] = loop_outputs_[i][0];
+  } else {
+    runtime::run_reference_node(g_, i, host_, inputs_, sizes_, dims_, worker_);
+  }
   values_[i] = upload(host_[i], what(i));
   for (const int k : n.in) host_[static_cast<std::size_t>(k)] = Tensor();
   host_[i] = Tensor();
@@ -405,6 +412,13 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
                                     : out.view.slice(part.axis, at, part.last(size))));
       return "moves";
     }
+    case Op::loop:  // on the host (see cuda_runs_on_host)
+      throw NotOnDevice{};
+    case Op::loop_part:
+      out = upload(loop_outputs_.at(static_cast<std::size_t>(n.in[0]))
+                       .at(static_cast<std::size_t>(n.number)),
+                   what(i));
+      return "copies in";
     case Op::all_reduce:
       // Several workers sum through the collectives, on the host's copy
       // (NCCL's stage it on the GPU again); one device holds every part.

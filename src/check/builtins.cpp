@@ -14,7 +14,7 @@ const std::set<std::string>& builtin_names() {
       // reductions and along-axis operations
       "sum", "mean", "max", "min", "argmax", "logsumexp", "var", "std", "softmax", "log_softmax",
       "sort", "argsort", "layer_norm", "rms_norm", "cross_entropy", "causal", "concat", "stack",
-      "pad", "matmul", "conv", "max_pool", "avg_pool",
+      "pad", "matmul", "conv", "max_pool", "avg_pool", "slices",
       // patterns
       "einsum", "rearrange", "reduce", "repeat",
       // constructors
@@ -646,6 +646,7 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
     return pattern_call(name, e, args, spans, ctx);
   if (name == "conv" || name == "max_pool" || name == "avg_pool")
     return window_call(name, e, args, spans, ctx);
+  if (name == "slices") return slices_call(e, args, spans, ctx);
   return program_builtin(name, e, args, spans, ctx, expected);
 }
 

@@ -71,6 +71,15 @@ struct WindowPlan {
   std::int64_t groups = 1;
 };
 
+// A stack of layers (`blocks: [L] Block`): its element model, its length
+// as written and its count. The stack is a model (TypedProgram::models)
+// named "[L] Block" whose members are "0" up.
+struct StackInfo {
+  std::string element;
+  Axis length;
+  std::int64_t count = 0;
+};
+
 // The checked program, keyed by the syntax tree's nodes (which it outlives
 // only as long as the tree does).
 struct TypedProgram {
@@ -90,14 +99,17 @@ struct TypedProgram {
   std::vector<Type> types;
   const Type& type_of(const syntax::Expr& e) const { return types.at(e.id); }
   // The axis positions an operation works on: `over=` of a reduction,
-  // softmax, cross_entropy, concat or pad (calls), the axis an index names
-  // (keyword values of an index expression).
+  // softmax, cross_entropy, concat, pad or slices (calls), the axis an index
+  // names (keyword values of an index expression), the layer a stack's
+  // index picks (`m.blocks[-1]`: the index expression, its layer from 0).
   std::unordered_map<const syntax::Expr*, std::vector<std::size_t>> axes;
   // A call of the program's own function: its generic axes, bound to the
   // caller's axes.
   std::unordered_map<const syntax::Expr*, std::map<std::string, Axis>> bindings;
   // rearrange, reduce, repeat and einsum calls.
   std::unordered_map<const syntax::Expr*, PatternPlan> patterns;
+  // Stacks, by their model's name ("[L] Block").
+  std::map<std::string, StackInfo> stacks;
   // conv, max_pool and avg_pool calls.
   std::unordered_map<const syntax::Expr*, WindowPlan> windows;
   // Output sizes that need dims a host sizes at load.

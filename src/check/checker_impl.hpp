@@ -62,6 +62,11 @@ struct ModelInfo {
   std::string base;
   std::vector<Axis> args;
   bool filled = false;
+  // A stack (`[L] Block`, named so): members "0" up, each of the element
+  // model; no item of its own.
+  bool stack = false;
+  std::string element;
+  Axis length;
   const Member* member(const std::string& name) const;
 };
 
@@ -172,6 +177,14 @@ class Checker {
                          const std::vector<Span>& spans, FnCtx& ctx);
   void fill_instance(const std::string& name);
   void fill_instances();
+
+  // stacks.cpp: `[L] Block` as a model of L members, `m.blocks[2]`,
+  // `slices(x, over=T)`, and the scans over either.
+  Type stack_type(const TypeExpr& t, std::set<std::string>* generics, bool allow_generic);
+  const ModelInfo* stack_of(const Type& t) const;  // null unless a stack
+  Type stack_index(const Expr& e, const ModelInfo& stack, FnCtx& ctx);
+  Type slices_call(const Expr& e, std::vector<Type>& args, std::vector<Span>& spans, FnCtx& ctx);
+  void check_scan(const Stmt& s, const Type& over, FnCtx& ctx);
 
   // placement.cpp
   void place_functions();

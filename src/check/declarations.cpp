@@ -109,6 +109,8 @@ Type Checker::resolve_type(const TypeExpr& t, std::set<std::string>* generics, b
         Type b = Type::of(Type::Kind::batch, e);
         b.batch_axis = axes[0];
         return b;
+      } else if (models_.count(e) && !models_.at(e).stack) {
+        return stack_type(t, generics, allow_generic);  // `[L] Block`
       } else {
         auto& d = r_.error(Code::E0501, t.elem_span, "unknown element type `" + e + "`",
                            "not an element type");
@@ -117,10 +119,6 @@ Type Checker::resolve_type(const TypeExpr& t, std::set<std::string>* generics, b
             "batch";
         if (e == "f64" || e == "float64" || e == "double")
           d.help = "shapescript has no f64; use f32";
-        else if (models_.count(e))
-          d.help = "`" + e + "` is a model, not an element type: a stack of models (`[L] " + e +
-                   "`) isn't in the language yet; declare each layer as its own member (`b1: " + e +
-                   "`, `b2: " + e + "`)";
         return Type::error();
       }
       return Type::tensor(std::move(axes), std::move(elem));
@@ -237,7 +235,7 @@ void Checker::declare_models() {
   }
   static const std::set<std::string> kInits = {"zeros", "ones", "normal", "uniform", "glorot"};
   for (auto& [name, info] : models_) {
-    if (!info.base.empty()) continue;  // an instance: filled from its base below
+    if (!info.base.empty() || info.stack) continue;  // filled from its base (or element)
     local_dims_ = std::set<std::string>(info.item->dims.begin(), info.item->dims.end());
     for (const auto& m : info.item->members) {
       if (info.member(m.name)) {
@@ -330,7 +328,7 @@ void Checker::declare_models() {
   fill_instances();
   // A model can't contain itself, however deeply.
   for (const auto& [name, info] : models_) {
-    if (!info.base.empty()) continue;  // its base's check covers it
+    if (!info.base.empty() || info.stack) continue;  // its base's (its element's) check covers it
     std::vector<std::string> stack = {name};
     std::set<std::string> seen;
     while (!stack.empty()) {

@@ -250,6 +250,7 @@ Type Checker::member_expr(const Expr& e, FnCtx& ctx) {
 Type Checker::index_expr(const Expr& e, FnCtx& ctx) {
   const Type base = expr(*e.items[0], ctx);
   if (base.is_error()) return base;
+  if (const ModelInfo* stack = stack_of(base)) return stack_index(e, *stack, ctx);
   if (!base.is_tensor()) {
     r_.error(Code::E0801, e.span, "can't index " + base.str(), "not a tensor").help =
         "index a tensor by axis name: `x[t=0]`";

@@ -1,7 +1,7 @@
 // Where functions run (the design's section 6): a function that loops over a
-// dataset, prints, saves, loads, writes to a sink or calls an `extern fn`
-// runs in the controller, and so does one that calls such a function. This is
-// read off the syntax, before types, so the body checks know where they are.
+// dataset (not a range, a stack's layers or a tensor's slices), prints, saves, loads, writes to a
+// sink or calls an `extern fn` runs in the controller, and so does one that calls such a function.
+// This is read off the syntax, before types, so the body checks know where they are.
 #include <functional>
 
 #include "check/checker_impl.hpp"
@@ -46,6 +46,19 @@ struct Scan {
     for (const auto& part : e->parts) expr(part.expr.get());
   }
 
+  // A device loop's steps: `slices(x, over=T)`, a model's stack
+  // (`m.blocks`), or a parameter declared as one (`blocks: [L] Block`).
+  bool scan(const Expr& it) const {
+    if (it.kind == ExprKind::call && it.items[0]->kind == ExprKind::name)
+      return it.items[0]->text == "slices";
+    if (it.kind == ExprKind::member) return true;
+    if (it.kind != ExprKind::name) return false;
+    for (const auto& p : fn.item->params)
+      if (p.name == it.text)
+        return p.type.kind == syntax::TypeExpr::Kind::tensor && models.count(p.type.elem);
+    return false;
+  }
+
   void block(const std::vector<Stmt>& body) {
     for (const auto& s : body) stmt(s);
   }
@@ -53,9 +66,9 @@ struct Scan {
   void stmt(const Stmt& s) {
     if (s.kind == syntax::StmtKind::for_) {
       const Expr& it = *s.value;
-      const bool range = it.kind == ExprKind::call && it.items[0]->kind == ExprKind::name &&
-                         it.items[0]->text == "range";
-      if (!range) controller(s.span, "it loops over a dataset");
+      const bool call = it.kind == ExprKind::call && it.items[0]->kind == ExprKind::name;
+      const bool range = call && it.items[0]->text == "range";
+      if (!range && !scan(it)) controller(s.span, "it loops over a dataset");
     }
     if (s.kind == syntax::StmtKind::assign)
       for (const auto& t : s.targets)

@@ -200,8 +200,9 @@ TypedProgram Checker::run() {
     if (model.base.empty() && model.item && !model.item->dims.empty()) continue;  // generic
     for (const auto& m : model.members) {
       const syntax::Expr* init = nullptr;
-      for (const auto& decl : model.item->members)
-        if (decl.name == m.name && decl.init) init = decl.init.get();
+      if (model.item)  // a stack has none: its members are its element's
+        for (const auto& decl : model.item->members)
+          if (decl.name == m.name && decl.init) init = decl.init.get();
       typed_.models[name].push_back({m.name, m.type, m.is_param, init});
     }
   }

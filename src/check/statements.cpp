@@ -70,6 +70,10 @@ void Checker::check_stmt(const Stmt& s, FnCtx& ctx) {
       return;
     case syntax::StmtKind::for_: {
       const Type it = expr(*s.value, ctx);
+      if (stack_of(it) || it.is(Type::Kind::slices)) {
+        check_scan(s, it, ctx);
+        return;
+      }
       Type var = Type::error();
       switch (it.kind) {
         case Type::Kind::range: {
@@ -102,7 +106,8 @@ void Checker::check_stmt(const Stmt& s, FnCtx& ctx) {
           r_.error(Code::E1403, s.value->span, "`for` can't loop over " + it.str(),
                    "not a dataset or a range")
               .help =
-              "loop over `range(k)`, a dataset, or a dataset's batches: `data |> batches(64)`";
+              "loop over `range(k)`, a dataset, a dataset's batches (`data |> batches(64)`), "
+              "a stack's layers (`m.blocks`) or a tensor's slices (`slices(x, over=T)`)";
       }
       ctx.vars[s.loop_var] = Var{var, s.loop_var_span, false, false};
       ++ctx.loops;

@@ -125,4 +125,31 @@ inline Window window_of(const Node& n) {
   return w;
 }
 
+// loop: its inputs are `carries` carried values, `stacked` values sliced
+// along `axes` (one position per step, every one the same length), then the
+// free values every step reads whole. The body's inputs are in that order
+// (each stacked one without its axis); its outputs are the carries' next
+// values, then the per-step results, each stacked along a new axis at its
+// `result_axes` position. `reverse` runs the last position first (a
+// per-step result still lands at its step's position).
+// ints: carries, stacked, reverse, axes..., result_axes...
+struct LoopShape {
+  std::size_t carries = 0, stacked = 0;
+  bool reverse = false;
+  std::vector<std::int64_t> axes, result_axes;
+
+  std::size_t frees(const Node& n) const { return n.in.size() - carries - stacked; }
+};
+
+inline LoopShape loop_of(const Node& n) {
+  LoopShape s;
+  s.carries = static_cast<std::size_t>(n.ints.at(0));
+  s.stacked = static_cast<std::size_t>(n.ints.at(1));
+  s.reverse = n.ints.at(2) != 0;
+  const auto axes_end = n.ints.begin() + 3 + static_cast<std::ptrdiff_t>(s.stacked);
+  s.axes.assign(n.ints.begin() + 3, axes_end);
+  s.result_axes.assign(axes_end, n.ints.end());
+  return s;
+}
+
 }  // namespace ss::ir

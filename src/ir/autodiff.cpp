@@ -128,6 +128,10 @@ std::vector<int> Rules::apply(int i, int gy) {
              .type = float_type(type(x).axes)};
       return {add(w), -1};
     }
+    case Op::loop_part:  // the loop's rule reads its parts' adjoints
+      return {};
+    case Op::loop:
+      return loop_rule(i, gy);
     case Op::scatter_add:
     case Op::place:
     case Op::take_along:
@@ -144,11 +148,11 @@ using gradient::float_type;
 using gradient::is_float;
 using gradient::Rules;
 
-std::vector<int> append_gradients(Graph& g, int output, const std::vector<int>& wrt,
-                                  const DimSizes& dims) {
+std::vector<int> append_vjp(Graph& g, const std::vector<std::pair<int, int>>& seeds,
+                            const std::vector<int>& wrt, const DimSizes& dims) {
   const int original = static_cast<int>(g.nodes.size());
-  // The nodes on a path from some wrt to the output: reached from wrt going
-  // forward, and reaching the output, through float values only.
+  // The nodes on a path from some wrt to a seeded output: reached from wrt
+  // going forward, and reaching an output, through float values only.
   std::vector<bool> from_wrt(static_cast<std::size_t>(original), false);
   for (const int w : wrt) from_wrt[static_cast<std::size_t>(w)] = true;
   for (int i = 0; i < original; ++i) {
@@ -158,8 +162,12 @@ std::vector<int> append_gradients(Graph& g, int output, const std::vector<int>& 
       if (from_wrt[static_cast<std::size_t>(x)]) from_wrt[static_cast<std::size_t>(i)] = true;
   }
   std::vector<bool> to_output(static_cast<std::size_t>(original), false);
-  to_output[static_cast<std::size_t>(output)] = true;
-  for (int i = output; i >= 0; --i) {
+  int last = -1;
+  for (const auto& [output, adjoint] : seeds) {
+    to_output[static_cast<std::size_t>(output)] = true;
+    last = std::max(last, output);
+  }
+  for (int i = last; i >= 0; --i) {
     if (!to_output[static_cast<std::size_t>(i)]) continue;
     for (const int x : g.nodes[static_cast<std::size_t>(i)].in)
       to_output[static_cast<std::size_t>(x)] = true;
@@ -172,22 +180,29 @@ std::vector<int> append_gradients(Graph& g, int output, const std::vector<int>& 
   rules.adjoint.assign(static_cast<std::size_t>(original), -1);
   rules.needed.resize(static_cast<std::size_t>(original));
   for (int i = 0; i < original; ++i) rules.needed[static_cast<std::size_t>(i)] = needed(i);
-  if (needed(output)) {
-    Node one{.op = Op::constant, .number = 1, .type = float_type({})};
-    one.span = g.nodes[static_cast<std::size_t>(output)].span;
-    rules.adjoint[static_cast<std::size_t>(output)] = g.add(std::move(one));
-  }
-  for (int i = output; i >= 0; --i) {
+  for (const auto& [output, adjoint] : seeds)
+    if (needed(output)) rules.accumulate(output, adjoint);
+  for (int i = last; i >= 0; --i) {
+    if (!needed(i)) continue;
     const int gy = rules.adjoint[static_cast<std::size_t>(i)];
-    if (gy < 0 || !needed(i)) continue;
     const std::vector<int> ins = g.nodes[static_cast<std::size_t>(i)].in;
-    const std::vector<int> shares = rules.apply(i, gy);
+    const bool loop = g.nodes[static_cast<std::size_t>(i)].op == Op::loop;
+    if (gy < 0 && !loop) continue;  // a loop's parts may hold its adjoints
+    const std::vector<int> shares = loop ? rules.loop_rule(i, gy) : rules.apply(i, gy);
     for (std::size_t k = 0; k < shares.size() && k < ins.size(); ++k)
       if (shares[k] >= 0 && needed(ins[k])) rules.accumulate(ins[k], shares[k]);
   }
   std::vector<int> grads;
   for (const int w : wrt) grads.push_back(rules.adjoint[static_cast<std::size_t>(w)]);
   return grads;
+}
+
+std::vector<int> append_gradients(Graph& g, int output, const std::vector<int>& wrt,
+                                  const DimSizes& dims) {
+  Node one{.op = Op::constant, .number = 1, .type = float_type({})};
+  one.span = g.nodes[static_cast<std::size_t>(output)].span;
+  const int seed = g.add(std::move(one));
+  return append_vjp(g, {{output, seed}}, wrt, dims);
 }
 
 }  // namespace ss::ir

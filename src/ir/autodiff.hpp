@@ -31,4 +31,11 @@ using DimSizes = std::map<std::string, std::optional<std::int64_t>>;
 std::vector<int> append_gradients(Graph& graph, int output, const std::vector<int>& wrt,
                                   const DimSizes& dims);
 
+// The vector-Jacobian product: with `seeds` (an output node, and the node
+// holding its adjoint, both in `graph`), the nodes computing each wrt's
+// gradient, -1 where none reaches it. What a loop's gradient builds its
+// backward body with.
+std::vector<int> append_vjp(Graph& graph, const std::vector<std::pair<int, int>>& seeds,
+                            const std::vector<int>& wrt, const DimSizes& dims);
+
 }  // namespace ss::ir

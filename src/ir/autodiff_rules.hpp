@@ -37,9 +37,7 @@ class Rules {
   // Which nodes need a gradient (on a path from a wrt to the output): a rule
   // may skip the share of an input that doesn't, rather than build it dead.
   std::vector<bool> needed;
-  bool wanted(int i) const {
-    return needed.empty() || needed[static_cast<std::size_t>(i)];
-  }
+  bool wanted(int i) const { return needed.empty() || needed[static_cast<std::size_t>(i)]; }
 
   // Adds `contribution` to the adjoint of node `x`.
   void accumulate(int x, int contribution);
@@ -47,6 +45,10 @@ class Rules {
   // The shares of node `i`'s gradient `gy` its inputs get: one per input,
   // -1 for an input with none.
   std::vector<int> apply(int i, int gy);
+
+  // A loop's: the backward loop (autodiff_loop.cpp). It reads its parts'
+  // adjoints too, and makes the loop save what the backward body reads.
+  std::vector<int> loop_rule(int i, int gy);
 
  private:
   const Node& node(int i) const { return g_.nodes[static_cast<std::size_t>(i)]; }

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "ir/attributes.hpp"
 #include "ir/ops.hpp"
 
 namespace ss::ir {
@@ -286,6 +287,23 @@ class Distributor {
                                      .type = n.type,
                                      .span = n.span});
         return {divide(scaled, count(in_type.axes, n.span), n.type, n.span), Place::partial};
+      }
+
+      case Op::loop: {  // its body as each worker runs it, each step
+        materialise();
+        Graph body = *src.body;
+        body.batch = src_.batch;
+        const LoopShape shape = loop_of(src);
+        for (std::size_t k = shape.carries; k < shape.carries + shape.stacked; ++k)
+          if (batch_position(at_type(src.in[k])) == shape.axes[k - shape.carries])
+            no_lowering(src);  // a scan along the batch axis (E1801)
+        n.body = std::make_shared<const Graph>(distribute(body));
+        return add(n.body->split_outputs.at(0) ? Place::split : Place::whole);
+      }
+      case Op::loop_part: {
+        const Node& loop = out_.nodes[static_cast<std::size_t>(n.in[0])];
+        return add(loop.body->split_outputs.at(static_cast<std::size_t>(n.number)) ? Place::split
+                                                                                   : Place::whole);
       }
 
       case Op::cross_entropy: {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "ir/attributes.hpp"
 #include "ir/formulas.hpp"
 #include "ir/ops.hpp"
 #include "types/unary_functions.hpp"
@@ -67,14 +68,27 @@ const char* sub_name(Op op, int sub) {
 
 }  // namespace
 
+namespace {
+
+void print_to(std::ostringstream& out, const Graph& g, const std::string& indent);
+
+}  // namespace
+
 std::string print(const Graph& g) {
   std::ostringstream out;
-  out << "graph " << g.name << "(";
+  print_to(out, g, "");
+  return out.str();
+}
+
+namespace {
+
+void print_to(std::ostringstream& out, const Graph& g, const std::string& indent) {
+  out << indent << "graph " << g.name << "(";
   for (std::size_t i = 0; i < g.inputs.size(); ++i) out << (i ? ", " : "") << "%" << g.inputs[i];
   out << ")\n";
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    out << "  %" << i << " = " << op_name(n.op);
+    out << indent << "  %" << i << " = " << op_name(n.op);
     if (n.op == Op::unary || n.op == Op::binary || n.op == Op::reduce)
       out << "." << sub_name(n.op, n.sub);
     if (!n.name.empty()) out << " " << n.name;
@@ -85,7 +99,8 @@ std::string print(const Graph& g) {
     }
     if (n.keep) out << " keep";
     if (n.op == Op::cross_entropy && n.sub == 1) out << " sum";
-    if (n.op == Op::constant || n.op == Op::fill || n.op == Op::index || n.op == Op::pad)
+    if (n.op == Op::constant || n.op == Op::fill || n.op == Op::index || n.op == Op::pad ||
+        n.op == Op::loop_part)
       out << " " << n.number;
     for (const auto v : n.ints) out << " " << v;
     if (n.op == Op::einops || n.op == Op::einsum) {
@@ -107,16 +122,62 @@ std::string print(const Graph& g) {
       }
     }
     out << " : " << n.type.str() << "\n";
+    if (n.body) print_to(out, *n.body, indent + "    ");
   }
-  out << "  return";
+  out << indent << "  return";
   const std::size_t results = g.outputs.size() - std::min(g.outputs.size(), g.updated.size());
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {
     out << " %" << g.outputs[i];
     if (i >= results) out << "->" << g.updated[i - results];
   }
   out << "\n";
-  return out.str();
 }
+
+// A loop's inputs against its body's, and its parts against its outputs.
+std::string verify_loop(const Graph& g, std::size_t i) {
+  const Node& n = g.nodes[i];
+  if (n.op == Op::loop_part) {
+    const Node& loop = g.nodes[static_cast<std::size_t>(n.in[0])];
+    if (loop.op != Op::loop || !loop.body) return "reads a node that isn't a loop";
+    const auto k = static_cast<std::size_t>(n.number);
+    if (n.number < 1 || k >= loop.body->outputs.size()) return "names no output of its loop";
+    return {};
+  }
+  if (!n.body) return "has no body";
+  if (n.ints.size() < 3) return "needs its counts of carries and stacked inputs";
+  const LoopShape shape = loop_of(n);
+  if (n.ints.size() < 3 + shape.stacked) return "needs one axis per stacked input";
+  if (shape.stacked == 0) return "has nothing to step over";
+  if (shape.carries + shape.stacked > n.in.size()) return "has fewer inputs than it counts";
+  const Graph& body = *n.body;
+  if (body.inputs.size() != n.in.size()) return "has a body with another count of inputs";
+  if (body.outputs.size() < shape.carries || body.outputs.empty())
+    return "has a body without its carries' next values";
+  if (shape.result_axes.size() != body.outputs.size() - shape.carries)
+    return "needs one axis per per-step result";
+  for (std::size_t k = 0; k < n.in.size(); ++k) {
+    const types::Type& outer = g.nodes[static_cast<std::size_t>(n.in[k])].type;
+    const types::Type& inner = body.nodes[static_cast<std::size_t>(body.inputs[k])].type;
+    const bool stacked = k >= shape.carries && k < shape.carries + shape.stacked;
+    if (stacked) {
+      const auto axis = shape.axes[k - shape.carries];
+      if (axis < 0 || axis >= static_cast<std::int64_t>(outer.axes.size()))
+        return "steps over an axis its input lacks";
+    }
+    if (outer.axes.size() != inner.axes.size() + (stacked ? 1 : 0) || !(outer.elem == inner.elem))
+      return "input " + std::to_string(k) + " doesn't fit its body's";
+  }
+  for (std::size_t k = 0; k < shape.carries; ++k) {
+    const types::Type& carried = body.nodes[static_cast<std::size_t>(body.outputs[k])].type;
+    const types::Type& given = g.nodes[static_cast<std::size_t>(n.in[k])].type;
+    if (carried.axes.size() != given.axes.size() || !(carried.elem == given.elem))
+      return "carry " + std::to_string(k) + " changes its type";
+  }
+  if (const std::string bad = verify(body); !bad.empty()) return "its body: " + bad;
+  return {};
+}
+
+}  // namespace
 
 std::string verify(const Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -139,6 +200,8 @@ std::string verify(const Graph& g) {
     if (!n.type.is_tensor()) return at + "has no tensor type";
     if (info.axis != OpInfo::kNoAxis && n.axes.empty()) return at + "names no axis";
     if (info.axis == OpInfo::kAxis && n.axes.size() != 1) return at + "names more than one axis";
+    if (n.op == Op::loop || n.op == Op::loop_part)
+      if (const std::string bad = verify_loop(g, i); !bad.empty()) return at + bad;
     if ((n.op == Op::window || n.op == Op::window_fold) && n.ints.size() != 5 * n.axes.size())
       return at + "needs five ints (size, stride, dilation, before, after) per axis";
     for (const auto a : n.axes) {

@@ -19,6 +19,8 @@
 
 namespace ss::ir {
 
+struct Graph;
+
 enum class Op {
 #define SS_OP(op, inputs, axis, gradient, split, attributes) op,
 #include "ir/ops.def"
@@ -63,6 +65,9 @@ struct Node {
   std::map<std::string, types::Axis> sizes;
   types::Type type;  // always a tensor
   diag::Span span;
+  // A loop's body: a graph of its own, shared by copies, never changed once
+  // made (executors keep their plans in it).
+  std::shared_ptr<const Graph> body;
 };
 
 // What an executor derived from a graph and keeps with it (the fast

@@ -79,6 +79,10 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
       return v;
     }
     case ExprKind::index: {
+      if (p_.stacks.count(p_.type_of(*e.items[0]).name)) {  // `m.blocks[2]`: a layer
+        const Val stack = value(*e.items[0], scope);
+        return stack.items.at(p_.axes.at(&e).at(0));
+      }
       if (!e.items.empty() && e.items.size() == 2 && e.kwargs.empty()) {
         const Val table = value(*e.items[0], scope);
         const Val ids = value(*e.items[1], scope);

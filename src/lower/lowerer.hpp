@@ -5,6 +5,7 @@
 // lower_builtins.cpp: the built-in functions).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -252,6 +253,11 @@ class Lowerer {
         scope.returned = true;
         return;
       case StmtKind::for_: {
+        if (const Type over = p_.type_of(*s.value);
+            over.is(Type::Kind::slices) || p_.stacks.count(over.name)) {
+          scan(s, scope);
+          return;
+        }
         // A static range: unrolled.
         const Expr& range = *s.value;
         std::int64_t lo = 0, hi = 0;
@@ -344,9 +350,10 @@ class Lowerer {
   void assign_field(const Expr& target, const Val& v, Scope& scope);
   Val dropout(const Expr& e, Scope& scope);
   Val window_op(const std::string& name, const Expr& e, Scope& scope);  // lower_windows.cpp
-  int differentiating_ = 0;  // inside value_and_grad/grad: dropout is active
-  int dropout_sites_ = 0;    // each site its own random stream
-  int seed_input_ = -1;      // the graph's `$seed` input, once a dropout needs it
+  void scan(const Stmt& s, Scope& scope);  // lower_scans.cpp: a loop over layers or slices
+  int differentiating_ = 0;                // inside value_and_grad/grad: dropout is active
+  int dropout_sites_ = 0;                  // each site its own random stream
+  int seed_input_ = -1;                    // the graph's `$seed` input, once a dropout needs it
   Val differentiate(const std::string& name, const Expr& e, Scope& scope);
   Val update(const Expr& e, Scope& scope);
   int elementwise(Binary op, int a, int b, diag::Span span);

@@ -94,9 +94,18 @@ class Emitter {
  public:
   Emitter(const ir::Program& p, std::ostringstream& out) : p_(p), out_(out) {}
 
-  // One function; false (with *bad) at a node the runtime lacks.
-  bool function(const std::string& name, const ir::Graph& g, Unsupported* bad) {
-    const std::string cpp = cpp_name(name);
+  // One function; false (with *bad) at a node the runtime lacks. Its
+  // loops' bodies come first, each a function of its own (`cpp`: the C++
+  // name, the program's made safe when empty).
+  bool function(const std::string& name, const ir::Graph& g, Unsupported* bad,
+                std::string cpp = {}) {
+    if (cpp.empty()) cpp = cpp_name(name);
+    std::map<std::size_t, std::string> bodies;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].op == ir::Op::loop) {
+        bodies[i] = cpp + "_loop" + std::to_string(i);
+        if (!function(name, *g.nodes[i].body, bad, bodies[i])) return false;
+      }
     out_ << "// `" << name << "`: its inputs by name, its outputs in order.\n"
          << "inline std::vector<ssa::Tensor> " << cpp
          << "(const std::map<std::string, ssa::Tensor>& in) {\n"
@@ -113,7 +122,14 @@ class Emitter {
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       const auto& n = g.nodes[i];
       std::string e;
-      if (!node(n, e) || dtype(n).empty()) {
+      if (n.op == ir::Op::loop && !dtype(n).empty()) {
+        loop(i, n, bodies.at(i));
+        continue;
+      }
+      if (n.op == ir::Op::loop_part)
+        e = "l" + std::to_string(n.in.at(0)) + "[" + std::to_string(static_cast<int>(n.number)) +
+            "]";
+      else if (!node(n, e) || dtype(n).empty()) {
         *bad = {name, ir::op_name(n.op), n.span};
         return false;
       }
@@ -130,6 +146,22 @@ class Emitter {
   }
 
  private:
+  // A loop node: all its outputs in l<i>, its own (output 0) in v<i>.
+  void loop(std::size_t i, const ir::Node& n, const std::string& body) {
+    const ir::LoopShape shape = ir::loop_of(n);
+    std::vector<std::string> names;
+    for (const int id : n.body->inputs)
+      names.push_back(n.body->nodes[static_cast<std::size_t>(id)].name);
+    std::string in = "{";
+    for (std::size_t k = 0; k < n.in.size(); ++k) in += (k ? ", &" : "&") + v(n.in[k]);
+    in += "}";
+    out_ << "  const std::vector<ssa::Tensor> l" << i << " = ssa::loop(" << body << ", "
+         << strings(names) << ", " << in << ", " << shape.carries << ", " << shape.stacked << ", "
+         << (shape.reverse ? "true" : "false") << ", " << ints(shape.axes) << ", "
+         << ints(shape.result_axes) << ");\n"
+         << "  const ssa::Tensor v" << i << " = ssa::cast(l" << i << "[0], " << dtype(n) << ");\n";
+  }
+
   static std::string v(int id) { return "v" + std::to_string(id); }
 
   std::string dtype(const ir::Node& n) const {
@@ -333,6 +365,9 @@ class Emitter {
       }
       case Op::random:
         return false;  // standalone_lacks says why
+      case Op::loop:   // function() writes these
+      case Op::loop_part:
+        return false;
     }
     return false;
   }
@@ -350,6 +385,7 @@ const char* standalone_lacks(ir::Op op) {
   switch (op) {
     case ir::Op::random:
       return "random draws need the library's generator (E1808)";
+
     case ir::Op::window:
     case ir::Op::window_fold:
     case ir::Op::input:
@@ -385,6 +421,8 @@ const char* standalone_lacks(ir::Op op) {
     case ir::Op::place:
     case ir::Op::take_along:
     case ir::Op::all_reduce:
+    case ir::Op::loop:
+    case ir::Op::loop_part:
       return nullptr;
   }
   return nullptr;

@@ -628,7 +628,8 @@ void each_window_element(const Shape& in, const std::vector<WindowAxis>& w, F f)
   std::vector<std::int64_t> index(out.size(), 0);
   const std::int64_t total = count(out);
   for (std::int64_t k = 0; k < total; ++k) {
-    std::vector<std::int64_t> at(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(in.size()));
+    std::vector<std::int64_t> at(index.begin(),
+                                 index.begin() + static_cast<std::ptrdiff_t>(in.size()));
     bool inside = true;
     for (std::size_t m = 0; m < w.size(); ++m) {
       const auto d = static_cast<std::size_t>(w[m].axis);
@@ -680,6 +681,54 @@ inline Tensor sort(const Tensor& x, std::int64_t axis, bool indices) {
       }
     }
   return r;
+}
+
+// Steps stacked along a new axis at `axis`.
+inline Tensor stack_along(const std::vector<Tensor>& xs, std::int64_t axis) {
+  Shape s = xs.at(0).shape;
+  std::int64_t outer = 1;
+  for (std::int64_t k = 0; k < axis; ++k) outer *= s[static_cast<std::size_t>(k)];
+  const std::int64_t inner = xs[0].size() / (outer > 0 ? outer : 1);
+  const auto length = static_cast<std::int64_t>(xs.size());
+  s.insert(s.begin() + axis, length);
+  Tensor r = make(xs[0].dtype, s);
+  for (std::int64_t t = 0; t < length; ++t)
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t k = 0; k < inner; ++k)
+        r.v[static_cast<std::size_t>((o * length + t) * inner + k)] =
+            xs[static_cast<std::size_t>(t)].v[static_cast<std::size_t>(o * inner + k)];
+  return r;
+}
+// A loop (a stack's or slices' scan): `body` once per position of the
+// stacked inputs, its inputs named `names` (the carries, the stacked ones'
+// parts, the free values), its outputs the carries' next values then the
+// per-step results, stacked at `result_axes`.
+using Body = std::vector<Tensor> (*)(const std::map<std::string, Tensor>&);
+inline std::vector<Tensor> loop(Body body, const std::vector<std::string>& names,
+                                const std::vector<const Tensor*>& in, std::size_t carries,
+                                std::size_t stacked, bool reverse,
+                                const std::vector<std::int64_t>& axes,
+                                const std::vector<std::int64_t>& result_axes) {
+  std::map<std::string, Tensor> inputs;
+  for (std::size_t k = 0; k < in.size(); ++k)
+    if (k < carries || k >= carries + stacked) inputs[names[k]] = *in[k];
+  const std::int64_t length = in.at(carries)->shape.at(static_cast<std::size_t>(axes[0]));
+  std::vector<std::vector<Tensor>> steps(result_axes.size(),
+                                         std::vector<Tensor>(static_cast<std::size_t>(length)));
+  for (std::int64_t t = 0; t < length; ++t) {
+    const std::int64_t at = reverse ? length - 1 - t : t;
+    for (std::size_t j = 0; j < stacked; ++j)
+      inputs[names[carries + j]] = index(*in[carries + j], axes[j], at);
+    std::vector<Tensor> out = body(inputs);
+    for (std::size_t k = 0; k < carries; ++k) inputs[names[k]] = out[k];
+    for (std::size_t r = 0; r < result_axes.size(); ++r)
+      steps[r][static_cast<std::size_t>(at)] = out[carries + r];
+  }
+  std::vector<Tensor> outputs;
+  for (std::size_t k = 0; k < carries; ++k) outputs.push_back(inputs[names[k]]);
+  for (std::size_t r = 0; r < result_axes.size(); ++r)
+    outputs.push_back(stack_along(steps[r], result_axes[r]));
+  return outputs;
 }
 
 }  // namespace ssa

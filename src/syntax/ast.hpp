@@ -21,8 +21,8 @@ struct AxisExpr {
   enum class Kind { name, literal, add, sub, mul, div, floordiv };
   Kind kind = Kind::literal;
   Span span;
-  std::string name;        // name
-  std::int64_t value = 0;  // literal
+  std::string name;             // name
+  std::int64_t value = 0;       // literal
   std::vector<AxisExpr> items;  // an operation's two operands
 };
 
@@ -35,7 +35,8 @@ struct TypeExpr {
   std::string elem;
   Span elem_span;
   std::optional<AxisExpr> index_of;
-  // named: `Mlp`, `AdamW[Mlp]`, `Dataset[Digit]`, `int`, `tensor`; tuple: elements.
+  // named: `Mlp`, `AdamW[Mlp]`, `Dataset[Digit]`, `int`, `tensor`; tuple: elements;
+  // tensor: a stack's generic model's (`[L] Linear[D, D]`).
   std::string name;
   std::vector<TypeExpr> args;
   // named: each bracketed argument as an axis too, where it reads as one

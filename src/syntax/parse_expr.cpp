@@ -622,6 +622,9 @@ TypeExpr Parser::type() {
         expect(Tok::lbracket, "`[` and the dim the index ranges over: `Index[C]`");
         t.index_of = axis();
         t.span = Span::cover(t.span, expect(Tok::rbracket, "`]`").span);
+      } else if (accept(Tok::lbracket)) {  // a stack of a generic model: `[L] Linear[D, D]`
+        type_args(t);
+        t.span = Span::cover(t.span, expect(Tok::rbracket, "`,` or `]`").span);
       }
     }
     return t;
@@ -639,35 +642,39 @@ TypeExpr Parser::type() {
     t.kind = TypeExpr::Kind::named;
     t.name = std::string(advance().text);
     if (accept(Tok::lbracket)) {
-      while (!at(Tok::rbracket)) {
-        // A type (`[D]`, a tuple, `Linear[D, 4]`), or an axis: a dim, a size
-        // or an expression of them; a plain name may be either.
-        const bool a_type = at(Tok::lbracket) || at(Tok::lparen) ||
-                            (at(Tok::ident) && peek(1).kind == Tok::lbracket);
-        if (a_type) {
-          t.args.push_back(type());
-          t.axis_args.emplace_back();
-        } else {
-          AxisExpr a = axis();
-          if (a.kind == AxisExpr::Kind::name) {
-            TypeExpr named;
-            named.kind = TypeExpr::Kind::named;
-            named.name = a.name;
-            named.span = a.span;
-            t.args.push_back(std::move(named));
-          } else {
-            t.args.emplace_back();  // not a type: the checker reads axis_args
-            t.args.back().span = a.span;
-          }
-          t.axis_args.push_back(std::move(a));
-        }
-        if (!accept(Tok::comma)) break;
-      }
+      type_args(t);
       t.span = Span::cover(t.span, expect(Tok::rbracket, "`,` or `]`").span);
     }
     return t;
   }
   fail("a type: `[axes]`, a record, model or optimiser name, or a tuple");
+}
+
+void Parser::type_args(TypeExpr& t) {
+  while (!at(Tok::rbracket)) {
+    // A type (`[D]`, a tuple, `Linear[D, 4]`), or an axis: a dim, a size
+    // or an expression of them; a plain name may be either.
+    const bool a_type =
+        at(Tok::lbracket) || at(Tok::lparen) || (at(Tok::ident) && peek(1).kind == Tok::lbracket);
+    if (a_type) {
+      t.args.push_back(type());
+      t.axis_args.emplace_back();
+    } else {
+      AxisExpr a = axis();
+      if (a.kind == AxisExpr::Kind::name) {
+        TypeExpr named;
+        named.kind = TypeExpr::Kind::named;
+        named.name = a.name;
+        named.span = a.span;
+        t.args.push_back(std::move(named));
+      } else {
+        t.args.emplace_back();  // not a type: the checker reads axis_args
+        t.args.back().span = a.span;
+      }
+      t.axis_args.push_back(std::move(a));
+    }
+    if (!accept(Tok::comma)) break;
+  }
 }
 
 }  // namespace ss::syntax

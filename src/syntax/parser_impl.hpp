@@ -43,6 +43,7 @@ class Parser {
   ExprPtr expression();       // a single expression, pipes included
   ExprPtr expression_list();  // `a, b` as a tuple when there is a comma
   TypeExpr type();
+  void type_args(TypeExpr& t);  // a named type's bracketed arguments, up to the `]`
   AxisExpr axis();
   AxisExpr axis_term();
   AxisExpr axis_atom();

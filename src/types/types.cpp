@@ -88,6 +88,8 @@ std::string Type::str() const {
       return "shape";
     case Kind::function:
       return "fn " + name;
+    case Kind::slices:
+      return "slices of " + axes_str(axes) + " over " + batch_axis.str();
   }
   return "?";
 }
@@ -126,6 +128,7 @@ std::string instance_name(const std::string& base, const std::vector<Axis>& args
 }
 
 std::string model_base(const std::string& name) {
+  if (!name.empty() && name[0] == '[') return name;  // a stack, "[L] Block": its own
   return name.substr(0, name.find('['));
 }
 

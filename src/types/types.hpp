@@ -74,13 +74,14 @@ struct Type {
     sink,
     shape,     // shape(x), for printing
     function,  // a user function named as a value (value_and_grad's first argument)
+    slices,    // slices(x, over=T), a device loop's steps: axes + elem each, batch_axis T
   };
   Kind kind = Kind::none;
   std::vector<Axis> axes;
   Elem elem;
   std::string name;      // record, batch, model, dataset, optimizer's model, function
   std::string opt_kind;  // SGD, Adam, AdamW
-  Axis batch_axis;       // batch; and for batches: the fresh axis its batches carry
+  Axis batch_axis;       // batch; and for batches: the fresh axis its batches carry; slices: T
   std::vector<Type> items;
   bool static_value = false;  // integer/bool known at compile time (a literal, a dim)
 
@@ -119,7 +120,8 @@ std::optional<std::int64_t> static_size(
     const Axis& axis, const std::map<std::string, std::optional<std::int64_t>>& dims);
 
 // A generic model's instance, named as the source writes it: "Linear[D, 4*D]";
-// and the model it instantiates ("Linear"), a plain model's own name.
+// and the model it instantiates ("Linear"), a plain model's (and a stack's,
+// "[L] Block") own name.
 std::string instance_name(const std::string& base, const std::vector<Axis>& args);
 std::string model_base(const std::string& name);
 

@@ -123,6 +123,11 @@ TEST_CASE("a standalone build of the CNN (conv, max_pool, their gradients) agree
   CHECK(check_standalone("examples/cnn/cnn.ss") == 4);  // logits, loss, accuracy, train_step
 }
 
+TEST_CASE("a standalone build of a stack's scan (a loop, forward and backward) agrees too") {
+  // linear, logits, loss, train_step (its backward loop) and accuracy
+  CHECK(check_standalone("tests/programs/training/stacked_digits.ss") == 5);
+}
+
 TEST_CASE("a standalone build refuses what it can't write: E1807, E1808, E1805 first") {
   ss::test::TempDir dir;
   const ss::Engine engine;

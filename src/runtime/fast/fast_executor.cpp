@@ -40,11 +40,14 @@ std::shared_ptr<const ir::ReleasePlan> FastExecutor::releases(const ir::Graph& g
 
 bool FastExecutor::run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
                        const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
-  // The plan, looked up once per run of the graph (node 0 comes first).
+  // The plan, looked up once per run of the graph (node 0 comes first), and
+  // again after a loop's body ran its own in between.
   thread_local const FusionPlan* plan = nullptr;
-  if (i == 0) {
+  thread_local const ir::Graph* planned = nullptr;
+  if (i == 0 || planned != &g) {
     plan = plan_for(g);
-    ++plan->counters->calls;
+    planned = &g;
+    if (i == 0) ++plan->counters->calls;
   }
   const ir::Node& n = g.nodes[i];
   const int path = take(*plan, g, i, values, sizes, dims);
@@ -85,6 +88,8 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
     case ir::Op::input:  // bound by run_graph
     case ir::Op::size:
     case ir::Op::all_reduce:
+    case ir::Op::loop:  // run_graph runs its body, each node offered here
+    case ir::Op::loop_part:
       return runtime;
     case ir::Op::random:
     case ir::Op::take_along:
@@ -291,6 +296,8 @@ const char* fast_leaves_to_reference(ir::Op op) {
     case ir::Op::window:
     case ir::Op::window_fold:
     case ir::Op::all_reduce:
+    case ir::Op::loop:
+    case ir::Op::loop_part:
       return nullptr;
   }
   return nullptr;

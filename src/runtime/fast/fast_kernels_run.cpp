@@ -15,6 +15,10 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
     registry_.push_back(plan->counters);
   }
   plan->nodes = g.nodes.size();
+  // A loop's body has a plan of its own, made now (so an AOT build compiles
+  // its kernels too), the same one for every step.
+  for (const auto& n : g.nodes)
+    if (n.body) (void)plan_for(*n.body);
   plan->kernel_at.assign(g.nodes.size(), -1);
   plan->member.assign(g.nodes.size(), false);
   plan->reduce_at.assign(g.nodes.size(), -1);

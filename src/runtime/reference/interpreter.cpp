@@ -427,6 +427,9 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
       }
       break;
     }
+    case ir::Op::loop:
+    case ir::Op::loop_part:
+      throw ref::InternalError("a loop runs in run_graph, not node by node");
     case ir::Op::arange: {
       const auto s = size_of(n.type.axes.at(0), sizes, dims);
       if (!s) throw ref::InternalError("arange of an unknown size");
@@ -448,16 +451,32 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
   if (accelerator) releases = accelerator->releases(graph);
   if (!releases) releases = plain_releases(graph);
   std::vector<Tensor> values(graph.nodes.size());
+  // A loop's outputs (its own value first), until its parts take them.
+  std::map<std::size_t, std::vector<Tensor>> loop_outputs;
   // Each value is dropped after its last reader, so its buffer returns to
   // the pool while the graph still runs.
   const auto release_after = [&](std::size_t i) {
-    for (const int v : (*releases)[i]) values[static_cast<std::size_t>(v)] = Tensor();
+    for (const int v : (*releases)[i]) {
+      values[static_cast<std::size_t>(v)] = Tensor();
+      loop_outputs.erase(static_cast<std::size_t>(v));
+    }
   };
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    const DType dtype = dtype_of(graph.nodes[i].type.elem);
+    const ir::Node& n = graph.nodes[i];
+    const DType dtype = dtype_of(n.type.elem);
     Tensor& out = values[i];
-    if (!accelerator || !accelerator->run(graph, i, values, sizes, dims))
+    if (n.op == ir::Op::loop) {
+      std::vector<Tensor> given;
+      for (const int x : n.in) given.push_back(values[static_cast<std::size_t>(x)]);
+      std::vector<Tensor> results = run_loop(n, given, dims, worker, accelerator);
+      out = std::move(results[0]);
+      loop_outputs[i] = std::move(results);
+    } else if (n.op == ir::Op::loop_part) {
+      out =
+          loop_outputs.at(static_cast<std::size_t>(n.in[0])).at(static_cast<std::size_t>(n.number));
+    } else if (!accelerator || !accelerator->run(graph, i, values, sizes, dims)) {
       run_reference_node(graph, i, values, inputs, sizes, dims, worker);
+    }
     // The graph's element type is the contract: results are stored in it.
     if (out.dtype() != dtype) out = ref::cast(out, dtype);
     release_after(i);

@@ -139,6 +139,12 @@ struct RearrangePlan {
 RearrangePlan rearrange_plan(const ir::Node& n, const Tensor& x,
                              const std::map<std::string, std::int64_t>& bound, const Dims& dims);
 
+// A loop node's outputs (ir::loop_of) from its inputs' values, each step a
+// run_graph of its body on the same executor.
+std::vector<Tensor> run_loop(const ir::Node& loop, const std::vector<Tensor>& inputs,
+                             const Dims& dims, WorkerContext* worker,
+                             const Accelerator* accelerator);
+
 // Without a worker context, an all_reduce node passes its value on (one
 // device holds every part).
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,

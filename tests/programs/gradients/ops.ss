@@ -31,3 +31,30 @@ fn contracted(x: [n D], w: [D C]) -> [] = sum(einsum(x, w, n d, d c -> n c) * ei
 fn patterned(x: [n D], y: [N]) -> [] = sum(rearrange(x, n d -> d n) * 0.5) + sum(repeat(y, m -> m k, k=3) ** 2) + sum(reduce(x * x, n d -> d, sum)) + sum(reduce(x, n d -> n, mean) ** 2)
 fn pattern_extremes(x: [n D], y: [N D]) -> [] = sum(reduce(x * x, n d -> d, max)) - sum(reduce(x, n d -> n, min) ** 2) + sum(reduce(rearrange(y, m d -> d m), d m -> m, max) * 0.5)
 fn averaged(x: [n D]) -> [] = sum(x * x) / n
+model Layer:
+    param w: [D D] = glorot
+    param b: [D] = zeros
+
+model Deep:
+    blocks: [3] Layer
+
+# Scans: a stack's layers (a free value read by every step), a tensor's
+# slices with two carries, and one scan inside another.
+fn scanned(m: Deep, x: [n D], c: [D]) -> []:
+    h = x
+    for k in m.blocks:
+        h = h + tanh(h @ k.w + k.b) * c
+    return sum(h * h)
+fn stepped(x: [n N D], w: [D D]) -> []:
+    h = x[N=0] * 0.0
+    c = x[N=1]
+    for xt in slices(x, over=N):
+        c = c * 0.5 + xt
+        h = tanh(h @ w + c)
+    return sum(h * c)
+fn nested(m: Deep, x: [n N D]) -> []:
+    h = x[N=0]
+    for xt in slices(x, over=N):
+        for k in m.blocks:
+            h = tanh(h @ k.w + xt) + k.b
+    return sum(h * h)

@@ -65,6 +65,37 @@ fn unrolled(x: [D]) -> [D]:
         y = y * 0.5
     return y
 
+model Layer:
+    param w: [D D] = glorot
+    param b: [D] = zeros
+
+model Deep:
+    blocks: [N] Layer
+    param out: [D C] = glorot
+
+# A stack's scan (one body over the layers), a layer by its number, and a
+# scan over a tensor's axis with two carries.
+fn scanned(m: Deep, x: [n D]) -> [n C]:
+    h = x
+    for k in m.blocks:
+        h = h + tanh(h @ k.w + k.b)
+    return (h + m.blocks[-1].b) @ m.out
+
+fn stepped(x: [n N D], w: [D D]) -> ([n D], [n D]):
+    h = zeros([n D])
+    c = x[N=0]
+    for xt in slices(x, over=N):
+        c = c * 0.5 + xt
+        h = tanh(h @ w + c)
+    return h, c
+
+fn train_deep(mut m: Deep, mut opt: AdamW[Deep], x: [n D], y: [n] Index[C]) -> []:
+    l, g = value_and_grad(deep_loss, m, x, y)
+    update(mut m, mut opt, g)
+    return l
+
+fn deep_loss(m: Deep, x: [n D], y: [n] Index[C]) -> [] = cross_entropy(scanned(m, x), y, over=C)
+
 fn train(mut m: Net, mut opt: SGD[Net], batch: [b] Point) -> []:
     l, g = value_and_grad(loss, m, batch)
     g2 = grad(loss, m, batch)
