@@ -105,67 +105,118 @@ void Lowerer::scan(const Stmt& s, Scope& scope) {
   }
   if (carries.empty()) return;  // it changes nothing the code after it reads
 
-  // The body, in a graph of its own.
-  Graph outer = std::move(g_);
-  g_ = Graph{};
-  g_.name = outer.name + " loop";
-  g_.symbols = outer.symbols;
-  g_.batch = outer.batch;
-  const int seed_before = seed_input_;
-  seed_input_ = -1;
-  const auto body_input = [&](const std::string& name, Type t) {
-    Node n;
-    n.op = Op::input;
-    n.name = name;
-    n.type = std::move(t);
-    n.span = span;
-    const int id = g_.add(std::move(n));
-    g_.inputs.push_back(id);
-    return id;
-  };
-  const auto outer_type = [&](int id) { return outer.nodes[static_cast<std::size_t>(id)].type; };
-  Scope inner;
-  inner.subst = scope.subst;
+  // The body, in a graph of its own. A dropout in it draws from the
+  // graph's seed plus the step's number times a large odd constant, so each
+  // step (each layer) has masks of its own: found on a first try, the body
+  // is lowered again with the seed and the steps' numbers as inputs.
+  const std::vector<int> stepped_given = stepped;
+  const std::vector<std::int64_t> axes_given = axes;
+  const int sites_before = dropout_sites_;
   std::vector<int> loop_in;
-  for (std::size_t k = 0; k < carries.size(); ++k) {
-    const int was = scope.vars.at(carries[k]).node;
-    inner.vars[carries[k]] = node_val(body_input("carry." + std::to_string(k), outer_type(was)));
-    loop_in.push_back(was);
-  }
-  std::vector<int> steps;
-  for (std::size_t j = 0; j < stepped.size(); ++j) {
-    Type t = outer_type(stepped[j]);
-    t.axes.erase(t.axes.begin() + axes[j]);
-    steps.push_back(body_input("step." + std::to_string(j), std::move(t)));
-    loop_in.push_back(stepped[j]);
-  }
-  std::size_t at = 0;
-  inner.vars[s.loop_var] = with_leaves(var, steps, at);
-  // Every other tensor around it, as a free input; the unread ones go below.
-  const std::size_t first_free = g_.inputs.size();
-  std::vector<int> frees;
-  const std::function<Val(const Val&)> rebind = [&](const Val& v) {
-    Val out = v;
-    if (v.kind == Val::Kind::tensor) {
-      out.node = body_input("free." + std::to_string(frees.size()), outer_type(v.node));
-      frees.push_back(v.node);
-      return out;
+  Graph body;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const bool seeded = attempt == 1;
+    stepped = stepped_given;
+    axes = axes_given;
+    dropout_sites_ = sites_before;
+    if (seeded) {
+      if (seed_input_ < 0) {  // the graph's `$seed`, as a dropout outside makes it
+        seed_input_ = g_.add(
+            {.op = Op::input, .name = "$seed", .type = Type::scalar(ElemKind::i32), .span = span});
+        g_.inputs.push_back(seed_input_);
+      }
+      const Type& first = g_.nodes[static_cast<std::size_t>(stepped[0])].type;
+      Node steps_count;
+      steps_count.op = Op::arange;
+      steps_count.type = Type::tensor({first.axes.at(static_cast<std::size_t>(axes[0]))},
+                                      types::Elem{ElemKind::i32, {}, false});
+      steps_count.span = span;
+      stepped.push_back(g_.add(std::move(steps_count)));
+      axes.push_back(0);
     }
-    for (auto& item : out.items) item = rebind(item);
-    return out;
-  };
-  for (const auto& [name, v] : scope.vars)
-    if (!inner.vars.count(name)) inner.vars[name] = rebind(v);
-  block(s.body, inner);
-  if (inner.returned) throw NotLowered("`return` inside a scan", s.span);
-  if (seed_input_ >= 0) throw NotLowered("dropout inside a scan's body", s.span);
-  seed_input_ = seed_before;
-  for (const auto& name : carries)
-    g_.outputs.push_back(tensor(inner.vars.at(name), ElemKind::f32, s.span));
-  std::vector<std::size_t> kept;
-  Graph body = without_unread(std::move(g_), first_free, kept);
-  g_ = std::move(outer);
-  for (const std::size_t k : kept) loop_in.push_back(frees[k]);
+    Graph outer = std::move(g_);
+    g_ = Graph{};
+    g_.name = outer.name + " loop";
+    g_.symbols = outer.symbols;
+    g_.batch = outer.batch;
+    const int seed_before = seed_input_;
+    seed_input_ = -1;
+    const auto body_input = [&](const std::string& name, Type t) {
+      Node n;
+      n.op = Op::input;
+      n.name = name;
+      n.type = std::move(t);
+      n.span = span;
+      const int id = g_.add(std::move(n));
+      g_.inputs.push_back(id);
+      return id;
+    };
+    const auto outer_type = [&](int id) { return outer.nodes[static_cast<std::size_t>(id)].type; };
+    Scope inner;
+    inner.subst = scope.subst;
+    loop_in.clear();
+    for (std::size_t k = 0; k < carries.size(); ++k) {
+      const int was = scope.vars.at(carries[k]).node;
+      inner.vars[carries[k]] = node_val(body_input("carry." + std::to_string(k), outer_type(was)));
+      loop_in.push_back(was);
+    }
+    std::vector<int> steps;
+    for (std::size_t j = 0; j < stepped.size(); ++j) {
+      Type t = outer_type(stepped[j]);
+      t.axes.erase(t.axes.begin() + axes[j]);
+      steps.push_back(body_input("step." + std::to_string(j), std::move(t)));
+      loop_in.push_back(stepped[j]);
+    }
+    std::size_t at = 0;
+    inner.vars[s.loop_var] = with_leaves(var, steps, at);
+    // Every other tensor around it, as a free input; the unread ones go below.
+    const std::size_t first_free = g_.inputs.size();
+    std::vector<int> frees;
+    const std::function<Val(const Val&)> rebind = [&](const Val& v) {
+      Val out = v;
+      if (v.kind == Val::Kind::tensor) {
+        out.node = body_input("free." + std::to_string(frees.size()), outer_type(v.node));
+        frees.push_back(v.node);
+        return out;
+      }
+      for (auto& item : out.items) item = rebind(item);
+      return out;
+    };
+    for (const auto& [name, v] : scope.vars)
+      if (!inner.vars.count(name)) inner.vars[name] = rebind(v);
+    if (seeded) {  // the body's seed: the graph's, plus the step's number times a large odd
+      const int graph_seed = body_input("free." + std::to_string(frees.size()),
+                                        Type::scalar(ElemKind::i32));
+      frees.push_back(seed_before);
+      const int index = steps.back();
+      const int spread =
+          g_.add({.op = Op::binary,
+                  .in = {index, constant(1000003, ElemKind::i32, span)},
+                  .sub = static_cast<int>(Binary::mul),
+                  .type = Type::scalar(ElemKind::i32),
+                  .span = span});
+      seed_input_ = g_.add({.op = Op::binary,
+                            .in = {graph_seed, spread},
+                            .sub = static_cast<int>(Binary::add),
+                            .type = Type::scalar(ElemKind::i32),
+                            .span = span});
+    }
+    block(s.body, inner);
+    if (inner.returned) throw NotLowered("`return` inside a scan", s.span);
+    const bool drew = seed_input_ >= 0 && !seeded;
+    seed_input_ = seed_before;
+    if (drew) {  // again, with a seed per step
+      g_ = std::move(outer);
+      continue;
+    }
+    for (const auto& name : carries)
+      g_.outputs.push_back(tensor(inner.vars.at(name), ElemKind::f32, s.span));
+    std::vector<std::size_t> kept;
+    body = without_unread(std::move(g_), first_free, kept);
+    g_ = std::move(outer);
+    for (const std::size_t k : kept) loop_in.push_back(frees[k]);
+    break;
+  }
 
   Node loop;
   loop.op = Op::loop;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/goldens/tinylm.txt: the loss of examples/tinylm/tinylm.ss
+"""Writes tests/goldens/tinylm.txt: the loss of tests/programs/valid/tinylm_one_block.ss
 (embedding, causal self-attention with einsum and rearrange, layer_norm,
 cross_entropy) at batch sizes 1 and 3, computed with numpy in float64 from
 float32 parameters given by formulas the C++ test evaluates too.

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "ir/attributes.hpp"
 #include "ir/autodiff.hpp"
 #include "lower/lower.hpp"
 #include "runtime/data/safetensors.hpp"
@@ -150,4 +151,28 @@ TEST_CASE("a host sees a stack's layers by their names, and loads them back") {
   REQUIRE(a);
   REQUIRE(b);
   CHECK(a.tensor().to_floats() == b.tensor().to_floats());
+}
+
+TEST_CASE("a dropout inside a scan draws each step's mask from the seed and the step's number") {
+  const auto program = ss::test::check_source_text(
+      "dim D = 4\nmodel Block:\n    param w: [D D] = glorot\nmodel Net:\n    blocks: [3] Block\n"
+      "fn loss(m: Net, x: [n D]) -> []:\n    h = x\n    for k in m.blocks:\n"
+      "        h = h + dropout(tanh(h @ k.w), rate=0.5)\n    return sum(h * h)\n"
+      "fn g(m: Net, x: [n D]) -> []:\n    l, grads = value_and_grad(loss, m, x)\n    return l\n");
+  const ss::ir::Graph g = ss::lower::lower_function(program->typed, "g");
+  const ss::ir::Node* loop = nullptr;
+  for (const auto& n : g.nodes)
+    if (n.op == ss::ir::Op::loop && !loop) loop = &n;
+  REQUIRE(loop);
+  // Stepped: the layers' w and the steps' numbers (an arange); the draw's
+  // seed is computed in the body from them.
+  CHECK(ss::ir::loop_of(*loop).stacked == 2);
+  CHECK(g.nodes[static_cast<std::size_t>(loop->in[2])].op == ss::ir::Op::arange);
+  bool drawn = false;
+  for (const auto& n : loop->body->nodes)
+    if (n.op == ss::ir::Op::random) {
+      drawn = true;
+      CHECK(loop->body->nodes[static_cast<std::size_t>(n.in.at(0))].op == ss::ir::Op::binary);
+    }
+  CHECK(drawn);
 }

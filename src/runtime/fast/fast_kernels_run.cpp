@@ -1,3 +1,6 @@
+#include <cstring>
+#include <map>
+
 #include "runtime/fast/fast_executor_impl.hpp"
 
 namespace ss::runtime::fastexec {
@@ -23,14 +26,34 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
   plan->member.assign(g.nodes.size(), false);
   plan->reduce_at.assign(g.nodes.size(), -1);
   auto kernels = jit_ ? ir::plan_fusion(g) : std::vector<ir::FusedKernel>{};
+  // One compiled function per distinct kernel: the same code (a parameter's
+  // optimiser step, a layer's elementwise tail) serves every kernel that
+  // has it, so compile time follows a graph's kinds of kernels, not their
+  // count (a model of 32 layers compiles what one of 2 does).
   std::vector<std::vector<SsJitStep>> steps(kernels.size());
   std::vector<SsJitKernelDesc> descs;
+  std::vector<std::size_t> code_of(kernels.size());  // each kernel's entry in descs
+  std::map<std::string, std::size_t> distinct;
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const ir::FusedKernel& kernel = kernels[k];
     const auto& flags = plan->inner_broadcast.emplace_back(ir::inner_broadcast(g, kernel));
     steps[k] = jit_steps(kernel.steps);
-    descs.push_back({steps[k].data(), static_cast<std::int32_t>(steps[k].size()),
-                     static_cast<std::int32_t>(kernel.inputs.size()), flags.data()});
+    std::string key = std::to_string(kernel.inputs.size()) + ":";
+    key.append(flags.begin(), flags.end());
+    for (const SsJitStep& st : steps[k]) {  // constants by their bits
+      std::uint32_t narrow = 0;
+      std::uint64_t wide = 0;
+      std::memcpy(&narrow, &st.value, sizeof narrow);
+      std::memcpy(&wide, &st.wide_value, sizeof wide);
+      key += ";" + std::to_string(st.op) + "," + std::to_string(st.kind) + "," +
+             std::to_string(st.a) + "," + std::to_string(st.b) + "," + std::to_string(st.c) +
+             "," + std::to_string(narrow) + "," + std::to_string(wide);
+    }
+    const auto [at, fresh] = distinct.emplace(std::move(key), descs.size());
+    code_of[k] = at->second;
+    if (fresh)
+      descs.push_back({steps[k].data(), static_cast<std::int32_t>(steps[k].size()),
+                       static_cast<std::int32_t>(kernel.inputs.size()), flags.data()});
   }
   std::vector<SsJitKernelFn> fns;
   if (!kernels.empty()) {
@@ -46,8 +69,9 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
     std::string error;
     if (auto code = cached_code(api, kernel_identity(api, descs), static_cast<int>(descs.size()),
                                 compile, options_.code_cache, &error)) {
-      for (void* f : code->fns) fns.push_back(reinterpret_cast<SsJitKernelFn>(f));
-      const auto n = static_cast<std::int64_t>(kernels.size());
+      for (const std::size_t c : code_of)
+        fns.push_back(reinterpret_cast<SsJitKernelFn>(code->fns.at(c)));
+      const auto n = static_cast<std::int64_t>(descs.size());
       (code->origin == CodeOrigin::compiled ? kernels_
        : code->origin == CodeOrigin::memory ? from_memory_
                                             : from_store_) += n;
