@@ -79,9 +79,7 @@ const char* cuda_runs_on_host(ir::Op op) {
       return "no device sort yet: the host's, its values copied across";
     case ir::Op::random:
       return "the host's counter-based draws, copied in";
-    case ir::Op::loop:
-    case ir::Op::loop_part:
-      return "a loop's steps run on the host's reference for now, its results copied in";
+
     case ir::Op::window:
     case ir::Op::window_fold:
     case ir::Op::input:
@@ -115,6 +113,8 @@ const char* cuda_runs_on_host(ir::Op op) {
     case ir::Op::place:
     case ir::Op::take_along:
     case ir::Op::all_reduce:
+    case ir::Op::loop:
+    case ir::Op::loop_part:
       return nullptr;
   }
   return nullptr;

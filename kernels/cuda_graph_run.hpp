@@ -189,6 +189,8 @@ class GraphRun {
 
   // The reference operation on the host, its operands copied over.
   void on_host(std::size_t i, const ir::Node& n);
+  // A loop node: its body run per step on this GPU (cuda_run_node.cpp).
+  void loop(std::size_t i, const ir::Node& n);
 
   const DTensor& in(const ir::Node& n, std::size_t k) const;
 
@@ -224,7 +226,7 @@ class GraphRun {
   std::map<std::string, std::int64_t> sizes_;
   std::vector<DTensor> values_;
   std::vector<Tensor> host_;
-  std::map<std::size_t, std::vector<Tensor>> loop_outputs_;  // a host loop's, by node
+  std::map<std::size_t, std::vector<DTensor>> loop_outputs_;  // a loop's outputs, by node
   DTensor errors_;
   std::vector<Check> checks_;
 };

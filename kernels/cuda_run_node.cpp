@@ -27,14 +27,7 @@ void GraphRun::on_host(std::size_t i, const ir::Node& n) {
     if (host_[static_cast<std::size_t>(k)].shape().empty() &&
         host_[static_cast<std::size_t>(k)].buffer() == nullptr)
       host_[static_cast<std::size_t>(k)] = download(values_[static_cast<std::size_t>(k)]);
-  if (n.op == ir::Op::loop) {  // the reference's steps; its other outputs wait for their parts
-    std::vector<Tensor> given;
-    for (const int k : n.in) given.push_back(host_[static_cast<std::size_t>(k)]);
-    loop_outputs_[i] = runtime::run_loop(n, given, dims_, worker_, nullptr);
-    host_[i] = loop_outputs_[i][0];
-  } else {
-    runtime::run_reference_node(g_, i, host_, inputs_, sizes_, dims_, worker_);
-  }
+  runtime::run_reference_node(g_, i, host_, inputs_, sizes_, dims_, worker_);
   values_[i] = upload(host_[i], what(i));
   for (const int k : n.in) host_[static_cast<std::size_t>(k)] = Tensor();
   host_[i] = Tensor();
@@ -412,13 +405,13 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
                                     : out.view.slice(part.axis, at, part.last(size))));
       return "moves";
     }
-    case Op::loop:  // on the host (see cuda_runs_on_host)
-      throw NotOnDevice{};
+    case Op::loop:
+      loop(i, n);
+      return "loop";
     case Op::loop_part:
-      out = upload(loop_outputs_.at(static_cast<std::size_t>(n.in[0]))
-                       .at(static_cast<std::size_t>(n.number)),
-                   what(i));
-      return "copies in";
+      out = loop_outputs_.at(static_cast<std::size_t>(n.in[0]))
+                .at(static_cast<std::size_t>(n.number));
+      return "moves";
     case Op::all_reduce:
       // Several workers sum through the collectives, on the host's copy
       // (NCCL's stage it on the GPU again); one device holds every part.
@@ -501,6 +494,66 @@ DTensor GraphRun::einops(std::size_t i, const ir::Node& n) {
   DTensor r =
       reduce_rows(n.name == "sum" ? ir::Reduce::sum : ir::Reduce::mean, arranged, rows, reduced);
   return r.with(r.view.reshape(shape));
+}
+
+}  // namespace ss::cuda::detail
+
+namespace ss::cuda::detail {
+
+// A loop on the device: its body a graph run of its own per step, on the
+// same GPU (the run lock is this run's), its plan and kernels made once.
+// Values pass between steps as device memory the next run takes as it is;
+// each stacked input's part is a device view, each per-step result copied
+// into its place in the stacked output.
+void GraphRun::loop(std::size_t i, const ir::Node& n) {
+  const ir::LoopShape shape = ir::loop_of(n);
+  const ir::Graph& body = *n.body;
+  std::shared_ptr<const GraphPlan> plan;
+  {
+    std::lock_guard lock(body.device_plan.mutex);
+    if (!body.device_plan.value) body.device_plan.value = make_plan(body);
+    plan = std::static_pointer_cast<const GraphPlan>(body.device_plan.value);
+  }
+  const std::size_t carries = shape.carries, stacked = shape.stacked;
+  std::vector<std::string> names;
+  for (const int id : body.inputs) names.push_back(body.nodes[static_cast<std::size_t>(id)].name);
+  std::map<std::string, Tensor> inputs;
+  for (std::size_t k = 0; k < n.in.size(); ++k)
+    if (k < carries || k >= carries + stacked) inputs[names[k]] = deferred(in(n, k));
+  const std::int64_t length = in(n, carries).shape().at(static_cast<std::size_t>(shape.axes[0]));
+  const std::size_t results = body.outputs.size() - carries;
+  std::vector<DTensor> stacked_results(results);
+  for (std::int64_t t = 0; t < length; ++t) {
+    const std::int64_t at = shape.reverse ? length - 1 - t : t;
+    for (std::size_t j = 0; j < stacked; ++j) {
+      const DTensor& x = in(n, carries + j);
+      inputs[names[carries + j]] = deferred(x.with(x.view.select(shape.axes[j], at)));
+    }
+    std::vector<Tensor> out =
+        GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, precision_, cublas_, counts_)
+            .run();
+    for (std::size_t k = 0; k < carries; ++k) inputs[names[k]] = std::move(out[k]);
+    for (std::size_t r = 0; r < results; ++r) {
+      const auto step = twin_of(out[carries + r]);
+      if (!step) throw std::logic_error("a loop step's result left the device");
+      const auto axis = shape.result_axes.at(r);
+      if (!stacked_results[r].memory) {
+        Shape s = step->shape();
+        s.insert(s.begin() + axis, length);
+        stacked_results[r] = make(i, step->dtype(), std::move(s));
+      }
+      const DTensor slot = stacked_results[r].with(stacked_results[r].view.select(axis, at));
+      pointwise({}, {&*step}, slot);
+    }
+  }
+  std::vector<DTensor>& outputs = loop_outputs_[i];
+  for (std::size_t k = 0; k < carries; ++k) {
+    const auto last = twin_of(inputs[names[k]]);
+    if (!last) throw std::logic_error("a loop's carry left the device");
+    outputs.push_back(*last);
+  }
+  for (auto& r : stacked_results) outputs.push_back(std::move(r));
+  values_[i] = outputs.at(0);
 }
 
 }  // namespace ss::cuda::detail

@@ -129,7 +129,7 @@ TEST_CASE("every graph of the test programs runs through the CUDA executor, its 
   CHECK(counts.kernels_compiled > 20);
   CHECK(counts.fused_kernels > 10);
   // The paths the programs need, on the device.
-  for (const char* path : {"fused", "kernels", "gemm", "reductions", "moves", "created"})
+  for (const char* path : {"fused", "kernels", "gemm", "reductions", "moves", "created", "loop"})
     CHECK_MESSAGE(counts.nodes.count(path), path);
   // What the host still runs: random draws, sorts and the rare gradient
   // nodes (an einsum that isn't a batch of GEMMs), never a matmul, an
