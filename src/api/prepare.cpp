@@ -33,15 +33,22 @@ ir::Program prepare_program(Compiled& c, const PrepareOptions& options) {
   lower::Lowered lowered = lower::run_pipeline(c.typed, pipeline);
   // A controller's tensor expression lowering couldn't make is an
   // `unsupported` instruction; each is an error now, not when it runs.
+  // One mistake is one error, though a function's graph and a controller's
+  // expression that calls it both meet it.
+  const auto report = [&](Diagnostic d) {
+    const std::string text = d.render();
+    for (const auto& before : c.diagnostics)
+      if (before.render() == text) return;
+    c.diagnostics.push_back(std::move(d));
+  };
   for (const auto& [name, fn] : lowered.program.controller)
     for (const auto& in : fn.code)
       if (in.op == ir::HostOp::unsupported)
-        c.diagnostics.push_back(
-            lowering_error(c, in.code, in.text, in.help, name, in.span, options.executor));
+        report(lowering_error(c, in.code, in.text, in.help, name, in.span, options.executor));
   for (const auto& f : lowered.failures)
-    c.diagnostics.push_back(f.internal ? runtime::internal_error(f.what)
-                                       : lowering_error(c, f.code, f.what, f.help, f.function,
-                                                        f.span, options.executor));
+    report(f.internal ? runtime::internal_error(f.what)
+                      : lowering_error(c, f.code, f.what, f.help, f.function, f.span,
+                                       options.executor));
   return std::move(lowered.program);
 }
 

@@ -110,6 +110,9 @@ Type Checker::stack_index(const Expr& e, const ModelInfo& stack, FnCtx& ctx) {
   if (at.kind == ExprKind::name)
     if (const auto d = dims_.find(at.text); d != dims_.end()) k = d->second.value;
   if (t.is_error()) return t;
+  // In device code an int may be an unrolled loop's (`for i in range(L)`):
+  // static by lowering, which picks the layer and checks the range.
+  if (!k && !ctx.fn->controller && t.is(Type::Kind::integer)) return stack.members[0].type;
   if (!k) {
     r_.error(Code::E1513, at.span, "a stack's index must be known when the program compiles",
              "not static")

@@ -81,7 +81,17 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
     case ExprKind::index: {
       if (p_.stacks.count(p_.type_of(*e.items[0]).name)) {  // `m.blocks[2]`: a layer
         const Val stack = value(*e.items[0], scope);
-        return stack.items.at(p_.axes.at(&e).at(0));
+        if (const auto at = p_.axes.find(&e); at != p_.axes.end())
+          return stack.items.at(at->second.at(0));
+        // An unrolled loop's number: known now.
+        const auto count = static_cast<std::int64_t>(stack.items.size());
+        auto k = static_cast<std::int64_t>(number(*e.items[1], scope));
+        if (k < -count || k >= count)
+          throw NotLowered("layer " + std::to_string(k) + " of a stack of " + std::to_string(count),
+                           e.items[1]->span, diag::Code::E1513,
+                           "a stack of " + std::to_string(count) + " has layers 0 to " +
+                               std::to_string(count - 1));
+        return stack.items.at(static_cast<std::size_t>(k < 0 ? k + count : k));
       }
       if (!e.items.empty() && e.items.size() == 2 && e.kwargs.empty()) {
         const Val table = value(*e.items[0], scope);

@@ -176,3 +176,35 @@ TEST_CASE("a dropout inside a scan draws each step's mask from the seed and the 
     }
   CHECK(drawn);
 }
+
+TEST_CASE("stacks nest, a function takes one, and an unrolled loop's number picks a layer") {
+  const std::string program =
+      "dim D = 4\nmodel Block:\n    param w: [D D] = glorot\nmodel Pair:\n    inner: [2] Block\n"
+      "model Net:\n    blocks: [3] Pair\n"
+      "fn run(blocks: [3] Pair, x: [n D]) -> [n D]:\n    h = x\n    for p in blocks:\n"
+      "        for k in p.inner:\n            h = tanh(h @ k.w)\n    return h\n"
+      "fn flat(m: Net, x: [n D]) -> [n D]:\n    h = x\n    for i in range(COUNT):\n"
+      "        h = tanh(h @ m.blocks[i].inner[0].w)\n        h = tanh(h @ m.blocks[i].inner[-1].w)\n"
+      "    return h\n"
+      "fn nested(m: Net, x: [n D]) -> [n D] = run(m.blocks, x)\n";
+  const auto with_count = [&](const char* count) {
+    std::string text = program;
+    text.replace(text.find("COUNT"), 5, count);
+    return text;
+  };
+  const ss::Engine engine;
+  const ss::Module mod = engine.load_source(with_count("3"), "nest.ss");
+  REQUIRE_MESSAGE(mod, (mod.diagnostics().empty() ? "" : mod.diagnostics()[0].render()));
+  const ss::Value m = mod.make("Net", {.seed = 2});
+  CHECK(m.tensors().count("blocks.2.inner.1.w") == 1);
+  const std::vector<float> x = {0.5f, -0.25f, 1.0f, 0.1f, 0.3f, 0.2f, -0.7f, 0.9f};
+  const auto a = mod.call("nested", {m, ss::Tensor::view(x.data(), {2, 4})});
+  const auto b = mod.call("flat", {m, ss::Tensor::view(x.data(), {2, 4})});
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a.tensor().to_floats() == b.tensor().to_floats());
+  // A number past the stack is E1513 when the program loads, reported once.
+  const ss::Module bad = engine.load_source(with_count("4"), "nest.ss");
+  REQUIRE(bad.diagnostics().size() == 1);
+  CHECK(bad.diagnostics()[0].code == "E1513");
+}
