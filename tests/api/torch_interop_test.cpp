@@ -1,6 +1,6 @@
 // PyTorch interop, without PyTorch: a state dict PyTorch saved
 // (tests/goldens/torch_cnn.safetensors, by make_torch_interop_goldens.py;
-// torch_stack.safetensors, an nn.ModuleList's, by make_torch_stack_goldens.py)
+// torch_stack.safetensors, an nn.ModuleList's, by the same script)
 // loads into a model written in PyTorch's layouts with generic models and a
 // stack (tests/programs/interop/) and gives PyTorch's logits; what we save
 // names and holds the same tensors (the scripts check that PyTorch's

@@ -1,7 +1,7 @@
 # A stack of pre-norm residual blocks written in PyTorch's layouts, so a
 # state dict of nn.ModuleList layers loads as it is (`blocks.0.up.weight`)
 # and what we save loads back into PyTorch
-# (tests/goldens/make_torch_stack_goldens.py): nn.Linear's weight [O I],
+# (tests/goldens/make_torch_interop_goldens.py): nn.Linear's weight [O I],
 # nn.LayerNorm's weight and bias.
 dim D = 64
 dim E = 32
