@@ -21,6 +21,19 @@ const Stmt* escape(const std::vector<Stmt>& body) {
   return nullptr;
 }
 
+// An assignment to a field (`m.w = ...`, `k.w = ...`) in a scan's body,
+// which would change a model once per step and be lost after.
+const Stmt* field_assignment(const std::vector<Stmt>& body) {
+  for (const auto& s : body) {
+    if (s.kind == syntax::StmtKind::assign)
+      for (const auto& t : s.targets)
+        if (t->kind == ExprKind::member) return &s;
+    for (const auto* block : {&s.body, &s.else_body})
+      if (const Stmt* found = field_assignment(*block)) return found;
+  }
+  return nullptr;
+}
+
 // Where a name is first assigned in a body, for a carry's diagnostic.
 const Stmt* assignment_of(const std::vector<Stmt>& body, const std::string& name) {
   for (const auto& s : body) {
@@ -161,6 +174,13 @@ Type Checker::slices_call(const Expr& e, std::vector<Type>& args, std::vector<Sp
 
 void Checker::check_scan(const Stmt& s, const Type& over, FnCtx& ctx) {
   const bool stack = over.is(Type::Kind::model);
+  if (!stack && !(s.value->kind == ExprKind::call && s.value->items[0]->kind == ExprKind::name &&
+                  s.value->items[0]->text == "slices")) {
+    r_.error(Code::E1512, s.value->span, "a loop over slices names them in its `for` line",
+             "slices made elsewhere")
+        .help = "write `for xt in slices(x, over=T):`";
+    return;
+  }
   if (ctx.fn->controller) {
     r_.error(Code::E1512, s.value->span,
              std::string("a loop over ") + (stack ? "a stack's layers" : "slices") +
@@ -176,11 +196,10 @@ void Checker::check_scan(const Stmt& s, const Type& over, FnCtx& ctx) {
                  (bad->kind == syntax::StmtKind::break_ ? "break" : "return") + "`",
              "in a scan")
         .help = "assign what the steps carry to a name bound before the loop, and return after it";
-  if (!stack && !(s.value->kind == ExprKind::call && s.value->items[0]->kind == ExprKind::name &&
-                  s.value->items[0]->text == "slices"))
-    r_.error(Code::E1512, s.value->span, "a loop over slices names them in its `for` line",
-             "slices made elsewhere")
-        .help = "write `for xt in slices(x, over=T):`";
+  if (const Stmt* bad = field_assignment(s.body))
+    r_.error(Code::E1512, bad->span, "a scan's body can't change a model's parameters",
+             "changes a field")
+        .help = "compute the new values in the loop, carried in tensors, and assign them after it";
   Type var = over;
   if (stack) {
     var = stack_of(over)->members[0].type;

@@ -85,7 +85,13 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
           return stack.items.at(at->second.at(0));
         // An unrolled loop's number: known now.
         const auto count = static_cast<std::int64_t>(stack.items.size());
-        auto k = static_cast<std::int64_t>(number(*e.items[1], scope));
+        const Val at = value(*e.items[1], scope);
+        if (at.kind != Val::Kind::number)
+          throw NotLowered("a stack's index known only when the code runs", e.items[1]->span,
+                           diag::Code::E1513,
+                           "index with a literal, a sized dim or an unrolled loop's number "
+                           "(`for i in range(L)`); to run every layer, loop: `for k in m.blocks:`");
+        const auto k = static_cast<std::int64_t>(at.number);
         if (k < -count || k >= count)
           throw NotLowered("layer " + std::to_string(k) + " of a stack of " + std::to_string(count),
                            e.items[1]->span, diag::Code::E1513,

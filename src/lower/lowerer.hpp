@@ -122,6 +122,8 @@ class Lowerer {
     std::map<std::string, Axis> subst;  // the function's generic axes, as the graph's
     Val result;
     bool returned = false;
+    bool broken = false;  // a `break` ran: the unrolled loop around it stops
+    int unrolled = 0;     // how many unrolled loops are around the code
   };
 
   // An input per tensor the parameter holds: a model's parameters, a
@@ -224,7 +226,7 @@ class Lowerer {
 
   void block(const std::vector<Stmt>& stmts, Scope& scope) {
     for (const auto& s : stmts) {
-      if (scope.returned) return;
+      if (scope.returned || scope.broken) return;
       statement(s, scope);
     }
   }
@@ -267,6 +269,7 @@ class Lowerer {
           lo = static_cast<std::int64_t>(number(*range.items[1], scope));
           hi = static_cast<std::int64_t>(number(*range.items[2], scope));
         }
+        ++scope.unrolled;
         for (std::int64_t i = lo; i < hi && !scope.returned; ++i) {
           Val v;
           v.kind = Val::Kind::number;
@@ -274,14 +277,21 @@ class Lowerer {
           v.integer = true;
           scope.vars[s.loop_var] = v;
           block(s.body, scope);
+          if (scope.broken) {  // static: device code branches only on static values
+            scope.broken = false;
+            break;
+          }
         }
+        --scope.unrolled;
         return;
       }
       case StmtKind::if_:
         block(number(*s.value, scope) != 0 ? s.body : s.else_body, scope);
         return;
       case StmtKind::break_:
-        throw NotLowered("`break` in device code", s.span);
+        if (scope.unrolled == 0) throw NotLowered("`break` outside an unrolled loop", s.span);
+        scope.broken = true;
+        return;
     }
   }
 

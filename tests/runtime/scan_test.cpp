@@ -184,7 +184,8 @@ TEST_CASE("stacks nest, a function takes one, and an unrolled loop's number pick
       "fn run(blocks: [3] Pair, x: [n D]) -> [n D]:\n    h = x\n    for p in blocks:\n"
       "        for k in p.inner:\n            h = tanh(h @ k.w)\n    return h\n"
       "fn flat(m: Net, x: [n D]) -> [n D]:\n    h = x\n    for i in range(COUNT):\n"
-      "        h = tanh(h @ m.blocks[i].inner[0].w)\n        h = tanh(h @ m.blocks[i].inner[-1].w)\n"
+      "        h = tanh(h @ m.blocks[i].inner[0].w)\n        h = tanh(h @ "
+      "m.blocks[i].inner[-1].w)\n"
       "    return h\n"
       "fn nested(m: Net, x: [n D]) -> [n D] = run(m.blocks, x)\n";
   const auto with_count = [&](const char* count) {
@@ -207,4 +208,23 @@ TEST_CASE("stacks nest, a function takes one, and an unrolled loop's number pick
   const ss::Module bad = engine.load_source(with_count("4"), "nest.ss");
   REQUIRE(bad.diagnostics().size() == 1);
   CHECK(bad.diagnostics()[0].code == "E1513");
+}
+
+TEST_CASE("a break in an unrolled device loop stops it there, inside a scan too") {
+  const ss::Engine engine;
+  const ss::Module mod = engine.load_source(
+      "dim D = 2\nmodel Block:\n    param w: [D] = ones\nmodel Net:\n    blocks: [3] Block\n"
+      "fn f(x: [D]) -> [D]:\n    y = x\n    for i in range(3):\n        y = y * 2.0\n"
+      "        break\n    return y\n"
+      "fn g(m: Net, x: [D]) -> [D]:\n    y = x\n    for k in m.blocks:\n"
+      "        for i in range(4):\n            y = y + k.w\n            break\n    return y\n",
+      "break.ss");
+  REQUIRE_MESSAGE(mod, (mod.diagnostics().empty() ? "" : mod.diagnostics()[0].render()));
+  const std::vector<float> x = {1.0f, 3.0f};
+  const auto f = mod.call("f", {ss::Tensor::view(x.data(), {2})});
+  REQUIRE(f);
+  CHECK(f.tensor().to_floats() == std::vector<float>{2.0f, 6.0f});
+  const auto g = mod.call("g", {mod.make("Net"), ss::Tensor::view(x.data(), {2})});
+  REQUIRE(g);
+  CHECK(g.tensor().to_floats() == std::vector<float>{4.0f, 6.0f});  // one add per layer
 }
