@@ -232,15 +232,7 @@ bool FastExecutor::softmax(const ir::Node& n, Tensor& out,
                            const std::vector<Tensor>& values) const {
   const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
   if (x.dtype() != DType::f32 || n.axes.empty() || n.axes[0] != x.rank() - 1) return false;
-  Tensor lse, shifted;
-  if (!fast::reduce_f32(ir::Reduce::logsumexp, x, n.axes, true, lse, options_.threads) ||
-      !fast::binary_f32(ir::Binary::sub, x, lse, shifted))
-    return false;
-  if (n.op == ir::Op::log_softmax) {
-    out = std::move(shifted);
-    return true;
-  }
-  return fast::unary_f32(ir::Unary::exp, shifted, out, options_.threads);
+  return fast::softmax_rows(x, n.op == ir::Op::log_softmax, out, options_.threads);
 }
 
 }  // namespace ss::runtime::fastexec

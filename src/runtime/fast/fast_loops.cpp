@@ -232,6 +232,31 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
   return true;
 }
 
+bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads) {
+  if (x.dtype() != DType::f32 || x.rank() == 0) return false;
+  const std::int64_t group = x.dim(x.rank() - 1);
+  if (group == 0) return false;
+  const std::int64_t rows = x.size() / group;
+  const Tensor c = x.contiguous() ? x : x.compact();
+  const auto* p = static_cast<const float*>(c.raw());
+  out = Tensor::uninitialized(DType::f32, x.shape());
+  auto* o = static_cast<float*>(out.raw());
+  for_rows(rows, kMinElements / group, threads, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const float* row = p + r * group;
+      float* to = o + r * group;
+      const float lse = reduce_row(ir::Reduce::logsumexp, row, group);
+      if (log) {
+        for (std::int64_t g = 0; g < group; ++g) to[g] = row[g] - lse;
+      } else {
+        for (std::int64_t g = 0; g < group; ++g)
+          to[g] = static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
+      }
+    }
+  });
+  return true;
+}
+
 // causal: -inf above the diagonal of the last two axes, the rest copied.
 bool causal(const Tensor& x, Tensor& out) {
   if (x.dtype() != DType::f32 || x.rank() < 2) return false;

@@ -30,6 +30,12 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
                 Tensor& out, int threads);
 // One contiguous group of a trailing reduction.
 float reduce_row(ir::Reduce op, const float* row, std::int64_t group);
+
+// softmax (or log_softmax) of an f32 value along its last axis, one row at
+// a time while it is in cache: the row's logsumexp as reduce_row gives it,
+// then x - it in float, exponentiated in double and stored as a float, so
+// the bits of a logsumexp, a subtraction and an exp run one after another.
+bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads);
 bool causal(const Tensor& x, Tensor& out);
 bool cast_to_f32(const Tensor& x, Tensor& out);
 // An einops node: a rearrange, a repeat or a reduction.
