@@ -68,8 +68,11 @@ float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
       double peak = -std::numeric_limits<double>::infinity();
       for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
       if (!std::isfinite(peak)) return static_cast<float>(peak);
+      // A masked element (-inf: causal's) adds exp(-inf) = 0: skipped, the same sum.
+      constexpr float masked = -std::numeric_limits<float>::infinity();
       double sum = 0;
-      for (std::int64_t g = 0; g < group; ++g) sum += std::exp(row[g] - peak);
+      for (std::int64_t g = 0; g < group; ++g)
+        if (row[g] != masked) sum += std::exp(row[g] - peak);
       return static_cast<float>(peak + std::log(sum));
     }
     case ir::Reduce::var:
@@ -246,8 +249,13 @@ bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads) {
       const float* row = p + r * group;
       float* to = o + r * group;
       const float lse = reduce_row(ir::Reduce::logsumexp, row, group);
+      constexpr float masked = -std::numeric_limits<float>::infinity();
       if (log) {
         for (std::int64_t g = 0; g < group; ++g) to[g] = row[g] - lse;
+      } else if (std::isfinite(lse)) {  // a masked element's exp(-inf) is 0: not computed
+        for (std::int64_t g = 0; g < group; ++g)
+          to[g] = row[g] == masked ? 0.0f
+                                   : static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
       } else {
         for (std::int64_t g = 0; g < group; ++g)
           to[g] = static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
