@@ -71,15 +71,6 @@ struct WindowPlan {
   std::int64_t groups = 1;
 };
 
-// A stack of layers (`blocks: [L] Block`): its element model, its length
-// as written and its count. The stack is a model (TypedProgram::models)
-// named "[L] Block" whose members are "0" up.
-struct StackInfo {
-  std::string element;
-  Axis length;
-  std::int64_t count = 0;
-};
-
 // The checked program, keyed by the syntax tree's nodes (which it outlives
 // only as long as the tree does).
 struct TypedProgram {
@@ -108,8 +99,9 @@ struct TypedProgram {
   std::unordered_map<const syntax::Expr*, std::map<std::string, Axis>> bindings;
   // rearrange, reduce, repeat and einsum calls.
   std::unordered_map<const syntax::Expr*, PatternPlan> patterns;
-  // Stacks, by their model's name ("[L] Block").
-  std::map<std::string, StackInfo> stacks;
+  // Each stack's count of layers as written (`L`), by the stack's model's
+  // name ("[L] Block"), a model (in `models`) whose members are "0" up.
+  std::map<std::string, Axis> stacks;
   // conv, max_pool and avg_pool calls.
   std::unordered_map<const syntax::Expr*, WindowPlan> windows;
   // Output sizes that need dims a host sizes at load.

@@ -65,8 +65,6 @@ struct ModelInfo {
   // A stack (`[L] Block`, named so): members "0" up, each of the element
   // model; no item of its own.
   bool stack = false;
-  std::string element;
-  Axis length;
   const Member* member(const std::string& name) const;
 };
 
@@ -118,6 +116,11 @@ struct Var {
   bool is_param = false;
   bool is_mut = false;
 };
+
+// Whether `e` calls the built-in or function `name`: `range(...)`, `slices(...)`.
+inline bool is_call_to(const Expr& e, const char* name) {
+  return e.kind == ExprKind::call && e.items[0]->kind == ExprKind::name && e.items[0]->text == name;
+}
 
 // The items of a list written `[a b]`, or the one expression (`over=C`,
 // `stride=2`, `out=[H2 W2]`).

@@ -49,8 +49,7 @@ struct Scan {
   // A device loop's steps: `slices(x, over=T)`, a model's stack
   // (`m.blocks`), or a parameter declared as one (`blocks: [L] Block`).
   bool scan(const Expr& it) const {
-    if (it.kind == ExprKind::call && it.items[0]->kind == ExprKind::name)
-      return it.items[0]->text == "slices";
+    if (it.kind == ExprKind::call) return is_call_to(it, "slices");
     if (it.kind == ExprKind::member) return true;
     if (it.kind != ExprKind::name) return false;
     for (const auto& p : fn.item->params)
@@ -66,9 +65,7 @@ struct Scan {
   void stmt(const Stmt& s) {
     if (s.kind == syntax::StmtKind::for_) {
       const Expr& it = *s.value;
-      const bool call = it.kind == ExprKind::call && it.items[0]->kind == ExprKind::name;
-      const bool range = call && it.items[0]->text == "range";
-      if (!range && !scan(it)) controller(s.span, "it loops over a dataset");
+      if (!is_call_to(it, "range") && !scan(it)) controller(s.span, "it loops over a dataset");
     }
     if (s.kind == syntax::StmtKind::assign)
       for (const auto& t : s.targets)

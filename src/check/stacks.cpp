@@ -91,12 +91,10 @@ Type Checker::stack_type(const TypeExpr& t, std::set<std::string>* generics, boo
   ModelInfo& info = models_[name];
   if (!info.stack) {
     info.stack = true;
-    info.element = element.name;
-    info.length = *length;
     for (std::int64_t k = 0; k < *count; ++k)
       info.members.push_back({std::to_string(k), element, false, t.span});
     info.filled = true;
-    typed_.stacks[name] = {element.name, *length, *count};
+    typed_.stacks[name] = *length;
   }
   return Type::of(Type::Kind::model, name);
 }
@@ -174,8 +172,7 @@ Type Checker::slices_call(const Expr& e, std::vector<Type>& args, std::vector<Sp
 
 void Checker::check_scan(const Stmt& s, const Type& over, FnCtx& ctx) {
   const bool stack = over.is(Type::Kind::model);
-  if (!stack && !(s.value->kind == ExprKind::call && s.value->items[0]->kind == ExprKind::name &&
-                  s.value->items[0]->text == "slices")) {
+  if (!stack && !is_call_to(*s.value, "slices")) {
     r_.error(Code::E1512, s.value->span, "a loop over slices names them in its `for` line",
              "slices made elsewhere")
         .help = "write `for xt in slices(x, over=T):`";
@@ -222,20 +219,20 @@ void Checker::check_scan(const Stmt& s, const Type& over, FnCtx& ctx) {
     }
     const Type& now = it->second.type;
     const Type& then = was->second.type;
-    if (it->first != s.loop_var && !now.is_error() && !then.is_error() && now.str() != then.str()) {
-      const Stmt* at = assignment_of(s.body, it->first);
-      r_.error(Code::E1511, at ? at->span : s.span,
+    const bool other = it->first != s.loop_var && !now.is_error();
+    const Stmt* at = other ? assignment_of(s.body, it->first) : nullptr;
+    const Span where = at ? at->span : s.span;
+    if (other && !then.is_error() && now.str() != then.str()) {
+      r_.error(Code::E1511, where,
                "`" + it->first + "` is " + then.str() + " before the loop and " + now.str() +
                    " after a step",
                "changes its type")
           .help =
           "what a scan carries from step to step keeps its type; bind a new name for "
           "the other value";
-    } else if (it->first != s.loop_var && !now.is_error() && assignment_of(s.body, it->first) &&
-               !now.is_tensor()) {
-      const Stmt* at = assignment_of(s.body, it->first);
-      r_.error(Code::E1511, at ? at->span : s.span,
-               "a scan carries tensors; `" + it->first + "` is " + now.str(), "not a tensor")
+    } else if (at && !now.is_tensor()) {
+      r_.error(Code::E1511, where, "a scan carries tensors; `" + it->first + "` is " + now.str(),
+               "not a tensor")
           .help = "carry a tensor (`h = h + f(k, h)`); a number the steps change isn't static";
     }
     ++it;

@@ -15,10 +15,6 @@ bool always_returns(const std::vector<Stmt>& body) {
   return false;
 }
 
-bool is_call_to(const Expr& e, const char* name) {
-  return e.kind == ExprKind::call && e.items[0]->kind == ExprKind::name && e.items[0]->text == name;
-}
-
 }  // namespace
 
 void Checker::check_function(FnInfo& fn) {

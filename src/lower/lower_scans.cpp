@@ -67,7 +67,7 @@ void Lowerer::scan(const Stmt& s, Scope& scope) {
   Val var;
   if (over.is(Type::Kind::model)) {
     const Val stack = value(*s.value, scope);
-    const check::StackInfo& info = p_.stacks.at(over.name);
+    const Axis& length = p_.stacks.at(over.name);
     std::vector<std::vector<int>> layers;
     for (const Val& layer : stack.items) {
       layers.emplace_back();
@@ -80,7 +80,7 @@ void Lowerer::scan(const Stmt& s, Scope& scope) {
       st.op = Op::stack;
       for (const auto& layer : layers) st.in.push_back(layer[j]);
       st.type = g_.nodes[static_cast<std::size_t>(layers[0][j])].type;
-      st.type.axes.insert(st.type.axes.begin(), info.length);
+      st.type.axes.insert(st.type.axes.begin(), length);
       st.span = span;
       stepped.push_back(g_.add(std::move(st)));
       axes.push_back(0);
@@ -185,16 +185,15 @@ void Lowerer::scan(const Stmt& s, Scope& scope) {
     for (const auto& [name, v] : scope.vars)
       if (!inner.vars.count(name)) inner.vars[name] = rebind(v);
     if (seeded) {  // the body's seed: the graph's, plus the step's number times a large odd
-      const int graph_seed = body_input("free." + std::to_string(frees.size()),
-                                        Type::scalar(ElemKind::i32));
+      const int graph_seed =
+          body_input("free." + std::to_string(frees.size()), Type::scalar(ElemKind::i32));
       frees.push_back(seed_before);
       const int index = steps.back();
-      const int spread =
-          g_.add({.op = Op::binary,
-                  .in = {index, constant(1000003, ElemKind::i32, span)},
-                  .sub = static_cast<int>(Binary::mul),
-                  .type = Type::scalar(ElemKind::i32),
-                  .span = span});
+      const int spread = g_.add({.op = Op::binary,
+                                 .in = {index, constant(1000003, ElemKind::i32, span)},
+                                 .sub = static_cast<int>(Binary::mul),
+                                 .type = Type::scalar(ElemKind::i32),
+                                 .span = span});
       seed_input_ = g_.add({.op = Op::binary,
                             .in = {graph_seed, spread},
                             .sub = static_cast<int>(Binary::add),

@@ -57,6 +57,10 @@ void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float*
 
 }  // namespace
 
+// A masked element (causal's -inf): its exp is 0, so it is skipped where
+// that gives the same bits.
+constexpr float kMasked = -std::numeric_limits<float>::infinity();
+
 // One group of a trailing reduction, contiguous, as the reference computes
 // it: in doubles, in order; max and min as std::max_element and
 // min_element compare (the first of equals, NaN kept only if first);
@@ -68,11 +72,9 @@ float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
       double peak = -std::numeric_limits<double>::infinity();
       for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
       if (!std::isfinite(peak)) return static_cast<float>(peak);
-      // A masked element (-inf: causal's) adds exp(-inf) = 0: skipped, the same sum.
-      constexpr float masked = -std::numeric_limits<float>::infinity();
-      double sum = 0;
+      double sum = 0;  // a masked element adds exp(-inf) = 0
       for (std::int64_t g = 0; g < group; ++g)
-        if (row[g] != masked) sum += std::exp(row[g] - peak);
+        if (row[g] != kMasked) sum += std::exp(row[g] - peak);
       return static_cast<float>(peak + std::log(sum));
     }
     case ir::Reduce::var:
@@ -249,17 +251,17 @@ bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads) {
       const float* row = p + r * group;
       float* to = o + r * group;
       const float lse = reduce_row(ir::Reduce::logsumexp, row, group);
-      constexpr float masked = -std::numeric_limits<float>::infinity();
       if (log) {
         for (std::int64_t g = 0; g < group; ++g) to[g] = row[g] - lse;
-      } else if (std::isfinite(lse)) {  // a masked element's exp(-inf) is 0: not computed
-        for (std::int64_t g = 0; g < group; ++g)
-          to[g] = row[g] == masked ? 0.0f
-                                   : static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
-      } else {
-        for (std::int64_t g = 0; g < group; ++g)
-          to[g] = static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
+        continue;
       }
+      // With lse finite a masked element's exp(-inf) is 0; with lse -inf (a
+      // row all masked) it is NaN, as the reference's.
+      const bool skip = std::isfinite(lse);
+      for (std::int64_t g = 0; g < group; ++g)
+        to[g] = skip && row[g] == kMasked
+                    ? 0.0f
+                    : static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
     }
   });
   return true;
