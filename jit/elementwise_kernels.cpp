@@ -38,6 +38,20 @@ struct Builder {
     auto callee = module.getOrInsertFunction(name, llvm::FunctionType::get(f64(), {f64()}, false));
     return b.CreateCall(callee, {x});
   }
+  // libm's float function of one float, which the loop vectoriser maps to
+  // SLEEF's where it is present (jit/vector_math.hpp): it touches no
+  // memory the kernel sees (errno aside), so it may run as a vector.
+  llvm::Value* libm_float(const char* name, llvm::Value* x) {
+    auto callee = module.getOrInsertFunction(name, llvm::FunctionType::get(f32(), {f32()}, false));
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      fn->setDoesNotAccessMemory();
+      fn->setDoesNotThrow();
+      fn->setWillReturn();
+    }
+    auto* call = b.CreateCall(callee, {x});
+    call->setDoesNotAccessMemory();
+    return call;
+  }
 
   // neg and logical_not; every other function of one value comes as its
   // formula's steps (types/unary.def, expanded by the core).
@@ -52,8 +66,10 @@ struct Builder {
     }
   }
 
-  // A formula's call: sqrt and fabs of a float or a double (one correctly
-  // rounded operation either way), the others of a double through libm.
+  // A formula's call: sqrt and fabs (one correctly rounded operation in
+  // either width); exp, log, tanh and erf of a double through libm's double
+  // functions, of a float through float vector math (exp and log as LLVM's
+  // intrinsics, which lower to expf and logf).
   llvm::Value* call(int function, llvm::Value* x) {
     const bool wide_value = x->getType()->isDoubleTy();
     switch (function) {
@@ -62,13 +78,13 @@ struct Builder {
       case SS_JIT_FABS:
         return intrinsic(llvm::Intrinsic::fabs, x);
       case SS_JIT_EXP:
-        return wide_value ? libm("exp", x) : nullptr;
+        return wide_value ? libm("exp", x) : intrinsic(llvm::Intrinsic::exp, x);
       case SS_JIT_LOG:
-        return wide_value ? libm("log", x) : nullptr;
+        return wide_value ? libm("log", x) : intrinsic(llvm::Intrinsic::log, x);
       case SS_JIT_TANH:
-        return wide_value ? libm("tanh", x) : nullptr;
+        return wide_value ? libm("tanh", x) : libm_float("tanhf", x);
       case SS_JIT_ERF:
-        return wide_value ? libm("erf", x) : nullptr;
+        return wide_value ? libm("erf", x) : libm_float("erff", x);
       default:
         return nullptr;
     }

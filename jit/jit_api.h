@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 5u
+#define SS_JIT_ABI_VERSION 6u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -27,9 +27,9 @@ typedef struct SsJitProbeResult {
  * value from earlier ones (by index); the last is the result, a float.
  * Kinds are the IR's ir::Binary numbers (src/ir/ops.hpp); a UNARY is neg or
  * logical_not only: the core spells every other function of one value as
- * its formula's steps (ir/formulas.hpp), widened to double where the
- * formula computes in double. Values are float, double (between a WIDEN and
- * a NARROW), or bool (a LOAD_BOOL, a comparison, a logic op). */
+ * its formula's steps (ir/formulas.hpp), in float. Values are float, double
+ * (between a WIDEN and a NARROW), or bool (a LOAD_BOOL, a comparison, a
+ * logic op). */
 enum {
   SS_JIT_LOAD = 0,          /* float input `a` */
   SS_JIT_LOAD_BOOL = 1,     /* bool input `a` (one byte an element) */
@@ -40,7 +40,7 @@ enum {
   SS_JIT_WIDEN = 6,         /* a, a float, as a double */
   SS_JIT_NARROW = 7,        /* a, a double, rounded to float */
   SS_JIT_WIDE_CONSTANT = 8, /* `wide_value`, a double */
-  SS_JIT_CALL = 9           /* kind(a): SS_JIT_EXP ... below; exp, log, tanh and erf of doubles */
+  SS_JIT_CALL = 9           /* kind(a): SS_JIT_EXP ... below, of a float or a double */
 };
 
 enum {
@@ -120,10 +120,11 @@ typedef struct SsJitApi {
   const char* (*target_id)(void);
   /* Compiles `count` kernels into one object file (O3 for the host), kernel
    * k named `prefix` followed by k, and hands its bytes to
-   * write(context, ...) once. Floats are computed as the reference runtime
-   * does: +, -, *, /, sqrt and comparisons in float, each step rounded (no
-   * contraction), every other function in double, rounded after. Returns
-   * 0, or non-zero with `error` filled. Thread-safe. */
+   * write(context, ...) once. Each step is rounded to its type (no
+   * contraction); exp, log, tanh and erf of a float run as float vector
+   * math (SLEEF's 1-ulp functions where the process finds libsleef, libm's
+   * float functions elsewhere), of a double as libm's. Returns 0, or
+   * non-zero with `error` filled. Thread-safe. */
   int (*compile_elementwise)(const SsJitKernelDesc* kernels, int32_t count, const char* prefix,
                              void (*write)(void* context, const void* data, size_t size),
                              void* context, char* error, size_t error_size);

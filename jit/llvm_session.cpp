@@ -2,6 +2,7 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/PassManager.h>
@@ -11,6 +12,8 @@
 
 #include <algorithm>
 #include <mutex>
+
+#include "jit/vector_math.hpp"
 
 namespace ss::jit {
 
@@ -49,6 +52,11 @@ void optimise_for(llvm::Module& module, llvm::TargetMachine& machine) {
   tuning.SLPVectorization = true;
   tuning.LoopUnrolling = true;
   llvm::PassBuilder builder(&machine, tuning);
+  // The loop vectoriser finds SLEEF's vector functions through the library
+  // info (jit/vector_math.hpp); registered before the defaults, it wins.
+  llvm::TargetLibraryInfoImpl library(llvm::Triple(module.getTargetTriple()));
+  library.addVectorizableFunctions(vector_math(machine).functions);
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "jit/llvm_session.hpp"
+#include "jit/vector_math.hpp"
 
 namespace ss::jit {
 namespace {
@@ -44,6 +45,8 @@ std::string start(Session& s) {
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!process) return s.error = "process symbols: " + llvm::toString(process.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
+  add_vector_math_symbols((*jit)->getMainJITDylib(), vector_math(**machine),
+                          (*jit)->getDataLayout().getGlobalPrefix());
   s.jit = std::move(*jit);
   s.machine = std::move(*machine);
   s.quick = std::move(*quick);
@@ -63,7 +66,8 @@ const std::string& target_id() {
     std::lock_guard lock(s.mutex);
     if (!start(s).empty()) return std::string();
     return s.machine->getTargetTriple().str() + " " + s.machine->getTargetCPU().str() + " " +
-           s.machine->getTargetFeatureString().str() + " LLVM " LLVM_VERSION_STRING;
+           s.machine->getTargetFeatureString().str() + " LLVM " LLVM_VERSION_STRING + " " +
+           vector_math(*s.machine).id;
   }();
   return id;
 }

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "ir/formulas.hpp"
 #include "ir/ops.hpp"
 
 namespace ss::ir {
@@ -127,7 +128,13 @@ std::vector<FusedKernel> plan_fusion(const Graph& g) {
     };
     emit(k.root);
     k.reduce = fusable_reduction(r);
-    if (!ok || operations < (k.reduce >= 0 ? 1 : 2)) continue;
+    // One operation alone is a kernel when it reduces, or when it is a
+    // function the reference computes in double (exp, tanh, gelu, ...):
+    // compiled, it runs as float32 vector math; else the executor's loop
+    // is as fast.
+    const bool function =
+        root.op == Op::unary && formula(static_cast<Unary>(root.sub)).width == Formula::kDouble;
+    if (!ok || operations < (k.reduce >= 0 || function ? 1 : 2)) continue;
     for (std::size_t j = 0; j < k.inputs.size() && k.reduce < 0; ++j) {
       const auto id = static_cast<std::size_t>(k.inputs[j]);
       const Node& m = g.nodes[id];

@@ -26,7 +26,10 @@ TEST_CASE("every unary function has its formula, evaluated term by term as C++ c
     CHECK(evaluate(formula(Unary::gelu_grad), x) ==
           0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) +
               x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * 3.14159265358979323846));
-    CHECK(evaluate(formula(Unary::sigmoid), x) == 1.0 / (1.0 + std::exp(-x)));
+    CHECK(evaluate(formula(Unary::sigmoid), x) ==
+          (x > 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x))));
+    CHECK(evaluate(formula(Unary::sigmoid), x) ==
+          doctest::Approx(1.0 / (1.0 + std::exp(-x))).epsilon(1e-15));
     CHECK(evaluate(formula(Unary::relu), x) == (x > 0 ? x : 0.0));
     CHECK(evaluate(formula(Unary::neg), x) == -x);
     CHECK(evaluate(formula(Unary::logical_not), x) == (x == 0 ? 1.0 : 0.0));
@@ -43,7 +46,10 @@ TEST_CASE("a formula renders as fully parenthesised C, its functions named by th
           return f == "fabs" ? std::string("fabsf") : f;
         }) == "fabsf(v)");
   CHECK(ss::ir::render(formula(Unary::sigmoid), "(double)a") ==
-        "(1.0 / (1.0 + exp((-(double)a))))");
+        "((double)a > 0.0 ? (1.0 / (1.0 + exp((-(double)a)))) : (exp((double)a) / (1.0 + "
+        "exp((double)a))))");
+  // Far below 0, where exp(-x) overflows a float, sigmoid is still exp(x).
+  CHECK(evaluate(formula(Unary::sigmoid), -100.0) == doctest::Approx(std::exp(-100.0)));
 }
 
 TEST_CASE("text outside the formula grammar is refused, saying where") {

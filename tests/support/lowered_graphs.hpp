@@ -21,7 +21,7 @@ inline constexpr const char* kFusedKernelProgram =
     "dim N = 7\n\n"
     "fn f(x: [b N], y: [N], c: [b 1]) -> [b N]:\n"
     "    z = where(x > y, exp(x) * c - y, sqrt(abs(x)) / (y + 2.0))\n"
-    "    return maximum(tanh(z), sigmoid(x)) + gelu(z) * x % 1.5\n";
+    "    return maximum(tanh(z), sigmoid(x)) + gelu(z) * (x % 1.5)\n";
 
 struct LoweredGraph {
   std::string function;

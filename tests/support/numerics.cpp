@@ -66,6 +66,7 @@ std::map<std::string, Tolerance> read_table() {
       t.row = t.row.substr(1, t.row.size() - 2);
     t.absolute = number(column("absolute"), t.row);
     t.relative = number(column("relative"), t.row);
+    t.ulp = number(column("ulp"), t.row);
     const std::string& scale = column("scale");
     if (scale != "tensor" && scale != "element")
       throw std::runtime_error("docs/numerics.md, row " + t.row + ": scale " + scale);
@@ -91,10 +92,17 @@ double tensor_scale(const std::vector<double>& want) {
   return scale;
 }
 
+double float_ulp(double want) {
+  const float w = std::fabs(static_cast<float>(want));
+  if (!std::isfinite(w)) return INFINITY;
+  return static_cast<double>(std::nextafter(w, INFINITY)) - static_cast<double>(w);
+}
+
 bool agrees(double got, double want, double scale, const Tolerance& t) {
   if (got == want || (std::isnan(got) && std::isnan(want))) return true;
   const double s = t.tensor_scale ? scale : std::fabs(want);
-  return std::fabs(got - want) <= t.absolute + t.relative * s;
+  const double u = t.ulp > 0 ? t.ulp * float_ulp(want) : 0;
+  return std::fabs(got - want) <= t.absolute + t.relative * s + u;
 }
 
 }  // namespace ss::test

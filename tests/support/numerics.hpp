@@ -12,6 +12,7 @@ struct Tolerance {
   std::string row;
   double absolute = 0;
   double relative = 0;
+  double ulp = 0;             // float32 ulps at the reference's value
   bool tensor_scale = false;  // the scale is the tensor's largest |want|, else each element's
 };
 
@@ -21,6 +22,10 @@ const Tolerance& tolerance(const std::string& row);
 
 // A tensor's scale for a `tensor` row: its largest finite |x|, at least 1.
 double tensor_scale(const std::vector<double>& want);
+
+// One float32 ulp at `want`: the gap from |want| (rounded to float32) to
+// the next float32 up.
+double float_ulp(double want);
 
 // Whether `got` agrees with `want`: equal, both NaN, or within the row's
 // bound; `scale` is tensor_scale(want's tensor), read by `tensor` rows.

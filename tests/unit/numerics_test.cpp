@@ -11,8 +11,9 @@ using ss::test::agrees;
 using ss::test::tolerance;
 
 TEST_CASE("the numerics contract has a row for every comparison the tests make") {
-  for (const char* row : {"golden", "fast-elementwise", "fast", "devices", "standalone", "cuda",
-                          "cuda-reduced", "cuda-elementwise", "cuda-reduce"}) {
+  for (const char* row :
+       {"golden", "fast-function", "fast-elementwise", "fast", "devices", "standalone", "cuda",
+        "cuda-reduced", "cuda-elementwise", "cuda-reduce"}) {
     CAPTURE(row);
     const auto& t = tolerance(row);
     CHECK(t.row == row);
@@ -25,7 +26,11 @@ TEST_CASE("the numerics contract has a row for every comparison the tests make")
   // made in the table, not in a test).
   CHECK(tolerance("fast").relative == 1e-5);
   CHECK(tolerance("fast").tensor_scale);
-  CHECK(tolerance("fast-elementwise").relative == 0);
+  CHECK(tolerance("fast-function").ulp == 4);
+  CHECK(tolerance("fast-function").relative == 0);
+  CHECK(tolerance("fast-elementwise").relative == 1e-6);
+  CHECK(tolerance("fast-elementwise").tensor_scale);
+  CHECK(tolerance("golden").ulp == 0);
   CHECK(tolerance("devices").absolute == 1e-5);
   CHECK_FALSE(tolerance("devices").tensor_scale);
   CHECK(tolerance("cuda").relative == 1e-4);
@@ -44,7 +49,25 @@ TEST_CASE("agreement: equal, both NaN, or within absolute + relative times the s
   CHECK_FALSE(agrees(0.0005, 0.0, 1, tensor));
   CHECK(ss::test::tensor_scale({0.5, -78, NAN, INFINITY}) == 78);
   CHECK(ss::test::tensor_scale({0.25}) == 1);
-  const auto& exact = tolerance("fast-elementwise");
-  CHECK_FALSE(agrees(std::nextafter(1.0, 2.0), 1.0, 1, exact));
+  const auto& exact = tolerance("standalone");  // 1e-5 of the tensor's scale, no ulps
+  CHECK_FALSE(agrees(2e-5, 0.0, 1, exact));
   CHECK(agrees(INFINITY, INFINITY, 1, exact));
+  CHECK_FALSE(agrees(-INFINITY, INFINITY, 1, exact));
+}
+
+TEST_CASE("agreement in ulps: float32's gap at the reference's value") {
+  CHECK(ss::test::float_ulp(1.0) == std::ldexp(1.0, -23));
+  CHECK(ss::test::float_ulp(-1.5) == std::ldexp(1.0, -23));
+  CHECK(ss::test::float_ulp(1e-3) == std::ldexp(1.0, -33));
+  CHECK(ss::test::float_ulp(0.0) == std::ldexp(1.0, -149));  // below the normals
+  CHECK(ss::test::float_ulp(1e-40) == std::ldexp(1.0, -149));
+  const auto& four = tolerance("fast-function");  // 4 ulp of each element
+  const double one = std::ldexp(1.0, -23);
+  CHECK(agrees(1.0 + 4 * one, 1.0, 1, four));
+  CHECK_FALSE(agrees(1.0 + 5 * one, 1.0, 1, four));
+  CHECK(agrees(1e-30 * (1 + 3e-7), 1e-30, 1, four));  // relative: 1e-30's own ulps
+  CHECK_FALSE(agrees(1e-30 * (1 + 1e-6), 1e-30, 1, four));
+  CHECK_FALSE(agrees(1e-7, 0.0, 1, four));
+  CHECK_FALSE(agrees(NAN, 1.0, 1, four));
+  CHECK_FALSE(agrees(INFINITY, 3.4e38, 1, four));
 }

@@ -25,12 +25,12 @@ extern "C" __global__ void fused_k0(fused_k0_args args, float* __restrict__ out,
     const float v0 = ((const float*)args.in[0])[o * args.stride[0] + i];
     const float v1 = (float)tanh((double)v0);
     const float v2 = ((const float*)args.in[1])[o * args.stride[1] + i];
-    const float v3 = (float)(1.0 / (1.0 + exp((-(double)v2))));
+    const float v3 = (float)((double)v2 > 0.0 ? (1.0 / (1.0 + exp((-(double)v2)))) : (exp((double)v2) / (1.0 + exp((double)v2))));
     const float v4 = ss_max(v1, v3);
     const float v5 = (float)((0.5 * (double)v0) * (1.0 + erf(((double)v0 / 1.4142135623730951))));
-    const float v6 = __fmul_rn(v5, v2);
-    const float v7 = 1.5f;
-    const float v8 = ss_mod((double)v6, (double)v7);
+    const float v6 = 1.5f;
+    const float v7 = ss_mod((double)v2, (double)v6);
+    const float v8 = __fmul_rn(v5, v7);
     const float v9 = __fadd_rn(v4, v8);
     out[e] = v9;
   }

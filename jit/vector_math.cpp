@@ -1,0 +1,101 @@
+#include "jit/vector_math.hpp"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/Support/DynamicLibrary.h>
+
+#include <deque>
+#include <mutex>
+
+namespace ss::jit {
+namespace {
+
+bool has(const llvm::TargetMachine& machine, const char* feature) {
+  const std::string features = "," + machine.getTargetFeatureString().str() + ",";
+  return features.find(std::string(",+") + feature + ",") != std::string::npos;
+}
+
+// The scalar names a kernel calls (elementwise_kernels.cpp) and their SLEEF
+// stems: Sleef_<stem><width>_u10<isa>.
+struct Function {
+  const char* scalar;
+  const char* stem;
+};
+constexpr Function kFunctions[] = {{"expf", "expf"},         {"logf", "logf"},
+                                   {"tanhf", "tanhf"},       {"erff", "erff"},
+                                   {"llvm.exp.f32", "expf"}, {"llvm.log.f32", "logf"}};
+
+// VecDesc keeps StringRefs: the names live here for the process (a deque
+// never moves what it holds).
+std::deque<std::string>& names() {
+  static std::deque<std::string> n;
+  return n;
+}
+
+VectorMath open(const llvm::TargetMachine& machine) {
+  VectorMath math;
+  math.id = "libm";
+  std::string why;
+  const char* file = "libsleef.so.3";
+  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(file, &why)) {
+    math.library = "no SLEEF (" + why + ")";
+    return math;
+  }
+  math.library = file;
+  // Widths the host runs, each with SLEEF's build for it.
+  struct Width {
+    unsigned lanes;
+    const char* isa;
+  };
+  std::vector<Width> widths;
+  if (has(machine, "avx512f")) widths.push_back({16, "avx512f"});
+  if (has(machine, "avx2") && has(machine, "fma")) {
+    widths.push_back({8, "avx2"});
+    widths.push_back({4, "avx2128"});
+  } else if (has(machine, "sse4.1")) {
+    widths.push_back({4, "sse4"});
+  } else {
+    widths.push_back({4, "sse2"});
+  }
+  std::deque<std::string>& kept = names();
+  for (const Width& w : widths)
+    for (const Function& f : kFunctions) {
+      std::string vector =
+          "Sleef_" + std::string(f.stem) + std::to_string(w.lanes) + "_u10" + w.isa;
+      if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(vector)) continue;
+      kept.push_back(std::move(vector));
+      const std::string& v = kept.back();
+      kept.push_back("_ZGV_LLVM_N" + std::to_string(w.lanes) + "v");
+      const std::string& abi = kept.back();
+      math.functions.emplace_back(f.scalar, v, llvm::ElementCount::getFixed(w.lanes), false, abi);
+    }
+  if (math.functions.empty()) {
+    math.library = "no SLEEF functions for this CPU in " + std::string(file);
+    return math;
+  }
+  math.present = true;
+  math.id = std::string("sleef 3 ") + widths.front().isa;
+  return math;
+}
+
+}  // namespace
+
+const VectorMath& vector_math(const llvm::TargetMachine& machine) {
+  static std::once_flag once;
+  static VectorMath math;
+  std::call_once(once, [&] { math = open(machine); });
+  return math;
+}
+
+void add_vector_math_symbols(llvm::orc::JITDylib& dylib, const VectorMath& math, char prefix) {
+  if (!math.present) return;
+  // LoadLibraryPermanently made the library searchable process-wide; the
+  // process generator (object_session) already finds libm, so one more
+  // generator over the same handle finds SLEEF's names.
+  auto sleef = llvm::orc::DynamicLibrarySearchGenerator::Load(math.library.c_str(), prefix);
+  if (sleef)
+    dylib.addGenerator(std::move(*sleef));
+  else
+    llvm::consumeError(sleef.takeError());
+}
+
+}  // namespace ss::jit

@@ -1,0 +1,34 @@
+// Float32 vector math for compiled kernels: SLEEF (Debian's libsleef3),
+// opened at run time like CUDA, so a machine without it still runs. When it
+// is present the loop vectoriser maps expf, logf, tanhf and erff in a loop
+// to SLEEF's 1.0-ulp functions for the widest vector the host has; the
+// scalar iterations left over (and every call when SLEEF is absent) call
+// libm's float functions (at most 2 ulp on x86-64, glibc's manual). Either
+// way a kernel's result is within docs/numerics.md's `fast-elementwise` row.
+#pragma once
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <string>
+#include <vector>
+
+namespace ss::jit {
+
+struct VectorMath {
+  bool present = false;  // SLEEF opened
+  std::string library;   // the file opened, or why none was
+  // "sleef 3 avx2" or "libm": part of the code cache key (object_session's target_id).
+  std::string id;
+  std::vector<llvm::VecDesc> functions;  // scalar name to vector name, per width
+};
+
+// What the machine's features allow, opened once per process.
+const VectorMath& vector_math(const llvm::TargetMachine& machine);
+
+// Makes SLEEF's symbols visible to code linked into `dylib`; nothing when
+// SLEEF is absent.
+void add_vector_math_symbols(llvm::orc::JITDylib& dylib, const VectorMath& math, char prefix);
+
+}  // namespace ss::jit
