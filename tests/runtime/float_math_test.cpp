@@ -3,7 +3,8 @@
 // docs/numerics.md's `fast-function` row (4 ulp) over a sweep of its range,
 // specials and subnormals included; gelu, whose inner step rounds, within
 // `fast-elementwise`; SLEEF's vector functions called where the process
-// finds libsleef; the same bits again for the same thread count.
+// finds libsleef, by the kernels and by softmax's own loop; the same bits
+// again for the same thread count.
 #include <dlfcn.h>
 #include <doctest/doctest.h>
 
@@ -15,6 +16,7 @@
 #include "lower/lower.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/fast/jit_module.hpp"
+#include "runtime/fast/vector_exp.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
 #include "support/numerics.hpp"
@@ -181,4 +183,44 @@ TEST_CASE("compiled exp, log, tanh and erf call SLEEF's vector functions where l
   if (sleef) ::dlclose(sleef);
   if (!sleef)
     ss::test::skip("libsleef.so.3 isn't installed: the kernels call libm's float functions");
+}
+
+TEST_CASE("softmax's exps: SLEEF's vector expf where the CPU and libsleef allow, any split") {
+  void* library = ::dlopen("libsleef.so.3", RTLD_NOW | RTLD_LOCAL);
+  __builtin_cpu_init();
+  const bool vectors =
+      library && ((__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ||
+                  __builtin_cpu_supports("avx512f"));
+  const std::string name = ss::runtime::fast::vector_exp_name();
+  CAPTURE(name);
+  CHECK((name.rfind("sleef", 0) == 0) == vectors);
+  if (__builtin_cpu_supports("avx512f") && library) CHECK(name == "sleef avx512f");
+  std::vector<float> x(77);
+  for (std::size_t k = 0; k < x.size(); ++k)
+    x[k] =
+        k % 19 == 4 ? -INFINITY : static_cast<float>(30 * std::sin(1.7 * static_cast<double>(k)));
+  for (const std::int64_t n : {1, 7, 8, 9, 15, 16, 17, 33, 77}) {
+    CAPTURE(n);
+    std::vector<float> out(static_cast<std::size_t>(n));
+    const float sum = ss::runtime::fast::exp_sum(x.data(), 2.5f, out.data(), n);
+    double want_sum = 0;
+    for (std::int64_t k = 0; k < n; ++k) {
+      // The shift is subtracted in float, then exp: within 4 ulp of exp of that.
+      const double want = std::exp(static_cast<double>(x[static_cast<std::size_t>(k)] - 2.5f));
+      want_sum += want;
+      CHECK(ss::test::agrees(out[static_cast<std::size_t>(k)],
+                             static_cast<double>(static_cast<float>(want)), 1,
+                             ss::test::tolerance("fast-function")));
+    }
+    CHECK(sum == doctest::Approx(want_sum).epsilon(1e-6));
+    // Each element's exp is the same bits wherever it sits in the row.
+    std::vector<float> shifted(static_cast<std::size_t>(n));
+    if (n > 1) {
+      ss::runtime::fast::exp_sum(x.data() + 1, 2.5f, shifted.data(), n - 1);
+      for (std::int64_t k = 1; k < n; ++k)
+        CHECK(shifted[static_cast<std::size_t>(k - 1)] == out[static_cast<std::size_t>(k)]);
+    }
+  }
+  if (library) ::dlclose(library);
+  if (!vectors) ss::test::skip("no libsleef or no AVX2: softmax's exps ran on libm's expf");
 }

@@ -7,6 +7,7 @@
 #include "ir/formulas.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/fast_ops.hpp"
+#include "runtime/fast/vector_exp.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime::fast {
@@ -57,31 +58,68 @@ void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float*
 
 }  // namespace
 
-// A masked element (causal's -inf): its exp is 0, so it is skipped where
-// that gives the same bits.
-constexpr float kMasked = -std::numeric_limits<float>::infinity();
+// A row's largest element as the reference's logsumexp finds it: NaN only
+// if first.
+float row_peak(const float* row, std::int64_t group) {
+  float peak = -std::numeric_limits<float>::infinity();
+  for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
+  return peak;
+}
 
-// One group of a trailing reduction, contiguous, as the reference computes
-// it: in doubles, in order; max and min as std::max_element and
-// min_element compare (the first of equals, NaN kept only if first);
-// logsumexp as logsumexp_of; var and std about the mean, divided by n.
+// A thread's scratch row for the exps a logsumexp sums and forgets.
+float* scratch_row(std::int64_t group) {
+  thread_local std::vector<float> scratch;
+  if (scratch.size() < static_cast<std::size_t>(group))
+    scratch.resize(static_cast<std::size_t>(group));
+  return scratch.data();
+}
+
+// The sum of a row in doubles, in eight lanes (element g in lane g % 8)
+// added pairwise at the end: the compiler runs the lanes as vectors, where
+// one running sum waits on each add. Within the `fast` row of the
+// reference's sum in order, and the same bits for the same row.
+double sum_row(const float* row, std::int64_t group) {
+  double lane[8] = {};
+  std::int64_t g = 0;
+  for (; g + 8 <= group; g += 8)
+    for (int k = 0; k < 8; ++k) lane[k] += static_cast<double>(row[g + k]);
+  for (int k = 0; g < group; ++g, ++k) lane[k] += static_cast<double>(row[g]);
+  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
+// The same for the squares of a row's distances from `mean`.
+double squares_row(const float* row, std::int64_t group, double mean) {
+  double lane[8] = {};
+  std::int64_t g = 0;
+  for (; g + 8 <= group; g += 8)
+    for (int k = 0; k < 8; ++k) {
+      const double d = static_cast<double>(row[g + k]) - mean;
+      lane[k] += d * d;
+    }
+  for (int k = 0; g < group; ++g, ++k) {
+    const double d = static_cast<double>(row[g]) - mean;
+    lane[k] += d * d;
+  }
+  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
+// One group of a trailing reduction, contiguous: max and min as
+// std::max_element and min_element compare (the first of equals, NaN kept
+// only if first), as the reference does; sums, means, var and std in
+// doubles in eight lanes, and logsumexp through float32 vector exps
+// (vector_exp.hpp) summed in float lanes, within the `fast` row.
 float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
   const auto n = static_cast<double>(group);
   switch (op) {
     case ir::Reduce::logsumexp: {
-      double peak = -std::numeric_limits<double>::infinity();
-      for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
-      if (!std::isfinite(peak)) return static_cast<float>(peak);
-      double sum = 0;  // a masked element adds exp(-inf) = 0
-      for (std::int64_t g = 0; g < group; ++g)
-        if (row[g] != kMasked) sum += std::exp(row[g] - peak);
-      return static_cast<float>(peak + std::log(sum));
+      const float peak = row_peak(row, group);
+      if (!std::isfinite(peak)) return peak;
+      const float sum = exp_sum(row, peak, scratch_row(group), group);
+      return static_cast<float>(static_cast<double>(peak) + std::log(static_cast<double>(sum)));
     }
     case ir::Reduce::var:
     case ir::Reduce::std: {
-      double sum = 0, squares = 0;
-      for (std::int64_t g = 0; g < group; ++g) sum += row[g];
-      for (std::int64_t g = 0; g < group; ++g) squares += (row[g] - sum / n) * (row[g] - sum / n);
+      const double squares = squares_row(row, group, sum_row(row, group) / n);
       return static_cast<float>(op == ir::Reduce::var ? squares / n : std::sqrt(squares / n));
     }
     case ir::Reduce::max:
@@ -92,8 +130,7 @@ float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
       return static_cast<float>(best);
     }
     default: {  // sum, mean
-      double sum = 0;
-      for (std::int64_t g = 0; g < group; ++g) sum += row[g];
+      const double sum = sum_row(row, group);
       return static_cast<float>(op == ir::Reduce::mean ? sum / n : sum);
     }
   }
@@ -250,18 +287,23 @@ bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads) {
     for (std::int64_t r = r0; r < r1; ++r) {
       const float* row = p + r * group;
       float* to = o + r * group;
-      const float lse = reduce_row(ir::Reduce::logsumexp, row, group);
-      if (log) {
-        for (std::int64_t g = 0; g < group; ++g) to[g] = row[g] - lse;
+      const float peak = row_peak(row, group);
+      if (!std::isfinite(peak)) {  // a row all masked, or with inf or NaN: the reference's NaNs
+        const float lse = reduce_row(ir::Reduce::logsumexp, row, group);
+        for (std::int64_t g = 0; g < group; ++g)
+          to[g] =
+              log ? row[g] - lse : static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
         continue;
       }
-      // With lse finite a masked element's exp(-inf) is 0; with lse -inf (a
-      // row all masked) it is NaN, as the reference's.
-      const bool skip = std::isfinite(lse);
-      for (std::int64_t g = 0; g < group; ++g)
-        to[g] = skip && row[g] == kMasked
-                    ? 0.0f
-                    : static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
+      // exp(x - peak) once, into the output; a masked element's is 0.
+      const float sum = exp_sum(row, peak, to, group);
+      if (log) {
+        const auto lse =
+            static_cast<float>(static_cast<double>(peak) + std::log(static_cast<double>(sum)));
+        for (std::int64_t g = 0; g < group; ++g) to[g] = row[g] - lse;
+      } else {
+        for (std::int64_t g = 0; g < group; ++g) to[g] /= sum;
+      }
     }
   });
   return true;

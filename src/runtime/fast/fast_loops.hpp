@@ -1,6 +1,8 @@
-// The fast executor's float32 loops with the reference's bits: elementwise
-// unary and binary work (broadcasting by strides), reductions over leading
-// or trailing axes, causal masks, casts to float and einops copies. Each
+// The fast executor's float32 loops: elementwise unary and binary work
+// (broadcasting by strides), reductions over leading or trailing axes,
+// causal masks, casts to float and einops copies, with the reference's
+// bits; softmax, log_softmax and logsumexp through float32 vector exps,
+// within docs/numerics.md's `fast` row. Each
 // returns false for what it doesn't take, leaving the node to the
 // reference. `threads` splits the costlier loops (runtime/core/helper_threads).
 #pragma once
@@ -32,9 +34,9 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
 float reduce_row(ir::Reduce op, const float* row, std::int64_t group);
 
 // softmax (or log_softmax) of an f32 value along its last axis, one row at
-// a time while it is in cache: the row's logsumexp as reduce_row gives it,
-// then x - it in float, exponentiated in double and stored as a float, so
-// the bits of a logsumexp, a subtraction and an exp run one after another.
+// a time while it is in cache: exp(x - the row's max) once, as float32
+// vectors, then divided by their sum (or x - max - log(sum)). A row with no
+// finite max takes the reference's arithmetic (its NaNs and zeros).
 bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads);
 bool causal(const Tensor& x, Tensor& out);
 bool cast_to_f32(const Tensor& x, Tensor& out);

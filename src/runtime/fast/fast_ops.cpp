@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/fast/fast_loops.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime::fast {
@@ -185,19 +186,11 @@ bool cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis
   double total = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = p + r * classes;
-    // The reference's log_softmax: logsumexp in double, kept as a float,
-    // then x - it in float.
-    double peak = -std::numeric_limits<double>::infinity();
-    for (std::int64_t g = 0; g < classes; ++g) peak = std::max<double>(peak, row[g]);
-    double lse = peak;
-    if (std::isfinite(peak)) {
-      double s = 0;
-      for (std::int64_t g = 0; g < classes; ++g) s += std::exp(row[g] - peak);
-      lse = peak + std::log(s);
-    }
+    // log_softmax's element at the label: x - logsumexp, in float.
+    const float lse = reduce_row(ir::Reduce::logsumexp, row, classes);
     const std::int64_t l = label[r];
     if (l < 0 || l >= classes) throw reference::RangeError(l, classes, r);
-    total -= static_cast<double>(row[l] - static_cast<float>(lse));
+    total -= static_cast<double>(row[l] - lse);
   }
   out = Tensor::scalar(DType::f32, sum ? total : total / static_cast<double>(rows));
   return true;

@@ -1,0 +1,111 @@
+#include "runtime/fast/vector_exp.hpp"
+
+#include <dlfcn.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ss::runtime::fast {
+namespace {
+
+using Exp8 = __m256 (*)(__m256);
+using Exp16 = __m512 (*)(__m512);
+
+struct Sleef {
+  Exp8 exp8 = nullptr;
+  Exp16 exp16 = nullptr;
+  const char* name = "libm";
+};
+
+const Sleef& sleef() {
+  static const Sleef s = [] {
+    Sleef found;
+    // Never closed: the functions are used for the process's life.
+    void* library = ::dlopen("libsleef.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!library) return found;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+      found.exp16 = reinterpret_cast<Exp16>(::dlsym(library, "Sleef_expf16_u10avx512f"));
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      found.exp8 = reinterpret_cast<Exp8>(::dlsym(library, "Sleef_expf8_u10avx2"));
+    found.name = found.exp16 ? "sleef avx512f" : found.exp8 ? "sleef avx2" : "libm";
+    return found;
+  }();
+  return s;
+}
+
+constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
+
+__attribute__((target("avx2,fma"))) float exp_sum_avx2(Exp8 exp8, const float* in, float shift,
+                                                       float* out, std::int64_t n) {
+  const __m256 s = _mm256_set1_ps(shift);
+  __m256 acc = _mm256_setzero_ps();
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(in + i), s));
+    _mm256_storeu_ps(out + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  if (i < n) {  // padded with -inf, whose exp adds 0
+    alignas(32) float tail[8];
+    std::fill(tail, tail + 8, kMinusInfinity);
+    std::copy(in + i, in + n, tail);
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_load_ps(tail), s));
+    _mm256_store_ps(tail, e);
+    std::copy(tail, tail + (n - i), out + i);
+    acc = _mm256_add_ps(acc, e);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
+         ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+}
+
+__attribute__((target("avx512f"))) float exp_sum_avx512(Exp16 exp16, const float* in, float shift,
+                                                        float* out, std::int64_t n) {
+  const __m512 s = _mm512_set1_ps(shift);
+  __m512 acc = _mm512_setzero_ps();
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(in + i), s));
+    _mm512_storeu_ps(out + i, e);
+    acc = _mm512_add_ps(acc, e);
+  }
+  if (i < n) {
+    alignas(64) float tail[16];
+    std::fill(tail, tail + 16, kMinusInfinity);
+    std::copy(in + i, in + n, tail);
+    const __m512 e = exp16(_mm512_sub_ps(_mm512_load_ps(tail), s));
+    _mm512_store_ps(tail, e);
+    std::copy(tail, tail + (n - i), out + i);
+    acc = _mm512_add_ps(acc, e);
+  }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, acc);
+  float half[8];
+  for (int k = 0; k < 8; ++k) half[k] = lanes[k] + lanes[k + 8];
+  return ((half[0] + half[4]) + (half[1] + half[5])) + ((half[2] + half[6]) + (half[3] + half[7]));
+}
+
+}  // namespace
+
+float exp_sum(const float* in, float shift, float* out, std::int64_t n) {
+  const Sleef& s = sleef();
+  if (s.exp16) return exp_sum_avx512(s.exp16, in, shift, out, n);
+  if (s.exp8) return exp_sum_avx2(s.exp8, in, shift, out, n);
+  float lanes[8] = {};
+  for (std::int64_t i = 0; i < n; ++i) {
+    out[i] = std::exp(in[i] - shift);
+    lanes[i % 8] += out[i];
+  }
+  return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
+         ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+}
+
+const char* vector_exp_name() {
+  return sleef().name;
+}
+
+}  // namespace ss::runtime::fast

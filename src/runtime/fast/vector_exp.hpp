@@ -1,0 +1,20 @@
+// exp of float32 rows for the fast executor's own loops (softmax,
+// log_softmax, logsumexp, cross-entropy): SLEEF's 1-ulp vector expf for the
+// widest vector the CPU has (AVX-512 or AVX2 with FMA), opened at run time
+// from libsleef.so.3 as the JIT's kernels open it; std::exp of a float
+// elsewhere. A row's last partial vector is padded, so every element goes
+// through the same function wherever it sits: the same bits for any split.
+#pragma once
+
+#include <cstdint>
+
+namespace ss::runtime::fast {
+
+// out[i] = exp(in[i] - shift) for i < n (out may be in), and their sum, in
+// float lanes added in a fixed order. `shift` is finite.
+float exp_sum(const float* in, float shift, float* out, std::int64_t n);
+
+// "sleef avx512f", "sleef avx2" or "libm": what exp_sum runs on.
+const char* vector_exp_name();
+
+}  // namespace ss::runtime::fast
