@@ -25,6 +25,9 @@ double best_microseconds(const std::function<void()>& f) {
 int main(int argc, char** argv) {
   const std::string executor = argc > 1 ? argv[1] : "fast";
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
+  // A third argument runs only the case of that name (for a profiler).
+  const std::string only = argc > 3 ? argv[3] : "";
+  const auto wanted = [&](const std::string& name) { return only.empty() || only == name; };
   ss::Engine engine(
       {.executor = executor == "reference" ? ss::Executor::reference : ss::Executor::fast,
        .threads = threads});
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
   const auto state = ss::bench::mlp_parameters(gen);
 
   for (const std::int64_t b : {1, 64}) {
+    if (!wanted("forward_b" + std::to_string(b))) continue;
     auto inputs = state;
     inputs["x"] = ss::Tensor::of(draw(static_cast<std::size_t>(b) * 784, gen, 1.0f), {b, 784});
     const double us = best_microseconds([&] {
@@ -48,6 +52,7 @@ int main(int argc, char** argv) {
   auto training = state;
   ss::bench::add_adam_state(training, 0.01f);
   for (const std::int64_t b : {64, 256}) {
+    if (!wanted("train_b" + std::to_string(b))) continue;
     training["batch.x"] =
         ss::Tensor::of(draw(static_cast<std::size_t>(b) * 784, gen, 1.0f), {b, 784});
     std::vector<std::int32_t> labels(static_cast<std::size_t>(b));

@@ -1,9 +1,8 @@
 #include "ir/graph.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
-
-#include <algorithm>
 #include <sstream>
 
 #include "ir/attributes.hpp"
@@ -41,6 +40,28 @@ const char* op_name(Op op) {
 int Graph::add(Node node) {
   nodes.push_back(std::move(node));
   return static_cast<int>(nodes.size()) - 1;
+}
+
+void drop_unused(Graph& g) {
+  const std::size_t count = g.nodes.size();
+  std::vector<bool> live(count, false);
+  for (const int o : g.outputs) live[static_cast<std::size_t>(o)] = true;
+  for (const int i : g.inputs) live[static_cast<std::size_t>(i)] = true;
+  for (std::size_t i = count; i-- > 0;)
+    if (live[i])
+      for (const int x : g.nodes[i].in) live[static_cast<std::size_t>(x)] = true;
+  if (std::find(live.begin(), live.end(), false) == live.end()) return;
+  std::vector<int> at(count, -1);
+  std::vector<Node> kept;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!live[i]) continue;
+    at[i] = static_cast<int>(kept.size());
+    kept.push_back(std::move(g.nodes[i]));
+    for (int& x : kept.back().in) x = at[static_cast<std::size_t>(x)];
+  }
+  g.nodes = std::move(kept);
+  for (int& i : g.inputs) i = at[static_cast<std::size_t>(i)];
+  for (int& o : g.outputs) o = at[static_cast<std::size_t>(o)];
 }
 
 namespace {

@@ -110,6 +110,11 @@ struct Graph {
 // A readable listing, one node a line:  %3 = matmul %1 %2 : [b H]
 std::string print(const Graph& graph);
 
+// Removes the nodes no output reads, directly or through others (a
+// gradient rule's share for an input that needs none, such as the data's),
+// keeping the inputs and the nodes' order; references are renumbered.
+void drop_unused(Graph& graph);
+
 // Empty when the graph is well formed (inputs before use, arity, types);
 // else what is wrong. Run between passes.
 std::string verify(const Graph& graph);

@@ -3,9 +3,11 @@
 // with respect to every float input, and run on the reference runtime.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ir/autodiff.hpp"
+#include "ir/ops.hpp"
 #include "lower/lower.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
@@ -118,4 +120,56 @@ TEST_CASE("integer and bool paths carry no gradient; an unreachable input gets n
   REQUIRE(grads.size() == 2);
   CHECK(grads[0] >= 0);
   CHECK(grads[1] == -1);
+}
+
+TEST_CASE("a training step computes no gradient for its data: nothing no output reads") {
+  const auto program = ss::test::check_source_text(
+      "dim D = 5\ndim H = 4\ndim C = 3\n\n"
+      "data Ex:\n    x: [D]\n    y: [] Index[C]\n\n"
+      "model Mlp:\n    param w1: [D H] = normal(std=0.05)\n    param w2: [H C] = "
+      "normal(std=0.05)\n\n"
+      "fn loss(m: Mlp, batch: [b] Ex) -> []:\n"
+      "    unused = exp(batch.x)\n"
+      "    return cross_entropy(relu(batch.x @ m.w1) @ m.w2, batch.y, over=C)\n\n"
+      "fn step(mut m: Mlp, mut opt: AdamW[Mlp], batch: [b] Ex) -> []:\n"
+      "    l, g = value_and_grad(loss, m, batch)\n"
+      "    update(mut m, mut opt, g)\n"
+      "    return l\n");
+  const ss::ir::Graph g = ss::lower::lower_function(program->typed, "step");
+  // Two products forward; backward, both weights' gradients and the
+  // hidden layer's: never x's (x @ w1's share for x), nor the unused exp.
+  int products = 0, exps = 0;
+  for (const auto& n : g.nodes) {
+    products += n.op == ss::ir::Op::matmul || n.op == ss::ir::Op::einsum;
+    exps += n.op == ss::ir::Op::unary && n.sub == static_cast<int>(ss::ir::Unary::exp);
+  }
+  CHECK(products == 5);
+  CHECK(exps == 0);
+  // Every node is read by a later one or is an output or an input.
+  std::vector<bool> read(g.nodes.size(), false);
+  for (const auto& n : g.nodes)
+    for (const int x : n.in) read[static_cast<std::size_t>(x)] = true;
+  for (const int o : g.outputs) read[static_cast<std::size_t>(o)] = true;
+  for (const int i : g.inputs) read[static_cast<std::size_t>(i)] = true;
+  CHECK(std::find(read.begin(), read.end(), false) == read.end());
+  CHECK(ss::ir::verify(g).empty());
+}
+
+TEST_CASE("drop_unused keeps the inputs, the outputs and their order, renumbered") {
+  ss::ir::Graph g;
+  const auto t = ss::types::Type::tensor({}, ss::types::Elem{ss::types::ElemKind::f32, {}, false});
+  const int x = g.add({.op = ss::ir::Op::input, .name = "x", .type = t});
+  const int y = g.add({.op = ss::ir::Op::input, .name = "y", .type = t});  // read by nothing
+  const int dead = g.add({.op = ss::ir::Op::unary, .in = {x}, .type = t});
+  const int z = g.add({.op = ss::ir::Op::binary, .in = {x, x}, .type = t});
+  (void)dead;
+  g.inputs = {x, y};
+  g.outputs = {z, x};
+  ss::ir::drop_unused(g);
+  REQUIRE(g.nodes.size() == 3);
+  CHECK(g.inputs == std::vector<int>{0, 1});
+  CHECK(g.outputs == std::vector<int>{2, 0});
+  CHECK(g.nodes[2].op == ss::ir::Op::binary);
+  CHECK(g.nodes[2].in == std::vector<int>{0, 0});
+  CHECK(ss::ir::verify(g).empty());
 }
