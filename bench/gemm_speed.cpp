@@ -64,9 +64,13 @@ double fma_peak(int* lanes) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   int lanes = 0;
   const double peak = fma_peak(&lanes);
+  if (argc > 1 && std::string(argv[1]) == "peak") {  // the peak alone, for bench/cpu_table.sh
+    std::printf("peak %.1f\n", peak);
+    return 0;
+  }
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   std::printf("machine: %u threads, our kernel %s, OpenBLAS core %s (OPENBLAS_CORETYPE=%s)\n",
               std::thread::hardware_concurrency(), ss::gemm::sgemm_kernel(),

@@ -14,6 +14,10 @@ if [[ -x build/default/bin/bench_gemm ]]; then
 fi
 bench/digits_training.sh
 bench/mlp.sh
+# The CPU-speed table: every row beside PyTorch (eager, compile, bf16
+# autocast), ONNX Runtime and JAX, as ratios and shares of the FMA peak.
+"${PYTHON:-python3}" bench/cpu_table.py 1
+"${PYTHON:-python3}" bench/cpu_table.py 2
 bench/attention.sh
 bench/cold_start.sh
 bench/several_devices.sh
