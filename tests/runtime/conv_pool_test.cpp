@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "runtime/fast/fast_executor.hpp"
-#include "shapescript/shapescript.hpp"
 #include "runtime/reference/interpreter.hpp"
+#include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/numerics.hpp"
@@ -170,4 +170,33 @@ TEST_CASE("conv and pooling on several devices: per example off the batch axis, 
       head + "fn f(batch: [b] R) -> [] = sum(avg_pool(batch.x, over=[0], window=1))\n", "t.ss");
   REQUIRE(along.size() == 1);
   CHECK(along[0].code == "E1801");
+}
+
+TEST_CASE("a conv over channels-last images agrees on the fast executor, chunk by chunk") {
+  // 16 channels, 3x3: the fast executor makes each chunk of images' windows
+  // [window, channels] (a copy of the channels per window element) and
+  // reorders the kernel's rows, and for the kernel's gradient the result's
+  // columns; 6 images of 32x32 make 6 chunks.
+  const auto checked = ss::test::check_source_text(
+      "fn t(x: [6 32 32 16], k: [3 3 16 5], r: [6 32 32 5]) -> [] = "
+      "sum(conv(x, k, over=[1 2], padding=1) * r)\n");
+  const auto graphs = ss::test::lowered_graphs(*checked, true);
+  REQUIRE(graphs.size() == 1);
+  std::map<std::string, Tensor> in;
+  for (const auto& [name, shape] : std::vector<std::pair<std::string, ss::runtime::Shape>>{
+           {"x", {6, 32, 32, 16}}, {"k", {3, 3, 16, 5}}, {"r", {6, 32, 32, 5}}}) {
+    Tensor t = Tensor::zeros(ss::runtime::DType::f32, shape);
+    for (std::int64_t i = 0; i < t.size(); ++i)
+      t.set(i, std::sin(0.37 * static_cast<double>(i) + static_cast<double>(name[0])));
+    in[name] = t;
+  }
+  const auto reference = ss::runtime::run_graph(graphs[0].graph, in, {});
+  for (const int threads : {1, 2}) {
+    CAPTURE(threads);
+    const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+    const auto got = ss::runtime::run_graph(graphs[0].graph, in, {}, nullptr, fast.get());
+    REQUIRE(got.size() == reference.size());
+    for (std::size_t o = 0; o < got.size(); ++o)
+      check_close(got[o], reference[o], "fast", "fast executor's output");
+  }
 }

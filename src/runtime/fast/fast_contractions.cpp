@@ -223,19 +223,58 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   const Panel fixed = which == 0 ? panel(other.permute(plan->b_order), 0, plan->inner_axes)
                                  : panel(other.permute(plan->a_order), 0, plan->row_axes);
   const gemm::Matrix f = fixed.at(0);
+  // Where the window's row is [channels, window] and x is channels last,
+  // the slab is made [window, channels] instead: a contiguous copy of the
+  // channels per window element, not a scatter one window apart. The
+  // contracted axis (which 0) or the result's columns (which 1) are then
+  // in that order, so the kernel's rows are reordered once, or the
+  // result's columns after. Sums run in another order: the `fast` row.
+  const std::int64_t channels = x.dim(x.rank() - 1),
+                     span = row / std::max<std::int64_t>(1, channels);
+  const bool positions =
+      (which == 0 ? plan->row_axes : plan->inner_axes) == static_cast<std::size_t>(x.rank() - 1);
+  bool inner_first = positions && x.rank() >= 2 && channels * span == row;
+  std::vector<float>
+      reordered;  // which 0: the kernel's rows; which 1: the result before reordering
+  if (inner_first && which == 0) {
+    reordered.resize(static_cast<std::size_t>(k * cols));
+    for (std::int64_t c = 0; c < channels; ++c)
+      for (std::int64_t j = 0; j < span; ++j)
+        for (std::int64_t col = 0; col < cols; ++col)
+          reordered[static_cast<std::size_t>((j * channels + c) * cols + col)] =
+              f.data[(c * span + j) * f.row_stride + col * f.col_stride];
+  } else if (inner_first) {
+    reordered.resize(static_cast<std::size_t>(m * cols));
+  }
   Tensor slab;
   for (std::int64_t i0 = 0; i0 < images; i0 += step) {
     const std::int64_t i1 = std::min(images, i0 + step), rows = (i1 - i0) * per;
-    if (!window(reference::slice(x, 0, i0, i1), w, slab)) return false;
+    const Tensor images_x = reference::slice(x, 0, i0, i1);
+    if (inner_first && !window_channels_inner(images_x, w, slab)) {
+      if (i0 > 0) return false;  // (it holds for every chunk or none)
+      inner_first = false;
+    }
+    if (!inner_first && !window(images_x, w, slab)) return false;
     const auto* made = static_cast<const float*>(slab.raw());
     if (which == 0) {  // rows [i0 per, i1 per) of the product
-      product(rows, cols, k, {made, k, 1}, fixed.kept, f, {base + i0 * per * cols, cols}, threads);
+      if (inner_first)
+        gemm::sgemm(rows, cols, k, 1.0f, {made, k, 1}, {reordered.data(), cols, 1}, 0.0f,
+                    {base + i0 * per * cols, cols}, threads);
+      else
+        product(rows, cols, k, {made, k, 1}, fixed.kept, f, {base + i0 * per * cols, cols},
+                threads);
     } else {  // the contracted rows [i0 per, i1 per), added to those before
       const gemm::Matrix part{f.data + i0 * per * f.col_stride, f.row_stride, f.col_stride};
-      gemm::sgemm(m, cols, rows, 1.0f, part, {made, cols, 1}, i0 == 0 ? 0.0f : 1.0f, {base, cols},
-                  threads);
+      gemm::sgemm(m, cols, rows, 1.0f, part, {made, cols, 1}, i0 == 0 ? 0.0f : 1.0f,
+                  {inner_first ? reordered.data() : base, cols}, threads);
     }
   }
+  if (inner_first && which == 1)  // columns (j, c) back to the window's (c, j)
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < span; ++j)
+        for (std::int64_t c = 0; c < channels; ++c)
+          base[i * cols + c * span + j] =
+              reordered[static_cast<std::size_t>(i * cols + j * channels + c)];
   out = plan->out_order.empty() ? result : result.permute(plan->out_order).compact();
   return true;
 }

@@ -53,6 +53,12 @@ bool concat(const std::vector<Tensor>& xs, std::int64_t axis, Tensor& out);
 // (fast_window.cpp).
 bool window(const Tensor& x, const ir::Window& w, Tensor& out);
 bool window_fold(const Tensor& values, const Shape& like, const ir::Window& w, Tensor& out);
+// The same elements as window's, but each position's window element j
+// before its channels, [..., window..., C] in memory under window's shape
+// (x channels last, its last axis not windowed: a contiguous run of C per
+// element); false where that doesn't hold. For contractions only: the
+// einsum reading it reorders its contracted axis to match.
+bool window_channels_inner(const Tensor& x, const ir::Window& w, Tensor& out);
 bool stack(const std::vector<Tensor>& xs, Tensor& out);
 // Each run along `axis` sorted (stably, as doubles compare), or the order
 // that sorts it (i32).

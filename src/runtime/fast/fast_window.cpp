@@ -144,6 +144,26 @@ bool window(const Tensor& x, const ir::Window& w, Tensor& out) {
   return true;
 }
 
+bool window_channels_inner(const Tensor& x, const ir::Window& w, Tensor& out) {
+  if (x.dtype() != DType::f32 || !w.valid(x.rank())) return false;
+  const Shape shape = w.shape_of(x.shape());
+  // Zeros first where the padding is 0 (each run then copies over them).
+  if (!fill(DType::f32, shape, w.value, out)) return false;
+  const Tensor c = x.contiguous() ? x : x.compact();
+  const auto* f = static_cast<const float*>(c.raw());
+  auto* t = static_cast<float*>(out.raw());
+  // each_channel_run's output index is (prefix * channels + c) * window + j:
+  // here it is (prefix * window + j) * channels + c, a contiguous run.
+  return each_channel_run(
+      x.shape(), w,
+      [&](std::int64_t in_at, std::int64_t out_at, std::int64_t channels, std::int64_t window) {
+        const std::int64_t prefix = out_at / (channels * window);
+        const std::int64_t j = out_at % (channels * window);
+        std::memcpy(t + (prefix * window + j) * channels, f + in_at,
+                    static_cast<std::size_t>(channels) * sizeof(float));
+      });
+}
+
 bool window_fold(const Tensor& values, const Shape& like, const ir::Window& w, Tensor& out) {
   if (values.dtype() != DType::f32 || !w.valid(static_cast<std::int64_t>(like.size())) ||
       values.shape() != w.shape_of(like))
