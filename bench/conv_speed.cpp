@@ -55,6 +55,9 @@ ss::Module load(const ss::Engine& engine, const std::string& text, const char* n
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::max(1, std::atoi(argv[1])) : 1;
   const std::string root = argc > 2 ? argv[2] : ".";
+  // A third argument runs only the case of that name (for a profiler).
+  const std::string only = argc > 3 ? argv[3] : "";
+  const auto wanted = [&](const std::string& name) { return only.empty() || only == name; };
   const ss::Engine engine({.executor = ss::Executor::fast, .threads = threads});
   std::mt19937 gen(0);
 
@@ -63,6 +66,7 @@ int main(int argc, char** argv) {
   text << file.rdbuf();
   const ss::Module cnn = load(engine, text.str(), "cnn.ss");
   for (const std::int64_t b : {64, 256}) {
+    if (!wanted("cnn_step_b" + std::to_string(b))) continue;
     ss::Value m = cnn.make("Cnn", {.seed = 0});
     ss::Value opt = cnn.make_optimizer("AdamW", m, {{"lr", 3e-3}, {"weight_decay", 0.01}});
     const auto pixels = normal(static_cast<std::size_t>(b * 64), gen);
@@ -83,6 +87,7 @@ int main(int argc, char** argv) {
   const auto x = normal(8 * 32 * 32 * 64, gen);
   const ss::Tensor xt = ss::Tensor::view(x.data(), {8, 32, 32, 64});
   for (const char* fn : {"forward", "gradient"}) {
+    if (!wanted(std::string("conv_") + fn)) continue;
     const double us = ss::bench::best_seconds_per_call([&] {
                         must(layer.call(fn, {m, xt}));
                       }) *
