@@ -13,13 +13,11 @@ import os
 import sys
 
 THREADS = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-# One thread: XLA's Eigen pool off and one intra-op thread.
+# XLA:CPU has no thread-count option: the process is pinned to THREADS
+# cores (XLA sizes its pools from them), and with one, Eigen's pool is off.
+os.sched_setaffinity(0, set(sorted(os.sched_getaffinity(0))[:THREADS]))
 if THREADS == 1:
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
-else:
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               f" intra_op_parallelism_threads={THREADS}")
+    os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer_timing import best_us  # noqa: E402
