@@ -221,6 +221,17 @@ TEST_CASE("softmax's exps: SLEEF's vector expf where the CPU and libsleef allow,
         CHECK(shifted[static_cast<std::size_t>(k - 1)] == out[static_cast<std::size_t>(k)]);
     }
   }
+  // The row's max as the scalar test finds it: a NaN never taken, in the
+  // vector body or the tail.
+  for (const std::int64_t n : {0, 1, 5, 8, 13, 77}) {
+    CAPTURE(n);
+    std::vector<float> row(x.begin(), x.begin() + n);
+    if (n > 3) row[2] = NAN;
+    if (n > 12) row[12] = NAN;
+    float want = -INFINITY;
+    for (const float v : row) want = want < v ? v : want;
+    CHECK(ss::runtime::fast::row_max(row.data(), n) == want);
+  }
   if (library) ::dlclose(library);
   if (!vectors) ss::test::skip("no libsleef or no AVX2: softmax's exps ran on libm's expf");
 }

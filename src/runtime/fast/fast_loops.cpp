@@ -61,9 +61,7 @@ void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float*
 // A row's largest element as the reference's logsumexp finds it: NaN only
 // if first.
 float row_peak(const float* row, std::int64_t group) {
-  float peak = -std::numeric_limits<float>::infinity();
-  for (std::int64_t g = 0; g < group; ++g) peak = peak < row[g] ? row[g] : peak;
-  return peak;
+  return row_max(row, group);
 }
 
 // A thread's scratch row for the exps a logsumexp sums and forgets.

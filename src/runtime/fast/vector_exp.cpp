@@ -89,7 +89,29 @@ __attribute__((target("avx512f"))) float exp_sum_avx512(Exp16 exp16, const float
   return ((half[0] + half[4]) + (half[1] + half[5])) + ((half[2] + half[6]) + (half[3] + half[7]));
 }
 
+// maxps(x, peak) is `x > peak ? x : peak`: peak where either is NaN, as
+// the scalar test keeps it.
+__attribute__((target("avx2"))) float row_max_avx2(const float* x, std::int64_t n) {
+  __m256 peak = _mm256_set1_ps(kMinusInfinity);
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) peak = _mm256_max_ps(_mm256_loadu_ps(x + i), peak);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, peak);
+  float best = kMinusInfinity;
+  for (const float v : lanes) best = best < v ? v : best;
+  for (; i < n; ++i) best = best < x[i] ? x[i] : best;
+  return best;
+}
+
 }  // namespace
+
+float row_max(const float* x, std::int64_t n) {
+  static const bool avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
+  if (avx2) return row_max_avx2(x, n);
+  float best = kMinusInfinity;
+  for (std::int64_t i = 0; i < n; ++i) best = best < x[i] ? x[i] : best;
+  return best;
+}
 
 float exp_sum(const float* in, float shift, float* out, std::int64_t n) {
   const Sleef& s = sleef();

@@ -14,6 +14,10 @@ namespace ss::runtime::fast {
 // float lanes added in a fixed order. `shift` is finite.
 float exp_sum(const float* in, float shift, float* out, std::int64_t n);
 
+// The largest of n floats as `peak < x ? x : peak` from -inf finds it (a
+// NaN never taken), in vectors where the CPU has AVX2.
+float row_max(const float* x, std::int64_t n);
+
 // "sleef avx512f", "sleef avx2" or "libm": what exp_sum runs on.
 const char* vector_exp_name();
 
