@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 #include "ir/attributes.hpp"
@@ -40,6 +42,71 @@ const char* op_name(Op op) {
 int Graph::add(Node node) {
   nodes.push_back(std::move(node));
   return static_cast<int>(nodes.size()) - 1;
+}
+
+namespace {
+
+// Everything a node computes from, with its inputs as `in` (already
+// renumbered): two nodes with the same key give the same values.
+std::string node_key(const Node& n, const std::vector<int>& in) {
+  std::ostringstream key;
+  const auto bits = [](double x) {
+    std::uint64_t u = 0;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+  };
+  key << static_cast<int>(n.op) << '|' << n.sub << '|' << n.keep << '|' << bits(n.number) << '|'
+      << n.name << '|' << n.type.str() << '|' << n.body.get() << "|in";
+  for (const int x : in) key << ',' << x;
+  key << "|axes";
+  for (const auto a : n.axes) key << ',' << a;
+  key << "|ints";
+  for (const auto i : n.ints) key << ',' << i;
+  key << "|values";
+  for (const double v : n.values) key << ',' << bits(v);
+  key << "|groups";
+  for (const auto& operand : n.groups_in) {
+    key << '(';
+    for (const auto& group : operand) {
+      key << '[';
+      for (const auto& name : group) key << name << ' ';
+      key << ']';
+    }
+    key << ')';
+  }
+  key << "->";
+  for (const auto& group : n.groups_out) {
+    key << '[';
+    for (const auto& name : group) key << name << ' ';
+    key << ']';
+  }
+  key << "|sizes";
+  for (const auto& [name, axis] : n.sizes) key << ',' << name << '=' << axis.str();
+  return key.str();
+}
+
+bool commutes(const Node& n) {
+  if (n.op != Op::binary || n.in.size() != 2) return false;
+  const auto b = static_cast<Binary>(n.sub);
+  return b == Binary::add || b == Binary::mul || b == Binary::eq || b == Binary::ne;
+}
+
+}  // namespace
+
+void merge_duplicates(Graph& g) {
+  std::vector<int> same(g.nodes.size());  // each node's first equal
+  std::map<std::string, int> first;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    for (int& x : n.in) x = same[static_cast<std::size_t>(x)];
+    same[i] = static_cast<int>(i);
+    if (n.op == Op::input) continue;
+    std::vector<int> in = n.in;
+    if (commutes(n) && in[1] < in[0]) std::swap(in[0], in[1]);
+    const auto [at, fresh] = first.emplace(node_key(n, in), static_cast<int>(i));
+    if (!fresh) same[i] = at->second;
+  }
+  for (int& o : g.outputs) o = same[static_cast<std::size_t>(o)];
 }
 
 void drop_unused(Graph& g) {

@@ -110,6 +110,14 @@ struct Graph {
 // A readable listing, one node a line:  %3 = matmul %1 %2 : [b H]
 std::string print(const Graph& graph);
 
+// Merges nodes that compute the same thing: the same operation and
+// attributes on the same inputs (add, mul and equality's two operands in
+// either order, exact in float), each folded into the first, so
+// `f(x) * f(x)` computes f once, and its gradients' two identical chains
+// once. Every executor is deterministic, so the results keep their bits.
+// Inputs are never merged. Leaves the duplicates unread: drop_unused.
+void merge_duplicates(Graph& graph);
+
 // Removes the nodes no output reads, directly or through others (a
 // gradient rule's share for an input that needs none, such as the data's),
 // keeping the inputs and the nodes' order; references are renumbered.

@@ -97,7 +97,8 @@ class Lowerer {
       const std::string& param = fn.item->params[i].name;
       if (fn.item->params[i].is_mut) output_updates(param, before.at(param), scope.vars.at(param));
     }
-    drop_unused(g_);  // a gradient's shares for the data, values computed and never returned
+    merge_duplicates(g_);  // `f(x) * f(x)`: f once, and its gradient once
+    drop_unused(g_);       // a gradient's shares for the data, values computed and never returned
     if (const std::string bad = verify(g_); !bad.empty())
       throw std::logic_error("lowering made a bad graph: " + bad);
     return std::move(g_);

@@ -173,3 +173,46 @@ TEST_CASE("drop_unused keeps the inputs, the outputs and their order, renumbered
   CHECK(g.nodes[2].in == std::vector<int>{0, 0});
   CHECK(ss::ir::verify(g).empty());
 }
+
+TEST_CASE("a function called twice on the same values is computed once, its gradient too") {
+  const auto program = ss::test::check_source_text(
+      "dim E = 4\n\nmodel M:\n    param w: [E E] = normal(std=0.5)\n\n"
+      "fn f(m: M, x: [b E]) -> [b E] = softmax(tanh(x @ m.w), over=-1)\n"
+      "fn loss(m: M, x: [b E]) -> [] = sum(f(m, x) * f(m, x))\n"
+      "fn step(mut m: M, mut opt: Adam[M], x: [b E]) -> []:\n"
+      "    l, g = value_and_grad(loss, m, x)\n"
+      "    update(mut m, mut opt, g)\n"
+      "    return l\n");
+  const ss::ir::Graph g = ss::lower::lower_function(program->typed, "step");
+  std::map<ss::ir::Op, int> count;
+  for (const auto& n : g.nodes) ++count[n.op];
+  CHECK(count[ss::ir::Op::softmax] == 1);  // one forward
+  CHECK(count[ss::ir::Op::matmul] == 1);
+  // Backward: softmax's rule reads y and g once (y (g - sum(g y))), and
+  // x @ w's gradient for w is one einsum, not one per call.
+  CHECK(count[ss::ir::Op::einsum] == 1);
+  CHECK(ss::ir::verify(g).empty());
+}
+
+TEST_CASE("merge_duplicates folds equal nodes, add's operands in either order, never inputs") {
+  ss::ir::Graph g;
+  const auto t = ss::types::Type::tensor({}, ss::types::Elem{ss::types::ElemKind::f32, {}, false});
+  const int x = g.add({.op = ss::ir::Op::input, .name = "x", .type = t});
+  const int y = g.add({.op = ss::ir::Op::input, .name = "y", .type = t});
+  const int add = static_cast<int>(ss::ir::Binary::add),
+            sub = static_cast<int>(ss::ir::Binary::sub);
+  const int a = g.add({.op = ss::ir::Op::binary, .in = {x, y}, .sub = add, .type = t});
+  const int b = g.add({.op = ss::ir::Op::binary, .in = {y, x}, .sub = add, .type = t});
+  const int c = g.add({.op = ss::ir::Op::binary, .in = {x, y}, .sub = sub, .type = t});
+  const int d = g.add({.op = ss::ir::Op::binary, .in = {y, x}, .sub = sub, .type = t});  // not c
+  const int e = g.add({.op = ss::ir::Op::binary, .in = {b, c}, .sub = sub, .type = t});
+  const int f = g.add({.op = ss::ir::Op::binary, .in = {a, c}, .sub = sub, .type = t});  // e
+  g.inputs = {x, y};
+  g.outputs = {e, f, d};
+  ss::ir::merge_duplicates(g);
+  CHECK(g.outputs == std::vector<int>{e, e, d});
+  CHECK(g.nodes[static_cast<std::size_t>(e)].in == std::vector<int>{a, c});
+  ss::ir::drop_unused(g);
+  CHECK(g.nodes.size() == 6);  // x, y, a, c, d, e
+  CHECK(ss::ir::verify(g).empty());
+}
