@@ -45,8 +45,8 @@ std::string start(Session& s) {
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!process) return s.error = "process symbols: " + llvm::toString(process.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
-  add_vector_math_symbols((*jit)->getMainJITDylib(), vector_math(**machine),
-                          (*jit)->getDataLayout().getGlobalPrefix());
+  if (!add_vector_math_symbols(**jit, vector_math(**machine)))
+    return s.error = "SLEEF's symbols couldn't be defined in the JIT";
   s.jit = std::move(*jit);
   s.machine = std::move(*machine);
   s.quick = std::move(*quick);

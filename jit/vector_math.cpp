@@ -1,7 +1,7 @@
 #include "jit/vector_math.hpp"
 
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
-#include <llvm/Support/DynamicLibrary.h>
+#include <dlfcn.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
 
 #include <deque>
 #include <mutex>
@@ -34,10 +34,12 @@ std::deque<std::string>& names() {
 VectorMath open(const llvm::TargetMachine& machine) {
   VectorMath math;
   math.id = "libm";
-  std::string why;
   const char* file = "libsleef.so.3";
-  if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(file, &why)) {
-    math.library = "no SLEEF (" + why + ")";
+  // Never closed: compiled kernels call into it for the process's life.
+  void* library = ::dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char* why = ::dlerror();
+    math.library = "no SLEEF (" + std::string(why ? why : file) + ")";
     return math;
   }
   math.library = file;
@@ -61,7 +63,9 @@ VectorMath open(const llvm::TargetMachine& machine) {
     for (const Function& f : kFunctions) {
       std::string vector =
           "Sleef_" + std::string(f.stem) + std::to_string(w.lanes) + "_u10" + w.isa;
-      if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(vector)) continue;
+      void* address = ::dlsym(library, vector.c_str());
+      if (!address) continue;
+      math.addresses[vector] = address;
       kept.push_back(std::move(vector));
       const std::string& v = kept.back();
       kept.push_back("_ZGV_LLVM_N" + std::to_string(w.lanes) + "v");
@@ -86,16 +90,18 @@ const VectorMath& vector_math(const llvm::TargetMachine& machine) {
   return math;
 }
 
-void add_vector_math_symbols(llvm::orc::JITDylib& dylib, const VectorMath& math, char prefix) {
-  if (!math.present) return;
-  // LoadLibraryPermanently made the library searchable process-wide; the
-  // process generator (object_session) already finds libm, so one more
-  // generator over the same handle finds SLEEF's names.
-  auto sleef = llvm::orc::DynamicLibrarySearchGenerator::Load(math.library.c_str(), prefix);
-  if (sleef)
-    dylib.addGenerator(std::move(*sleef));
-  else
-    llvm::consumeError(sleef.takeError());
+bool add_vector_math_symbols(llvm::orc::LLJIT& jit, const VectorMath& math) {
+  if (!math.present) return true;
+  llvm::orc::SymbolMap symbols;
+  for (const auto& [name, address] : math.addresses)
+    symbols[jit.mangleAndIntern(name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(address),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  if (auto err = jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
+    llvm::consumeError(std::move(err));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace ss::jit

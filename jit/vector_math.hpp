@@ -8,9 +8,10 @@
 #pragma once
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
-#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,14 +22,16 @@ struct VectorMath {
   std::string library;   // the file opened, or why none was
   // "sleef 3 avx2" or "libm": part of the code cache key (object_session's target_id).
   std::string id;
-  std::vector<llvm::VecDesc> functions;  // scalar name to vector name, per width
+  std::vector<llvm::VecDesc> functions;    // scalar name to vector name, per width
+  std::map<std::string, void*> addresses;  // each vector function named in `functions`
 };
 
 // What the machine's features allow, opened once per process.
 const VectorMath& vector_math(const llvm::TargetMachine& machine);
 
-// Makes SLEEF's symbols visible to code linked into `dylib`; nothing when
-// SLEEF is absent.
-void add_vector_math_symbols(llvm::orc::JITDylib& dylib, const VectorMath& math, char prefix);
+// Defines SLEEF's vector functions in the JIT's main library, by address:
+// the library is opened RTLD_LOCAL, so the process's global scope doesn't
+// change. Nothing when SLEEF is absent; false if the definitions fail.
+bool add_vector_math_symbols(llvm::orc::LLJIT& jit, const VectorMath& math);
 
 }  // namespace ss::jit
