@@ -33,36 +33,15 @@ void each_pair(std::int64_t count, const float* a, std::int64_t sa, const float*
 
 template <typename F>
 void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float* out, F f) {
-  const std::size_t rank = shape.size();
-  // Each operand's stride along each output axis: 0 where it broadcasts.
-  const auto sa = broadcast_strides(a, rank), sb = broadcast_strides(b, rank);
   const auto* pa = static_cast<const float*>(a.raw());
   const auto* pb = static_cast<const float*>(b.raw());
-  const std::int64_t inner = rank ? shape[rank - 1] : 1;
-  const std::int64_t ia = rank ? sa[rank - 1] : 0, ib = rank ? sb[rank - 1] : 0;
-  const std::int64_t rows = inner ? element_count(shape) / inner : 0;
-  std::vector<std::int64_t> index(rank, 0);
-  std::int64_t oa = 0, ob = 0;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    each_pair(inner, pa + oa, ia, pb + ob, ib, out + r * inner, f);
-    for (std::size_t d = rank < 2 ? 0 : rank - 1; d-- > 0;) {  // the odometer over the outer axes
-      oa += sa[d];
-      ob += sb[d];
-      if (++index[d] < shape[d]) break;
-      oa -= sa[d] * shape[d];
-      ob -= sb[d] * shape[d];
-      index[d] = 0;
-    }
-  }
+  each_broadcast_row(
+      shape, a, b,
+      [&](std::int64_t k, std::int64_t oa, std::int64_t ia, std::int64_t ob, std::int64_t ib,
+          std::int64_t count) { each_pair(count, pa + oa, ia, pb + ob, ib, out + k, f); });
 }
 
 }  // namespace
-
-// A row's largest element as the reference's logsumexp finds it: NaN only
-// if first.
-float row_peak(const float* row, std::int64_t group) {
-  return row_max(row, group);
-}
 
 // A thread's scratch row for the exps a logsumexp sums and forgets.
 float* scratch_row(std::int64_t group) {
@@ -72,33 +51,28 @@ float* scratch_row(std::int64_t group) {
   return scratch.data();
 }
 
-// The sum of a row in doubles, in eight lanes (element g in lane g % 8)
-// added pairwise at the end: the compiler runs the lanes as vectors, where
-// one running sum waits on each add. Within the `fast` row of the
-// reference's sum in order, and the same bits for the same row.
-double sum_row(const float* row, std::int64_t group) {
+// The sum of term(x) over a row, in doubles, in eight lanes (element g in
+// lane g % 8) added pairwise at the end (add_lanes): the compiler runs the
+// lanes as vectors, where one running sum waits on each add. Within the
+// `fast` row of the reference's sum in order, and the same bits for the
+// same row.
+template <typename F>
+double lane_sum(const float* row, std::int64_t group, F term) {
   double lane[8] = {};
   std::int64_t g = 0;
   for (; g + 8 <= group; g += 8)
-    for (int k = 0; k < 8; ++k) lane[k] += static_cast<double>(row[g + k]);
-  for (int k = 0; g < group; ++g, ++k) lane[k] += static_cast<double>(row[g]);
-  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+    for (int k = 0; k < 8; ++k) lane[k] += term(static_cast<double>(row[g + k]));
+  for (int k = 0; g < group; ++g, ++k) lane[k] += term(static_cast<double>(row[g]));
+  return add_lanes(lane);
 }
 
-// The same for the squares of a row's distances from `mean`.
+double sum_row(const float* row, std::int64_t group) {
+  return lane_sum(row, group, [](double x) { return x; });
+}
+
+// The squares of a row's distances from `mean`, summed.
 double squares_row(const float* row, std::int64_t group, double mean) {
-  double lane[8] = {};
-  std::int64_t g = 0;
-  for (; g + 8 <= group; g += 8)
-    for (int k = 0; k < 8; ++k) {
-      const double d = static_cast<double>(row[g + k]) - mean;
-      lane[k] += d * d;
-    }
-  for (int k = 0; g < group; ++g, ++k) {
-    const double d = static_cast<double>(row[g]) - mean;
-    lane[k] += d * d;
-  }
-  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+  return lane_sum(row, group, [mean](double x) { return (x - mean) * (x - mean); });
 }
 
 // One group of a trailing reduction, contiguous: max and min as
@@ -110,7 +84,7 @@ float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
   const auto n = static_cast<double>(group);
   switch (op) {
     case ir::Reduce::logsumexp: {
-      const float peak = row_peak(row, group);
+      const float peak = row_max(row, group);
       if (!std::isfinite(peak)) return peak;
       const float sum = exp_sum(row, peak, scratch_row(group), group);
       return static_cast<float>(static_cast<double>(peak) + std::log(static_cast<double>(sum)));
@@ -285,7 +259,7 @@ bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads) {
     for (std::int64_t r = r0; r < r1; ++r) {
       const float* row = p + r * group;
       float* to = o + r * group;
-      const float peak = row_peak(row, group);
+      const float peak = row_max(row, group);
       if (!std::isfinite(peak)) {  // a row all masked, or with inf or NaN: the reference's NaNs
         const float lse = reduce_row(ir::Reduce::logsumexp, row, group);
         for (std::int64_t g = 0; g < group; ++g)

@@ -23,6 +23,32 @@ namespace ss::runtime::fast {
 // at least: below it, waking a helper costs more than it saves.
 constexpr std::int64_t kMinElements = 1 << 15;
 
+// Two operands broadcast to `shape`, a row of its last axis at a time, for
+// a loop of its own: f(k, a_offset, a_step, b_offset, b_step, count) for the
+// row starting at output element k (offsets and steps in elements, by the
+// operands' strides, 0 where one broadcasts).
+template <typename F>
+void each_broadcast_row(const Shape& shape, const Tensor& a, const Tensor& b, F f) {
+  const std::size_t rank = shape.size();
+  if (rank == 0) return f(0, 0, 0, 0, 0, std::int64_t{1});
+  const Strides sa = broadcast_strides(a, rank), sb = broadcast_strides(b, rank);
+  const std::int64_t inner = shape[rank - 1];
+  if (inner == 0) return;
+  std::vector<std::int64_t> index(rank - 1, 0);
+  std::int64_t oa = 0, ob = 0;
+  for (std::int64_t k = 0, n = element_count(shape); k < n; k += inner) {
+    f(k, oa, sa[rank - 1], ob, sb[rank - 1], inner);
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      oa += sa[d];
+      ob += sb[d];
+      if (++index[d] < shape[d]) break;
+      oa -= sa[d] * shape[d];
+      ob -= sb[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
 // Float unary work, and logical_not on bools.
 bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads);
 // Float binary work, broadcast.

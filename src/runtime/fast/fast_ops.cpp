@@ -58,31 +58,6 @@ void each_broadcast(const Shape& shape, const std::vector<const Tensor*>& operan
   }
 }
 
-// each_broadcast a row of the last axis at a time, for a loop of its own:
-// f(k, a_offset, a_step, b_offset, b_step, count) for the row starting at
-// output element k.
-template <typename F>
-void each_broadcast_row(const Shape& shape, const Tensor& a, const Tensor& b, F f) {
-  const std::size_t rank = shape.size();
-  if (rank == 0) return f(0, 0, 0, 0, 0, std::int64_t{1});
-  const Strides sa = broadcast_strides(a, rank), sb = broadcast_strides(b, rank);
-  const std::int64_t inner = shape[rank - 1];
-  if (inner == 0) return;
-  std::vector<std::int64_t> index(rank - 1, 0);
-  std::int64_t oa = 0, ob = 0;
-  for (std::int64_t k = 0, n = element_count(shape); k < n; k += inner) {
-    f(k, oa, sa[rank - 1], ob, sb[rank - 1], inner);
-    for (std::size_t d = rank - 1; d-- > 0;) {
-      oa += sa[d];
-      ob += sb[d];
-      if (++index[d] < shape[d]) break;
-      oa -= sa[d] * shape[d];
-      ob -= sb[d] * shape[d];
-      index[d] = 0;
-    }
-  }
-}
-
 // Copies `count` elements of `bytes` each, by element index.
 void copy_element(const Tensor& from, std::int64_t at, Tensor& to, std::int64_t k) {
   const std::size_t size = dtype_size(from.dtype());

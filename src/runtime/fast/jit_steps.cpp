@@ -54,7 +54,6 @@ class Expander {
     // Every formula in float: the reference computes kDouble ones in double,
     // and docs/numerics.md's `fast-elementwise` row bounds the difference
     // (exp, log, tanh and erf through float vector math, jit/vector_math.hpp).
-    const std::int32_t input = x;
     std::vector<std::int32_t> v;
     for (const ir::Term& t : f.terms) {
       const auto arg = [&](std::size_t k) { return v[static_cast<std::size_t>(t.args[k])]; };
@@ -64,7 +63,7 @@ class Expander {
       };
       switch (t.kind) {
         case ir::Term::Kind::x:
-          v.push_back(input);
+          v.push_back(x);
           break;
         case ir::Term::Kind::number:
           v.push_back(push({.op = SS_JIT_CONSTANT,
@@ -104,7 +103,7 @@ class Expander {
         }
       }
     }
-    return v.empty() ? input : v.back();
+    return v.empty() ? x : v.back();
   }
 
   std::vector<SsJitStep> out_;

@@ -59,8 +59,7 @@ __attribute__((target("avx2,fma"))) float exp_sum_avx2(Exp8 exp8, const float* i
   }
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc);
-  return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
-         ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+  return add_lanes(lanes);
 }
 
 __attribute__((target("avx512f"))) float exp_sum_avx512(Exp16 exp16, const float* in, float shift,
@@ -86,7 +85,7 @@ __attribute__((target("avx512f"))) float exp_sum_avx512(Exp16 exp16, const float
   _mm512_store_ps(lanes, acc);
   float half[8];
   for (int k = 0; k < 8; ++k) half[k] = lanes[k] + lanes[k + 8];
-  return ((half[0] + half[4]) + (half[1] + half[5])) + ((half[2] + half[6]) + (half[3] + half[7]));
+  return add_lanes(half);
 }
 
 // maxps(x, peak) is `x > peak ? x : peak`: peak where either is NaN, as
@@ -122,8 +121,7 @@ float exp_sum(const float* in, float shift, float* out, std::int64_t n) {
     out[i] = std::exp(in[i] - shift);
     lanes[i % 8] += out[i];
   }
-  return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
-         ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+  return add_lanes(lanes);
 }
 
 const char* vector_exp_name() {

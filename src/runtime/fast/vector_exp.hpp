@@ -10,6 +10,13 @@
 
 namespace ss::runtime::fast {
 
+// Eight lanes' sum in one fixed order, ((0+4)+(1+5))+((2+6)+(3+7)): what
+// the row sums here and in fast_loops end with.
+template <typename T>
+T add_lanes(const T (&lane)[8]) {
+  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
 // out[i] = exp(in[i] - shift) for i < n (out may be in), and their sum, in
 // float lanes added in a fixed order. `shift` is finite.
 float exp_sum(const float* in, float shift, float* out, std::int64_t n);
