@@ -86,6 +86,13 @@ void size_derived_dims(Compiled& c) {
           "`/` must divide exactly; write `//` to round down, or give sizes it divides");
       point_at(c, diag, {d.span_start, d.span_end}, "not a whole size");
       c.diagnostics.push_back(std::move(diag));
+    } else if (v.status == types::DimValue::Status::overflow) {
+      Diagnostic diag = diag::error(diag::Code::E0409,
+                                    "`" + d.name + "` = " + types::text(d.expr) +
+                                        " passes 2^63 - 1 with the host's sizes: " + v.detail,
+                                    "sizes are 64-bit integers: give smaller sizes");
+      point_at(c, diag, {d.span_start, d.span_end}, "too large a size");
+      c.diagnostics.push_back(std::move(diag));
     } else if (v.status == types::DimValue::Status::ok && v.value <= 0) {
       Diagnostic diag = diag::error(diag::Code::E0402,
                                     "`" + d.name + "` = " + types::text(d.expr) + " is " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "check/checker_impl.hpp"
+#include "types/size_arith.hpp"
 #include "types/unary_functions.hpp"
 
 namespace ss::check {
@@ -621,7 +622,7 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
     auto at = over_axes(over ? over->value.get() : nullptr, *x, e.span, ctx, true);
     if (!at) return Type::error();
     typed_.axes[&e] = *at;
-    std::int64_t added = 0;
+    std::optional<std::int64_t> added = 0;
     for (const char* side : {"before", "after"}) {
       const auto* kw = kwarg(e, side);
       if (!kw) continue;
@@ -631,15 +632,20 @@ Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<T
             .help = "write `pad(x, over=T, before=1, after=2)`";
         return Type::error();
       }
-      added += kw->value->int_value;
+      added = added ? types::add_sizes(*added, kw->value->int_value) : added;
     }
     no_lowering(ctx, x->axes[(*at)[0]], over->value->span, "pad");
     Type out = *x;
-    const auto size = static_size(out.axes[(*at)[0]]);
-    out.axes[(*at)[0]] = added == 0 ? out.axes[(*at)[0]]
-                         : size
-                             ? Axis::literal(*size + added)
-                             : Axis::opaque(out.axes[(*at)[0]].str() + "+" + std::to_string(added));
+    const Axis& axis = out.axes[(*at)[0]];
+    const auto size = static_size(axis);
+    const auto padded = size && added ? types::add_sizes(*size, *added) : std::nullopt;
+    if (!added || (size && !padded)) {
+      report_overflow("pad(" + axis.str() + ")", "its size and the padding", e.span);
+      return Type::error();
+    }
+    out.axes[(*at)[0]] = *added == 0 ? axis
+                         : padded    ? Axis::literal(*padded)
+                                     : Axis::opaque(axis.str() + "+" + std::to_string(*added));
     return out;
   }
   if (name == "einsum" || name == "rearrange" || name == "reduce" || name == "repeat")

@@ -169,6 +169,9 @@ class Checker {
                               const std::set<std::string>& generic_names);
   std::optional<Factor> derived_factor(const types::DimExpr& e, Span span,
                                        const std::set<std::string>& generic_names);
+  // E0409: `what` (a dim or an axis) passes 2^63 - 1, at `how` (the sum or
+  // product that does; empty where `what` shows it).
+  void report_overflow(const std::string& what, const std::string& how, Span span);
   bool unique_item_name(const std::string& name, Span span);
   // generic_models.cpp: `Linear[D, 4*D]` as a model type, its instance made
   // (members the base's, substituted) once the declared models are resolved.
@@ -220,7 +223,9 @@ class Checker {
   std::optional<std::vector<Axis>> broadcast(const std::vector<Axis>& a, const std::vector<Axis>& b,
                                              Span span, Span ls, Span rs, const char* what);
   bool axes_match(const Axis& a, const Axis& b) const;
+  // The size when every factor has one (nullopt past 2^63 - 1 too).
   std::optional<std::int64_t> static_size(const Axis& a) const;
+  bool sized_factors(const Axis& a) const;  // every factor a literal or a sized dim
   std::optional<Elem> unify_elems(const Elem& a, const Elem& b, Span span, const std::string& op);
   bool assignable(const Type& to, const Type& from) const;
   Type as_tensor(const Type& t) const;  // ints and floats as weak scalars; else unchanged
@@ -258,6 +263,14 @@ class Checker {
   // patterns.cpp
   Type pattern_call(const std::string& name, const Expr& e, std::vector<Type>& args,
                     std::vector<Span>& spans, FnCtx& ctx);
+  // A split `(a b)`'s parts with sizes: their product (nullopt where one has
+  // no static size), false after E0409 where it passes 2^63 - 1; with every
+  // part sized, whether they make the axis (E0708 where they don't).
+  bool split_parts_size(const syntax::PatternAtom& atom,
+                        const std::vector<std::optional<Axis>>& parts,
+                        std::optional<std::int64_t>& size);
+  bool split_fits(const Axis& axis, const syntax::PatternAtom& atom,
+                  const std::vector<std::optional<Axis>>& parts);
 
   // several_devices.cpp
   void several_device_rules();

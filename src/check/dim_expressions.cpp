@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "check/checker_impl.hpp"
+#include "types/size_arith.hpp"
 
 namespace ss::check {
 
@@ -105,6 +106,12 @@ std::optional<types::DimExpr> Checker::dim_tree(const syntax::AxisExpr& a,
   return DimExpr::op(kind_of(a.kind), std::move(*l), std::move(*r));
 }
 
+void Checker::report_overflow(const std::string& what, const std::string& how, Span span) {
+  r_.error(Code::E0409, span, "`" + what + "` passes 2^63 - 1" + (how.empty() ? "" : ": " + how),
+           "too large a size")
+      .help = "sizes are 64-bit integers; no tensor has so many elements";
+}
+
 std::optional<Factor> Checker::derived_factor(const types::DimExpr& e, Span span,
                                               const std::set<std::string>& generic_names) {
   if (mentions(e, generic_names)) {
@@ -127,6 +134,10 @@ std::optional<Factor> Checker::derived_factor(const types::DimExpr& e, Span span
                                                                  : ", which doesn't divide"),
                "not a whole size")
           .help = "`/` must divide exactly; write `//` to round down";
+      return std::nullopt;
+    }
+    if (v.status == types::DimValue::Status::overflow) {
+      report_overflow(name, v.detail, span);
       return std::nullopt;
     }
     if (v.status == types::DimValue::Status::ok) {
@@ -173,9 +184,19 @@ std::optional<Axis> Checker::axis_of(const types::DimExpr& tree, Span span,
   if (out.factors.size() > 1 &&
       std::all_of(out.factors.begin(), out.factors.end(),
                   [](const Factor& f) { return f.kind == Factor::Kind::literal; })) {
-    std::int64_t n = 1;
-    for (const auto& f : out.factors) n *= f.value;
-    return Axis::literal(n);
+    std::optional<std::int64_t> n = 1;
+    for (const auto& f : out.factors)
+      if (n) n = types::mul_sizes(*n, f.value);
+    if (!n) {
+      report_overflow(types::text(tree), "", span);
+      return std::nullopt;
+    }
+    return Axis::literal(*n);
+  }
+  // Sized from dims already sized, the product must fit too.
+  if (!static_size(out) && sized_factors(out)) {
+    report_overflow(types::text(tree), "the product of its factors' sizes", span);
+    return std::nullopt;
   }
   return out;
 }
@@ -207,6 +228,10 @@ void Checker::declare_dims() {
     if (!axis) continue;
     const DimExpr folded = types::fold_literals(*tree);
     const auto v = types::evaluate(folded, [&](const std::string& n) { return dims_.at(n).value; });
+    if (v.status == types::DimValue::Status::overflow) {
+      report_overflow(d.name, v.detail, d.value_span);
+      continue;
+    }
     std::optional<std::int64_t> value;
     if (v.status == types::DimValue::Status::ok) value = v.value;
     if (value && *value <= 0) {

@@ -4,6 +4,7 @@
 
 #include "check/checker_impl.hpp"
 #include "support/nearest.hpp"
+#include "types/size_arith.hpp"
 
 namespace ss::check {
 namespace {
@@ -21,19 +22,28 @@ void generic_names(const Type& t, std::set<std::string>& out) {
 }  // namespace
 
 std::optional<std::int64_t> Checker::static_size(const Axis& a) const {
-  std::int64_t n = 1;
+  std::optional<std::int64_t> n = 1;
   for (const auto& f : a.factors) {
     if (f.kind == Factor::Kind::literal) {
-      n *= f.value;
+      n = types::mul_sizes(*n, f.value);
     } else if (f.kind == Factor::Kind::dim) {
       const auto it = dims_.find(f.name);
       if (it == dims_.end() || !it->second.value) return std::nullopt;
-      n *= *it->second.value;
+      n = types::mul_sizes(*n, *it->second.value);
     } else {
       return std::nullopt;
     }
+    if (!n) return std::nullopt;
   }
   return n;
+}
+
+bool Checker::sized_factors(const Axis& a) const {
+  return std::all_of(a.factors.begin(), a.factors.end(), [&](const Factor& f) {
+    if (f.kind == Factor::Kind::literal) return true;
+    const auto it = dims_.find(f.name);
+    return f.kind == Factor::Kind::dim && it != dims_.end() && it->second.value.has_value();
+  });
 }
 
 bool Checker::axes_match(const Axis& a, const Axis& b) const {

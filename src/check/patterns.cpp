@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "check/checker_impl.hpp"
+#include "types/size_arith.hpp"
 
 namespace ss::check {
 namespace {
@@ -13,7 +14,50 @@ struct Binding {
   Span span;
 };
 
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : " ") + n;
+  return out;
+}
+
 }  // namespace
+
+bool Checker::split_parts_size(const syntax::PatternAtom& atom,
+                               const std::vector<std::optional<Axis>>& parts,
+                               std::optional<std::int64_t>& size) {
+  size = 1;
+  for (const auto& part : parts) {
+    if (!part) continue;
+    const auto s = static_size(*part);
+    if (!s) {
+      size = std::nullopt;
+      return true;
+    }
+    size = types::mul_sizes(*size, *s);
+    if (!size) {
+      report_overflow("(" + join(atom.names) + ")", "the product of the sizes given for its parts",
+                      atom.span);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Checker::split_fits(const Axis& axis, const syntax::PatternAtom& atom,
+                         const std::vector<std::optional<Axis>>& parts) {
+  std::optional<std::int64_t> given;
+  if (!split_parts_size(atom, parts, given)) return false;
+  const auto total = static_size(axis);
+  if (!given || !total || *given == *total) return true;
+  const std::string what = atom.group ? "the sizes given for `(" + join(atom.names) + ")` make "
+                                      : "`" + atom.names[0] + "` is given size ";
+  r_.error(Code::E0708, atom.span,
+           what + std::to_string(*given) + "; the axis is " + axis.str() +
+               (axis.is_literal(*total) ? "" : " = " + std::to_string(*total)),
+           "doesn't match")
+      .help = "the sizes given for an axis, or a split's parts, must multiply to its size";
+  return false;
+}
 
 Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<Type>& args,
                            std::vector<Span>& spans, FnCtx& ctx) {
@@ -92,6 +136,9 @@ Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<T
         continue;
       }
       if (!atom.group) {
+        const auto given = sizes.find(atom.names[0]);
+        if (given != sizes.end() && !split_fits(axis, atom, {given->second.first}))
+          return Type::error();
         if (!bind_name(atom.names[0], axis, atom.span)) return Type::error();
         continue;
       }
@@ -116,6 +163,8 @@ Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<T
       if (unknown == atom.names.size() && axis.factors.size() == atom.names.size()) {
         for (std::size_t n = 0; n < atom.names.size(); ++n) parts[n] = Axis{{axis.factors[n]}};
         unknown = 0;
+      } else if (unknown == 0 && !split_fits(axis, atom, parts)) {
+        return Type::error();
       }
       if (unknown > 1) {
         r_.error(Code::E0708, atom.span,
@@ -129,8 +178,6 @@ Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<T
       if (unknown == 1) {
         std::size_t missing = 0;
         Axis known;
-        std::int64_t known_size = 1;
-        bool static_known = true;
         for (std::size_t n = 0; n < parts.size(); ++n) {
           if (!parts[n]) {
             missing = n;
@@ -138,11 +185,11 @@ Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<T
           }
           known.factors.insert(known.factors.end(), parts[n]->factors.begin(),
                                parts[n]->factors.end());
-          if (auto s = static_size(*parts[n]))
-            known_size *= *s;
-          else
-            static_known = false;
         }
+        std::optional<std::int64_t> given;
+        if (!split_parts_size(atom, parts, given)) return Type::error();
+        const bool static_known = given.has_value();
+        const std::int64_t known_size = given.value_or(1);
         const auto total = static_size(axis);
         if (total && static_known) {
           if (*total % known_size != 0) {
@@ -227,13 +274,17 @@ Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<T
         if (f.kind == Factor::Kind::generic)
           ctx.fn->events.push_back(
               {BatchEvent::Kind::grouped, f.name, atom.span, "(" + axis.str() + ")"});
-    // A product of literals reads as one literal.
-    if (axis.factors.size() > 1 &&
-        std::all_of(axis.factors.begin(), axis.factors.end(),
-                    [](const Factor& f) { return f.kind == Factor::Kind::literal; })) {
-      std::int64_t n = 1;
-      for (const auto& f : axis.factors) n *= f.value;
-      axis = Axis::literal(n);
+    // A group's sizes must multiply within 64 bits; a product of literals
+    // reads as one literal.
+    if (axis.factors.size() > 1 && sized_factors(axis)) {
+      const auto n = static_size(axis);
+      if (!n) {
+        report_overflow(axis.str(), "the product of the grouped axes' sizes", atom.span);
+        return Type::error();
+      }
+      if (std::all_of(axis.factors.begin(), axis.factors.end(),
+                      [](const Factor& f) { return f.kind == Factor::Kind::literal; }))
+        axis = Axis::literal(*n);
     }
     out.push_back(std::move(axis));
   }
@@ -287,9 +338,10 @@ Type Checker::pattern_call(const std::string& name, const Expr& e, std::vector<T
     for (const auto& atom : pattern->groups[t].atoms) atoms.push_back(atom.names);
   }
   for (const auto& atom : pattern->output->atoms) plan.output.push_back(atom.names);
+  // A keyword's size wins over the axis a name is bound to: where the two
+  // are known only in the call, the call checks that they agree (E0708).
   for (const auto& [n, b] : bound) plan.sizes[n] = b.axis;
-  for (const auto& [n, size] : sizes)
-    if (!plan.sizes.count(n)) plan.sizes[n] = size.first;
+  for (const auto& [n, size] : sizes) plan.sizes[n] = size.first;
   if (name == "reduce")
     for (std::size_t k = 0; k + 1 < e.items.size(); ++k)
       if (e.items[k].get() == pattern) plan.op = e.items[k + 1]->text;

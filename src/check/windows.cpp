@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "check/checker_impl.hpp"
+#include "types/size_arith.hpp"
 
 namespace ss::check {
 
@@ -135,7 +136,8 @@ Type Checker::window_call(const std::string& name, const Expr& e, std::vector<Ty
       }
     } else {
       const auto sc = static_size(c), sci = static_size(ci), sco = static_size(co);
-      if (!sc || !sci || !sco || *sc % groups != 0 || *sco % groups != 0 || *sci * groups != *sc) {
+      if (!sc || !sci || !sco || *sc % groups != 0 || *sco % groups != 0 ||
+          types::mul_sizes(*sci, groups) != sc) {
         r_.error(Code::E0720, spans[1],
                  "with groups=" + std::to_string(groups) + ", the kernel " + k.str() +
                      " doesn't fit an image of " + c.str() + " channels",
@@ -195,7 +197,7 @@ Type Checker::window_call(const std::string& name, const Expr& e, std::vector<Ty
     plan.before = plan.after = *p;
     if (!conv)
       for (std::size_t i = 0; i < n; ++i)
-        if (2 * (*p)[i] > plan.size[i].factors[0].value) {
+        if ((*p)[i] > plan.size[i].factors[0].value / 2) {  // 2p > k, without overflow
           r_.error(Code::E0721, padding->value->span,
                    "padding " + std::to_string((*p)[i]) + " is more than half the window of " +
                        plan.size[i].str(),
@@ -226,9 +228,9 @@ Type Checker::window_call(const std::string& name, const Expr& e, std::vector<Ty
     const Axis& input = x.axes[plan.over[i]];
     no_lowering(ctx, input, over->value->span, name);
     const auto k = static_size(plan.size[i]);
-    const std::int64_t pad = plan.before[i] + plan.after[i];
-    const bool keeps =
-        plan.same || (k && plan.stride[i] == 1 && pad == plan.dilation[i] * (*k - 1));
+    const auto pad = types::add_sizes(plan.before[i], plan.after[i]);
+    const auto reach = k ? types::mul_sizes(plan.dilation[i], *k - 1) : std::nullopt;
+    const bool keeps = plan.same || (plan.stride[i] == 1 && pad && reach && *pad == *reach);
     const auto size = static_size(input);
     types::WindowSize w{size.value_or(0), k.value_or(1),  plan.stride[i],
                         plan.dilation[i], plan.before[i], plan.after[i]};

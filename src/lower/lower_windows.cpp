@@ -22,7 +22,7 @@ std::vector<std::vector<std::string>> single(const std::vector<std::string>& nam
 
 }  // namespace
 
-Val Lowerer::window_op(const std::string& name, const Expr& e, Scope& scope) {
+Val Lowerer::window_op(const std::string& /*name*/, const Expr& e, Scope& scope) {
   const auto& plan = p_.windows.at(&e);
   const Type result = type_of(e, scope);
   const int x = tensor(value(*e.items[1], scope), ElemKind::f32, e.span);

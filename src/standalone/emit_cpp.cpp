@@ -353,10 +353,10 @@ class Emitter {
         std::string axes = "{";
         const ir::Window w = ir::window_of(n);
         for (std::size_t k = 0; k < w.axes.size(); ++k) {
-          const auto& a = w.axes[k];
-          axes += (k ? ", {" : "{") + std::to_string(a.axis) + ", " + std::to_string(a.size) +
-                  ", " + std::to_string(a.stride) + ", " + std::to_string(a.dilation) + ", " +
-                  std::to_string(a.before) + ", " + std::to_string(a.after) + "}";
+          const auto& wa = w.axes[k];
+          axes += (k ? ", {" : "{") + std::to_string(wa.axis) + ", " + std::to_string(wa.size) +
+                  ", " + std::to_string(wa.stride) + ", " + std::to_string(wa.dilation) + ", " +
+                  std::to_string(wa.before) + ", " + std::to_string(wa.after) + "}";
         }
         axes += "}";
         e = n.op == Op::window ? "ssa::window(" + a(0) + ", " + axes + ", " + number(w.value) + ")"

@@ -376,6 +376,9 @@ inline Tensor einops(const Tensor& x, const std::vector<std::vector<std::string>
       else
         unknown = n;
     }
+    if (!unknown.empty() ? known == 0 || x.shape[a] % known != 0
+                         : !atoms[a].empty() && known != x.shape[a])
+      throw std::invalid_argument("an axis doesn't split into the sizes given");
     if (!unknown.empty()) sizes[unknown] = x.shape[a] / known;
     if (atoms[a].empty()) in.emplace_back();
     in.insert(in.end(), atoms[a].begin(), atoms[a].end());

@@ -1,5 +1,7 @@
 #include "types/dim_expr.hpp"
 
+#include "types/size_arith.hpp"
+
 namespace ss::types {
 
 namespace {
@@ -60,23 +62,29 @@ DimExpr fold_literals(DimExpr e) {
   for (auto& item : e.items) item = fold_literals(std::move(item));
   if (e.items[0].kind != DimExpr::Kind::literal || e.items[1].kind != DimExpr::Kind::literal)
     return e;
+  // A result past 64 bits stays unfolded, for `evaluate` to report.
   const std::int64_t a = e.items[0].value, b = e.items[1].value;
+  std::optional<std::int64_t> r;
   switch (e.kind) {
     case DimExpr::Kind::add:
-      return DimExpr::literal(a + b);
+      r = add_sizes(a, b);
+      break;
     case DimExpr::Kind::sub:
-      return DimExpr::literal(a - b);
+      r = sub_sizes(a, b);
+      break;
     case DimExpr::Kind::mul:
-      return DimExpr::literal(a * b);
+      r = mul_sizes(a, b);
+      break;
     case DimExpr::Kind::div:
-      if (b != 0 && a % b == 0) return DimExpr::literal(a / b);
-      return e;
-    case DimExpr::Kind::floordiv:
-      if (b > 0) return DimExpr::literal(a >= 0 ? a / b : -((-a + b - 1) / b));
-      return e;
+    case DimExpr::Kind::floordiv: {
+      const DimValue v = evaluate(e, [](const std::string&) { return std::nullopt; });
+      if (v.status == DimValue::Status::ok) r = v.value;
+      break;
+    }
     default:
-      return e;
+      break;
   }
+  return r ? DimExpr::literal(*r) : e;
 }
 
 DimValue evaluate(const DimExpr& e,
@@ -92,18 +100,23 @@ DimValue evaluate(const DimExpr& e,
   const DimValue b = evaluate(e.items[1], size);
   if (b.status != DimValue::Status::ok) return b;
   const std::int64_t x = a.value, y = b.value;
+  const auto sized = [&](std::optional<std::int64_t> r, const char* op) -> DimValue {
+    if (r) return {DimValue::Status::ok, *r, {}};
+    return {DimValue::Status::overflow, 0, std::to_string(x) + op + std::to_string(y)};
+  };
   switch (e.kind) {
     case DimExpr::Kind::add:
-      return {DimValue::Status::ok, x + y, {}};
+      return sized(add_sizes(x, y), " + ");
     case DimExpr::Kind::sub:
-      return {DimValue::Status::ok, x - y, {}};
+      return sized(sub_sizes(x, y), " - ");
     case DimExpr::Kind::mul:
-      return {DimValue::Status::ok, x * y, {}};
+      return sized(mul_sizes(x, y), " * ");
     case DimExpr::Kind::div:
     case DimExpr::Kind::floordiv: {
-      const std::string detail =
-          std::to_string(x) + (e.kind == DimExpr::Kind::div ? " / " : " // ") + std::to_string(y);
+      const char* op = e.kind == DimExpr::Kind::div ? " / " : " // ";
+      const std::string detail = std::to_string(x) + op + std::to_string(y);
       if (y == 0) return {DimValue::Status::by_zero, 0, detail};
+      if (x == INT64_MIN && y == -1) return {DimValue::Status::overflow, 0, detail};
       if (e.kind == DimExpr::Kind::div && x % y != 0)
         return {DimValue::Status::not_dividing, 0, detail};
       const std::int64_t q = x / y;

@@ -38,16 +38,17 @@ struct DimExpr {
 // The canonical text, without spaces: "H-K+1", "(H+1)//2", "C/2".
 std::string text(const DimExpr& e);
 
-// Operations on two literals become one literal; `/` that doesn't divide and
-// division by zero are left for `evaluate` to report.
+// Operations on two literals become one literal; `/` that doesn't divide,
+// division by zero and a result past 64 bits are left for `evaluate` to
+// report.
 DimExpr fold_literals(DimExpr e);
 
 // Its value, given the names' sizes (nullopt for a name without one).
 struct DimValue {
-  enum class Status { ok, unknown, not_dividing, by_zero };
+  enum class Status { ok, unknown, not_dividing, by_zero, overflow };
   Status status = Status::ok;
   std::int64_t value = 0;
-  std::string detail;  // not_dividing: "7 / 2"
+  std::string detail;  // not_dividing: "7 / 2"; overflow: "4611686018427387904 * 2"
 };
 DimValue evaluate(const DimExpr& e,
                   const std::function<std::optional<std::int64_t>(const std::string&)>& size);

@@ -1,5 +1,7 @@
 #include "types/types.hpp"
 
+#include "types/size_arith.hpp"
+
 namespace ss::types {
 
 bool Axis::has_generic(const std::string& name) const {
@@ -108,15 +110,16 @@ Axis substitute(const Axis& a, const std::map<std::string, Axis>& bindings) {
 
 std::optional<std::int64_t> static_size(
     const Axis& axis, const std::map<std::string, std::optional<std::int64_t>>& dims) {
-  std::int64_t n = 1;
+  std::optional<std::int64_t> n = 1;
   for (const auto& f : axis.factors) {
     if (f.kind == Factor::Kind::literal) {
-      n *= f.value;
-      continue;
+      n = mul_sizes(*n, f.value);
+    } else {
+      const auto it = dims.find(f.name);
+      if (f.kind != Factor::Kind::dim || it == dims.end() || !it->second) return std::nullopt;
+      n = mul_sizes(*n, *it->second);
     }
-    const auto it = dims.find(f.name);
-    if (f.kind != Factor::Kind::dim || it == dims.end() || !it->second) return std::nullopt;
-    n *= *it->second;
+    if (!n) return std::nullopt;  // past 2^63 - 1
   }
   return n;
 }

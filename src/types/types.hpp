@@ -115,7 +115,8 @@ struct Type {
 std::string axes_str(const std::vector<Axis>& axes);  // "[b D]"
 
 // An axis's size from the dims' sizes, when it has no generic or opaque
-// factor and every dim it names is sized; nullopt otherwise.
+// factor and every dim it names is sized; nullopt otherwise, and where the
+// product passes 2^63 - 1.
 std::optional<std::int64_t> static_size(
     const Axis& axis, const std::map<std::string, std::optional<std::int64_t>>& dims);
 

@@ -14,10 +14,14 @@ namespace ss::types {
 struct WindowSize {
   std::int64_t n = 0, k = 1, stride = 1, dilation = 1, before = 0, after = 0;
 
-  // 0 or less when no window fits.
+  // 0 when no window fits. In 128 bits, so that a program's huge dilation or
+  // padding can't wrap; a count past 2^63 - 1 reads as 2^63 - 1.
   std::int64_t result() const {
-    const std::int64_t span = dilation * (k - 1) + 1, padded = n + before + after;
-    return padded < span ? 0 : (padded - span) / stride + 1;
+    __extension__ typedef __int128 Wide;  // -Wpedantic: a GNU type
+    const Wide span = Wide(dilation) * (k - 1) + 1, padded = Wide(n) + before + after;
+    if (padded < span || stride <= 0) return 0;
+    const Wide r = (padded - span) / stride + 1;
+    return r > INT64_MAX ? INT64_MAX : static_cast<std::int64_t>(r);
   }
   // "floor((8 + 2*1 - 1*(3-1) - 1) / 2) + 1 = 4"
   std::string formula() const {

@@ -86,20 +86,20 @@ std::optional<EinsumPlan> plan_einsum(const ir::Node& n, const Shape& a, const S
   // fewer elements: a conv's weight gradient contracts a window far larger
   // than its [Kh Kw C F] product.
   const auto copied = [&](const std::vector<std::string>& r, const std::vector<std::string>& c) {
-    std::int64_t n = 0;
+    std::int64_t elements = 0;
     const auto moved = [&](const std::vector<std::string>& names,
                            std::initializer_list<const std::vector<std::string>*> groups) {
       std::vector<std::string> want;
       for (const auto* g : groups) want.insert(want.end(), g->begin(), g->end());
       return want != names;
     };
-    if (moved(an, {&batch, &r, &inner})) n += product(an);
-    if (moved(bn, {&batch, &inner, &c})) n += product(bn);
+    if (moved(an, {&batch, &r, &inner})) elements += product(an);
+    if (moved(bn, {&batch, &inner, &c})) elements += product(bn);
     std::vector<std::string> made = batch;
     made.insert(made.end(), r.begin(), r.end());
     made.insert(made.end(), c.begin(), c.end());
-    if (made != on) n += product(on);
-    return n;
+    if (made != on) elements += product(on);
+    return elements;
   };
   const auto in_order_of = [&](const std::vector<std::string>& names,
                                const std::vector<std::string>& of) {

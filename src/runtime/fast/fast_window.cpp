@@ -123,8 +123,8 @@ bool window(const Tensor& x, const ir::Window& w, Tensor& out) {
     if (each_channel_run(x.shape(), w,
                          [&](std::int64_t in_at, std::int64_t out_at, std::int64_t channels,
                              std::int64_t window) {
-                           for (std::int64_t c = 0; c < channels; ++c)
-                             t[out_at + c * window] = f[in_at + c];
+                           for (std::int64_t ch = 0; ch < channels; ++ch)
+                             t[out_at + ch * window] = f[in_at + ch];
                          }))
       return true;
     each_run(x.shape(), w,
@@ -175,7 +175,8 @@ bool window_fold(const Tensor& values, const Shape& like, const ir::Window& w, T
   if (each_channel_run(
           like, w,
           [&](std::int64_t in_at, std::int64_t out_at, std::int64_t channels, std::int64_t window) {
-            for (std::int64_t c = 0; c < channels; ++c) to[in_at + c] += from[out_at + c * window];
+            for (std::int64_t ch = 0; ch < channels; ++ch)
+              to[in_at + ch] += from[out_at + ch * window];
           }))
     return true;
   each_run(like, w,

@@ -8,6 +8,7 @@
 #include "runtime/core/random.hpp"
 #include "runtime/devices/collectives.hpp"
 #include "runtime/reference/ops.hpp"
+#include "types/size_arith.hpp"
 
 namespace ss::runtime {
 namespace {
@@ -38,20 +39,25 @@ EinopsNames einops_names(const ir::Node& n, const Tensor& x,
   std::vector<std::string> names;
   const auto& atoms = n.groups_in.at(0);
   for (std::size_t a = 0; a < atoms.size(); ++a) {
-    std::int64_t known = 1;
+    std::optional<std::int64_t> known = 1;  // nullopt: past 2^63 - 1, so past any axis
     std::string unknown;
     for (const auto& name : atoms[a]) {
       if (const auto it = sizes.find(name); it != sizes.end())
-        known *= it->second;
+        known = known ? types::mul_sizes(*known, it->second) : known;
       else
         unknown = name;
     }
+    const std::int64_t total = x.dim(static_cast<std::int64_t>(a));
+    const std::string parts = known ? std::to_string(*known) : "more than 2^63 - 1";
     if (!unknown.empty()) {
-      const std::int64_t total = x.dim(static_cast<std::int64_t>(a));
-      if (known == 0 || total % known != 0)
+      if (!known || *known == 0 || total % *known != 0)
         throw SplitMismatch(n.span, "an axis of size " + std::to_string(total) +
-                                        " doesn't split into parts of " + std::to_string(known));
-      sizes[unknown] = total / known;
+                                        " doesn't split into parts of " + parts);
+      sizes[unknown] = total / *known;
+    } else if (!atoms[a].empty() && known != total) {
+      // Every part sized (by keywords or the plan): they must make the axis.
+      throw SplitMismatch(n.span, "the sizes given for an axis of size " + std::to_string(total) +
+                                      " make " + parts);
     }
     if (atoms[a].empty()) names.emplace_back();
     names.insert(names.end(), atoms[a].begin(), atoms[a].end());
