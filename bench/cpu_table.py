@@ -41,6 +41,8 @@ def table(command, peer=None):
 
 ours = {}
 ours.update(table([os.path.join(BIN, "bench_mlp"), "fast", THREADS]))
+# --precision bf16 (bfloat16 contractions where the CPU has AVX512-BF16).
+ours_bf16 = table([os.path.join(BIN, "bench_mlp"), "bf16", THREADS])
 ours.update(table([os.path.join(BIN, "bench_attention"), "fast", THREADS]))
 ours.update(table([os.path.join(BIN, "bench_conv"), THREADS, "."]))
 peak = table([os.path.join(BIN, "bench_gemm"), "peak"]).get("peak")
@@ -95,4 +97,18 @@ for key, what, flops, target in rows:
     cells.append(f"<= {target}")
     share = flops / (us * 1e-6) / 1e9 / peak if us and flops and peak and THREADS == "1" else None
     cells.append(f"{share:.0%}" if share else "-")
+    print("| " + " | ".join(cells) + " |")
+
+# Our bf16 rows beside PyTorch's bf16 autocast and our own float32 figure.
+has_bf16 = "avx512_bf16" in open("/proc/cpuinfo").read()
+has_amx = "amx_bf16" in open("/proc/cpuinfo").read()
+print(f"\n--precision bf16: AVX512-BF16 {'yes' if has_bf16 else 'no (runs float32)'}, "
+      f"AMX {'yes' if has_amx else 'no'}\n")
+print("| row | ours bf16 (us) | ours f32 (us) | PyTorch bf16 | bf16 / our f32 | bf16 / PyTorch bf16 |")
+print("|---|---:|---:|---:|---:|---:|")
+for key, what, _, _ in rows[:4]:
+    half, full, peer = ours_bf16.get(key), ours.get(key), peers["PyTorch bf16"].get(key)
+    cells = [what, f"{half:.0f}" if half else "-", f"{full:.0f}" if full else "-",
+             f"{peer:.0f}" if peer else "-", f"{half / full:.2f}" if half and full else "-",
+             f"{half / peer:.2f}" if half and peer else "-"]
     print("| " + " | ".join(cells) + " |")

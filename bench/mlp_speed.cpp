@@ -28,9 +28,12 @@ int main(int argc, char** argv) {
   // A third argument runs only the case of that name (for a profiler).
   const std::string only = argc > 3 ? argv[3] : "";
   const auto wanted = [&](const std::string& name) { return only.empty() || only == name; };
+  // "bf16": the fast executor with --precision bf16 (float32 where the CPU
+  // lacks AVX512-BF16).
   ss::Engine engine(
       {.executor = executor == "reference" ? ss::Executor::reference : ss::Executor::fast,
-       .threads = threads});
+       .threads = threads,
+       .precision = executor == "bf16" ? ss::Precision::bf16 : ss::Precision::f32});
   const ss::Module m = engine.load_source(ss::bench::kMlpProgram, "mlp.ss");
   if (!m) {
     for (const auto& d : m.diagnostics()) std::fprintf(stderr, "%s", d.render().c_str());

@@ -51,10 +51,11 @@ using LogCallback = std::function<void(LogLevel level, std::string_view message)
 // oracle the fast one is tested against.
 enum class Executor { reference, fast };
 
-// How a CUDA device's contractions compute (cuBLAS's compute type): f32
-// throughout (the default), or with the inputs rounded to TF32 or bfloat16
-// on the tensor cores, accumulating in float32. Results and master weights
-// stay float32 either way; the CPU always computes in f32.
+// How contractions compute: f32 throughout (the default), or with the
+// inputs rounded to TF32 or bfloat16, accumulating in float32: a CUDA
+// device's on its tensor cores (cuBLAS's compute type); the CPU's bf16 with
+// AVX512-BF16 where it has it (tf32, and bf16 elsewhere, are f32 there).
+// Results and master weights stay float32 either way.
 enum class Precision { f32, tf32, bf16 };
 
 // Accepts f32, tf32 and bf16; nullopt otherwise.
@@ -95,7 +96,7 @@ struct EngineOptions {
   std::string nccl_library;
   Executor executor = Executor::fast;
   int threads = 1;                       // the fast executor's threads for a large contraction
-  Precision precision = Precision::f32;  // a CUDA device's contractions
+  Precision precision = Precision::f32;  // contractions' inputs (see Precision)
   // Unset (the default): compiled code is kept in memory only.
   CodeCache code_cache;
 };

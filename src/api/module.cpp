@@ -78,6 +78,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
     accelerator = api::make_cuda_accelerator(*compiled, *gpu, engine);
   else if (fast)
     accelerator = runtime::make_fast_executor({.threads = std::max(1, engine.threads),
+                                               .bf16 = engine.precision == Precision::bf16,
                                                .jit_library = engine.jit_library,
                                                .code_cache = engine.code_cache});
   if (devices) devices->set_accelerator(accelerator);

@@ -4,7 +4,9 @@
 // split over threads.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -130,4 +132,112 @@ TEST_CASE("B packed once gives sgemm's bits, on every kernel, across block edges
       CHECK_MESSAGE(packed == plain, kernel << ": " << t.m << " x " << t.n << " (k " << t.k
                                             << ", threads " << t.threads << ")");
     }
+}
+
+namespace {
+
+// bfloat16 by its definition: the float's top 16 bits after rounding to
+// nearest, ties to even; a subnormal is a zero of its sign.
+float bf16(float x) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, 4);
+  if ((bits & 0x7f800000u) == 0) {
+    bits &= 0x80000000u;
+  } else {
+    const std::uint32_t low = bits & 0xffffu, keep = bits & 0xffff0000u;
+    const bool up = low > 0x8000u || (low == 0x8000u && (keep & 0x10000u));
+    bits = keep + (up ? 0x10000u : 0u);
+  }
+  float out = 0;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the bfloat16 GEMM sums bfloat16-rounded products in float32 (AVX512-BF16)") {
+  if (!ss::gemm::bf16_supported()) {
+    MESSAGE("skipped: this CPU has no AVX512-BF16");
+    CHECK_THROWS_AS(
+        ss::gemm::sgemm_bf16(1, 1, 1, 1.0f, {nullptr, 1, 1}, {nullptr, 1, 1}, 0.0f, {nullptr, 1}),
+        std::invalid_argument);
+    return;
+  }
+  const std::vector<Case> cases = {
+      {1, 1, 1, false, false, 1, 0, 1},          {1, 784, 256, false, false, 1, 0, 1},
+      {64, 256, 784, false, false, 1, 0, 1},     {7, 17, 5, true, false, 2, 0.5f, 1},
+      {13, 33, 301, false, true, 1, 1, 1},       {29, 31, 1000, true, true, -0.5f, 0, 1},
+      {150, 70, 520, false, false, 1, 0.25f, 1}, {257, 33, 129, false, false, 1, 0, 2},
+      {200, 200, 51, true, false, 1, 0, 2},      {5, 6, 0, false, false, 1, 0.5f, 1}};
+  for (const auto& t : cases) {
+    std::mt19937 gen(static_cast<unsigned>(t.m * 7 + t.n * 3 + t.k));
+    std::uniform_real_distribution<float> u(-1, 1);
+    const std::int64_t lda = t.trans_a ? t.m : t.k, ldb = t.trans_b ? t.k : t.n;
+    std::vector<float> a(static_cast<std::size_t>(t.m * t.k)),
+        b(static_cast<std::size_t>(t.k * t.n)), c(static_cast<std::size_t>(t.m * t.n));
+    for (auto& x : a) x = u(gen);
+    for (auto& x : b) x = u(gen);
+    for (auto& x : c) x = u(gen);
+    const auto at = [&](std::int64_t i, std::int64_t p) {
+      return a[static_cast<std::size_t>(t.trans_a ? p * lda + i : i * lda + p)];
+    };
+    const auto bt = [&](std::int64_t p, std::int64_t j) {
+      return b[static_cast<std::size_t>(t.trans_b ? j * ldb + p : p * ldb + j)];
+    };
+    std::int64_t wrong = 0, apart = 0;
+    std::vector<float> got = c;
+    ss::gemm::sgemm_bf16(
+        t.m, t.n, t.k, t.alpha, {a.data(), t.trans_a ? 1 : lda, t.trans_a ? lda : 1},
+        {b.data(), t.trans_b ? 1 : ldb, t.trans_b ? ldb : 1}, t.beta, {got.data(), t.n}, t.threads);
+    for (std::int64_t i = 0; i < t.m; ++i)
+      for (std::int64_t j = 0; j < t.n; ++j) {
+        double rounded = 0, exact = 0, size = 0;
+        for (std::int64_t p = 0; p < t.k; ++p) {
+          rounded += static_cast<double>(bf16(at(i, p))) * bf16(bt(p, j));
+          exact += static_cast<double>(at(i, p)) * bt(p, j);
+          size += std::fabs(static_cast<double>(at(i, p)) * bt(p, j));
+        }
+        const auto o = static_cast<std::size_t>(i * t.n + j);
+        const double old = t.beta == 0 ? 0.0 : t.beta * static_cast<double>(c[o]);
+        const double want = t.alpha * rounded + old;
+        // float32 sums of exact products: k roundings of at most half an ulp.
+        const double tolerance =
+            (static_cast<double>(t.k) + 2) * 6e-8 * (std::fabs(t.alpha) * size + std::fabs(old));
+        wrong += !(std::fabs(got[o] - want) <= tolerance);
+        apart += std::fabs(t.alpha * exact + old - want) > tolerance;  // f32 inputs would fail
+      }
+    CHECK_MESSAGE(wrong == 0, wrong << " wrong of " << t.m << " x " << t.n << " (k " << t.k
+                                    << ", transposes " << t.trans_a << t.trans_b << ")");
+    if (t.k > 100) CHECK(apart > 0);  // the bound tells bfloat16 inputs from float32 ones
+  }
+  // B packed once (a resident weight) gives the same bits, one row included.
+  for (const auto& size : std::vector<std::array<std::int64_t, 3>>{
+           {1, 70, 9}, {1, 256, 784}, {64, 256, 784}, {30, 3100, 301}, {15, 33, 513}}) {
+    const std::int64_t m = size[0], n = size[1], k = size[2];  // (clang 14: no bindings in lambdas)
+    const auto a = [&] {
+      std::vector<float> v(static_cast<std::size_t>(m * k));
+      std::mt19937 gen(static_cast<unsigned>(m + n + k));
+      std::uniform_real_distribution<float> u(-1, 1);
+      for (auto& x : v) x = u(gen);
+      return v;
+    }();
+    std::vector<float> b(static_cast<std::size_t>(k * n));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 97) / 97.0f - 0.5f;
+    std::vector<float> plain(static_cast<std::size_t>(m * n)), packed(plain.size());
+    ss::gemm::sgemm_bf16(m, n, k, 1.0f, {a.data(), k, 1}, {b.data(), n, 1}, 0.0f, {plain.data(), n},
+                         2);
+    const auto panels = ss::gemm::pack_b_bf16(k, n, {b.data(), n, 1});
+    ss::gemm::sgemm_packed(m, 1.0f, {a.data(), k, 1}, *panels, 0.0f, {packed.data(), n}, 2);
+    CHECK_MESSAGE(std::memcmp(plain.data(), packed.data(), plain.size() * 4) == 0,
+                  m << " x " << n << " (k " << k << ")");
+  }
+  // Subnormals count as zero, a NaN or an infinity goes through, the same bits twice.
+  std::vector<float> a = {1e-39f, 2.0f, NAN, 1.0f}, b = {1e30f, 1.0f, 1.0f, 1.0f}, c(4), d(4);
+  ss::gemm::sgemm_bf16(2, 2, 2, 1.0f, {a.data(), 2, 1}, {b.data(), 2, 1}, 0.0f, {c.data(), 2});
+  CHECK(c[0] == 2.0f);  // 1e-39 * 1e30 + 2 * 1: the subnormal is zero
+  CHECK(c[1] == 2.0f);
+  CHECK(std::isnan(c[2]));
+  CHECK(std::isnan(c[3]));
+  ss::gemm::sgemm_bf16(2, 2, 2, 1.0f, {a.data(), 2, 1}, {b.data(), 2, 1}, 0.0f, {d.data(), 2});
+  CHECK(std::memcmp(c.data(), d.data(), 8) == 0);
 }

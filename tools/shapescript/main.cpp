@@ -61,8 +61,9 @@ options:
   --device DEVICE                 with run: the device the host asks for (cpu,
                                   cuda, cuda:N); a program's `devices` line wins,
                                   and one that doesn't name it is E1908
-  --precision f32|tf32|bf16       with run on a CUDA device: the contractions'
-                                  compute (tf32 or bf16 tensor cores, accumulating
+  --precision f32|tf32|bf16       with run: the contractions' compute (on a CUDA
+                                  device tf32 or bf16 tensor cores; on the CPU bf16
+                                  where it has AVX512-BF16, else f32; accumulating
                                   in f32; weights stay f32); default f32
   --files-root DIR                 with run: `load` and `save` may touch only files
                                   inside DIR (E1707 otherwise)

@@ -36,21 +36,31 @@ Operand operand(const Tensor& t, std::int64_t cols) {
 // the buffer; null otherwise, and for one row (which reads B unpacked).
 std::shared_ptr<const gemm::PackedB> resident_panels(const Tensor& kept, std::int64_t m,
                                                      std::int64_t k, std::int64_t n,
-                                                     const gemm::Matrix& b) {
+                                                     const gemm::Matrix& b, bool bf16) {
   const auto& buffer = kept.buffer();
-  if (m <= 1 || !buffer || !buffer->frozen()) return nullptr;
+  // float32's product of one row reads B unpacked; bfloat16's packs it.
+  if ((m <= 1 && !bf16) || !buffer || !buffer->frozen()) return nullptr;
   const auto* base = static_cast<const float*>(buffer->data());
-  const Buffer::DerivedKey key{b.data - base, b.row_stride, b.col_stride, k, n, 0};
-  return std::static_pointer_cast<const gemm::PackedB>(buffer->derived(
-      key, [&] { return std::static_pointer_cast<const void>(gemm::pack_b(k, n, b)); }));
+  const Buffer::DerivedKey key{b.data - base, b.row_stride, b.col_stride, k, n, bf16 ? 1 : 0};
+  return std::static_pointer_cast<const gemm::PackedB>(buffer->derived(key, [&] {
+    return std::static_pointer_cast<const void>(bf16 ? gemm::pack_b_bf16(k, n, b)
+                                                     : gemm::pack_b(k, n, b));
+  }));
+}
+
+// C = alpha A B + beta C, in float32 or with bfloat16 inputs.
+void multiply(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const gemm::Matrix& a,
+              const gemm::Matrix& b, float beta, gemm::Output c, GemmSettings how) {
+  if (how.bf16) return gemm::sgemm_bf16(m, n, k, alpha, a, b, beta, c, how.threads);
+  gemm::sgemm(m, n, k, alpha, a, b, beta, c, how.threads);
 }
 
 // C = A B, with B's resident panels when it has them.
 void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix& a,
-             const Tensor& b_kept, const gemm::Matrix& b, gemm::Output c, int threads) {
-  if (const auto panels = resident_panels(b_kept, m, k, n, b))
-    return gemm::sgemm_packed(m, 1.0f, a, *panels, 0.0f, c, threads);
-  gemm::sgemm(m, n, k, 1.0f, a, b, 0.0f, c, threads);
+             const Tensor& b_kept, const gemm::Matrix& b, gemm::Output c, GemmSettings how) {
+  if (const auto panels = resident_panels(b_kept, m, k, n, b, how.bf16))
+    return gemm::sgemm_packed(m, 1.0f, a, *panels, 0.0f, c, how.threads);
+  multiply(m, n, k, 1.0f, a, b, 0.0f, c, how);
 }
 
 // An operand as [batch axes..., row axes..., column axes...]: each batch
@@ -109,13 +119,14 @@ Panel panel(Tensor t, std::size_t batch, std::size_t rows) {
 // Three operands, one of them with exactly the output's names (autodiff's
 // product of an upstream gradient with two others): the einsum of the
 // other two, times that one elementwise.
-bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
+bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
+                  GemmSettings how) {
   const auto times = runtime::einsum_times(n);
   if (!times) return false;
   const Tensor& factor = values[static_cast<std::size_t>(n.in[times->factor])];
   if (factor.dtype() != DType::f32) return false;
   Tensor product;
-  return einsum(times->pair, product, values, threads) &&
+  return einsum(times->pair, product, values, how) &&
          binary_f32(ir::Binary::mul, product, factor, out);
 }
 
@@ -123,7 +134,7 @@ bool einsum_times(const ir::Node& n, Tensor& out, const std::vector<Tensor>& val
 
 // a [..., K] @ b [K, ...]: rows of a's leading axes, columns of b's
 // trailing ones.
-bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
+bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how) {
   const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
   const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
   if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() < 1)
@@ -138,11 +149,11 @@ bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
   out = Tensor::uninitialized(DType::f32, shape);
   const Operand left = operand(a, k), right = operand(b, cols);
   product(rows, cols, k, left.matrix, right.kept, right.matrix,
-          {static_cast<float*>(out.raw()), cols}, threads);
+          {static_cast<float*>(out.raw()), cols}, how);
   return true;
 }
 
-bool matmul_in_blocks(const Tensor& a, const Tensor& b, int threads,
+bool matmul_in_blocks(const Tensor& a, const Tensor& b, GemmSettings how,
                       const std::function<void(std::int64_t, std::int64_t, const float*)>& block) {
   if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() != 2)
     return false;
@@ -159,7 +170,7 @@ bool matmul_in_blocks(const Tensor& a, const Tensor& b, int threads,
     const std::int64_t r1 = std::min(rows, r0 + step);
     const gemm::Matrix part{left.matrix.data + r0 * left.matrix.row_stride, left.matrix.row_stride,
                             left.matrix.col_stride};
-    product(r1 - r0, cols, k, part, right.kept, right.matrix, {tile.data(), cols}, threads);
+    product(r1 - r0, cols, k, part, right.kept, right.matrix, {tile.data(), cols}, how);
     block(r0, r1, tile.data());
   }
   return true;
@@ -170,8 +181,8 @@ bool matmul_in_blocks(const Tensor& a, const Tensor& b, int threads,
 // columns, in both operands only contracted. Computed as [batch, rows,
 // columns], then put in the output's order. Other einsums (a name summed
 // in one operand alone, a name twice) are the reference's.
-bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads) {
-  if (n.in.size() == 3) return einsum_times(n, out, values, threads);
+bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how) {
+  if (n.in.size() == 3) return einsum_times(n, out, values, how);
   if (n.in.size() != 2) return false;
   const Tensor& a = values[static_cast<std::size_t>(n.in[0])];
   const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
@@ -184,17 +195,17 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
   const std::int64_t m = plan->m, k = plan->k, c = plan->n;
   auto* base = static_cast<float*>(result.raw());
   if (plan->batches == 1)
-    product(m, c, k, left.at(0), right.kept, right.at(0), {base, c}, threads);
+    product(m, c, k, left.at(0), right.kept, right.at(0), {base, c}, how);
   else
     for (std::int64_t t = 0; t < plan->batches; ++t)
-      gemm::sgemm(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c}, threads);
+      multiply(m, c, k, 1.0f, left.at(t), right.at(t), 0.0f, {base + t * m * c, c}, how);
   // The output's own order, when it isn't [batch, rows, columns].
   out = plan->out_order.empty() ? result : result.permute(plan->out_order).compact();
   return true;
 }
 
 bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
-                     const Tensor& other, Tensor& out, int threads) {
+                     const Tensor& other, Tensor& out, GemmSettings how) {
   if (n.in.size() != 2 || x.dtype() != DType::f32 || other.dtype() != DType::f32 || x.rank() < 1 ||
       !w.valid(x.rank()) || w.axes.front().axis == 0)
     return false;
@@ -258,15 +269,14 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
     const auto* made = static_cast<const float*>(slab.raw());
     if (which == 0) {  // rows [i0 per, i1 per) of the product
       if (inner_first)
-        gemm::sgemm(rows, cols, k, 1.0f, {made, k, 1}, {reordered.data(), cols, 1}, 0.0f,
-                    {base + i0 * per * cols, cols}, threads);
+        multiply(rows, cols, k, 1.0f, {made, k, 1}, {reordered.data(), cols, 1}, 0.0f,
+                 {base + i0 * per * cols, cols}, how);
       else
-        product(rows, cols, k, {made, k, 1}, fixed.kept, f, {base + i0 * per * cols, cols},
-                threads);
+        product(rows, cols, k, {made, k, 1}, fixed.kept, f, {base + i0 * per * cols, cols}, how);
     } else {  // the contracted rows [i0 per, i1 per), added to those before
       const gemm::Matrix part{f.data + i0 * per * f.col_stride, f.row_stride, f.col_stride};
-      gemm::sgemm(m, cols, rows, 1.0f, part, {made, cols, 1}, i0 == 0 ? 0.0f : 1.0f,
-                  {inner_first ? reordered.data() : base, cols}, threads);
+      multiply(m, cols, rows, 1.0f, part, {made, cols, 1}, i0 == 0 ? 0.0f : 1.0f,
+               {inner_first ? reordered.data() : base, cols}, how);
     }
   }
   if (inner_first && which == 1)  // columns (j, c) back to the window's (c, j)

@@ -13,15 +13,24 @@
 
 namespace ss::runtime::fast {
 
-bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads);
+// How a contraction's GEMMs run: threads for one large enough to split,
+// and whether its inputs are rounded to bfloat16 and its products summed
+// in float32 (gemm::sgemm_bf16: EngineOptions::precision bf16 on a CPU
+// with AVX512-BF16).
+struct GemmSettings {
+  int threads = 1;
+  bool bf16 = false;
+};
+
+bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how);
 
 // a @ b for a b of rank 2, a block of rows at a time: block(r0, r1, tile)
 // gets rows [r0, r1) of the product in `tile` (its rows b's columns long),
 // for an epilogue to read while they are in the cache. Each row's sums are
 // the whole product's. False, having run nothing, where matmul() would be.
-bool matmul_in_blocks(const Tensor& a, const Tensor& b, int threads,
+bool matmul_in_blocks(const Tensor& a, const Tensor& b, GemmSettings how,
                       const std::function<void(std::int64_t, std::int64_t, const float*)>& block);
-bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, int threads);
+bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how);
 
 // A two-operand einsum whose operand `which` is window(x) left unmade (a
 // convolution's im2col): the window is made a slab of x's first axis (the
@@ -31,6 +40,6 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, i
 // slabs' products add up in order. False, having run nothing, for what
 // that doesn't take (the caller makes the window and runs einsum).
 bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
-                     const Tensor& other, Tensor& out, int threads);
+                     const Tensor& other, Tensor& out, GemmSettings how);
 
 }  // namespace ss::runtime::fast

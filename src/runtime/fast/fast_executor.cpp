@@ -164,15 +164,14 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
     case ir::Op::scatter_add:
       return fast::scatter_add(in(0), in(1), shape_of(n.type, sizes, dims), out) ? moves : -1;
     case ir::Op::matmul:
-      return fast::matmul(n, values[i], values, options_.threads) ? gemm : -1;
+      return fast::matmul(n, values[i], values, gemm_) ? gemm : -1;
     case ir::Op::einsum:
       for (std::size_t k = 0; k < n.in.size() && n.in.size() == 2; ++k) {
         const auto w = static_cast<std::size_t>(n.in[k]);
         if (!plan.deferred[w] || values[w].size() > 0) continue;  // unmade: a placeholder
         const ir::Node& wn = g.nodes[w];
         const Tensor& x = values[static_cast<std::size_t>(wn.in[0])];
-        if (fast::windowed_einsum(n, k, x, ir::window_of(wn), in(1 - k), out, options_.threads))
-          return gemm;
+        if (fast::windowed_einsum(n, k, x, ir::window_of(wn), in(1 - k), out, gemm_)) return gemm;
         // Not a shape it takes: the window made whole after all, once, for the
         // einsums still to read it (the release plan drops it after the last).
         if (!fast::window(x, ir::window_of(wn), values[w])) {
@@ -180,7 +179,7 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
           return -1;
         }
       }
-      return fast::einsum(n, values[i], values, options_.threads) ? gemm : -1;
+      return fast::einsum(n, values[i], values, gemm_) ? gemm : -1;
     case ir::Op::unary:
       return unary(n, values[i], values) ? loops : -1;
     case ir::Op::binary:

@@ -20,6 +20,9 @@ namespace ss::runtime {
 
 struct FastExecutorOptions {
   int threads = 1;  // for a GEMM large enough to split
+  // Contractions with bfloat16 inputs, summed in float32, where the CPU has
+  // AVX512-BF16 (EngineOptions::precision bf16); float32 elsewhere.
+  bool bf16 = false;
   // Fuse elementwise regions with the JIT module found as JitModule::load
   // finds it (`jit_library`: a path, or empty for the usual search).
   bool fuse = true;

@@ -15,6 +15,7 @@
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/fast/fast_loops.hpp"
 #include "runtime/fast/fast_ops.hpp"
+#include "runtime/fast/gemm/sgemm.hpp"
 #include "runtime/fast/jit_module.hpp"
 #include "runtime/fast/jit_steps.hpp"
 #include "runtime/reference/ops.hpp"
@@ -66,9 +67,15 @@ inline const Tensor& placeholder(DType dtype) {
 
 class FastExecutor final : public Accelerator {
  public:
-  explicit FastExecutor(FastExecutorOptions options) : options_(std::move(options)) {
+  explicit FastExecutor(FastExecutorOptions options)
+      : options_(std::move(options)),
+        gemm_{options_.threads, options_.bf16 && gemm::bf16_supported()} {
     if (options_.fuse) jit_ = JitModule::load(options_.jit_library);
   }
+
+  // Whether its contractions round their inputs to bfloat16: asked, and the
+  // CPU has AVX512-BF16.
+  bool bf16() const { return gemm_.bf16; }
 
   FusionCounts counts() const;
 
@@ -165,6 +172,7 @@ class FastExecutor final : public Accelerator {
   Tensor run_steps(const ir::FusedKernel& kernel, const std::vector<Tensor>& inputs) const;
 
   FastExecutorOptions options_;
+  fast::GemmSettings gemm_;  // threads, and bfloat16 where asked and the CPU has it
   std::optional<JitModule> jit_;
   mutable std::atomic<std::int64_t> kernels_{0}, from_memory_{0}, from_store_{0}, runs_{0},
       stepped_{0};

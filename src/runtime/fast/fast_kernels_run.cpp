@@ -46,8 +46,8 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
       std::memcpy(&narrow, &st.value, sizeof narrow);
       std::memcpy(&wide, &st.wide_value, sizeof wide);
       key += ";" + std::to_string(st.op) + "," + std::to_string(st.kind) + "," +
-             std::to_string(st.a) + "," + std::to_string(st.b) + "," + std::to_string(st.c) +
-             "," + std::to_string(narrow) + "," + std::to_string(wide);
+             std::to_string(st.a) + "," + std::to_string(st.b) + "," + std::to_string(st.c) + "," +
+             std::to_string(narrow) + "," + std::to_string(wide);
     }
     const auto [at, fresh] = distinct.emplace(std::move(key), descs.size());
     code_of[k] = at->second;
@@ -213,7 +213,7 @@ bool FastExecutor::run_epilogue(const FusionPlan& plan, const ir::Graph& g, std:
       std::vector<std::int64_t> strides = call.outer_strides;
       strides[j] = call.inner;  // the tile's rows
       ran = fast::matmul_in_blocks(
-          a, b, options_.threads, [&](std::int64_t r0, std::int64_t r1, const float* tile) {
+          a, b, gemm_, [&](std::int64_t r0, std::int64_t r1, const float* tile) {
             std::vector<const void*> at(call.pointers.size());
             for (std::size_t i = 0; i < at.size(); ++i)
               at[i] = i == j
@@ -231,7 +231,7 @@ bool FastExecutor::run_epilogue(const FusionPlan& plan, const ir::Graph& g, std:
   }
   // The product whole, as the node would have made it, for the kernel to read.
   Tensor& made = values[product];
-  if (!fast::matmul(m, made, values, options_.threads)) made = reference::matmul(a, b);
+  if (!fast::matmul(m, made, values, gemm_)) made = reference::matmul(a, b);
   return false;
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include "runtime/core/helper_threads.hpp"
@@ -46,6 +47,22 @@ std::vector<Choice> supported() {
 const std::vector<Choice>& choices() {
   static const std::vector<Choice> c = supported();
   return c;
+}
+
+// The bfloat16 kernel, where the CPU has AVX512-BF16 (and AVX512-BW, which
+// its packing uses). It has no product of one row of its own: a row is a
+// micro-tile with one row.
+const Choice* bf16_choice() {
+  static const std::optional<Choice> c = []() -> std::optional<Choice> {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw"))
+      return std::nullopt;
+    return Choice{detail::kernel_avx512_bf16,        nullptr,
+                  detail::blocking_avx512_bf16(),    "avx512bf16",
+                  detail::packed_floats_avx512_bf16, detail::pack_b_avx512_bf16,
+                  detail::kernel_packed_avx512_bf16};
+  }();
+  return c ? &*c : nullptr;
 }
 
 std::int64_t round_up(std::int64_t x, std::int64_t to) {
@@ -128,7 +145,7 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
     return;
   }
   const detail::Args args = arguments(m, n, k, alpha, a, b, beta, c);
-  if (m == 1) return choice.gemv(args);  // a batch of one: B streamed once, unpacked
+  if (m == 1 && choice.gemv) return choice.gemv(args);  // a batch of one: B streamed once, unpacked
   // Small products, or one thread: all here. Else the wider side is split
   // in whole micro-tiles, one part a thread, the first on the caller's.
   const bool split = threads > 1 && m * n * k >= (std::int64_t{1} << 20);
@@ -154,8 +171,15 @@ void run_tile_packed(const Choice& k, const detail::Args& args, detail::Tile til
                   packed);
 }
 
+// The kernel a packing was made for: choices()[index], or the bfloat16
+// one for kBf16.
+constexpr int kBf16 = -1;
+const Choice& chosen(int index) {
+  return index == kBf16 ? *bf16_choice() : choices()[static_cast<std::size_t>(index)];
+}
+
 std::shared_ptr<const PackedB> pack_with(int index, std::int64_t k, std::int64_t n, Matrix b) {
-  const Choice& choice = choices()[static_cast<std::size_t>(index)];
+  const Choice& choice = chosen(index);
   auto out = std::make_shared<PackedB>();
   out->k = k;
   out->n = n;
@@ -185,10 +209,11 @@ std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64
 
 void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
                   int threads) {
-  const Choice& choice = choices()[static_cast<std::size_t>(b.kernel)];
+  const Choice& choice = chosen(b.kernel);
   const std::int64_t n = b.n, k = b.k;
-  // One row, nothing to multiply, or nothing to add: as sgemm does it.
-  if (m <= 1 || n <= 0 || k <= 0 || alpha == 0.0f)
+  // One row (where the kernel has its own product of one), nothing to
+  // multiply, or nothing to add: as sgemm does it.
+  if (m <= 0 || (m == 1 && choice.gemv) || n <= 0 || k <= 0 || alpha == 0.0f)
     return run(choice, m, n, k, alpha, a, b.b, beta, c, threads);
   const detail::Args args = arguments(m, n, k, alpha, a, b.b, beta, c);
   const float* panels = b.panels.get();
@@ -218,6 +243,23 @@ std::vector<std::string> sgemm_kernels() {
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
            float beta, Output c, int threads) {
   run(choices().front(), m, n, k, alpha, a, b, beta, c, threads);
+}
+
+bool bf16_supported() {
+  return bf16_choice() != nullptr;
+}
+
+std::shared_ptr<const PackedB> pack_b_bf16(std::int64_t k, std::int64_t n, Matrix b) {
+  if (!bf16_choice())
+    throw std::invalid_argument("no bfloat16 GEMM kernel on this CPU (AVX512-BF16)");
+  return pack_with(kBf16, k, n, b);
+}
+
+void sgemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
+                float beta, Output c, int threads) {
+  const Choice* choice = bf16_choice();
+  if (!choice) throw std::invalid_argument("no bfloat16 GEMM kernel on this CPU (AVX512-BF16)");
+  run(*choice, m, n, k, alpha, a, b, beta, c, threads);
 }
 
 void sgemm_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,

@@ -35,7 +35,7 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a
 struct PackedB {
   std::int64_t k = 0, n = 0;
   Matrix b{};
-  int kernel = 0;  // which of sgemm_kernels() packed it
+  int kernel = 0;  // which of sgemm_kernels() packed it; -1: the bfloat16 kernel
   std::shared_ptr<float> panels;
 };
 std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b);
@@ -44,6 +44,18 @@ std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64
 // sgemm with B packed: the same bits as sgemm of the unpacked B.
 void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
                   int threads = 1);
+
+// The same product with A and B rounded to bfloat16 (to nearest, ties to
+// even; subnormals to zero) and the products summed in float32, on
+// AVX512-BF16 (vdpbf16ps): what `--precision bf16` runs on the CPU.
+// bf16_supported() says whether this CPU has it; sgemm_bf16 throws
+// std::invalid_argument where it hasn't.
+bool bf16_supported();
+void sgemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
+                float beta, Output c, int threads = 1);
+// B rounded and packed once for sgemm_packed with the bfloat16 kernel: the
+// same bits as sgemm_bf16 of the unpacked B.
+std::shared_ptr<const PackedB> pack_b_bf16(std::int64_t k, std::int64_t n, Matrix b);
 
 // "avx512", "avx2", "portable": the kernel sgemm uses on this CPU.
 const char* sgemm_kernel();

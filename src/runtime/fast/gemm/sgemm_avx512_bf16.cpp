@@ -1,0 +1,226 @@
+// The bfloat16 GEMM kernel for AVX512-BF16 (built with -mavx512f
+// -mavx512bw -mavx512bf16): A and B rounded to bfloat16 (to nearest, ties to even) as
+// they are packed, products summed in float32 by vdpbf16ps, two k at a
+// time. Its micro-tile is the AVX-512 kernel's, 14 x 32, 28 zmm
+// accumulators. vdpbf16ps treats subnormal inputs as zero and flushes
+// subnormal sums, so values under 2^-126 count as zero.
+#include <immintrin.h>
+
+#include "runtime/fast/gemm/kernel_args.hpp"
+
+namespace ss::gemm::detail {
+namespace {
+
+constexpr int W = 16;
+constexpr int MR = 14;
+constexpr std::int64_t NR = 2 * W;
+constexpr std::int64_t MC = 168, KC = 256, NC = 3072;  // KC even: whole pairs of k
+
+inline std::int64_t smaller(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
+
+// One float to bfloat16 as vcvtne2ps2bf16 makes it: to nearest with ties
+// to even, a NaN a quiet NaN, a subnormal a zero of its sign.
+inline std::uint32_t bf16(float x) {
+  std::uint32_t bits;
+  __builtin_memcpy(&bits, &x, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return (bits >> 16) | 0x40u;
+  if ((bits & 0x7f800000u) == 0) return (bits >> 16) & 0x8000u;
+  return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+}
+
+// Two k of one element as the 32 bits vdpbf16ps reads: k in the low half.
+inline std::uint32_t pair(float lo, float hi) {
+  return bf16(lo) | (bf16(hi) << 16);
+}
+
+// A's rows [i0, i0+mc), columns [p0, p0+kc), as MR-row micro-panels of
+// pairs: for each pair of k, MR pairs; rows and a last k past the end are 0.
+void pack_a(const Args& g, std::int64_t i0, std::int64_t mc, std::int64_t p0, std::int64_t kc,
+            std::uint32_t* __restrict out) {
+  const std::int64_t pairs = (kc + 1) / 2;
+  for (std::int64_t ir = 0; ir < mc; ir += MR) {
+    const std::int64_t rows = smaller(MR, mc - ir);
+    for (std::int64_t i = 0; i < MR; ++i) {
+      const float* row = g.a + (i0 + ir + i) * g.a_rows + p0 * g.a_cols;
+      for (std::int64_t q = 0; q < pairs; ++q) {
+        const std::int64_t p = 2 * q;
+        const float lo = i < rows ? row[p * g.a_cols] : 0.0f;
+        const float hi = i < rows && p + 1 < kc ? row[(p + 1) * g.a_cols] : 0.0f;
+        out[q * MR + i] = pair(lo, hi);
+      }
+    }
+    out += MR * pairs;
+  }
+}
+
+// B's rows [p0, p0+kc), columns [j0, j0+nc), as NR-column micro-panels of
+// pairs: for each pair of k, NR pairs; columns and a last k past the end 0.
+void pack_b(const Args& g, std::int64_t p0, std::int64_t kc, std::int64_t j0, std::int64_t nc,
+            std::uint32_t* __restrict out) {
+  const std::int64_t pairs = (kc + 1) / 2;
+  for (std::int64_t jr = 0; jr < nc; jr += NR) {
+    const std::int64_t cols = smaller(NR, nc - jr);
+    const float* base = g.b + p0 * g.b_rows + (j0 + jr) * g.b_cols;
+    for (std::int64_t q = 0; q < pairs; ++q) {
+      const std::int64_t p = 2 * q;
+      const float* r0 = base + p * g.b_rows;
+      const float* r1 = r0 + g.b_rows;
+      if (cols == NR && g.b_cols == 1 && p + 1 < kc) {  // whole rows: 16 pairs a conversion
+        for (int h = 0; h < 2; ++h) {
+          const __m512 lo = _mm512_loadu_ps(r0 + h * W), hi = _mm512_loadu_ps(r1 + h * W);
+          // cvtne2ps2bf16 gives hi's 16 halves then lo's; unpacking them
+          // pairwise as 16-bit words makes each 32 bits (lo, hi) of one column.
+          const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+          const __m512i order =
+              _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
+                               22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+          _mm512_storeu_si512(out + q * NR + h * W, _mm512_permutexvar_epi16(order, both));
+        }
+        continue;
+      }
+      for (std::int64_t j = 0; j < NR; ++j) {
+        const float lo = j < cols ? r0[j * g.b_cols] : 0.0f;
+        const float hi = j < cols && p + 1 < kc ? r1[j * g.b_cols] : 0.0f;
+        out[q * NR + j] = pair(lo, hi);
+      }
+    }
+    out += NR * pairs;
+  }
+}
+
+// acc = the micro-panels' products over `pairs` pairs of k for the first
+// R rows (R < MR for a last partial panel, whose rows past R are zeros
+// not worth multiplying: a product of one row would do 14 times its work);
+// then C = alpha * acc + beta * C where rows and columns exist.
+template <int R>
+void micro(std::int64_t pairs, const std::uint32_t* __restrict a, const std::uint32_t* __restrict b,
+           float* __restrict c, std::int64_t ldc, std::int64_t rows, std::int64_t cols, float alpha,
+           float beta) {
+  __m512 acc[R][2];
+#pragma GCC unroll 32
+  for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (std::int64_t q = 0; q < pairs; ++q) {
+    const __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + W);
+#pragma GCC unroll 32
+    for (int i = 0; i < R; ++i) {
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[i]));
+      acc[i][0] = _mm512_dpbf16_ps(acc[i][0], ai, b0);
+      acc[i][1] = _mm512_dpbf16_ps(acc[i][1], ai, b1);
+    }
+    a += MR;
+    b += NR;
+  }
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+  if (R == MR && rows == MR && cols == NR) {
+#pragma GCC unroll 32
+    for (int i = 0; i < R; ++i) {
+      float* row = c + i * ldc;
+      for (int h = 0; h < 2; ++h) {
+        const __m512 scaled = _mm512_mul_ps(acc[i][h], va);
+        _mm512_storeu_ps(
+            row + h * W,
+            beta == 0.0f ? scaled : _mm512_fmadd_ps(_mm512_loadu_ps(row + h * W), vb, scaled));
+      }
+    }
+    return;
+  }
+  float tile[R * NR];
+  for (int i = 0; i < R; ++i) {
+    _mm512_storeu_ps(tile + i * NR, acc[i][0]);
+    _mm512_storeu_ps(tile + i * NR + W, acc[i][1]);
+  }
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      float& out = c[i * ldc + j];
+      const float scaled = alpha * tile[i * NR + j];
+      out = beta == 0.0f ? scaled : __builtin_fmaf(out, beta, scaled);
+    }
+}
+
+using Micro = void (*)(std::int64_t, const std::uint32_t*, const std::uint32_t*, float*,
+                       std::int64_t, std::int64_t, std::int64_t, float, float);
+// kRows[r - 1] computes r rows.
+constexpr Micro kRows[MR] = {micro<1>,  micro<2>,  micro<3>,  micro<4>, micro<5>,
+                             micro<6>,  micro<7>,  micro<8>,  micro<9>, micro<10>,
+                             micro<11>, micro<12>, micro<13>, micro<14>};
+
+// Rows [row_begin, row_end) of A, columns [p0, p0+kc), times B's block
+// [p0, p0+kc) x [j0, j0+nc), packed: MR x NR micro-tiles.
+void block(const Args& g, Tile t, std::int64_t p0, std::int64_t kc, std::int64_t j0,
+           std::int64_t nc, std::uint32_t* pa, const std::uint32_t* pb) {
+  const std::int64_t pairs = (kc + 1) / 2;
+  const float beta = p0 == 0 ? g.beta : 1.0f;
+  for (std::int64_t i0 = t.row_begin; i0 < t.row_end; i0 += MC) {
+    const std::int64_t mc = smaller(MC, t.row_end - i0);
+    pack_a(g, i0, mc, p0, kc, pa);
+    for (std::int64_t jr = 0; jr < nc; jr += NR)
+      for (std::int64_t ir = 0; ir < mc; ir += MR) {
+        const std::int64_t rows = smaller(MR, mc - ir);
+        kRows[rows - 1](pairs, pa + ir * pairs, pb + jr * pairs,
+                        g.c + (i0 + ir) * g.c_rows + j0 + jr, g.c_rows, rows, smaller(NR, nc - jr),
+                        g.alpha, beta);
+      }
+  }
+}
+
+void gemm(const Args& g, Tile t, float* pack_a_buf, float* pack_b_buf) {
+  auto* pa = reinterpret_cast<std::uint32_t*>(pack_a_buf);
+  auto* pb = reinterpret_cast<std::uint32_t*>(pack_b_buf);
+  for (std::int64_t j0 = t.col_begin; j0 < t.col_end; j0 += NC) {
+    const std::int64_t nc = smaller(NC, t.col_end - j0);
+    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC) {
+      const std::int64_t kc = smaller(KC, g.k - p0);
+      pack_b(g, p0, kc, j0, nc, pb);
+      block(g, t, p0, kc, j0, nc, pa, pb);
+    }
+  }
+}
+
+// Where block (j0, p0) of B starts in a whole packing of it, in pairs: the
+// blocks of NC columns one after the other, each its KC-row panels in order
+// (KC is even, so a block's first pair is p0 / 2).
+std::int64_t packed_offset(std::int64_t k, std::int64_t j0, std::int64_t p0, std::int64_t nc) {
+  const std::int64_t full = (NC + NR - 1) / NR * NR;
+  return j0 / NC * ((k + 1) / 2) * full + p0 / 2 * ((nc + NR - 1) / NR * NR);
+}
+
+}  // namespace
+
+// The buffers' sizes in floats: a pair of bfloat16 takes one float's room.
+Blocking blocking_avx512_bf16() {
+  return {MR, NR, MC, KC, NC};
+}
+
+void kernel_avx512_bf16(const Args& args, Tile tile, float* pack_a, float* pack_b) {
+  gemm(args, tile, pack_a, pack_b);
+}
+
+std::int64_t packed_floats_avx512_bf16(std::int64_t k, std::int64_t n) {
+  std::int64_t total = 0;
+  for (std::int64_t j0 = 0; j0 < n; j0 += NC)
+    total += (k + 1) / 2 * ((smaller(NC, n - j0) + NR - 1) / NR * NR);
+  return total;
+}
+
+void pack_b_avx512_bf16(const Args& g, float* out) {
+  auto* o = reinterpret_cast<std::uint32_t*>(out);
+  for (std::int64_t j0 = 0; j0 < g.n; j0 += NC) {
+    const std::int64_t nc = smaller(NC, g.n - j0);
+    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC)
+      pack_b(g, p0, smaller(KC, g.k - p0), j0, nc, o + packed_offset(g.k, j0, p0, nc));
+  }
+}
+
+void kernel_packed_avx512_bf16(const Args& g, Tile t, float* pack_a, const float* packed_b) {
+  auto* pa = reinterpret_cast<std::uint32_t*>(pack_a);
+  const auto* packed = reinterpret_cast<const std::uint32_t*>(packed_b);
+  for (std::int64_t j0 = 0; j0 < g.n; j0 += NC) {
+    const std::int64_t nc = smaller(NC, g.n - j0);
+    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC)
+      block(g, t, p0, smaller(KC, g.k - p0), j0, nc, pa, packed + packed_offset(g.k, j0, p0, nc));
+  }
+}
+
+}  // namespace ss::gemm::detail
