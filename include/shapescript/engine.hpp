@@ -118,6 +118,10 @@ struct CudaDeviceInfo {
 };
 
 struct BackendReport {
+  // The CPU's GEMM kernel ("avx512", "avx2", "portable"), and whether its
+  // contractions can take bfloat16 inputs (AVX512-BF16: Precision::bf16).
+  std::string cpu_gemm;
+  bool cpu_bf16 = false;
   LibraryStatus jit;  // libshapescript_jit, the LLVM ORC module
   LibraryStatus cuda_driver;
   LibraryStatus nvrtc;

@@ -22,6 +22,7 @@
 #include "runtime/data/data_error.hpp"
 #include "runtime/data/files.hpp"
 #include "runtime/fast/fast_executor.hpp"
+#include "runtime/fast/gemm/sgemm.hpp"
 #include "runtime/fast/jit_module.hpp"
 #include "shapescript/version.hpp"
 #include "standalone/emit_cpp.hpp"
@@ -58,6 +59,8 @@ const Device& Engine::device() const {
 
 BackendReport Engine::backends() const {
   BackendReport report;
+  report.cpu_gemm = gemm::sgemm_kernel();
+  report.cpu_bf16 = gemm::bf16_supported();
 
   std::string why;
   if (auto jit = runtime::JitModule::load(impl_->options.jit_library, &why)) {

@@ -99,7 +99,11 @@ TEST_CASE("devices: the CPU is always there; a CUDA device without a driver is E
   const auto report = run_process(
       {kCliPath, "devices"}, {.env = {{"SHAPESCRIPT_CUDA_DRIVER", "/nonexistent/libcuda.so.1"}}});
   CHECK(report.exit_code == 0);
-  CHECK(report.out.rfind("cpu         available\n", 0) == 0);
+  // The CPU's line names its GEMM kernel and whether bf16 contractions run.
+  const std::string cpu_line = report.out.substr(0, report.out.find('\n'));
+  CHECK(cpu_line.rfind("cpu         available, GEMM ", 0) == 0);
+  CHECK((cpu_line.find("bf16 contractions yes (AVX512-BF16)") != std::string::npos) ==
+        (__builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw")));
   CHECK(report.out.find("\ncuda        not found: CUDA isn't available") != std::string::npos);
   for (const char* line : {"\njit ", "\nnvrtc ", "\ncublas ", "\nnccl "})
     CHECK(report.out.find(line) != std::string::npos);
@@ -208,7 +212,7 @@ TEST_CASE("check --dump-ir=PASS prints the lowered program after that pass of th
   CHECK(dump("distribute", several).out.find("all_reduce") != std::string::npos);
   const auto fused = dump("fuse", digits);
   CHECK(fused.out.find("graph logits: ") != std::string::npos);
-  CHECK(fused.out.find(" fused kernels\n") != std::string::npos);  // train_step's
+  CHECK(fused.out.find(" fused kernels\n") != std::string::npos);    // train_step's
   CHECK(fused.out.find(": 1 fused kernel\n") != std::string::npos);  // logits'
   CHECK(fused.out.find("  kernel %") != std::string::npos);
   const auto plan = dump("plan", digits);

@@ -22,7 +22,8 @@ void print_library(const char* name, const LibraryStatus& status) {
 
 int report_all() {
   const BackendReport report = Engine().backends();
-  std::printf("%-12savailable\n", "cpu");
+  std::printf("%-12savailable, GEMM %s, bf16 contractions %s\n", "cpu", report.cpu_gemm.c_str(),
+              report.cpu_bf16 ? "yes (AVX512-BF16)" : "no (--precision bf16 runs f32)");
   print_library("jit", report.jit);
   print_library("cuda", report.cuda_driver);
   for (const auto& d : report.cuda_devices)
