@@ -4,6 +4,7 @@
 // at the widest vector width the CPU has). Prints a table; asserts nothing.
 #include <cblas.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -108,11 +109,19 @@ int main(int argc, char** argv) {
       std::printf("| %d | %d | %.1f | %.1f | %.2f | %.0f%% |\n", n, threads, ours, blas,
                   ours / blas, 100.0 * ours / (peak * threads));
       if (ss::gemm::bf16_supported()) {
-        const double half = rate(ss::gemm::sgemm_bf16);
-        char row[128];
-        std::snprintf(row, sizeof row, "| %d | %d | %.1f | %.1f | %.2f |\n", n, threads, half, ours,
-                      half / ours);
-        bf16_rows += row;
+        std::string row = "| " + std::to_string(n) + " | " + std::to_string(threads) + " |";
+        double best = 0;
+        for (const auto& kernel : ss::gemm::bf16_kernels()) {
+          const double half =
+              rate([&](auto... args) { ss::gemm::sgemm_bf16_with(kernel, args...); });
+          best = std::max(best, half);
+          char cell[32];
+          std::snprintf(cell, sizeof cell, " %.1f |", half);
+          row += cell;
+        }
+        char tail[64];
+        std::snprintf(tail, sizeof tail, " %.1f | %.2f |\n", ours, best / ours);
+        bf16_rows += row + tail;
       }
     }
   }
@@ -120,6 +129,12 @@ int main(int argc, char** argv) {
     std::printf("\nbfloat16 (AVX512-BF16): not on this CPU\n");
     return 0;
   }
-  std::printf("\n| size (bf16) | threads | ours bf16 GFLOP/s | ours f32 GFLOP/s | bf16 / f32 |\n");
-  std::printf("|---:|---:|---:|---:|---:|\n%s", bf16_rows.c_str());
+  std::printf("\n| size (bf16) | threads |");
+  std::string rule = "|---:|---:|";
+  for (const auto& kernel : ss::gemm::bf16_kernels()) {
+    std::printf(" %s GFLOP/s |", kernel.c_str());
+    rule += "---:|";
+  }
+  std::printf(" ours f32 GFLOP/s | best bf16 / f32 |\n%s---:|---:|\n%s", rule.c_str(),
+              bf16_rows.c_str());
 }

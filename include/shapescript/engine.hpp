@@ -118,10 +118,13 @@ struct CudaDeviceInfo {
 };
 
 struct BackendReport {
-  // The CPU's GEMM kernel ("avx512", "avx2", "portable"), and whether its
-  // contractions can take bfloat16 inputs (AVX512-BF16: Precision::bf16).
+  // The CPU's GEMM kernel ("avx512", "avx2", "portable"), whether its
+  // contractions can take bfloat16 inputs (Precision::bf16), and the kernel
+  // that runs them: "amx" (AMX-BF16 tiles), "avx512bf16" (AVX512-BF16), or
+  // "" where there is none and bf16 runs float32.
   std::string cpu_gemm;
   bool cpu_bf16 = false;
+  std::string cpu_bf16_kernel;
   LibraryStatus jit;  // libshapescript_jit, the LLVM ORC module
   LibraryStatus cuda_driver;
   LibraryStatus nvrtc;

@@ -61,6 +61,7 @@ BackendReport Engine::backends() const {
   BackendReport report;
   report.cpu_gemm = gemm::sgemm_kernel();
   report.cpu_bf16 = gemm::bf16_supported();
+  report.cpu_bf16_kernel = gemm::bf16_kernel();
 
   std::string why;
   if (auto jit = runtime::JitModule::load(impl_->options.jit_library, &why)) {

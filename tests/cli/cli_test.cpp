@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "runtime/fast/gemm/sgemm.hpp"
 #include "shapescript/version.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
@@ -102,8 +103,12 @@ TEST_CASE("devices: the CPU is always there; a CUDA device without a driver is E
   // The CPU's line names its GEMM kernel and whether bf16 contractions run.
   const std::string cpu_line = report.out.substr(0, report.out.find('\n'));
   CHECK(cpu_line.rfind("cpu         available, GEMM ", 0) == 0);
-  CHECK((cpu_line.find("bf16 contractions yes (AVX512-BF16)") != std::string::npos) ==
+  const std::string bf16 = ss::gemm::bf16_kernel();
+  CHECK((cpu_line.find("bf16 contractions yes (") != std::string::npos) ==
         (__builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw")));
+  CHECK((cpu_line.find("bf16 contractions yes (AMX)") != std::string::npos) == (bf16 == "amx"));
+  CHECK((cpu_line.find("bf16 contractions yes (AVX512-BF16)") != std::string::npos) ==
+        (bf16 == "avx512bf16"));
   CHECK(report.out.find("\ncuda        not found: CUDA isn't available") != std::string::npos);
   for (const char* line : {"\njit ", "\nnvrtc ", "\ncublas ", "\nnccl "})
     CHECK(report.out.find(line) != std::string::npos);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "runtime/fast/gemm/sgemm.hpp"
@@ -153,91 +154,143 @@ float bf16(float x) {
   return out;
 }
 
+// The bfloat16 GEMM on one kernel against double sums of the rounded
+// inputs, with C's padding past each row untouched.
+void check_bf16(const std::string& kernel, const Case& t) {
+  std::mt19937 gen(static_cast<unsigned>(t.m * 7 + t.n * 3 + t.k));
+  std::uniform_real_distribution<float> u(-1, 1);
+  const std::int64_t lda = t.trans_a ? t.m : t.k, ldb = t.trans_b ? t.k : t.n, ldc = t.n + 3;
+  std::vector<float> a(static_cast<std::size_t>(t.m * t.k)), b(static_cast<std::size_t>(t.k * t.n)),
+      c(static_cast<std::size_t>(t.m * ldc));
+  for (auto& x : a) x = u(gen);
+  for (auto& x : b) x = u(gen);
+  for (auto& x : c) x = u(gen);
+  const auto at = [&](std::int64_t i, std::int64_t p) {
+    return a[static_cast<std::size_t>(t.trans_a ? p * lda + i : i * lda + p)];
+  };
+  const auto bt = [&](std::int64_t p, std::int64_t j) {
+    return b[static_cast<std::size_t>(t.trans_b ? j * ldb + p : p * ldb + j)];
+  };
+  std::int64_t wrong = 0, apart = 0;
+  std::vector<float> got = c;
+  ss::gemm::sgemm_bf16_with(
+      kernel, t.m, t.n, t.k, t.alpha, {a.data(), t.trans_a ? 1 : lda, t.trans_a ? lda : 1},
+      {b.data(), t.trans_b ? 1 : ldb, t.trans_b ? ldb : 1}, t.beta, {got.data(), ldc}, t.threads);
+  for (std::int64_t i = 0; i < t.m; ++i)
+    for (std::int64_t j = 0; j < ldc; ++j) {
+      const auto o = static_cast<std::size_t>(i * ldc + j);
+      if (j >= t.n) {
+        wrong += got[o] != c[o];
+        continue;
+      }
+      double rounded = 0, exact = 0, size = 0;
+      for (std::int64_t p = 0; p < t.k; ++p) {
+        rounded += static_cast<double>(bf16(at(i, p))) * bf16(bt(p, j));
+        exact += static_cast<double>(at(i, p)) * bt(p, j);
+        size += std::fabs(static_cast<double>(at(i, p)) * bt(p, j));
+      }
+      const double old = t.beta == 0 ? 0.0 : t.beta * static_cast<double>(c[o]);
+      const double want = t.alpha * rounded + old;
+      // float32 sums of exact products: k roundings of at most half an ulp.
+      const double tolerance =
+          (static_cast<double>(t.k) + 2) * 6e-8 * (std::fabs(t.alpha) * size + std::fabs(old));
+      wrong += !(std::fabs(got[o] - want) <= tolerance);
+      apart += std::fabs(t.alpha * exact + old - want) > tolerance;  // f32 inputs would fail
+    }
+  CHECK_MESSAGE(wrong == 0, kernel << ": " << wrong << " wrong of " << t.m << " x " << t.n << " (k "
+                                   << t.k << ", transposes " << t.trans_a << t.trans_b
+                                   << ", threads " << t.threads << ")");
+  if (t.k > 100) CHECK(apart > 0);  // the bound tells bfloat16 inputs from float32 ones
+}
+
 }  // namespace
 
-TEST_CASE("the bfloat16 GEMM sums bfloat16-rounded products in float32 (AVX512-BF16)") {
+TEST_CASE("the bfloat16 GEMM sums bfloat16-rounded products in float32, on every bf16 kernel") {
   if (!ss::gemm::bf16_supported()) {
     MESSAGE("skipped: this CPU has no AVX512-BF16");
+    CHECK(ss::gemm::bf16_kernels().empty());
+    CHECK(std::string(ss::gemm::bf16_kernel()).empty());
     CHECK_THROWS_AS(
         ss::gemm::sgemm_bf16(1, 1, 1, 1.0f, {nullptr, 1, 1}, {nullptr, 1, 1}, 0.0f, {nullptr, 1}),
         std::invalid_argument);
     return;
   }
+  const auto kernels = ss::gemm::bf16_kernels();
+  CHECK(kernels.back() == "avx512bf16");
+  CHECK(kernels.front() == ss::gemm::bf16_kernel());
+  if (kernels.front() != "amx") MESSAGE("the AMX kernel is skipped: this CPU (or OS) has no AMX");
+  CHECK_THROWS_AS(ss::gemm::sgemm_bf16_with("avx512", 1, 1, 1, 1.0f, {nullptr, 1, 1},
+                                            {nullptr, 1, 1}, 0.0f, {nullptr, 1}),
+                  std::invalid_argument);
+  // Around both kernels' micro-tiles (14 and 32 rows, 32 columns, 16 for
+  // a half tile), their k blocks (256, 512) and steps (32), MC (168, 128)
+  // and NC (3072, 1024), with each operand transposed, and threads.
   const std::vector<Case> cases = {
       {1, 1, 1, false, false, 1, 0, 1},          {1, 784, 256, false, false, 1, 0, 1},
       {64, 256, 784, false, false, 1, 0, 1},     {7, 17, 5, true, false, 2, 0.5f, 1},
       {13, 33, 301, false, true, 1, 1, 1},       {29, 31, 1000, true, true, -0.5f, 0, 1},
       {150, 70, 520, false, false, 1, 0.25f, 1}, {257, 33, 129, false, false, 1, 0, 2},
-      {200, 200, 51, true, false, 1, 0, 2},      {5, 6, 0, false, false, 1, 0.5f, 1}};
-  for (const auto& t : cases) {
-    std::mt19937 gen(static_cast<unsigned>(t.m * 7 + t.n * 3 + t.k));
-    std::uniform_real_distribution<float> u(-1, 1);
-    const std::int64_t lda = t.trans_a ? t.m : t.k, ldb = t.trans_b ? t.k : t.n;
-    std::vector<float> a(static_cast<std::size_t>(t.m * t.k)),
-        b(static_cast<std::size_t>(t.k * t.n)), c(static_cast<std::size_t>(t.m * t.n));
-    for (auto& x : a) x = u(gen);
-    for (auto& x : b) x = u(gen);
-    for (auto& x : c) x = u(gen);
-    const auto at = [&](std::int64_t i, std::int64_t p) {
-      return a[static_cast<std::size_t>(t.trans_a ? p * lda + i : i * lda + p)];
-    };
-    const auto bt = [&](std::int64_t p, std::int64_t j) {
-      return b[static_cast<std::size_t>(t.trans_b ? j * ldb + p : p * ldb + j)];
-    };
-    std::int64_t wrong = 0, apart = 0;
-    std::vector<float> got = c;
-    ss::gemm::sgemm_bf16(
-        t.m, t.n, t.k, t.alpha, {a.data(), t.trans_a ? 1 : lda, t.trans_a ? lda : 1},
-        {b.data(), t.trans_b ? 1 : ldb, t.trans_b ? ldb : 1}, t.beta, {got.data(), t.n}, t.threads);
-    for (std::int64_t i = 0; i < t.m; ++i)
-      for (std::int64_t j = 0; j < t.n; ++j) {
-        double rounded = 0, exact = 0, size = 0;
-        for (std::int64_t p = 0; p < t.k; ++p) {
-          rounded += static_cast<double>(bf16(at(i, p))) * bf16(bt(p, j));
-          exact += static_cast<double>(at(i, p)) * bt(p, j);
-          size += std::fabs(static_cast<double>(at(i, p)) * bt(p, j));
-        }
-        const auto o = static_cast<std::size_t>(i * t.n + j);
-        const double old = t.beta == 0 ? 0.0 : t.beta * static_cast<double>(c[o]);
-        const double want = t.alpha * rounded + old;
-        // float32 sums of exact products: k roundings of at most half an ulp.
-        const double tolerance =
-            (static_cast<double>(t.k) + 2) * 6e-8 * (std::fabs(t.alpha) * size + std::fabs(old));
-        wrong += !(std::fabs(got[o] - want) <= tolerance);
-        apart += std::fabs(t.alpha * exact + old - want) > tolerance;  // f32 inputs would fail
-      }
-    CHECK_MESSAGE(wrong == 0, wrong << " wrong of " << t.m << " x " << t.n << " (k " << t.k
-                                    << ", transposes " << t.trans_a << t.trans_b << ")");
-    if (t.k > 100) CHECK(apart > 0);  // the bound tells bfloat16 inputs from float32 ones
+      {200, 200, 51, true, false, 1, 0, 2},      {5, 6, 0, false, false, 1, 0.5f, 1},
+      {16, 16, 32, false, false, 1, 0, 1},       {17, 15, 33, true, true, 1, 0, 1},
+      {33, 48, 544, true, false, 1, 0.5f, 1},    {300, 1100, 40, false, true, 1, 0, 2},
+      {40, 20, 1025, false, true, 1, 0, 1},      {130, 1030, 70, true, true, 1, 0, 1}};
+  for (const auto& kernel : kernels)
+    for (const auto& t : cases) check_bf16(kernel, t);
+  // A and B with neither stride 1 (every other element of wider rows):
+  // the same bits as their contiguous copies.
+  for (const auto& kernel : kernels) {
+    const std::int64_t m = 37, n = 45, k = 70;
+    std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(static_cast<float>(i));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(static_cast<float>(i));
+    std::vector<float> wide_a(2 * a.size()), wide_b(2 * b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) wide_a[2 * i] = a[i];
+    for (std::size_t i = 0; i < b.size(); ++i) wide_b[2 * i] = b[i];
+    std::vector<float> plain(static_cast<std::size_t>(m * n)), strided(plain.size());
+    ss::gemm::sgemm_bf16_with(kernel, m, n, k, 1.0f, {a.data(), k, 1}, {b.data(), n, 1}, 0.0f,
+                              {plain.data(), n});
+    ss::gemm::sgemm_bf16_with(kernel, m, n, k, 1.0f, {wide_a.data(), 2 * k, 2},
+                              {wide_b.data(), 2 * n, 2}, 0.0f, {strided.data(), n});
+    CHECK_MESSAGE(std::memcmp(plain.data(), strided.data(), plain.size() * 4) == 0, kernel);
   }
   // B packed once (a resident weight) gives the same bits, one row included.
-  for (const auto& size : std::vector<std::array<std::int64_t, 3>>{
-           {1, 70, 9}, {1, 256, 784}, {64, 256, 784}, {30, 3100, 301}, {15, 33, 513}}) {
-    const std::int64_t m = size[0], n = size[1], k = size[2];  // (clang 14: no bindings in lambdas)
-    const auto a = [&] {
-      std::vector<float> v(static_cast<std::size_t>(m * k));
-      std::mt19937 gen(static_cast<unsigned>(m + n + k));
-      std::uniform_real_distribution<float> u(-1, 1);
-      for (auto& x : v) x = u(gen);
-      return v;
-    }();
-    std::vector<float> b(static_cast<std::size_t>(k * n));
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 97) / 97.0f - 0.5f;
-    std::vector<float> plain(static_cast<std::size_t>(m * n)), packed(plain.size());
-    ss::gemm::sgemm_bf16(m, n, k, 1.0f, {a.data(), k, 1}, {b.data(), n, 1}, 0.0f, {plain.data(), n},
-                         2);
-    const auto panels = ss::gemm::pack_b_bf16(k, n, {b.data(), n, 1});
-    ss::gemm::sgemm_packed(m, 1.0f, {a.data(), k, 1}, *panels, 0.0f, {packed.data(), n}, 2);
-    CHECK_MESSAGE(std::memcmp(plain.data(), packed.data(), plain.size() * 4) == 0,
-                  m << " x " << n << " (k " << k << ")");
-  }
+  for (const auto& kernel : kernels)
+    for (const auto& size : std::vector<std::array<std::int64_t, 3>>{{1, 70, 9},
+                                                                     {1, 256, 784},
+                                                                     {64, 256, 784},
+                                                                     {30, 3100, 301},
+                                                                     {15, 33, 513},
+                                                                     {100, 1100, 1100}}) {
+      const std::int64_t m = size[0], n = size[1],
+                         k = size[2];  // (clang 14: no bindings in lambdas)
+      const auto a = [&] {
+        std::vector<float> v(static_cast<std::size_t>(m * k));
+        std::mt19937 gen(static_cast<unsigned>(m + n + k));
+        std::uniform_real_distribution<float> u(-1, 1);
+        for (auto& x : v) x = u(gen);
+        return v;
+      }();
+      std::vector<float> b(static_cast<std::size_t>(k * n));
+      for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 97) / 97.0f - 0.5f;
+      std::vector<float> plain(static_cast<std::size_t>(m * n)), packed(plain.size());
+      ss::gemm::sgemm_bf16_with(kernel, m, n, k, 1.0f, {a.data(), k, 1}, {b.data(), n, 1}, 0.0f,
+                                {plain.data(), n}, 2);
+      const auto panels = ss::gemm::pack_b_bf16_with(kernel, k, n, {b.data(), n, 1});
+      ss::gemm::sgemm_packed(m, 1.0f, {a.data(), k, 1}, *panels, 0.0f, {packed.data(), n}, 2);
+      CHECK_MESSAGE(std::memcmp(plain.data(), packed.data(), plain.size() * 4) == 0,
+                    kernel << ": " << m << " x " << n << " (k " << k << ")");
+    }
   // Subnormals count as zero, a NaN or an infinity goes through, the same bits twice.
-  std::vector<float> a = {1e-39f, 2.0f, NAN, 1.0f}, b = {1e30f, 1.0f, 1.0f, 1.0f}, c(4), d(4);
-  ss::gemm::sgemm_bf16(2, 2, 2, 1.0f, {a.data(), 2, 1}, {b.data(), 2, 1}, 0.0f, {c.data(), 2});
-  CHECK(c[0] == 2.0f);  // 1e-39 * 1e30 + 2 * 1: the subnormal is zero
-  CHECK(c[1] == 2.0f);
-  CHECK(std::isnan(c[2]));
-  CHECK(std::isnan(c[3]));
-  ss::gemm::sgemm_bf16(2, 2, 2, 1.0f, {a.data(), 2, 1}, {b.data(), 2, 1}, 0.0f, {d.data(), 2});
-  CHECK(std::memcmp(c.data(), d.data(), 8) == 0);
+  for (const auto& kernel : kernels) {
+    std::vector<float> a = {1e-39f, 2.0f, NAN, 1.0f}, b = {1e30f, 1.0f, 1.0f, 1.0f}, c(4), d(4);
+    ss::gemm::sgemm_bf16_with(kernel, 2, 2, 2, 1.0f, {a.data(), 2, 1}, {b.data(), 2, 1}, 0.0f,
+                              {c.data(), 2});
+    CHECK(c[0] == 2.0f);  // 1e-39 * 1e30 + 2 * 1: the subnormal is zero
+    CHECK(c[1] == 2.0f);
+    CHECK(std::isnan(c[2]));
+    CHECK(std::isnan(c[3]));
+    ss::gemm::sgemm_bf16_with(kernel, 2, 2, 2, 1.0f, {a.data(), 2, 1}, {b.data(), 2, 1}, 0.0f,
+                              {d.data(), 2});
+    CHECK(std::memcmp(c.data(), d.data(), 8) == 0);
+  }
 }

@@ -22,8 +22,11 @@ void print_library(const char* name, const LibraryStatus& status) {
 
 int report_all() {
   const BackendReport report = Engine().backends();
+  const std::string bf16 = report.cpu_bf16_kernel == "amx" ? "yes (AMX)"
+                           : report.cpu_bf16               ? "yes (AVX512-BF16)"
+                                                           : "no (--precision bf16 runs f32)";
   std::printf("%-12savailable, GEMM %s, bf16 contractions %s\n", "cpu", report.cpu_gemm.c_str(),
-              report.cpu_bf16 ? "yes (AVX512-BF16)" : "no (--precision bf16 runs f32)");
+              bf16.c_str());
   print_library("jit", report.jit);
   print_library("cuda", report.cuda_driver);
   for (const auto& d : report.cuda_devices)

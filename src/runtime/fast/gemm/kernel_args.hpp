@@ -61,6 +61,11 @@ void kernel_avx512_bf16(const Args& args, Tile tile, float* pack_a, float* pack_
 std::int64_t packed_floats_avx512_bf16(std::int64_t k, std::int64_t n);
 void pack_b_avx512_bf16(const Args& args, float* out);
 void kernel_packed_avx512_bf16(const Args& args, Tile tile, float* pack_a, const float* packed_b);
+Blocking blocking_amx_bf16();
+void kernel_amx_bf16(const Args& args, Tile tile, float* pack_a, float* pack_b);
+std::int64_t packed_floats_amx_bf16(std::int64_t k, std::int64_t n);
+void pack_b_amx_bf16(const Args& args, float* out);
+void kernel_packed_amx_bf16(const Args& args, Tile tile, float* pack_a, const float* packed_b);
 Blocking blocking_portable();
 void kernel_portable(const Args& args, Tile tile, float* pack_a, float* pack_b);
 void gemv_portable(const Args& args);

@@ -9,6 +9,12 @@
 #include <optional>
 #include <stdexcept>
 
+#if defined(__x86_64__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/gemm/kernel_args.hpp"
 
@@ -49,20 +55,44 @@ const std::vector<Choice>& choices() {
   return c;
 }
 
-// The bfloat16 kernel, where the CPU has AVX512-BF16 (and AVX512-BW, which
-// its packing uses). It has no product of one row of its own: a row is a
-// micro-tile with one row.
-const Choice* bf16_choice() {
-  static const std::optional<Choice> c = []() -> std::optional<Choice> {
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw"))
-      return std::nullopt;
-    return Choice{detail::kernel_avx512_bf16,        nullptr,
-                  detail::blocking_avx512_bf16(),    "avx512bf16",
-                  detail::packed_floats_avx512_bf16, detail::pack_b_avx512_bf16,
-                  detail::kernel_packed_avx512_bf16};
-  }();
-  return c ? &*c : nullptr;
+// Whether this CPU and the OS let this process use AMX's bfloat16 tiles:
+// CPUID says AMX-TILE and AMX-BF16, and Linux grants the tile data's state
+// (arch_prctl's ARCH_REQ_XCOMP_PERM), which a process asks for once before
+// its first tile instruction. The grant is the process's: its threads'
+// signal frames grow by the 8 KiB of tile data.
+bool amx_usable() {
+#if defined(__x86_64__) && defined(__linux__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  if (!(d & (1u << 22)) || !(d & (1u << 24))) return false;  // AMX-BF16, AMX-TILE
+  constexpr long kRequestPermission = 0x1023, kTileData = 18;
+  return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+#else
+  return false;
+#endif
+}
+
+// The bfloat16 kernels, best first: AMX's tiles, then AVX512-BF16's
+// vdpbf16ps; both need AVX512-BF16 and AVX512-BW, which their packing
+// uses. Neither has a product of one row of its own: a row is a micro-tile
+// with one row.
+std::vector<Choice> supported_bf16() {
+  __builtin_cpu_init();
+  std::vector<Choice> out;
+  if (!__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw")) return out;
+  if (amx_usable())
+    out.push_back({detail::kernel_amx_bf16, nullptr, detail::blocking_amx_bf16(), "amx",
+                   detail::packed_floats_amx_bf16, detail::pack_b_amx_bf16,
+                   detail::kernel_packed_amx_bf16});
+  out.push_back({detail::kernel_avx512_bf16, nullptr, detail::blocking_avx512_bf16(), "avx512bf16",
+                 detail::packed_floats_avx512_bf16, detail::pack_b_avx512_bf16,
+                 detail::kernel_packed_avx512_bf16});
+  return out;
+}
+
+const std::vector<Choice>& bf16_choices() {
+  static const std::vector<Choice> c = supported_bf16();
+  return c;
 }
 
 std::int64_t round_up(std::int64_t x, std::int64_t to) {
@@ -171,12 +201,27 @@ void run_tile_packed(const Choice& k, const detail::Args& args, detail::Tile til
                   packed);
 }
 
-// The kernel a packing was made for: choices()[index], or the bfloat16
-// one for kBf16.
-constexpr int kBf16 = -1;
+// The kernel a packing was made for: choices()[index], or for a negative
+// index bf16_choices()[-1 - index].
 const Choice& chosen(int index) {
-  return index == kBf16 ? *bf16_choice() : choices()[static_cast<std::size_t>(index)];
+  return index < 0 ? bf16_choices()[static_cast<std::size_t>(-1 - index)]
+                   : choices()[static_cast<std::size_t>(index)];
 }
+
+// The index of the kernel called `kernel` among `list`, or -1.
+int find(const std::vector<Choice>& list, const std::string& kernel) {
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (kernel == list[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+const Choice& bf16_named(const std::string& kernel) {
+  const int i = find(bf16_choices(), kernel);
+  if (i < 0) throw std::invalid_argument("no bfloat16 GEMM kernel `" + kernel + "` on this CPU");
+  return bf16_choices()[static_cast<std::size_t>(i)];
+}
+
+constexpr const char* kNoBf16 = "no bfloat16 GEMM kernel on this CPU (AVX512-BF16)";
 
 std::shared_ptr<const PackedB> pack_with(int index, std::int64_t k, std::int64_t n, Matrix b) {
   const Choice& choice = chosen(index);
@@ -202,9 +247,9 @@ std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b) 
 
 std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64_t k,
                                            std::int64_t n, Matrix b) {
-  for (std::size_t i = 0; i < choices().size(); ++i)
-    if (kernel == choices()[i].name) return pack_with(static_cast<int>(i), k, n, b);
-  throw std::invalid_argument("no GEMM kernel `" + kernel + "` on this CPU");
+  const int i = find(choices(), kernel);
+  if (i < 0) throw std::invalid_argument("no GEMM kernel `" + kernel + "` on this CPU");
+  return pack_with(i, k, n, b);
 }
 
 void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
@@ -246,27 +291,46 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a
 }
 
 bool bf16_supported() {
-  return bf16_choice() != nullptr;
+  return !bf16_choices().empty();
+}
+
+const char* bf16_kernel() {
+  return bf16_choices().empty() ? "" : bf16_choices().front().name;
+}
+
+std::vector<std::string> bf16_kernels() {
+  std::vector<std::string> names;
+  for (const auto& c : bf16_choices()) names.emplace_back(c.name);
+  return names;
 }
 
 std::shared_ptr<const PackedB> pack_b_bf16(std::int64_t k, std::int64_t n, Matrix b) {
-  if (!bf16_choice())
-    throw std::invalid_argument("no bfloat16 GEMM kernel on this CPU (AVX512-BF16)");
-  return pack_with(kBf16, k, n, b);
+  if (bf16_choices().empty()) throw std::invalid_argument(kNoBf16);
+  return pack_with(-1, k, n, b);
+}
+
+std::shared_ptr<const PackedB> pack_b_bf16_with(const std::string& kernel, std::int64_t k,
+                                                std::int64_t n, Matrix b) {
+  bf16_named(kernel);
+  return pack_with(-1 - find(bf16_choices(), kernel), k, n, b);
 }
 
 void sgemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
                 float beta, Output c, int threads) {
-  const Choice* choice = bf16_choice();
-  if (!choice) throw std::invalid_argument("no bfloat16 GEMM kernel on this CPU (AVX512-BF16)");
-  run(*choice, m, n, k, alpha, a, b, beta, c, threads);
+  if (bf16_choices().empty()) throw std::invalid_argument(kNoBf16);
+  run(bf16_choices().front(), m, n, k, alpha, a, b, beta, c, threads);
+}
+
+void sgemm_bf16_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
+                     float alpha, Matrix a, Matrix b, float beta, Output c, int threads) {
+  run(bf16_named(kernel), m, n, k, alpha, a, b, beta, c, threads);
 }
 
 void sgemm_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
                 float alpha, Matrix a, Matrix b, float beta, Output c, int threads) {
-  for (const auto& choice : choices())
-    if (kernel == choice.name) return run(choice, m, n, k, alpha, a, b, beta, c, threads);
-  throw std::invalid_argument("no GEMM kernel `" + kernel + "` on this CPU");
+  const int i = find(choices(), kernel);
+  if (i < 0) throw std::invalid_argument("no GEMM kernel `" + kernel + "` on this CPU");
+  run(choices()[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads);
 }
 
 }  // namespace ss::gemm

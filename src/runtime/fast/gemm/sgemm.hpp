@@ -35,7 +35,7 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a
 struct PackedB {
   std::int64_t k = 0, n = 0;
   Matrix b{};
-  int kernel = 0;  // which of sgemm_kernels() packed it; -1: the bfloat16 kernel
+  int kernel = 0;  // which of sgemm_kernels() packed it; -1 - i: bf16_kernels()[i]
   std::shared_ptr<float> panels;
 };
 std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b);
@@ -46,16 +46,25 @@ void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float
                   int threads = 1);
 
 // The same product with A and B rounded to bfloat16 (to nearest, ties to
-// even; subnormals to zero) and the products summed in float32, on
-// AVX512-BF16 (vdpbf16ps): what `--precision bf16` runs on the CPU.
-// bf16_supported() says whether this CPU has it; sgemm_bf16 throws
-// std::invalid_argument where it hasn't.
+// even; subnormals to zero) and the products summed in float32: what
+// `--precision bf16` runs on the CPU. Two kernels, best first: "amx"
+// (tdpbf16ps on AMX tiles, where the CPU has AMX-BF16 and Linux grants the
+// process its tile state) and "avx512bf16" (vdpbf16ps). bf16_supported()
+// says whether this CPU has either, bf16_kernel() names the one sgemm_bf16
+// runs ("" for none); sgemm_bf16 throws std::invalid_argument where there
+// is none, and the _with forms for a kernel the CPU hasn't.
 bool bf16_supported();
+const char* bf16_kernel();
+std::vector<std::string> bf16_kernels();
 void sgemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
                 float beta, Output c, int threads = 1);
-// B rounded and packed once for sgemm_packed with the bfloat16 kernel: the
-// same bits as sgemm_bf16 of the unpacked B.
+void sgemm_bf16_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
+                     float alpha, Matrix a, Matrix b, float beta, Output c, int threads = 1);
+// B rounded and packed once for sgemm_packed with a bfloat16 kernel: the
+// same bits as sgemm_bf16 (or sgemm_bf16_with the kernel) of the unpacked B.
 std::shared_ptr<const PackedB> pack_b_bf16(std::int64_t k, std::int64_t n, Matrix b);
+std::shared_ptr<const PackedB> pack_b_bf16_with(const std::string& kernel, std::int64_t k,
+                                                std::int64_t n, Matrix b);
 
 // "avx512", "avx2", "portable": the kernel sgemm uses on this CPU.
 const char* sgemm_kernel();

@@ -20,20 +20,7 @@ inline std::int64_t smaller(std::int64_t a, std::int64_t b) {
   return a < b ? a : b;
 }
 
-// One float to bfloat16 as vcvtne2ps2bf16 makes it: to nearest with ties
-// to even, a NaN a quiet NaN, a subnormal a zero of its sign.
-inline std::uint32_t bf16(float x) {
-  std::uint32_t bits;
-  __builtin_memcpy(&bits, &x, 4);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return (bits >> 16) | 0x40u;
-  if ((bits & 0x7f800000u) == 0) return (bits >> 16) & 0x8000u;
-  return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-}
-
-// Two k of one element as the 32 bits vdpbf16ps reads: k in the low half.
-inline std::uint32_t pair(float lo, float hi) {
-  return bf16(lo) | (bf16(hi) << 16);
-}
+#include "runtime/fast/gemm/bf16_rounding.inc"
 
 // A's rows [i0, i0+mc), columns [p0, p0+kc), as MR-row micro-panels of
 // pairs: for each pair of k, MR pairs; rows and a last k past the end are 0.
@@ -68,16 +55,8 @@ void pack_b(const Args& g, std::int64_t p0, std::int64_t kc, std::int64_t j0, st
       const float* r0 = base + p * g.b_rows;
       const float* r1 = r0 + g.b_rows;
       if (cols == NR && g.b_cols == 1 && p + 1 < kc) {  // whole rows: 16 pairs a conversion
-        for (int h = 0; h < 2; ++h) {
-          const __m512 lo = _mm512_loadu_ps(r0 + h * W), hi = _mm512_loadu_ps(r1 + h * W);
-          // cvtne2ps2bf16 gives hi's 16 halves then lo's; unpacking them
-          // pairwise as 16-bit words makes each 32 bits (lo, hi) of one column.
-          const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
-          const __m512i order =
-              _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
-                               22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-          _mm512_storeu_si512(out + q * NR + h * W, _mm512_permutexvar_epi16(order, both));
-        }
+        for (int h = 0; h < 2; ++h)
+          _mm512_storeu_si512(out + q * NR + h * W, pairs_across(r0 + h * W, r1 + h * W, W));
         continue;
       }
       for (std::int64_t j = 0; j < NR; ++j) {

@@ -1,0 +1,292 @@
+// The bfloat16 GEMM kernel for AMX (built with -mavx512f -mavx512bw
+// -mavx512bf16 -mamx-tile -mamx-bf16): A and B rounded to bfloat16 as they
+// are packed, as the AVX512-BF16 kernel rounds them, and their products
+// summed in float32 tiles by tdpbf16ps, 32 k a step. A micro-tile is 2 x 2
+// tiles of C, 32 x 32, with two A and two B tiles (eight tile registers in
+// all). tdpbf16ps treats subnormal inputs as zero and flushes subnormal
+// sums, so values under 2^-126 count as zero.
+//
+// Packing: k in steps of 32 (16 pairs), a last step padded with zeros, so
+// every tile is whole and the tile configuration never changes. An A
+// micro-panel is [half][step][16 rows][16 pairs]; a B micro-panel is
+// [step][half][16 pairs][16 columns]: each tile 1 KiB in a row, rows 64
+// bytes apart.
+#include <immintrin.h>
+
+#include "runtime/fast/gemm/kernel_args.hpp"
+
+namespace ss::gemm::detail {
+namespace {
+
+constexpr int T = 16;                  // a tile's rows, and its 32-bit columns
+constexpr std::int64_t kTile = T * T;  // a tile's pairs
+constexpr std::int64_t MR = 2 * T, NR = 2 * T;
+constexpr std::int64_t MC = 128, KC = 512, NC = 1024;  // KC: whole steps of 32 k
+
+inline std::int64_t smaller(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
+
+#include "runtime/fast/gemm/bf16_rounding.inc"
+
+// Steps of 32 k in a block of kc.
+inline std::int64_t steps(std::int64_t kc) {
+  return (kc + 2 * T - 1) / (2 * T);
+}
+
+// The tile configuration: palette 1, eight tiles of 16 rows of 64 bytes.
+struct alignas(64) TileConfig {
+  std::uint8_t palette = 1, start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t colsb[16] = {};
+  std::uint8_t rows[16] = {};
+};
+
+void configure_tiles() {
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) {
+    config.colsb[t] = 4 * T;
+    config.rows[t] = T;
+  }
+  _tile_loadconfig(&config);
+}
+
+// tile[c][r] = block[r][c], 16 x 16 pairs.
+void transpose(const std::uint32_t* __restrict block, std::uint32_t* __restrict tile) {
+  for (int r = 0; r < T; ++r)
+    for (int c = 0; c < T; ++c) tile[c * T + r] = block[r * T + c];
+}
+
+// One A tile: rows [row, row+rows) (rows past them zeros), k [k0, k0+kn),
+// as [16 rows][16 pairs].
+void a_tile(const Args& g, std::int64_t row, std::int64_t rows, std::int64_t k0, std::int64_t kn,
+            std::uint32_t* __restrict tile) {
+  const float* base = g.a + row * g.a_rows + k0 * g.a_cols;
+  if (g.a_cols == 1) {  // each row's k in a row
+    for (std::int64_t r = 0; r < T; ++r)
+      _mm512_storeu_si512(tile + r * T,
+                          r < rows ? pairs_along(base + r * g.a_rows, kn) : _mm512_setzero_si512());
+    return;
+  }
+  if (g.a_rows == 1) {  // each k's rows in a row: pairs of k across rows, then turned
+    alignas(64) std::uint32_t block[kTile];
+    for (std::int64_t q = 0; q < T; ++q) {
+      const std::int64_t p = 2 * q;
+      const float* lo = p < kn ? base + p * g.a_cols : nullptr;
+      const float* hi = p + 1 < kn ? base + (p + 1) * g.a_cols : nullptr;
+      _mm512_store_si512(block + q * T, pairs_across(lo, hi, rows));
+    }
+    return transpose(block, tile);
+  }
+  for (std::int64_t r = 0; r < T; ++r)
+    for (std::int64_t q = 0; q < T; ++q) {
+      const std::int64_t p = 2 * q;
+      const float* x = base + r * g.a_rows + p * g.a_cols;
+      const bool in = r < rows;
+      tile[r * T + q] = pair(in && p < kn ? x[0] : 0.0f, in && p + 1 < kn ? x[g.a_cols] : 0.0f);
+    }
+}
+
+// One B tile: columns [col, col+cols) (columns past them zeros), k [k0,
+// k0+kn), as [16 pairs][16 columns].
+void b_tile(const Args& g, std::int64_t col, std::int64_t cols, std::int64_t k0, std::int64_t kn,
+            std::uint32_t* __restrict tile) {
+  const float* base = g.b + k0 * g.b_rows + col * g.b_cols;
+  if (g.b_cols == 1) {  // each k's columns in a row
+    for (std::int64_t q = 0; q < T; ++q) {
+      const std::int64_t p = 2 * q;
+      const float* lo = p < kn ? base + p * g.b_rows : nullptr;
+      const float* hi = p + 1 < kn ? base + (p + 1) * g.b_rows : nullptr;
+      _mm512_storeu_si512(tile + q * T, pairs_across(lo, hi, cols));
+    }
+    return;
+  }
+  if (g.b_rows == 1) {  // each column's k in a row: pairs along it, then turned
+    alignas(64) std::uint32_t block[kTile];
+    for (std::int64_t c = 0; c < T; ++c)
+      _mm512_store_si512(block + c * T,
+                         c < cols ? pairs_along(base + c * g.b_cols, kn) : _mm512_setzero_si512());
+    return transpose(block, tile);
+  }
+  for (std::int64_t q = 0; q < T; ++q)
+    for (std::int64_t c = 0; c < T; ++c) {
+      const std::int64_t p = 2 * q;
+      const float* x = base + p * g.b_rows + c * g.b_cols;
+      const bool in = c < cols;
+      tile[q * T + c] = pair(in && p < kn ? x[0] : 0.0f, in && p + 1 < kn ? x[g.b_rows] : 0.0f);
+    }
+}
+
+// A's rows [i0, i0+mc), k [p0, p0+kc), as MR-row micro-panels. A half
+// panel without rows is left unwritten: the micro-kernel doesn't read it.
+void pack_a(const Args& g, std::int64_t i0, std::int64_t mc, std::int64_t p0, std::int64_t kc,
+            std::uint32_t* __restrict out) {
+  const std::int64_t s_count = steps(kc);
+  for (std::int64_t ir = 0; ir < mc; ir += MR, out += MR * s_count * T)
+    for (std::int64_t h = 0; h < 2; ++h) {
+      const std::int64_t rows = smaller(T, mc - ir - h * T);
+      if (rows <= 0) break;
+      for (std::int64_t s = 0; s < s_count; ++s)
+        a_tile(g, i0 + ir + h * T, rows, p0 + s * 2 * T, smaller(2 * T, kc - s * 2 * T),
+               out + (h * s_count + s) * kTile);
+    }
+}
+
+// B's k [p0, p0+kc), columns [j0, j0+nc), as NR-column micro-panels. A
+// half panel without columns is left unwritten, as in pack_a.
+void pack_b(const Args& g, std::int64_t p0, std::int64_t kc, std::int64_t j0, std::int64_t nc,
+            std::uint32_t* __restrict out) {
+  const std::int64_t s_count = steps(kc);
+  for (std::int64_t jr = 0; jr < nc; jr += NR, out += NR * s_count * T)
+    for (std::int64_t s = 0; s < s_count; ++s)
+      for (std::int64_t h = 0; h < 2; ++h) {
+        const std::int64_t cols = smaller(T, nc - jr - h * T);
+        if (cols <= 0) break;
+        b_tile(g, j0 + jr + h * T, cols, p0 + s * 2 * T, smaller(2 * T, kc - s * 2 * T),
+               out + (s * 2 + h) * kTile);
+      }
+}
+
+// The micro-panels' products over s_count steps, in tiles 0 (rows 0-15,
+// columns 0-15), 1 (columns 16-31), 2 and 3 (rows 16-31); then C = alpha *
+// sum + beta * C where rows and columns exist. Two halves of rows (R2) or
+// of columns (C2) only where the micro-tile has them.
+template <bool R2, bool C2>
+void micro(std::int64_t s_count, const std::uint32_t* a, const std::uint32_t* b, float* c,
+           std::int64_t ldc, std::int64_t rows, std::int64_t cols, float alpha, float beta) {
+  _tile_zero(0);
+  if (C2) _tile_zero(1);
+  if (R2) _tile_zero(2);
+  if (R2 && C2) _tile_zero(3);
+  const std::uint32_t* a2 = a + s_count * kTile;
+  for (std::int64_t s = 0; s < s_count; ++s) {
+    const std::uint32_t* bs = b + 2 * s * kTile;
+    _tile_loadd(4, a + s * kTile, 4 * T);
+    _tile_loadd(6, bs, 4 * T);
+    _tile_dpbf16ps(0, 4, 6);
+    if (C2) {
+      _tile_loadd(7, bs + kTile, 4 * T);
+      _tile_dpbf16ps(1, 4, 7);
+    }
+    if (R2) {
+      _tile_loadd(5, a2 + s * kTile, 4 * T);
+      _tile_dpbf16ps(2, 5, 6);
+      if (C2) _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  alignas(64) float sums[MR * NR];
+  _tile_stored(0, sums, 4 * NR);
+  if (C2) _tile_stored(1, sums + T, 4 * NR);
+  if (R2) _tile_stored(2, sums + T * NR, 4 * NR);
+  if (R2 && C2) _tile_stored(3, sums + T * NR + T, 4 * NR);
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t h = 0; h < 2; ++h) {
+      const __mmask16 m = first_lanes(cols - h * T);
+      if (!m) break;
+      float* out = c + i * ldc + h * T;
+      const __m512 scaled = _mm512_mul_ps(_mm512_load_ps(sums + i * NR + h * T), va);
+      _mm512_mask_storeu_ps(
+          out, m,
+          beta == 0.0f ? scaled : _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, out), vb, scaled));
+    }
+}
+
+// Rows [row_begin, row_end) of A, k [p0, p0+kc), times B's block [p0,
+// p0+kc) x [j0, j0+nc), packed.
+void block(const Args& g, Tile t, std::int64_t p0, std::int64_t kc, std::int64_t j0,
+           std::int64_t nc, std::uint32_t* pa, const std::uint32_t* pb) {
+  const std::int64_t s_count = steps(kc);
+  const float beta = p0 == 0 ? g.beta : 1.0f;
+  for (std::int64_t i0 = t.row_begin; i0 < t.row_end; i0 += MC) {
+    const std::int64_t mc = smaller(MC, t.row_end - i0);
+    pack_a(g, i0, mc, p0, kc, pa);
+    for (std::int64_t jr = 0; jr < nc; jr += NR) {
+      const std::int64_t cols = smaller(NR, nc - jr);
+      for (std::int64_t ir = 0; ir < mc; ir += MR) {
+        const std::int64_t rows = smaller(MR, mc - ir);
+        const std::uint32_t* a = pa + ir * s_count * T;
+        const std::uint32_t* b = pb + jr * s_count * T;
+        float* c = g.c + (i0 + ir) * g.c_rows + j0 + jr;
+        if (rows > T && cols > T)
+          micro<true, true>(s_count, a, b, c, g.c_rows, rows, cols, g.alpha, beta);
+        else if (rows > T)
+          micro<true, false>(s_count, a, b, c, g.c_rows, rows, cols, g.alpha, beta);
+        else if (cols > T)
+          micro<false, true>(s_count, a, b, c, g.c_rows, rows, cols, g.alpha, beta);
+        else
+          micro<false, false>(s_count, a, b, c, g.c_rows, rows, cols, g.alpha, beta);
+      }
+    }
+  }
+}
+
+// A whole packing of B: the blocks of NC columns one after the other, each
+// its KC-row panels in order, every panel but a block's last KC / 2 pairs
+// (KC is a whole number of steps). Its pairs per NR columns:
+std::int64_t packed_pairs(std::int64_t k) {
+  return k / KC * (KC / 2) + (k % KC ? steps(k % KC) * T : 0);
+}
+
+std::int64_t packed_offset(std::int64_t k, std::int64_t j0, std::int64_t p0, std::int64_t nc) {
+  const std::int64_t full = (NC + NR - 1) / NR * NR;
+  return j0 / NC * packed_pairs(k) * full + p0 / 2 * ((nc + NR - 1) / NR * NR);
+}
+
+// The tile registers are the thread's until released, and a thread that
+// holds them costs more to switch: each call configures and releases them.
+struct Tiles {
+  Tiles() { configure_tiles(); }
+  ~Tiles() { _tile_release(); }
+};
+
+}  // namespace
+
+// The buffers' sizes in floats: a pair of bfloat16 takes one float's room,
+// and a block's padded pairs (KC / 2 at most) fit in KC floats.
+Blocking blocking_amx_bf16() {
+  return {MR, NR, MC, KC, NC};
+}
+
+void kernel_amx_bf16(const Args& g, Tile t, float* pack_a_buf, float* pack_b_buf) {
+  const Tiles tiles;
+  auto* pa = reinterpret_cast<std::uint32_t*>(pack_a_buf);
+  auto* pb = reinterpret_cast<std::uint32_t*>(pack_b_buf);
+  for (std::int64_t j0 = t.col_begin; j0 < t.col_end; j0 += NC) {
+    const std::int64_t nc = smaller(NC, t.col_end - j0);
+    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC) {
+      const std::int64_t kc = smaller(KC, g.k - p0);
+      pack_b(g, p0, kc, j0, nc, pb);
+      block(g, t, p0, kc, j0, nc, pa, pb);
+    }
+  }
+}
+
+std::int64_t packed_floats_amx_bf16(std::int64_t k, std::int64_t n) {
+  std::int64_t total = 0;
+  for (std::int64_t j0 = 0; j0 < n; j0 += NC)
+    total += packed_pairs(k) * ((smaller(NC, n - j0) + NR - 1) / NR * NR);
+  return total;
+}
+
+void pack_b_amx_bf16(const Args& g, float* out) {
+  auto* o = reinterpret_cast<std::uint32_t*>(out);
+  for (std::int64_t j0 = 0; j0 < g.n; j0 += NC) {
+    const std::int64_t nc = smaller(NC, g.n - j0);
+    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC)
+      pack_b(g, p0, smaller(KC, g.k - p0), j0, nc, o + packed_offset(g.k, j0, p0, nc));
+  }
+}
+
+void kernel_packed_amx_bf16(const Args& g, Tile t, float* pack_a, const float* packed_b) {
+  const Tiles tiles;
+  auto* pa = reinterpret_cast<std::uint32_t*>(pack_a);
+  const auto* packed = reinterpret_cast<const std::uint32_t*>(packed_b);
+  for (std::int64_t j0 = 0; j0 < g.n; j0 += NC) {
+    const std::int64_t nc = smaller(NC, g.n - j0);
+    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC)
+      block(g, t, p0, smaller(KC, g.k - p0), j0, nc, pa, packed + packed_offset(g.k, j0, p0, nc));
+  }
+}
+
+}  // namespace ss::gemm::detail
