@@ -1,6 +1,6 @@
-// The MLP 784-256-256-10 through the C++ API, as a host calls it: forward
-// (`logits`) at batch 1 and 64, and one training step (forward,
-// cross-entropy, backward, AdamW) at batch 64 and 256, each the best
+// The MLP 784-256-256-10 through the C++ API, as a host calls it, the model
+// and optimiser resident: forward (`logits`) at batch 1 and 64, and one
+// training step (forward, cross-entropy, backward, AdamW) at batch 64 and 256, each the best
 // microseconds per call over rounds of repeated calls, on the executor and
 // threads given (`bench_mlp [reference|fast] [THREADS]`). Prints
 // `name microseconds` lines for bench/mlp.sh to set beside its peers.
@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "models.hpp"
 
@@ -40,28 +41,34 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::mt19937 gen(0);
-  const auto state = ss::bench::mlp_parameters(gen);
-
+  // The model and optimiser resident in the library, as a host that trains
+  // or serves keeps them (docs/embedding.md): weights and moments updated
+  // in place, results written into the host's buffers.
+  const ss::Value model = m.make("Mlp", {.seed = 0});
   for (const std::int64_t b : {1, 64}) {
     if (!wanted("forward_b" + std::to_string(b))) continue;
-    auto inputs = state;
-    inputs["x"] = ss::Tensor::of(draw(static_cast<std::size_t>(b) * 784, gen, 1.0f), {b, 784});
+    const auto x = draw(static_cast<std::size_t>(b) * 784, gen, 1.0f);
+    std::vector<float> out(static_cast<std::size_t>(b) * 10);
+    const std::vector<ss::Arg> args{model, ss::Tensor::view(x.data(), {b, 784})};
+    const std::vector<ss::Tensor> into{ss::Tensor::view(out.data(), {b, 10})};
     const double us = best_microseconds([&] {
-      if (!m.call("logits", {}, inputs)) std::abort();
+      if (!m.call_into("logits", args, into)) std::abort();
     });
     std::printf("forward_b%lld %.1f\n", static_cast<long long>(b), us);
   }
 
-  auto training = state;
-  ss::bench::add_adam_state(training, 0.01f);
   for (const std::int64_t b : {64, 256}) {
     if (!wanted("train_b" + std::to_string(b))) continue;
-    training["batch.x"] =
-        ss::Tensor::of(draw(static_cast<std::size_t>(b) * 784, gen, 1.0f), {b, 784});
+    ss::Value trained = m.copy(model);
+    ss::Value opt = m.make_optimizer("AdamW", trained, {{"lr", 1e-3}, {"weight_decay", 0.01}});
+    const auto x = draw(static_cast<std::size_t>(b) * 784, gen, 1.0f);
     std::vector<std::int32_t> labels(static_cast<std::size_t>(b));
     for (auto& y : labels) y = static_cast<std::int32_t>(gen() % 10);
-    training["batch.y"] = ss::Tensor::of(labels, {b});
-    const double us = best_microseconds([&] { ss::bench::train_call(m, "step", training); });
+    const ss::Value batch = m.batch("Ex", {{"x", ss::Tensor::view(x.data(), {b, 784})},
+                                           {"y", ss::Tensor::view(labels.data(), {b})}});
+    const double us = best_microseconds([&] {
+      if (!m.call("step", {ss::mut(trained), ss::mut(opt), batch})) std::abort();
+    });
     std::printf("train_b%lld %.1f\n", static_cast<long long>(b), us);
   }
 }

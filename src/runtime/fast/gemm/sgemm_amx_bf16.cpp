@@ -51,10 +51,30 @@ void configure_tiles() {
   _tile_loadconfig(&config);
 }
 
-// tile[c][r] = block[r][c], 16 x 16 pairs.
+// tile[c][r] = block[r][c], 16 x 16 pairs: pairs of rows interleaved
+// by 32 and 64 bits, then 128-bit lanes gathered in two rounds.
 void transpose(const std::uint32_t* __restrict block, std::uint32_t* __restrict tile) {
-  for (int r = 0; r < T; ++r)
-    for (int c = 0; c < T; ++c) tile[c * T + r] = block[r * T + c];
+  __m512i r[T], t[T];
+  for (int i = 0; i < T; ++i) r[i] = _mm512_load_si512(block + i * T);
+  for (int i = 0; i < T; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < T; i += 4) {
+    r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+    r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+    r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+    r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (int h = 0; h < T; h += 8)
+    for (int i = 0; i < 4; ++i) {
+      t[h + i] = _mm512_shuffle_i32x4(r[h + i], r[h + i + 4], 0x88);
+      t[h + i + 4] = _mm512_shuffle_i32x4(r[h + i], r[h + i + 4], 0xdd);
+    }
+  for (int i = 0; i < 8; ++i) {
+    _mm512_storeu_si512(tile + i * T, _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88));
+    _mm512_storeu_si512(tile + (i + 8) * T, _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd));
+  }
 }
 
 // One A tile: rows [row, row+rows) (rows past them zeros), k [k0, k0+kn),
