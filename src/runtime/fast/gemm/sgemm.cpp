@@ -6,7 +6,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -208,17 +207,18 @@ const Choice& chosen(int index) {
                    : choices()[static_cast<std::size_t>(index)];
 }
 
-// The index of the kernel called `kernel` among `list`, or -1.
-int find(const std::vector<Choice>& list, const std::string& kernel) {
+// The index of the kernel called `kernel` in `list`; std::invalid_argument
+// where there is none.
+int named(const std::vector<Choice>& list, const std::string& kernel, const char* what) {
   for (std::size_t i = 0; i < list.size(); ++i)
     if (kernel == list[i].name) return static_cast<int>(i);
-  return -1;
+  throw std::invalid_argument(std::string("no ") + what + " `" + kernel + "` on this CPU");
 }
 
-const Choice& bf16_named(const std::string& kernel) {
-  const int i = find(bf16_choices(), kernel);
-  if (i < 0) throw std::invalid_argument("no bfloat16 GEMM kernel `" + kernel + "` on this CPU");
-  return bf16_choices()[static_cast<std::size_t>(i)];
+std::vector<std::string> names(const std::vector<Choice>& list) {
+  std::vector<std::string> out;
+  for (const auto& c : list) out.emplace_back(c.name);
+  return out;
 }
 
 constexpr const char* kNoBf16 = "no bfloat16 GEMM kernel on this CPU (AVX512-BF16)";
@@ -247,9 +247,7 @@ std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b) 
 
 std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64_t k,
                                            std::int64_t n, Matrix b) {
-  const int i = find(choices(), kernel);
-  if (i < 0) throw std::invalid_argument("no GEMM kernel `" + kernel + "` on this CPU");
-  return pack_with(i, k, n, b);
+  return pack_with(named(choices(), kernel, "GEMM kernel"), k, n, b);
 }
 
 void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
@@ -280,9 +278,7 @@ const char* sgemm_kernel() {
 }
 
 std::vector<std::string> sgemm_kernels() {
-  std::vector<std::string> names;
-  for (const auto& c : choices()) names.emplace_back(c.name);
-  return names;
+  return names(choices());
 }
 
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
@@ -299,9 +295,7 @@ const char* bf16_kernel() {
 }
 
 std::vector<std::string> bf16_kernels() {
-  std::vector<std::string> names;
-  for (const auto& c : bf16_choices()) names.emplace_back(c.name);
-  return names;
+  return names(bf16_choices());
 }
 
 std::shared_ptr<const PackedB> pack_b_bf16(std::int64_t k, std::int64_t n, Matrix b) {
@@ -311,8 +305,7 @@ std::shared_ptr<const PackedB> pack_b_bf16(std::int64_t k, std::int64_t n, Matri
 
 std::shared_ptr<const PackedB> pack_b_bf16_with(const std::string& kernel, std::int64_t k,
                                                 std::int64_t n, Matrix b) {
-  bf16_named(kernel);
-  return pack_with(-1 - find(bf16_choices(), kernel), k, n, b);
+  return pack_with(-1 - named(bf16_choices(), kernel, "bfloat16 GEMM kernel"), k, n, b);
 }
 
 void sgemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
@@ -323,13 +316,13 @@ void sgemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Mat
 
 void sgemm_bf16_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
                      float alpha, Matrix a, Matrix b, float beta, Output c, int threads) {
-  run(bf16_named(kernel), m, n, k, alpha, a, b, beta, c, threads);
+  const int i = named(bf16_choices(), kernel, "bfloat16 GEMM kernel");
+  run(bf16_choices()[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads);
 }
 
 void sgemm_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
                 float alpha, Matrix a, Matrix b, float beta, Output c, int threads) {
-  const int i = find(choices(), kernel);
-  if (i < 0) throw std::invalid_argument("no GEMM kernel `" + kernel + "` on this CPU");
+  const int i = named(choices(), kernel, "GEMM kernel");
   run(choices()[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads);
 }
 

@@ -51,6 +51,12 @@ void configure_tiles() {
   _tile_loadconfig(&config);
 }
 
+// gcc 12's unpack and shuffle intrinsics start from _mm512_undefined_epi32,
+// which -Wuninitialized takes for a read of an uninitialized value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 // tile[c][r] = block[r][c], 16 x 16 pairs: pairs of rows interleaved
 // by 32 and 64 bits, then 128-bit lanes gathered in two rounds.
 void transpose(const std::uint32_t* __restrict block, std::uint32_t* __restrict tile) {
@@ -76,6 +82,9 @@ void transpose(const std::uint32_t* __restrict block, std::uint32_t* __restrict 
     _mm512_storeu_si512(tile + (i + 8) * T, _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd));
   }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 // One A tile: rows [row, row+rows) (rows past them zeros), k [k0, k0+kn),
 // as [16 rows][16 pairs].
@@ -241,17 +250,12 @@ void block(const Args& g, Tile t, std::int64_t p0, std::int64_t kc, std::int64_t
   }
 }
 
-// A whole packing of B: the blocks of NC columns one after the other, each
-// its KC-row panels in order, every panel but a block's last KC / 2 pairs
-// (KC is a whole number of steps). Its pairs per NR columns:
-std::int64_t packed_pairs(std::int64_t k) {
-  return k / KC * (KC / 2) + (k % KC ? steps(k % KC) * T : 0);
+// A block of kc rows of B packs whole steps of 16 pairs a column.
+std::int64_t block_pairs(std::int64_t kc) {
+  return steps(kc) * T;
 }
 
-std::int64_t packed_offset(std::int64_t k, std::int64_t j0, std::int64_t p0, std::int64_t nc) {
-  const std::int64_t full = (NC + NR - 1) / NR * NR;
-  return j0 / NC * packed_pairs(k) * full + p0 / 2 * ((nc + NR - 1) / NR * NR);
-}
+#include "runtime/fast/gemm/bf16_blocks.inc"
 
 // The tile registers are the thread's until released, and a thread that
 // holds them costs more to switch: each call configures and releases them.
@@ -268,45 +272,24 @@ Blocking blocking_amx_bf16() {
   return {MR, NR, MC, KC, NC};
 }
 
-void kernel_amx_bf16(const Args& g, Tile t, float* pack_a_buf, float* pack_b_buf) {
+void kernel_amx_bf16(const Args& g, Tile t, float* pack_a, float* pack_b) {
   const Tiles tiles;
-  auto* pa = reinterpret_cast<std::uint32_t*>(pack_a_buf);
-  auto* pb = reinterpret_cast<std::uint32_t*>(pack_b_buf);
-  for (std::int64_t j0 = t.col_begin; j0 < t.col_end; j0 += NC) {
-    const std::int64_t nc = smaller(NC, t.col_end - j0);
-    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC) {
-      const std::int64_t kc = smaller(KC, g.k - p0);
-      pack_b(g, p0, kc, j0, nc, pb);
-      block(g, t, p0, kc, j0, nc, pa, pb);
-    }
-  }
+  gemm_blocks(g, t, reinterpret_cast<std::uint32_t*>(pack_a),
+              reinterpret_cast<std::uint32_t*>(pack_b));
 }
 
 std::int64_t packed_floats_amx_bf16(std::int64_t k, std::int64_t n) {
-  std::int64_t total = 0;
-  for (std::int64_t j0 = 0; j0 < n; j0 += NC)
-    total += packed_pairs(k) * ((smaller(NC, n - j0) + NR - 1) / NR * NR);
-  return total;
+  return packed_floats(k, n);
 }
 
 void pack_b_amx_bf16(const Args& g, float* out) {
-  auto* o = reinterpret_cast<std::uint32_t*>(out);
-  for (std::int64_t j0 = 0; j0 < g.n; j0 += NC) {
-    const std::int64_t nc = smaller(NC, g.n - j0);
-    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC)
-      pack_b(g, p0, smaller(KC, g.k - p0), j0, nc, o + packed_offset(g.k, j0, p0, nc));
-  }
+  pack_b_all(g, out);
 }
 
 void kernel_packed_amx_bf16(const Args& g, Tile t, float* pack_a, const float* packed_b) {
   const Tiles tiles;
-  auto* pa = reinterpret_cast<std::uint32_t*>(pack_a);
-  const auto* packed = reinterpret_cast<const std::uint32_t*>(packed_b);
-  for (std::int64_t j0 = 0; j0 < g.n; j0 += NC) {
-    const std::int64_t nc = smaller(NC, g.n - j0);
-    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC)
-      block(g, t, p0, smaller(KC, g.k - p0), j0, nc, pa, packed + packed_offset(g.k, j0, p0, nc));
-  }
+  gemm_packed(g, t, reinterpret_cast<std::uint32_t*>(pack_a),
+              reinterpret_cast<const std::uint32_t*>(packed_b));
 }
 
 }  // namespace ss::gemm::detail

@@ -144,26 +144,12 @@ void block(const Args& g, Tile t, std::int64_t p0, std::int64_t kc, std::int64_t
   }
 }
 
-void gemm(const Args& g, Tile t, float* pack_a_buf, float* pack_b_buf) {
-  auto* pa = reinterpret_cast<std::uint32_t*>(pack_a_buf);
-  auto* pb = reinterpret_cast<std::uint32_t*>(pack_b_buf);
-  for (std::int64_t j0 = t.col_begin; j0 < t.col_end; j0 += NC) {
-    const std::int64_t nc = smaller(NC, t.col_end - j0);
-    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC) {
-      const std::int64_t kc = smaller(KC, g.k - p0);
-      pack_b(g, p0, kc, j0, nc, pb);
-      block(g, t, p0, kc, j0, nc, pa, pb);
-    }
-  }
+// A block of kc rows of B packs (kc + 1) / 2 pairs a column.
+std::int64_t block_pairs(std::int64_t kc) {
+  return (kc + 1) / 2;
 }
 
-// Where block (j0, p0) of B starts in a whole packing of it, in pairs: the
-// blocks of NC columns one after the other, each its KC-row panels in order
-// (KC is even, so a block's first pair is p0 / 2).
-std::int64_t packed_offset(std::int64_t k, std::int64_t j0, std::int64_t p0, std::int64_t nc) {
-  const std::int64_t full = (NC + NR - 1) / NR * NR;
-  return j0 / NC * ((k + 1) / 2) * full + p0 / 2 * ((nc + NR - 1) / NR * NR);
-}
+#include "runtime/fast/gemm/bf16_blocks.inc"
 
 }  // namespace
 
@@ -172,34 +158,22 @@ Blocking blocking_avx512_bf16() {
   return {MR, NR, MC, KC, NC};
 }
 
-void kernel_avx512_bf16(const Args& args, Tile tile, float* pack_a, float* pack_b) {
-  gemm(args, tile, pack_a, pack_b);
+void kernel_avx512_bf16(const Args& g, Tile t, float* pack_a, float* pack_b) {
+  gemm_blocks(g, t, reinterpret_cast<std::uint32_t*>(pack_a),
+              reinterpret_cast<std::uint32_t*>(pack_b));
 }
 
 std::int64_t packed_floats_avx512_bf16(std::int64_t k, std::int64_t n) {
-  std::int64_t total = 0;
-  for (std::int64_t j0 = 0; j0 < n; j0 += NC)
-    total += (k + 1) / 2 * ((smaller(NC, n - j0) + NR - 1) / NR * NR);
-  return total;
+  return packed_floats(k, n);
 }
 
 void pack_b_avx512_bf16(const Args& g, float* out) {
-  auto* o = reinterpret_cast<std::uint32_t*>(out);
-  for (std::int64_t j0 = 0; j0 < g.n; j0 += NC) {
-    const std::int64_t nc = smaller(NC, g.n - j0);
-    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC)
-      pack_b(g, p0, smaller(KC, g.k - p0), j0, nc, o + packed_offset(g.k, j0, p0, nc));
-  }
+  pack_b_all(g, out);
 }
 
 void kernel_packed_avx512_bf16(const Args& g, Tile t, float* pack_a, const float* packed_b) {
-  auto* pa = reinterpret_cast<std::uint32_t*>(pack_a);
-  const auto* packed = reinterpret_cast<const std::uint32_t*>(packed_b);
-  for (std::int64_t j0 = 0; j0 < g.n; j0 += NC) {
-    const std::int64_t nc = smaller(NC, g.n - j0);
-    for (std::int64_t p0 = 0; p0 < g.k; p0 += KC)
-      block(g, t, p0, smaller(KC, g.k - p0), j0, nc, pa, packed + packed_offset(g.k, j0, p0, nc));
-  }
+  gemm_packed(g, t, reinterpret_cast<std::uint32_t*>(pack_a),
+              reinterpret_cast<const std::uint32_t*>(packed_b));
 }
 
 }  // namespace ss::gemm::detail
