@@ -125,7 +125,8 @@ struct BackendReport {
   std::string cpu_gemm;
   bool cpu_bf16 = false;
   std::string cpu_bf16_kernel;
-  LibraryStatus jit;  // libshapescript_jit, the LLVM ORC module
+  LibraryStatus onednn;  // libdnnl: the CPU's convolutions (detail: its kernel)
+  LibraryStatus jit;     // libshapescript_jit, the LLVM ORC module
   LibraryStatus cuda_driver;
   LibraryStatus nvrtc;
   LibraryStatus cublas;

@@ -24,6 +24,8 @@
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/fast/gemm/sgemm.hpp"
 #include "runtime/fast/jit_module.hpp"
+#include "runtime/fast/onednn_conv.hpp"
+#include "runtime/fast/onednn_conv.hpp"
 #include "shapescript/version.hpp"
 #include "standalone/emit_cpp.hpp"
 #include "support/log.hpp"
@@ -62,6 +64,15 @@ BackendReport Engine::backends() const {
   report.cpu_gemm = gemm::sgemm_kernel();
   report.cpu_bf16 = gemm::bf16_supported();
   report.cpu_bf16_kernel = gemm::bf16_kernel();
+  const std::string onednn = runtime::fast::onednn_status();
+  report.onednn.found = onednn.rfind("available", 0) == 0;
+  if (report.onednn.found) {
+    report.onednn.path = runtime::fast::onednn_path();
+    report.onednn.version = runtime::fast::onednn_version();
+    report.onednn.detail = onednn.substr(onednn.find(", ") + 2);
+  } else {
+    report.onednn.detail = onednn;
+  }
 
   std::string why;
   if (auto jit = runtime::JitModule::load(impl_->options.jit_library, &why)) {

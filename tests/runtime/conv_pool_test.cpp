@@ -7,10 +7,12 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "runtime/fast/fast_executor.hpp"
+#include "runtime/fast/onednn_conv.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
@@ -198,5 +200,45 @@ TEST_CASE("a conv over channels-last images agrees on the fast executor, chunk b
     REQUIRE(got.size() == reference.size());
     for (std::size_t o = 0; o < got.size(); ++o)
       check_close(got[o], reference[o], "fast", "fast executor's output");
+  }
+}
+
+TEST_CASE("a conv's forward runs on oneDNN where it is there, agreeing with the reference") {
+  // Strides, dilations, an even kernel's uneven padding (same), mixed
+  // settings per axis, 1 and 16 channels; on 1 and 2 threads (7 and 5
+  // images: parts of unequal sizes).
+  const auto checked = ss::test::check_source_text(
+      "fn strided(x: [7 9 11 16], k: [3 3 16 8]) -> [7 5 6 8] = "
+      "conv(x, k, over=[1 2], stride=2, padding=1, out=[5 6])\n"
+      "fn dilated(x: [5 10 10 1], k: [3 3 1 4]) -> [5 8 8 4] = "
+      "conv(x, k, over=[1 2], dilation=2, padding=1, out=[8 8])\n"
+      "fn same_even(x: [5 7 8 16], k: [2 4 16 3]) -> [5 7 8 3] = "
+      "conv(x, k, over=[1 2], padding=same)\n"
+      "fn mixed(x: [7 12 9 16], k: [3 2 16 8]) -> [7 4 5 8] = "
+      "conv(x, k, over=[1 2], stride=[2 2], padding=[0 1], dilation=[2 1], out=[4 5])\n");
+  REQUIRE(checked);
+  const auto graphs = ss::test::lowered_graphs(*checked);
+  REQUIRE(graphs.size() == 4);
+  const std::string status = ss::runtime::fast::onednn_status();
+  const bool onednn =
+      status.rfind("available, ", 0) == 0 && status.find("no direct") == std::string::npos;
+  if (!onednn) MESSAGE("oneDNN skipped (" << status << "): the im2col GEMM ran instead");
+  for (const auto& g : graphs) {
+    CAPTURE(g.function);
+    const auto in = ss::test::made_up_inputs(g.graph, {});
+    const auto reference = ss::runtime::run_graph(g.graph, in, {});
+    for (const int threads : {1, 2}) {
+      CAPTURE(threads);
+      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+      const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
+      const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
+      CHECK(ss::runtime::fast::onednn_conv_calls() - before == (onednn ? 1 : 0));
+      REQUIRE(got.size() == 1);
+      check_close(got[0], reference[0], "fast", "fast executor's output");
+      // The same bits again.
+      const auto again = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
+      CHECK(std::memcmp(again[0].raw(), got[0].raw(),
+                        static_cast<std::size_t>(got[0].size()) * 4) == 0);
+    }
   }
 }

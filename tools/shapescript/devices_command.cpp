@@ -27,6 +27,7 @@ int report_all() {
                                                            : "no (--precision bf16 runs f32)";
   std::printf("%-12savailable, GEMM %s, bf16 contractions %s\n", "cpu", report.cpu_gemm.c_str(),
               bf16.c_str());
+  print_library("onednn", report.onednn);
   print_library("jit", report.jit);
   print_library("cuda", report.cuda_driver);
   for (const auto& d : report.cuda_devices)

@@ -9,6 +9,7 @@
 #include "runtime/fast/fast_loops.hpp"
 #include "runtime/fast/fast_ops.hpp"
 #include "runtime/fast/gemm/sgemm.hpp"
+#include "runtime/fast/onednn_conv.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime::fast {
@@ -204,6 +205,42 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, G
   return true;
 }
 
+namespace {
+
+// The einsum's output from its [batch, rows, columns] result.
+bool finish(Tensor& out, const Tensor& result, const std::vector<std::int64_t>& out_order) {
+  out = out_order.empty() ? result : result.permute(out_order).compact();
+  return true;
+}
+
+// A 2-D convolution's forward (window(x) over axes 1 and 2 of a
+// channels-last x [n h w c], zero padded, times the kernel's rows (c, kh,
+// kw)) on oneDNN, into rows [n oh ow] of `out`; false where it can't.
+bool conv_on_onednn(const Tensor& x, const ir::Window& w, const Shape& window_shape,
+                    std::int64_t filters, const gemm::Matrix& kernel, float* out,
+                    GemmSettings how) {
+  if (x.rank() != 4 || !x.contiguous() || w.axes.size() != 2 || w.axes[0].axis != 1 ||
+      w.axes[1].axis != 2 || w.value != 0)
+    return false;
+  const ir::WindowAxis &r = w.axes[0], &c = w.axes[1];
+  const ConvForward s{x.dim(0),
+                      x.dim(1),
+                      x.dim(2),
+                      x.dim(3),
+                      filters,
+                      r.size,
+                      c.size,
+                      window_shape[1],
+                      window_shape[2],
+                      {r.stride, c.stride},
+                      {r.dilation, c.dilation},
+                      {r.before, c.before},
+                      {r.after, c.after}};
+  return onednn_conv_forward(s, static_cast<const float*>(x.raw()), kernel, out, how.threads);
+}
+
+}  // namespace
+
 bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
                      const Tensor& other, Tensor& out, GemmSettings how) {
   if (n.in.size() != 2 || x.dtype() != DType::f32 || other.dtype() != DType::f32 || x.rank() < 1 ||
@@ -245,6 +282,9 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   const bool positions =
       (which == 0 ? plan->row_axes : plan->inner_axes) == static_cast<std::size_t>(x.rank() - 1);
   bool inner_first = positions && x.rank() >= 2 && channels * span == row;
+  if (which == 0 && inner_first && !how.bf16 &&
+      conv_on_onednn(x, w, window_shape, cols, f, base, how))
+    return finish(out, result, plan->out_order);
   std::vector<float>
       reordered;  // which 0: the kernel's rows; which 1: the result before reordering
   if (inner_first && which == 0) {
@@ -285,8 +325,7 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
         for (std::int64_t c = 0; c < channels; ++c)
           base[i * cols + c * span + j] =
               reordered[static_cast<std::size_t>(i * cols + j * channels + c)];
-  out = plan->out_order.empty() ? result : result.permute(plan->out_order).compact();
-  return true;
+  return finish(out, result, plan->out_order);
 }
 
 }  // namespace ss::runtime::fast

@@ -1,0 +1,385 @@
+#include "runtime/fast/onednn_conv.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/core/helper_threads.hpp"
+
+#if __has_include(<oneapi/dnnl/dnnl.h>)
+#include <oneapi/dnnl/dnnl.h>
+#define SS_HAVE_DNNL_HEADER 1
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define SS_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SS_UNDER_TSAN 1
+#endif
+#endif
+
+namespace ss::runtime::fast {
+namespace {
+
+std::atomic<std::int64_t> calls{0};
+
+}  // namespace
+
+std::int64_t onednn_conv_calls() {
+  return calls.load();
+}
+
+#if defined(SS_HAVE_DNNL_HEADER) && !defined(SS_UNDER_TSAN)
+namespace {
+
+// The C API's functions, looked up in libdnnl.so.2 (oneDNN 2.x: the
+// descriptor-based API of its dnnl.h, which this file is built against).
+struct Api {
+  decltype(&dnnl_engine_create) engine_create = nullptr;
+  decltype(&dnnl_stream_create) stream_create = nullptr;
+  decltype(&dnnl_stream_destroy) stream_destroy = nullptr;
+  decltype(&dnnl_stream_wait) stream_wait = nullptr;
+  decltype(&dnnl_memory_desc_init_by_tag) md_by_tag = nullptr;
+  decltype(&dnnl_memory_desc_init_by_strides) md_by_strides = nullptr;
+  decltype(&dnnl_memory_desc_get_size) md_size = nullptr;
+  decltype(&dnnl_memory_desc_equal) md_equal = nullptr;
+  decltype(&dnnl_dilated_convolution_forward_desc_init) conv_desc = nullptr;
+  decltype(&dnnl_primitive_attr_create) attr_create = nullptr;
+  decltype(&dnnl_primitive_attr_destroy) attr_destroy = nullptr;
+  decltype(&dnnl_primitive_attr_set_scratchpad_mode) attr_scratchpad = nullptr;
+  decltype(&dnnl_primitive_desc_create) pd_create = nullptr;
+  decltype(&dnnl_primitive_desc_destroy) pd_destroy = nullptr;
+  decltype(&dnnl_primitive_desc_query) pd_query = nullptr;
+  decltype(&dnnl_primitive_desc_query_md) pd_query_md = nullptr;
+  decltype(&dnnl_reorder_primitive_desc_create) reorder_pd = nullptr;
+  decltype(&dnnl_primitive_create) primitive_create = nullptr;
+  decltype(&dnnl_primitive_execute) execute = nullptr;
+  decltype(&dnnl_memory_create) memory_create = nullptr;
+  decltype(&dnnl_memory_destroy) memory_destroy = nullptr;
+  decltype(&dnnl_version) version = nullptr;
+  void (*omp_set_num_threads)(int) = nullptr;
+  int (*omp_get_max_threads)() = nullptr;
+  dnnl_engine_t engine = nullptr;
+  std::string status, path;
+};
+
+template <typename F>
+bool load(void* library, F& out, const char* name) {
+  out = reinterpret_cast<F>(::dlsym(library, name));
+  return out != nullptr;
+}
+
+const Api& api() {
+  static const Api a = [] {
+    Api found;
+    const char* off = std::getenv("SHAPESCRIPT_ONEDNN");
+    if (off && std::string(off) == "0") {
+      found.status = "off (SHAPESCRIPT_ONEDNN=0)";
+      return found;
+    }
+    // Never closed: its primitives are kept for the process's life.
+    void* library = ::dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      found.status = std::string("not found: ") + ::dlerror();
+      return found;
+    }
+    // Its OpenMP runtime, loaded with it.
+    void* omp = ::dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    const bool all =
+        load(library, found.engine_create, "dnnl_engine_create") &&
+        load(library, found.stream_create, "dnnl_stream_create") &&
+        load(library, found.stream_destroy, "dnnl_stream_destroy") &&
+        load(library, found.stream_wait, "dnnl_stream_wait") &&
+        load(library, found.md_by_tag, "dnnl_memory_desc_init_by_tag") &&
+        load(library, found.md_by_strides, "dnnl_memory_desc_init_by_strides") &&
+        load(library, found.md_size, "dnnl_memory_desc_get_size") &&
+        load(library, found.md_equal, "dnnl_memory_desc_equal") &&
+        load(library, found.conv_desc, "dnnl_dilated_convolution_forward_desc_init") &&
+        load(library, found.attr_create, "dnnl_primitive_attr_create") &&
+        load(library, found.attr_destroy, "dnnl_primitive_attr_destroy") &&
+        load(library, found.attr_scratchpad, "dnnl_primitive_attr_set_scratchpad_mode") &&
+        load(library, found.pd_create, "dnnl_primitive_desc_create") &&
+        load(library, found.pd_destroy, "dnnl_primitive_desc_destroy") &&
+        load(library, found.pd_query, "dnnl_primitive_desc_query") &&
+        load(library, found.pd_query_md, "dnnl_primitive_desc_query_md") &&
+        load(library, found.reorder_pd, "dnnl_reorder_primitive_desc_create") &&
+        load(library, found.primitive_create, "dnnl_primitive_create") &&
+        load(library, found.execute, "dnnl_primitive_execute") &&
+        load(library, found.memory_create, "dnnl_memory_create") &&
+        load(library, found.memory_destroy, "dnnl_memory_destroy") &&
+        load(library, found.version, "dnnl_version") && omp &&
+        load(omp, found.omp_set_num_threads, "omp_set_num_threads") &&
+        load(omp, found.omp_get_max_threads, "omp_get_max_threads");
+    if (!all) {
+      found.status = "not usable: libdnnl.so.2 lacks the oneDNN 2 functions, or libgomp";
+      return found;
+    }
+    if (found.engine_create(&found.engine, dnnl_cpu, 0) != dnnl_success) {
+      found.engine = nullptr;
+      found.status = "not usable: no CPU engine";
+      return found;
+    }
+    Dl_info info{};
+    found.path = ::dladdr(reinterpret_cast<void*>(found.engine_create), &info) && info.dli_fname
+                     ? info.dli_fname
+                     : "libdnnl.so.2";
+    found.status = "available";
+    return found;
+  }();
+  return a;
+}
+
+// This thread as one OpenMP thread while it lives: what oneDNN reads when
+// it makes or runs a primitive. The thread's own setting comes back after,
+// so a host's OpenMP on the same thread keeps its threads.
+class OneOmpThread {
+ public:
+  OneOmpThread() : before_(api().omp_get_max_threads()) { api().omp_set_num_threads(1); }
+  ~OneOmpThread() { api().omp_set_num_threads(before_); }
+  OneOmpThread(const OneOmpThread&) = delete;
+  OneOmpThread& operator=(const OneOmpThread&) = delete;
+
+ private:
+  int before_;
+};
+
+// One part's primitive, made once per shape and kept: the convolution, the
+// weights' layout it chose, its scratchpad's size, and the reorder into
+// that layout from the kernel's strides.
+struct Primitive {
+  dnnl_primitive_t conv = nullptr, reorder = nullptr;
+  dnnl_memory_desc_t src{}, dst{}, weights{}, kernel{}, scratchpad{};
+  std::size_t weights_bytes = 0, scratchpad_bytes = 0;
+  std::string impl;
+};
+
+using Key = std::array<std::int64_t, 19>;
+
+// A primitive for `images` of s's images, the kernel at `kernel`'s strides;
+// nullptr where oneDNN refuses it (remembered, so it is asked once).
+const Primitive* primitive(const ConvForward& s, std::int64_t images, gemm::Matrix kernel) {
+  static std::mutex mutex;
+  static std::map<Key, std::unique_ptr<Primitive>> made;
+  const Key key{images,
+                s.h,
+                s.w,
+                s.c,
+                s.f,
+                s.kh,
+                s.kw,
+                s.stride[0],
+                s.stride[1],
+                s.dilation[0],
+                s.dilation[1],
+                s.before[0],
+                s.before[1],
+                s.after[0],
+                s.after[1],
+                s.oh,
+                s.ow,
+                kernel.row_stride,
+                kernel.col_stride};
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = made.find(key); it != made.end()) return it->second.get();
+  const Api& a = api();
+  const OneOmpThread one;
+  auto p = std::make_unique<Primitive>();
+  const dnnl_dims_t src{images, s.c, s.h, s.w}, dst{images, s.f, s.oh, s.ow},
+      weights{s.f, s.c, s.kh, s.kw};
+  // Row (c, kh, kw) of the kernel, column f: oihw's axes at these strides.
+  const dnnl_dims_t kernel_strides{kernel.col_stride, s.kh * s.kw * kernel.row_stride,
+                                   s.kw * kernel.row_stride, kernel.row_stride};
+  const dnnl_dims_t strides{s.stride[0], s.stride[1]},
+      dilation{s.dilation[0] - 1, s.dilation[1] - 1}, before{s.before[0], s.before[1]},
+      after{s.after[0], s.after[1]};
+  dnnl_memory_desc_t any{};
+  dnnl_convolution_desc_t desc{};
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_primitive_desc_t pd = nullptr, reorder_pd = nullptr;
+  bool ok = a.md_by_tag(&p->src, 4, src, dnnl_f32, dnnl_nhwc) == dnnl_success &&
+            a.md_by_tag(&p->dst, 4, dst, dnnl_f32, dnnl_nhwc) == dnnl_success &&
+            a.md_by_tag(&any, 4, weights, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
+            a.md_by_strides(&p->kernel, 4, weights, dnnl_f32, kernel_strides) == dnnl_success &&
+            a.conv_desc(&desc, dnnl_forward_inference, dnnl_convolution_direct, &p->src, &any,
+                        nullptr, &p->dst, strides, dilation, before, after) == dnnl_success &&
+            a.attr_create(&attr) == dnnl_success &&
+            a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
+            a.pd_create(&pd, &desc, attr, a.engine, nullptr) == dnnl_success;
+  if (ok) {
+    const char* impl = nullptr;
+    a.pd_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    p->impl = impl ? impl : "";
+    p->weights = *a.pd_query_md(pd, dnnl_query_weights_md, 0);
+    p->scratchpad = *a.pd_query_md(pd, dnnl_query_scratchpad_md, 0);
+    p->weights_bytes = a.md_size(&p->weights);
+    p->scratchpad_bytes = a.md_size(&p->scratchpad);
+    // Its own im2col GEMM is no faster than ours: only a direct kernel.
+    ok = p->impl.find("gemm") == std::string::npos &&
+         a.primitive_create(&p->conv, pd) == dnnl_success &&
+         a.reorder_pd(&reorder_pd, &p->kernel, a.engine, &p->weights, a.engine, nullptr) ==
+             dnnl_success &&
+         a.primitive_create(&p->reorder, reorder_pd) == dnnl_success;
+  }
+  if (attr) a.attr_destroy(attr);
+  if (pd) a.pd_destroy(pd);
+  if (reorder_pd) a.pd_destroy(reorder_pd);
+  // (a refused shape keeps its failure: nullptr from here on)
+  const Primitive* out = ok ? p.get() : nullptr;
+  made.emplace(key, ok ? std::move(p) : nullptr);
+  return out;
+}
+
+// Runs a primitive with memories over the given buffers on this thread's
+// stream, and waits for it.
+struct Arg {
+  int which;
+  const dnnl_memory_desc_t* desc;
+  void* data;
+};
+
+bool run(dnnl_primitive_t primitive, const std::vector<Arg>& args) {
+  const Api& a = api();
+  struct Stream {
+    dnnl_stream_t s = nullptr;
+    ~Stream() {
+      if (s) api().stream_destroy(s);
+    }
+  };
+  thread_local Stream stream;
+  if (!stream.s && a.stream_create(&stream.s, a.engine, dnnl_stream_default_flags) != dnnl_success)
+    return false;
+  std::vector<dnnl_exec_arg_t> exec;
+  bool ok = true;
+  for (const Arg& arg : args) {
+    dnnl_memory_t m = nullptr;
+    ok = ok && a.memory_create(&m, arg.desc, a.engine, arg.data) == dnnl_success;
+    if (m) exec.push_back({arg.which, m});
+  }
+  ok = ok &&
+       a.execute(primitive, stream.s, static_cast<int>(exec.size()), exec.data()) == dnnl_success &&
+       a.stream_wait(stream.s) == dnnl_success;
+  for (const auto& e : exec) a.memory_destroy(e.memory);
+  return ok;
+}
+
+// 64-byte aligned floats, kept by a thread between calls.
+struct Scratch {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> memory;
+  std::size_t bytes = 0;
+  void* get(std::size_t n) {
+    if (n > bytes) {
+      memory.reset(std::aligned_alloc(64, (n + 63) / 64 * 64));
+      bytes = memory ? n : 0;
+    }
+    return memory.get();
+  }
+};
+
+}  // namespace
+
+const char* onednn_status() {
+  static const std::string status = [] {
+    const Api& a = api();
+    if (!a.engine) return a.status;
+    // The kernel it picks for the benchmarks' conv layer.
+    const ConvForward probe{8, 32, 32, 64, 64, 3, 3, 32, 32, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
+    const Primitive* p = primitive(probe, probe.n, {nullptr, 64, 1});
+    return p ? "available, " + p->impl : std::string("available, no direct convolution here");
+  }();
+  return status.c_str();
+}
+
+std::string onednn_path() {
+  return api().engine ? api().path : "";
+}
+
+std::string onednn_version() {
+  if (!api().engine) return "";
+  const dnnl_version_t* v = api().version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
+
+bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kernel, float* y,
+                         int threads) {
+  const Api& a = api();
+  if (!a.engine || s.n <= 0) return false;
+  // Images split into parts of whole images: the first `extra` parts one
+  // image more than the rest.
+  const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
+  const std::int64_t base = s.n / parts, extra = s.n % parts;
+  const Primitive* first = primitive(s, extra ? base + 1 : base, kernel);
+  const Primitive* rest = extra ? primitive(s, base, kernel) : first;
+  if (!first || !rest) return false;
+  // The kernel in each primitive's layout: once, or twice where the two
+  // part sizes chose different layouts.
+  const bool same = a.md_equal(&first->weights, &rest->weights) != 0;
+  thread_local Scratch weights_first, weights_rest;
+  void* w_first = weights_first.get(first->weights_bytes);
+  void* w_rest = same ? w_first : weights_rest.get(rest->weights_bytes);
+  if (!w_first || !w_rest) return false;
+  const OneOmpThread one;
+  auto* k = const_cast<float*>(kernel.data);
+  if (!run(first->reorder,
+           {{DNNL_ARG_FROM, &first->kernel, k}, {DNNL_ARG_TO, &first->weights, w_first}}))
+    return false;
+  if (!same && !run(rest->reorder,
+                    {{DNNL_ARG_FROM, &rest->kernel, k}, {DNNL_ARG_TO, &rest->weights, w_rest}}))
+    return false;
+  std::atomic<bool> failed{false};
+  run_parts(static_cast<int>(parts), [&](int part) {
+    const bool larger = part < extra;
+    const Primitive& p = larger ? *first : *rest;
+    const std::int64_t begin = part * base + std::min<std::int64_t>(part, extra);
+    thread_local Scratch scratchpad;
+    void* pad = scratchpad.get(std::max<std::size_t>(1, p.scratchpad_bytes));
+    const OneOmpThread one_here;
+    if (!pad ||
+        !run(p.conv, {{DNNL_ARG_SRC, &p.src, const_cast<float*>(x + begin * s.h * s.w * s.c)},
+                      {DNNL_ARG_WEIGHTS, &p.weights, larger ? w_first : w_rest},
+                      {DNNL_ARG_DST, &p.dst, y + begin * s.oh * s.ow * s.f},
+                      {DNNL_ARG_SCRATCHPAD, &p.scratchpad, pad}}))
+      failed = true;
+  });
+  if (failed) return false;
+  ++calls;
+  return true;
+}
+
+#else  // no oneDNN header at build time, or ThreadSanitizer
+
+const char* onednn_status() {
+#if defined(SS_UNDER_TSAN)
+  return "off under ThreadSanitizer (libgomp isn't instrumented)";
+#else
+  return "not built (no oneapi/dnnl/dnnl.h: Debian's libdnnl-dev)";
+#endif
+}
+
+std::string onednn_path() {
+  return "";
+}
+
+std::string onednn_version() {
+  return "";
+}
+
+bool onednn_conv_forward(const ConvForward&, const float*, gemm::Matrix, float*, int) {
+  return false;
+}
+
+#endif
+
+}  // namespace ss::runtime::fast

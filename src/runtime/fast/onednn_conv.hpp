@@ -1,0 +1,50 @@
+// A convolution's forward pass through oneDNN's direct convolution, where
+// libdnnl is on the machine: opened at run time (libdnnl.so.2), so a
+// machine without it runs our own im2col GEMM (fast::windowed_einsum) as
+// before. Measured beside ours on the conv layer [8 32 32] 64->64 3x3, one
+// thread: oneDNN's brgconv/jit kernels in their blocked weight layout run
+// about twice as fast as our im2col; with our layouts fixed it picks its
+// own im2col GEMM, no faster than ours (bench/README.md). So the weights
+// are reordered into the layout it chooses, the images read and the result
+// written in place, channels last.
+//
+// oneDNN's Debian build runs its loops on OpenMP: each part of a call runs
+// on one of our helper threads as one OpenMP thread (omp_set_num_threads(1)
+// there), images split between the parts, so no OpenMP pool runs beside
+// our threads in the host's process.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/fast/gemm/sgemm.hpp"
+
+namespace ss::runtime::fast {
+
+// y [n oh ow f] = the 2-D convolution of x [n h w c] (channels last, rows
+// w * c apart) with a kernel whose element (c, kh, kw, f) is
+// kernel.data[(c * kh_size * kw_size + kh * kw_size + kw) * row_stride +
+// f * col_stride] (einsum's contracted rows (c, kh, kw), columns f), zero
+// padding. dilation 1 is no gap.
+struct ConvForward {
+  std::int64_t n, h, w, c, f;
+  std::int64_t kh, kw, oh, ow;
+  std::int64_t stride[2], dilation[2], before[2], after[2];
+};
+
+// Runs it on oneDNN over `threads` parts; false, having written nothing,
+// where oneDNN can't: not on this machine, turned off (SHAPESCRIPT_ONEDNN=0),
+// under ThreadSanitizer (libgomp isn't instrumented), or a shape it refuses.
+bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kernel, float* y,
+                         int threads);
+
+// "brgconv:avx512_core" or the like where oneDNN is usable, else why not
+// ("not found: ..."); and how many calls onednn_conv_forward has run (for
+// the tests and --stats).
+const char* onednn_status();
+std::int64_t onednn_conv_calls();
+// The library's file and version ("2.6.3"), where it opened; else "".
+std::string onednn_path();
+std::string onednn_version();
+
+}  // namespace ss::runtime::fast
