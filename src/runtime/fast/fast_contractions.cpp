@@ -213,13 +213,15 @@ bool finish(Tensor& out, const Tensor& result, const std::vector<std::int64_t>& 
   return true;
 }
 
-// A 2-D convolution's forward (window(x) over axes 1 and 2 of a
-// channels-last x [n h w c], zero padded, times the kernel's rows (c, kh,
-// kw)) on oneDNN, into rows [n oh ow] of `out`; false where it can't.
-bool conv_on_onednn(const Tensor& x, const ir::Window& w, const Shape& window_shape,
-                    std::int64_t filters, const gemm::Matrix& kernel, float* out,
-                    GemmSettings how) {
-  if (x.rank() != 4 || !x.contiguous() || w.axes.size() != 2 || w.axes[0].axis != 1 ||
+// A 2-D convolution (window(x) over axes 1 and 2 of a channels-last x [n h
+// w c], zero padded) on oneDNN: its forward (which 0: rows [n oh ow] of
+// `out` from the kernel's rows (c, kh, kw), `fixed`) or its kernel's
+// gradient (which 1: out [f, (c kh kw)] from `fixed`, the output's gradient
+// as rows f of columns [n oh ow], contiguous). False where it can't.
+bool conv_on_onednn(std::size_t which, const Tensor& x, const ir::Window& w,
+                    const Shape& window_shape, std::int64_t filters, const gemm::Matrix& fixed,
+                    float* out, GemmSettings how) {
+  if (how.bf16 || x.rank() != 4 || !x.contiguous() || w.axes.size() != 2 || w.axes[0].axis != 1 ||
       w.axes[1].axis != 2 || w.value != 0)
     return false;
   const ir::WindowAxis &r = w.axes[0], &c = w.axes[1];
@@ -236,7 +238,10 @@ bool conv_on_onednn(const Tensor& x, const ir::Window& w, const Shape& window_sh
                       {r.dilation, c.dilation},
                       {r.before, c.before},
                       {r.after, c.after}};
-  return onednn_conv_forward(s, static_cast<const float*>(x.raw()), kernel, out, how.threads);
+  const auto* images = static_cast<const float*>(x.raw());
+  if (which == 0) return onednn_conv_forward(s, images, fixed, out, how.threads);
+  if (fixed.row_stride != 1 || fixed.col_stride != filters) return false;
+  return onednn_conv_kernel_gradient(s, images, fixed.data, out, how.threads);
 }
 
 }  // namespace
@@ -282,8 +287,7 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   const bool positions =
       (which == 0 ? plan->row_axes : plan->inner_axes) == static_cast<std::size_t>(x.rank() - 1);
   bool inner_first = positions && x.rank() >= 2 && channels * span == row;
-  if (which == 0 && inner_first && !how.bf16 &&
-      conv_on_onednn(x, w, window_shape, cols, f, base, how))
+  if (inner_first && conv_on_onednn(which, x, w, window_shape, which == 0 ? cols : m, f, base, how))
     return finish(out, result, plan->out_order);
   std::vector<float>
       reordered;  // which 0: the kernel's rows; which 1: the result before reordering

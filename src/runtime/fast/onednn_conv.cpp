@@ -54,6 +54,7 @@ struct Api {
   decltype(&dnnl_memory_desc_get_size) md_size = nullptr;
   decltype(&dnnl_memory_desc_equal) md_equal = nullptr;
   decltype(&dnnl_dilated_convolution_forward_desc_init) conv_desc = nullptr;
+  decltype(&dnnl_dilated_convolution_backward_weights_desc_init) weights_desc = nullptr;
   decltype(&dnnl_primitive_attr_create) attr_create = nullptr;
   decltype(&dnnl_primitive_attr_destroy) attr_destroy = nullptr;
   decltype(&dnnl_primitive_attr_set_scratchpad_mode) attr_scratchpad = nullptr;
@@ -105,6 +106,7 @@ const Api& api() {
         load(library, found.md_size, "dnnl_memory_desc_get_size") &&
         load(library, found.md_equal, "dnnl_memory_desc_equal") &&
         load(library, found.conv_desc, "dnnl_dilated_convolution_forward_desc_init") &&
+        load(library, found.weights_desc, "dnnl_dilated_convolution_backward_weights_desc_init") &&
         load(library, found.attr_create, "dnnl_primitive_attr_create") &&
         load(library, found.attr_destroy, "dnnl_primitive_attr_destroy") &&
         load(library, found.attr_scratchpad, "dnnl_primitive_attr_set_scratchpad_mode") &&
@@ -153,9 +155,14 @@ class OneOmpThread {
   int before_;
 };
 
+// The two passes oneDNN runs: the forward, and the kernel's gradient.
+enum class Pass { forward, weights };
+
 // One part's primitive, made once per shape and kept: the convolution, the
-// weights' layout it chose, its scratchpad's size, and the reorder into
-// that layout from the kernel's strides.
+// weights' layout it chose (the kernel's, or its gradient's), its
+// scratchpad's size, and the reorder between that layout and ours: for the
+// forward from the kernel's strides into it, for the gradient out of it
+// into ours ([f c kh kw], the einsum's result).
 struct Primitive {
   dnnl_primitive_t conv = nullptr, reorder = nullptr;
   dnnl_memory_desc_t src{}, dst{}, weights{}, kernel{}, scratchpad{};
@@ -163,14 +170,17 @@ struct Primitive {
   std::string impl;
 };
 
-using Key = std::array<std::int64_t, 19>;
+using Key = std::array<std::int64_t, 20>;
 
-// A primitive for `images` of s's images, the kernel at `kernel`'s strides;
-// nullptr where oneDNN refuses it (remembered, so it is asked once).
-const Primitive* primitive(const ConvForward& s, std::int64_t images, gemm::Matrix kernel) {
+// A primitive of `pass` for `images` of s's images, the kernel at
+// `kernel`'s strides (forward); nullptr where oneDNN refuses it or offers
+// only its im2col GEMM, no faster than ours (remembered: asked once).
+const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
+                           gemm::Matrix kernel) {
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<Primitive>> made;
-  const Key key{images,
+  const Key key{static_cast<std::int64_t>(pass),
+                images,
                 s.h,
                 s.w,
                 s.c,
@@ -203,37 +213,47 @@ const Primitive* primitive(const ConvForward& s, std::int64_t images, gemm::Matr
       dilation{s.dilation[0] - 1, s.dilation[1] - 1}, before{s.before[0], s.before[1]},
       after{s.after[0], s.after[1]};
   dnnl_memory_desc_t any{};
-  dnnl_convolution_desc_t desc{};
+  dnnl_convolution_desc_t desc{}, backward{};
   dnnl_primitive_attr_t attr = nullptr;
-  dnnl_primitive_desc_t pd = nullptr, reorder_pd = nullptr;
+  dnnl_primitive_desc_t pd = nullptr, hint = nullptr, reorder_pd = nullptr;
+  const bool forward = pass == Pass::forward;
   bool ok = a.md_by_tag(&p->src, 4, src, dnnl_f32, dnnl_nhwc) == dnnl_success &&
             a.md_by_tag(&p->dst, 4, dst, dnnl_f32, dnnl_nhwc) == dnnl_success &&
             a.md_by_tag(&any, 4, weights, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
-            a.md_by_strides(&p->kernel, 4, weights, dnnl_f32, kernel_strides) == dnnl_success &&
-            a.conv_desc(&desc, dnnl_forward_inference, dnnl_convolution_direct, &p->src, &any,
-                        nullptr, &p->dst, strides, dilation, before, after) == dnnl_success &&
+            (forward ? a.md_by_strides(&p->kernel, 4, weights, dnnl_f32, kernel_strides)
+                     : a.md_by_tag(&p->kernel, 4, weights, dnnl_f32, dnnl_oihw)) == dnnl_success &&
+            a.conv_desc(&desc, forward ? dnnl_forward_inference : dnnl_forward_training,
+                        dnnl_convolution_direct, &p->src, &any, nullptr, &p->dst, strides, dilation,
+                        before, after) == dnnl_success &&
             a.attr_create(&attr) == dnnl_success &&
-            a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
-            a.pd_create(&pd, &desc, attr, a.engine, nullptr) == dnnl_success;
+            a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success;
+  if (ok && forward) {
+    ok = a.pd_create(&pd, &desc, attr, a.engine, nullptr) == dnnl_success;
+  } else if (ok) {  // the gradient's primitive takes the forward's as a hint
+    ok = a.pd_create(&hint, &desc, nullptr, a.engine, nullptr) == dnnl_success &&
+         a.weights_desc(&backward, dnnl_convolution_direct, &p->src, &any, nullptr, &p->dst,
+                        strides, dilation, before, after) == dnnl_success &&
+         a.pd_create(&pd, &backward, attr, a.engine, hint) == dnnl_success;
+  }
   if (ok) {
     const char* impl = nullptr;
     a.pd_query(pd, dnnl_query_impl_info_str, 0, &impl);
     p->impl = impl ? impl : "";
-    p->weights = *a.pd_query_md(pd, dnnl_query_weights_md, 0);
+    p->weights =
+        *a.pd_query_md(pd, forward ? dnnl_query_weights_md : dnnl_query_diff_weights_md, 0);
     p->scratchpad = *a.pd_query_md(pd, dnnl_query_scratchpad_md, 0);
     p->weights_bytes = a.md_size(&p->weights);
     p->scratchpad_bytes = a.md_size(&p->scratchpad);
-    // Its own im2col GEMM is no faster than ours: only a direct kernel.
+    const dnnl_memory_desc_t *from = forward ? &p->kernel : &p->weights,
+                             *to = forward ? &p->weights : &p->kernel;
     ok = p->impl.find("gemm") == std::string::npos &&
          a.primitive_create(&p->conv, pd) == dnnl_success &&
-         a.reorder_pd(&reorder_pd, &p->kernel, a.engine, &p->weights, a.engine, nullptr) ==
-             dnnl_success &&
+         a.reorder_pd(&reorder_pd, from, a.engine, to, a.engine, nullptr) == dnnl_success &&
          a.primitive_create(&p->reorder, reorder_pd) == dnnl_success;
   }
   if (attr) a.attr_destroy(attr);
-  if (pd) a.pd_destroy(pd);
-  if (reorder_pd) a.pd_destroy(reorder_pd);
-  // (a refused shape keeps its failure: nullptr from here on)
+  for (const auto made_pd : {pd, hint, reorder_pd})
+    if (made_pd) a.pd_destroy(made_pd);
   const Primitive* out = ok ? p.get() : nullptr;
   made.emplace(key, ok ? std::move(p) : nullptr);
   return out;
@@ -296,7 +316,7 @@ const char* onednn_status() {
     if (!a.engine) return a.status;
     // The kernel it picks for the benchmarks' conv layer.
     const ConvForward probe{8, 32, 32, 64, 64, 3, 3, 32, 32, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
-    const Primitive* p = primitive(probe, probe.n, {nullptr, 64, 1});
+    const Primitive* p = primitive(Pass::forward, probe, probe.n, {nullptr, 64, 1});
     return p ? "available, " + p->impl : std::string("available, no direct convolution here");
   }();
   return status.c_str();
@@ -320,8 +340,8 @@ bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kern
   // image more than the rest.
   const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
   const std::int64_t base = s.n / parts, extra = s.n % parts;
-  const Primitive* first = primitive(s, extra ? base + 1 : base, kernel);
-  const Primitive* rest = extra ? primitive(s, base, kernel) : first;
+  const Primitive* first = primitive(Pass::forward, s, extra ? base + 1 : base, kernel);
+  const Primitive* rest = extra ? primitive(Pass::forward, s, base, kernel) : first;
   if (!first || !rest) return false;
   // The kernel in each primitive's layout: once, or twice where the two
   // part sizes chose different layouts.
@@ -358,6 +378,48 @@ bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kern
   return true;
 }
 
+bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const float* dy, float* dk,
+                                 int threads) {
+  const Api& a = api();
+  if (!a.engine || s.n <= 0) return false;
+  const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
+  const std::int64_t base = s.n / parts, extra = s.n % parts;
+  const gemm::Matrix none{nullptr, 0, 0};
+  const Primitive* first = primitive(Pass::weights, s, extra ? base + 1 : base, none);
+  const Primitive* rest = extra ? primitive(Pass::weights, s, base, none) : first;
+  if (!first || !rest) return false;
+  // Each part's sums over its images in the primitive's layout, then in
+  // ours: the first part's straight into dk, the others' added to it in
+  // the parts' order (so the same bits for the same thread count).
+  const std::int64_t count = s.f * s.c * s.kh * s.kw;
+  std::vector<float> partial(static_cast<std::size_t>((parts - 1) * count));
+  std::atomic<bool> failed{false};
+  const OneOmpThread one;
+  run_parts(static_cast<int>(parts), [&](int part) {
+    const Primitive& p = part < extra ? *first : *rest;
+    const std::int64_t begin = part * base + std::min<std::int64_t>(part, extra);
+    thread_local Scratch scratchpad, sums;
+    void* pad = scratchpad.get(std::max<std::size_t>(1, p.scratchpad_bytes));
+    void* grad = sums.get(p.weights_bytes);
+    float* into = part == 0 ? dk : partial.data() + (part - 1) * count;
+    const OneOmpThread one_here;
+    if (!pad || !grad ||
+        !run(p.conv,
+             {{DNNL_ARG_SRC, &p.src, const_cast<float*>(x + begin * s.h * s.w * s.c)},
+              {DNNL_ARG_DIFF_DST, &p.dst, const_cast<float*>(dy + begin * s.oh * s.ow * s.f)},
+              {DNNL_ARG_DIFF_WEIGHTS, &p.weights, grad},
+              {DNNL_ARG_SCRATCHPAD, &p.scratchpad, pad}}) ||
+        !run(p.reorder, {{DNNL_ARG_FROM, &p.weights, grad}, {DNNL_ARG_TO, &p.kernel, into}}))
+      failed = true;
+  });
+  if (failed) return false;
+  for (std::int64_t part = 1; part < parts; ++part)
+    for (std::int64_t i = 0; i < count; ++i)
+      dk[i] += partial[static_cast<std::size_t>((part - 1) * count + i)];
+  ++calls;
+  return true;
+}
+
 #else  // no oneDNN header at build time, or ThreadSanitizer
 
 const char* onednn_status() {
@@ -377,6 +439,10 @@ std::string onednn_version() {
 }
 
 bool onednn_conv_forward(const ConvForward&, const float*, gemm::Matrix, float*, int) {
+  return false;
+}
+
+bool onednn_conv_kernel_gradient(const ConvForward&, const float*, const float*, float*, int) {
   return false;
 }
 

@@ -37,10 +37,15 @@ struct ConvForward {
 // under ThreadSanitizer (libgomp isn't instrumented), or a shape it refuses.
 bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kernel, float* y,
                          int threads);
+// The kernel's gradient dk [f c kh kw] (einsum's rows f, columns (c, kh,
+// kw)) from x [n h w c] and the output's gradient dy [n oh ow f], both
+// contiguous; its parts' sums added in order. False as above.
+bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const float* dy, float* dk,
+                                 int threads);
 
 // "brgconv:avx512_core" or the like where oneDNN is usable, else why not
-// ("not found: ..."); and how many calls onednn_conv_forward has run (for
-// the tests and --stats).
+// ("not found: ..."); and how many calls onednn_conv_forward and
+// onednn_conv_kernel_gradient have run (for the tests).
 const char* onednn_status();
 std::int64_t onednn_conv_calls();
 // The library's file and version ("2.6.3"), where it opened; else "".
