@@ -108,11 +108,33 @@ bool each_channel_run(const Shape& in, const ir::Window& w, F f) {
   return true;
 }
 
+// Whether every window lies inside the input (no padding): then a window
+// writes each of its elements, and needs no fill first.
+bool unpadded(const ir::Window& w) {
+  for (const auto& a : w.axes)
+    if (a.before != 0 || a.after != 0) return false;
+  return true;
+}
+
+// Whether the windows cover each input element exactly once (a pool whose
+// stride is its window, over sizes it divides): then a fold writes each
+// element once, and needs no zeros first.
+bool tiles_exactly(const Shape& in, const ir::Window& w) {
+  for (const auto& a : w.axes)
+    if (a.dilation != 1 || a.stride != a.size || a.before != 0 || a.after != 0 ||
+        in[static_cast<std::size_t>(a.axis)] % a.size != 0)
+      return false;
+  return true;
+}
+
 }  // namespace
 
 bool window(const Tensor& x, const ir::Window& w, Tensor& out) {
   if (!w.valid(x.rank())) return false;
-  if (!fill(x.dtype(), w.shape_of(x.shape()), w.value, out)) return false;
+  if (unpadded(w))
+    out = Tensor::uninitialized(x.dtype(), w.shape_of(x.shape()));
+  else if (!fill(x.dtype(), w.shape_of(x.shape()), w.value, out))
+    return false;
   const Tensor c = x.contiguous() ? x : x.compact();
   const std::size_t size = dtype_size(x.dtype());
   const auto* from = static_cast<const char*>(c.raw());
@@ -147,8 +169,12 @@ bool window(const Tensor& x, const ir::Window& w, Tensor& out) {
 bool window_channels_inner(const Tensor& x, const ir::Window& w, Tensor& out) {
   if (x.dtype() != DType::f32 || !w.valid(x.rank())) return false;
   const Shape shape = w.shape_of(x.shape());
-  // Zeros first where the padding is 0 (each run then copies over them).
-  if (!fill(DType::f32, shape, w.value, out)) return false;
+  // The padding's value first where there is padding (each run then
+  // copies over it).
+  if (unpadded(w))
+    out = Tensor::uninitialized(DType::f32, shape);
+  else if (!fill(DType::f32, shape, w.value, out))
+    return false;
   const Tensor c = x.contiguous() ? x : x.compact();
   const auto* f = static_cast<const float*>(c.raw());
   auto* t = static_cast<float*>(out.raw());
@@ -168,9 +194,29 @@ bool window_fold(const Tensor& values, const Shape& like, const ir::Window& w, T
   if (values.dtype() != DType::f32 || !w.valid(static_cast<std::int64_t>(like.size())) ||
       values.shape() != w.shape_of(like))
     return false;
-  if (!fill(DType::f32, like, 0.0, out)) return false;
   const Tensor c = values.contiguous() ? values : values.compact();
   const auto* from = static_cast<const float*>(c.raw());
+  if (tiles_exactly(like, w)) {
+    // Each element written once, as 0 + v (a -0 becomes +0, as the sum of
+    // zeros and it does).
+    out = Tensor::uninitialized(DType::f32, like);
+    auto* to = static_cast<float*>(out.raw());
+    if (each_channel_run(like, w,
+                         [&](std::int64_t in_at, std::int64_t out_at, std::int64_t channels,
+                             std::int64_t window) {
+                           for (std::int64_t ch = 0; ch < channels; ++ch)
+                             to[in_at + ch] = 0.0f + from[out_at + ch * window];
+                         }))
+      return true;
+    each_run(like, w,
+             [&](std::int64_t at, std::int64_t offset, std::int64_t step, std::int64_t first,
+                 std::int64_t end) {
+               for (std::int64_t j = first; j < end; ++j)
+                 to[offset + j * step] = 0.0f + from[at + j];
+             });
+    return true;
+  }
+  if (!fill(DType::f32, like, 0.0, out)) return false;
   auto* to = static_cast<float*>(out.raw());
   if (each_channel_run(
           like, w,
