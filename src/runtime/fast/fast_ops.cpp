@@ -96,9 +96,34 @@ namespace {
 
 // Two Index tensors compared (pooling's mask: an arange against an argmax),
 // typed: the same answers as apply_binary's, without a double per element.
+// Whether `row` is a rank-1 [G] and `column` a contiguous [..., 1] whose
+// rows are `shape`'s rows of G: an arange against an argmax kept (a
+// max_pool's mask), every row G comparisons of one value.
+bool row_against_column(const Tensor& row, const Tensor& column, const Shape& shape) {
+  if (row.rank() != 1 || !row.contiguous() || !column.contiguous() ||
+      column.rank() != static_cast<std::int64_t>(shape.size()) || shape.empty() ||
+      column.dim(column.rank() - 1) != 1 || row.dim(0) != shape.back())
+    return false;
+  for (std::size_t d = 0; d + 1 < shape.size(); ++d)
+    if (column.dim(static_cast<std::int64_t>(d)) != shape[d]) return false;
+  return true;
+}
+
 bool compare_i32(ir::Binary op, const std::int32_t* x, const std::int32_t* y, const Tensor& a,
                  const Tensor& b, const Shape& shape, unsigned char* o) {
   const auto run = [&](auto test) {
+    if (row_against_column(a, b, shape)) {  // a row of x against each of y's values
+      const std::int64_t group = a.dim(0), rows = b.size();
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t g = 0; g < group; ++g) o[r * group + g] = test(x[g], y[r]) ? 1 : 0;
+      return true;
+    }
+    if (row_against_column(b, a, shape)) {
+      const std::int64_t group = b.dim(0), rows = a.size();
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t g = 0; g < group; ++g) o[r * group + g] = test(x[r], y[g]) ? 1 : 0;
+      return true;
+    }
     each_broadcast_row(shape, a, b,
                        [&](std::int64_t k, std::int64_t ia, std::int64_t sa, std::int64_t ib,
                            std::int64_t sb, std::int64_t count) {
