@@ -208,7 +208,7 @@ TEST_CASE(
   // Strides, dilations, an even kernel's uneven padding (same), mixed
   // settings per axis, 1 and 16 channels; on 1 and 2 threads (7 and 5
   // images: parts of unequal sizes). Each loss's graph runs the forward on
-  // oneDNN; its gradient graph (dx and dk) the kernel's gradient at least.
+  // oneDNN; its gradient graph (dx, dk, dr) the three passes.
   const auto checked = ss::test::check_source_text(
       "fn strided(x: [7 9 11 16], k: [3 3 16 8], r: [7 5 6 8]) -> [] = "
       "sum(conv(x, k, over=[1 2], stride=2, padding=1, out=[5 6]) * r)\n"
@@ -237,13 +237,17 @@ TEST_CASE(
       const auto fast = ss::runtime::make_fast_executor({.threads = threads});
       const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
       const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
-      // A forward once; a gradient graph its kernel's gradient, and for
-      // some shapes dx as a convolution of the output's gradient too.
+      // A forward once; a gradient graph its forward (for dr), the kernel's
+      // gradient and the input's (the fold of an einsum, left unmade),
+      // all three for a plain shape, at least one where oneDNN offers only
+      // its im2col GEMM for a pass (the mixed strides and dilations).
       const std::int64_t calls = ss::runtime::fast::onednn_conv_calls() - before;
       if (!onednn)
         CHECK(calls == 0);
       else if (i < 4)
         CHECK(calls == 1);
+      else if (g.function == "same_even")
+        CHECK(calls == 3);
       else
         CHECK(calls >= 1);
       REQUIRE(got.size() == reference.size());

@@ -332,4 +332,45 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   return finish(out, result, plan->out_order);
 }
 
+bool folded_einsum(const ir::Node& n, const Tensor& a, const Tensor& b, const Shape& like,
+                   const ir::Window& w, Tensor& out, GemmSettings how) {
+  if (n.in.size() != 2 || a.dtype() != DType::f32 || b.dtype() != DType::f32 || how.bf16 ||
+      like.size() != 4 || w.axes.size() != 2 || w.axes[0].axis != 1 || w.axes[1].axis != 2 ||
+      w.value != 0)
+    return false;
+  const Shape window_shape = w.shape_of(like);
+  const auto plan = plan_einsum(n, a.shape(), b.shape());
+  // [n oh ow] rows from a (the output's gradient), [c kh kw] columns from b
+  // (the kernel), in the window's order.
+  if (!plan || plan->batches != 1 || !plan->out_order.empty() || plan->row_axes != 3 ||
+      plan->computed != window_shape)
+    return false;
+  const Panel rows = panel(a.permute(plan->a_order), 0, plan->row_axes),
+              columns = panel(b.permute(plan->b_order), 0, plan->inner_axes);
+  const gemm::Matrix dy = rows.at(0), kernel = columns.at(0);
+  const std::int64_t filters = plan->k;
+  if (dy.row_stride != filters || dy.col_stride != 1) return false;
+  const ir::WindowAxis &r = w.axes[0], &c = w.axes[1];
+  const ConvForward s{like[0],
+                      like[1],
+                      like[2],
+                      like[3],
+                      filters,
+                      r.size,
+                      c.size,
+                      window_shape[1],
+                      window_shape[2],
+                      {r.stride, c.stride},
+                      {r.dilation, c.dilation},
+                      {r.before, c.before},
+                      {r.after, c.after}};
+  Tensor dx = Tensor::uninitialized(DType::f32, like);
+  // The kernel as the forward reads it: rows (c, kh, kw), columns f.
+  if (!onednn_conv_data_gradient(s, dy.data, {kernel.data, kernel.col_stride, kernel.row_stride},
+                                 static_cast<float*>(dx.raw()), how.threads))
+    return false;
+  out = dx;
+  return true;
+}
+
 }  // namespace ss::runtime::fast

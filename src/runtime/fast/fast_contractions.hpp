@@ -42,4 +42,12 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, G
 bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
                      const Tensor& other, Tensor& out, GemmSettings how);
 
+// window_fold(einsum(a, b)) into the shape `like` without the einsum's
+// product: a 2-D convolution's input gradient (a the output's gradient [n
+// oh ow f], contiguous; b the kernel, contracted over f, its columns the
+// window's [c kh kw]) on oneDNN. False, having run nothing, where that
+// isn't so or oneDNN isn't there (the caller makes the product and folds).
+bool folded_einsum(const ir::Node& n, const Tensor& a, const Tensor& b, const Shape& like,
+                   const ir::Window& w, Tensor& out, GemmSettings how);
+
 }  // namespace ss::runtime::fast

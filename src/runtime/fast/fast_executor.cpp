@@ -3,6 +3,22 @@
 #include "runtime/fast/fast_executor_impl.hpp"
 
 namespace ss::runtime::fastexec {
+namespace {
+
+// A two-operand einsum as the reference computes it: for one the fast
+// executor's GEMMs don't take.
+Tensor reference_einsum(const ir::Node& n, const Tensor& a, const Tensor& b) {
+  std::vector<std::vector<std::string>> names;
+  for (const auto& atoms : n.groups_in) {
+    auto& flat = names.emplace_back();
+    for (const auto& group : atoms) flat.insert(flat.end(), group.begin(), group.end());
+  }
+  std::vector<std::string> out;
+  for (const auto& group : n.groups_out) out.insert(out.end(), group.begin(), group.end());
+  return reference::einsum({a, b}, names, out);
+}
+
+}  // namespace
 
 FusionCounts FastExecutor::counts() const {
   return {kernels_.load(), runs_.load(), stepped_.load(), from_memory_.load(), from_store_.load()};
@@ -67,7 +83,7 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
     values[i] = placeholder(dtype_of(n.type.elem));
     return fused;
   }
-  if (plan.deferred[i]) {  // made by the einsums that read it
+  if (plan.deferred[i]) {  // made by what reads it: an einsum (a window), a fold (an einsum)
     values[i] = placeholder(DType::f32);
     return moves;
   }
@@ -133,8 +149,17 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
     }
     case ir::Op::window:
       return fast::window(in(0), ir::window_of(n), out) ? moves : -1;
-    case ir::Op::window_fold:
+    case ir::Op::window_fold: {
+      const auto e = static_cast<std::size_t>(n.in[0]);
+      if (plan.deferred[e]) {  // its einsum, left unmade: both here
+        const ir::Node& en = g.nodes[e];
+        const Tensor& a = values[static_cast<std::size_t>(en.in[0])];
+        const Tensor& b = values[static_cast<std::size_t>(en.in[1])];
+        if (fast::folded_einsum(en, a, b, in(1).shape(), ir::window_of(n), out, gemm_)) return gemm;
+        if (!fast::einsum(en, values[e], values, gemm_)) values[e] = reference_einsum(en, a, b);
+      }
       return fast::window_fold(in(0), in(1).shape(), ir::window_of(n), out) ? moves : -1;
+    }
     case ir::Op::sort:
     case ir::Op::argsort:
       return fast::sort(in(0), n.axes[0], n.op == ir::Op::argsort, out) ? moves : -1;

@@ -55,6 +55,7 @@ struct Api {
   decltype(&dnnl_memory_desc_equal) md_equal = nullptr;
   decltype(&dnnl_dilated_convolution_forward_desc_init) conv_desc = nullptr;
   decltype(&dnnl_dilated_convolution_backward_weights_desc_init) weights_desc = nullptr;
+  decltype(&dnnl_dilated_convolution_backward_data_desc_init) data_desc = nullptr;
   decltype(&dnnl_primitive_attr_create) attr_create = nullptr;
   decltype(&dnnl_primitive_attr_destroy) attr_destroy = nullptr;
   decltype(&dnnl_primitive_attr_set_scratchpad_mode) attr_scratchpad = nullptr;
@@ -107,6 +108,7 @@ const Api& api() {
         load(library, found.md_equal, "dnnl_memory_desc_equal") &&
         load(library, found.conv_desc, "dnnl_dilated_convolution_forward_desc_init") &&
         load(library, found.weights_desc, "dnnl_dilated_convolution_backward_weights_desc_init") &&
+        load(library, found.data_desc, "dnnl_dilated_convolution_backward_data_desc_init") &&
         load(library, found.attr_create, "dnnl_primitive_attr_create") &&
         load(library, found.attr_destroy, "dnnl_primitive_attr_destroy") &&
         load(library, found.attr_scratchpad, "dnnl_primitive_attr_set_scratchpad_mode") &&
@@ -155,14 +157,16 @@ class OneOmpThread {
   int before_;
 };
 
-// The two passes oneDNN runs: the forward, and the kernel's gradient.
-enum class Pass { forward, weights };
+// The three passes oneDNN runs: the forward, the kernel's gradient and the
+// input's.
+enum class Pass { forward, weights, data };
 
 // One part's primitive, made once per shape and kept: the convolution, the
 // weights' layout it chose (the kernel's, or its gradient's), its
 // scratchpad's size, and the reorder between that layout and ours: for the
-// forward from the kernel's strides into it, for the gradient out of it
-// into ours ([f c kh kw], the einsum's result).
+// forward and the input's gradient from the kernel's strides into it, for
+// the kernel's gradient out of it into ours ([f c kh kw], the einsum's
+// result).
 struct Primitive {
   dnnl_primitive_t conv = nullptr, reorder = nullptr;
   dnnl_memory_desc_t src{}, dst{}, weights{}, kernel{}, scratchpad{};
@@ -173,7 +177,7 @@ struct Primitive {
 using Key = std::array<std::int64_t, 20>;
 
 // A primitive of `pass` for `images` of s's images, the kernel at
-// `kernel`'s strides (forward); nullptr where oneDNN refuses it or offers
+// `kernel`'s strides (forward, data); nullptr where oneDNN refuses it or offers
 // only its im2col GEMM, no faster than ours (remembered: asked once).
 const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
                            gemm::Matrix kernel) {
@@ -216,36 +220,40 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
   dnnl_convolution_desc_t desc{}, backward{};
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_primitive_desc_t pd = nullptr, hint = nullptr, reorder_pd = nullptr;
-  const bool forward = pass == Pass::forward;
-  bool ok = a.md_by_tag(&p->src, 4, src, dnnl_f32, dnnl_nhwc) == dnnl_success &&
-            a.md_by_tag(&p->dst, 4, dst, dnnl_f32, dnnl_nhwc) == dnnl_success &&
-            a.md_by_tag(&any, 4, weights, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
-            (forward ? a.md_by_strides(&p->kernel, 4, weights, dnnl_f32, kernel_strides)
-                     : a.md_by_tag(&p->kernel, 4, weights, dnnl_f32, dnnl_oihw)) == dnnl_success &&
-            a.conv_desc(&desc, forward ? dnnl_forward_inference : dnnl_forward_training,
-                        dnnl_convolution_direct, &p->src, &any, nullptr, &p->dst, strides, dilation,
-                        before, after) == dnnl_success &&
-            a.attr_create(&attr) == dnnl_success &&
-            a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success;
+  const bool forward = pass == Pass::forward, kernel_in = pass != Pass::weights;
+  bool ok =
+      a.md_by_tag(&p->src, 4, src, dnnl_f32, dnnl_nhwc) == dnnl_success &&
+      a.md_by_tag(&p->dst, 4, dst, dnnl_f32, dnnl_nhwc) == dnnl_success &&
+      a.md_by_tag(&any, 4, weights, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
+      (kernel_in ? a.md_by_strides(&p->kernel, 4, weights, dnnl_f32, kernel_strides)
+                 : a.md_by_tag(&p->kernel, 4, weights, dnnl_f32, dnnl_oihw)) == dnnl_success &&
+      a.conv_desc(&desc, forward ? dnnl_forward_inference : dnnl_forward_training,
+                  dnnl_convolution_direct, &p->src, &any, nullptr, &p->dst, strides, dilation,
+                  before, after) == dnnl_success &&
+      a.attr_create(&attr) == dnnl_success &&
+      a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success;
   if (ok && forward) {
     ok = a.pd_create(&pd, &desc, attr, a.engine, nullptr) == dnnl_success;
-  } else if (ok) {  // the gradient's primitive takes the forward's as a hint
+  } else if (ok) {  // a gradient's primitive takes the forward's as a hint
     ok = a.pd_create(&hint, &desc, nullptr, a.engine, nullptr) == dnnl_success &&
-         a.weights_desc(&backward, dnnl_convolution_direct, &p->src, &any, nullptr, &p->dst,
-                        strides, dilation, before, after) == dnnl_success &&
+         (pass == Pass::weights
+              ? a.weights_desc(&backward, dnnl_convolution_direct, &p->src, &any, nullptr, &p->dst,
+                               strides, dilation, before, after)
+              : a.data_desc(&backward, dnnl_convolution_direct, &p->src, &any, &p->dst, strides,
+                            dilation, before, after)) == dnnl_success &&
          a.pd_create(&pd, &backward, attr, a.engine, hint) == dnnl_success;
   }
   if (ok) {
     const char* impl = nullptr;
     a.pd_query(pd, dnnl_query_impl_info_str, 0, &impl);
     p->impl = impl ? impl : "";
-    p->weights =
-        *a.pd_query_md(pd, forward ? dnnl_query_weights_md : dnnl_query_diff_weights_md, 0);
+    p->weights = *a.pd_query_md(
+        pd, pass == Pass::weights ? dnnl_query_diff_weights_md : dnnl_query_weights_md, 0);
     p->scratchpad = *a.pd_query_md(pd, dnnl_query_scratchpad_md, 0);
     p->weights_bytes = a.md_size(&p->weights);
     p->scratchpad_bytes = a.md_size(&p->scratchpad);
-    const dnnl_memory_desc_t *from = forward ? &p->kernel : &p->weights,
-                             *to = forward ? &p->weights : &p->kernel;
+    const dnnl_memory_desc_t *from = kernel_in ? &p->kernel : &p->weights,
+                             *to = kernel_in ? &p->weights : &p->kernel;
     ok = p->impl.find("gemm") == std::string::npos &&
          a.primitive_create(&p->conv, pd) == dnnl_success &&
          a.reorder_pd(&reorder_pd, from, a.engine, to, a.engine, nullptr) == dnnl_success &&
@@ -308,7 +316,70 @@ struct Scratch {
   }
 };
 
+// The forward (x to y) or the input's gradient (dy to dx): each part its
+// images, the kernel reordered once for the part sizes' layouts.
+bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::Matrix kernel,
+                     float* to, int threads) {
+  const Api& a = api();
+  if (!a.engine || s.n <= 0) return false;
+  // Images split into parts of whole images: the first `extra` parts one
+  // image more than the rest.
+  const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
+  const std::int64_t base = s.n / parts, extra = s.n % parts;
+  const Primitive* first = primitive(pass, s, extra ? base + 1 : base, kernel);
+  const Primitive* rest = extra ? primitive(pass, s, base, kernel) : first;
+  if (!first || !rest) return false;
+  // The kernel in each primitive's layout: once, or twice where the two
+  // part sizes chose different layouts.
+  const bool same = a.md_equal(&first->weights, &rest->weights) != 0;
+  thread_local Scratch weights_first, weights_rest;
+  void* w_first = weights_first.get(first->weights_bytes);
+  void* w_rest = same ? w_first : weights_rest.get(rest->weights_bytes);
+  if (!w_first || !w_rest) return false;
+  const OneOmpThread one;
+  auto* k = const_cast<float*>(kernel.data);
+  if (!run(first->reorder,
+           {{DNNL_ARG_FROM, &first->kernel, k}, {DNNL_ARG_TO, &first->weights, w_first}}))
+    return false;
+  if (!same && !run(rest->reorder,
+                    {{DNNL_ARG_FROM, &rest->kernel, k}, {DNNL_ARG_TO, &rest->weights, w_rest}}))
+    return false;
+  const bool forward = pass == Pass::forward;
+  const std::int64_t in_image = s.h * s.w * s.c, out_image = s.oh * s.ow * s.f;
+  std::atomic<bool> failed{false};
+  run_parts(static_cast<int>(parts), [&](int part) {
+    const bool larger = part < extra;
+    const Primitive& p = larger ? *first : *rest;
+    const std::int64_t begin = part * base + std::min<std::int64_t>(part, extra);
+    thread_local Scratch scratchpad;
+    void* pad = scratchpad.get(std::max<std::size_t>(1, p.scratchpad_bytes));
+    auto* read = const_cast<float*>(from + begin * (forward ? in_image : out_image));
+    float* write = to + begin * (forward ? out_image : in_image);
+    const OneOmpThread one_here;
+    if (!pad ||
+        !run(p.conv,
+             {{forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_DST, forward ? &p.src : &p.dst, read},
+              {DNNL_ARG_WEIGHTS, &p.weights, larger ? w_first : w_rest},
+              {forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_SRC, forward ? &p.dst : &p.src, write},
+              {DNNL_ARG_SCRATCHPAD, &p.scratchpad, pad}}))
+      failed = true;
+  });
+  if (failed) return false;
+  ++calls;
+  return true;
+}
+
 }  // namespace
+
+bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kernel, float* y,
+                         int threads) {
+  return run_with_kernel(Pass::forward, s, x, kernel, y, threads);
+}
+
+bool onednn_conv_data_gradient(const ConvForward& s, const float* dy, gemm::Matrix kernel,
+                               float* dx, int threads) {
+  return run_with_kernel(Pass::data, s, dy, kernel, dx, threads);
+}
 
 const char* onednn_status() {
   static const std::string status = [] {
@@ -330,52 +401,6 @@ std::string onednn_version() {
   if (!api().engine) return "";
   const dnnl_version_t* v = api().version();
   return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
-}
-
-bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kernel, float* y,
-                         int threads) {
-  const Api& a = api();
-  if (!a.engine || s.n <= 0) return false;
-  // Images split into parts of whole images: the first `extra` parts one
-  // image more than the rest.
-  const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
-  const std::int64_t base = s.n / parts, extra = s.n % parts;
-  const Primitive* first = primitive(Pass::forward, s, extra ? base + 1 : base, kernel);
-  const Primitive* rest = extra ? primitive(Pass::forward, s, base, kernel) : first;
-  if (!first || !rest) return false;
-  // The kernel in each primitive's layout: once, or twice where the two
-  // part sizes chose different layouts.
-  const bool same = a.md_equal(&first->weights, &rest->weights) != 0;
-  thread_local Scratch weights_first, weights_rest;
-  void* w_first = weights_first.get(first->weights_bytes);
-  void* w_rest = same ? w_first : weights_rest.get(rest->weights_bytes);
-  if (!w_first || !w_rest) return false;
-  const OneOmpThread one;
-  auto* k = const_cast<float*>(kernel.data);
-  if (!run(first->reorder,
-           {{DNNL_ARG_FROM, &first->kernel, k}, {DNNL_ARG_TO, &first->weights, w_first}}))
-    return false;
-  if (!same && !run(rest->reorder,
-                    {{DNNL_ARG_FROM, &rest->kernel, k}, {DNNL_ARG_TO, &rest->weights, w_rest}}))
-    return false;
-  std::atomic<bool> failed{false};
-  run_parts(static_cast<int>(parts), [&](int part) {
-    const bool larger = part < extra;
-    const Primitive& p = larger ? *first : *rest;
-    const std::int64_t begin = part * base + std::min<std::int64_t>(part, extra);
-    thread_local Scratch scratchpad;
-    void* pad = scratchpad.get(std::max<std::size_t>(1, p.scratchpad_bytes));
-    const OneOmpThread one_here;
-    if (!pad ||
-        !run(p.conv, {{DNNL_ARG_SRC, &p.src, const_cast<float*>(x + begin * s.h * s.w * s.c)},
-                      {DNNL_ARG_WEIGHTS, &p.weights, larger ? w_first : w_rest},
-                      {DNNL_ARG_DST, &p.dst, y + begin * s.oh * s.ow * s.f},
-                      {DNNL_ARG_SCRATCHPAD, &p.scratchpad, pad}}))
-      failed = true;
-  });
-  if (failed) return false;
-  ++calls;
-  return true;
 }
 
 bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const float* dy, float* dk,
@@ -443,6 +468,10 @@ bool onednn_conv_forward(const ConvForward&, const float*, gemm::Matrix, float*,
 }
 
 bool onednn_conv_kernel_gradient(const ConvForward&, const float*, const float*, float*, int) {
+  return false;
+}
+
+bool onednn_conv_data_gradient(const ConvForward&, const float*, gemm::Matrix, float*, int) {
   return false;
 }
 

@@ -42,10 +42,14 @@ bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kern
 // contiguous; its parts' sums added in order. False as above.
 bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const float* dy, float* dk,
                                  int threads);
+// The input's gradient dx [n h w c] from dy [n oh ow f] (contiguous) and
+// the kernel as onednn_conv_forward reads it. False as above.
+bool onednn_conv_data_gradient(const ConvForward& s, const float* dy, gemm::Matrix kernel,
+                               float* dx, int threads);
 
 // "brgconv:avx512_core" or the like where oneDNN is usable, else why not
-// ("not found: ..."); and how many calls onednn_conv_forward and
-// onednn_conv_kernel_gradient have run (for the tests).
+// ("not found: ..."); and how many calls of the three passes have run (for
+// the tests).
 const char* onednn_status();
 std::int64_t onednn_conv_calls();
 // The library's file and version ("2.6.3"), where it opened; else "".
