@@ -300,7 +300,7 @@ bool run(dnnl_primitive_t primitive, const std::vector<Arg>& args) {
   return ok;
 }
 
-// 64-byte aligned floats, kept by a thread between calls.
+// 64-byte aligned bytes, kept by a thread between calls.
 struct Scratch {
   struct Free {
     void operator()(void* p) const { std::free(p); }
@@ -316,19 +316,39 @@ struct Scratch {
   }
 };
 
+// The images split into parts of whole images, one a thread: the first
+// `extra` parts one image more than the rest, each with its primitive
+// (`first` for those, `rest` for the others: the same where all are alike).
+struct Split {
+  std::int64_t parts = 0, base = 0, extra = 0;
+  const Primitive *first = nullptr, *rest = nullptr;
+
+  std::int64_t begin(std::int64_t part) const { return part * base + std::min(part, extra); }
+  const Primitive& of(std::int64_t part) const { return part < extra ? *first : *rest; }
+};
+
+// The split of s's images over `threads`, with its primitives of `pass`;
+// nothing (parts 0) where oneDNN isn't there or refuses a part's.
+Split split(Pass pass, const ConvForward& s, gemm::Matrix kernel, int threads) {
+  Split out;
+  if (!api().engine || s.n <= 0) return out;
+  const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
+  out.base = s.n / parts;
+  out.extra = s.n % parts;
+  out.first = primitive(pass, s, out.extra ? out.base + 1 : out.base, kernel);
+  out.rest = out.extra ? primitive(pass, s, out.base, kernel) : out.first;
+  if (out.first && out.rest) out.parts = parts;
+  return out;
+}
+
 // The forward (x to y) or the input's gradient (dy to dx): each part its
 // images, the kernel reordered once for the part sizes' layouts.
 bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::Matrix kernel,
                      float* to, int threads) {
   const Api& a = api();
-  if (!a.engine || s.n <= 0) return false;
-  // Images split into parts of whole images: the first `extra` parts one
-  // image more than the rest.
-  const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
-  const std::int64_t base = s.n / parts, extra = s.n % parts;
-  const Primitive* first = primitive(pass, s, extra ? base + 1 : base, kernel);
-  const Primitive* rest = extra ? primitive(pass, s, base, kernel) : first;
-  if (!first || !rest) return false;
+  const Split parts = split(pass, s, kernel, threads);
+  if (!parts.parts) return false;
+  const Primitive *first = parts.first, *rest = parts.rest;
   // The kernel in each primitive's layout: once, or twice where the two
   // part sizes chose different layouts.
   const bool same = a.md_equal(&first->weights, &rest->weights) != 0;
@@ -347,10 +367,9 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::M
   const bool forward = pass == Pass::forward;
   const std::int64_t in_image = s.h * s.w * s.c, out_image = s.oh * s.ow * s.f;
   std::atomic<bool> failed{false};
-  run_parts(static_cast<int>(parts), [&](int part) {
-    const bool larger = part < extra;
-    const Primitive& p = larger ? *first : *rest;
-    const std::int64_t begin = part * base + std::min<std::int64_t>(part, extra);
+  run_parts(static_cast<int>(parts.parts), [&](int part) {
+    const Primitive& p = parts.of(part);
+    const std::int64_t begin = parts.begin(part);
     thread_local Scratch scratchpad;
     void* pad = scratchpad.get(std::max<std::size_t>(1, p.scratchpad_bytes));
     auto* read = const_cast<float*>(from + begin * (forward ? in_image : out_image));
@@ -359,7 +378,7 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::M
     if (!pad ||
         !run(p.conv,
              {{forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_DST, forward ? &p.src : &p.dst, read},
-              {DNNL_ARG_WEIGHTS, &p.weights, larger ? w_first : w_rest},
+              {DNNL_ARG_WEIGHTS, &p.weights, &p == first ? w_first : w_rest},
               {forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_SRC, forward ? &p.dst : &p.src, write},
               {DNNL_ARG_SCRATCHPAD, &p.scratchpad, pad}}))
       failed = true;
@@ -405,24 +424,18 @@ std::string onednn_version() {
 
 bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const float* dy, float* dk,
                                  int threads) {
-  const Api& a = api();
-  if (!a.engine || s.n <= 0) return false;
-  const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
-  const std::int64_t base = s.n / parts, extra = s.n % parts;
-  const gemm::Matrix none{nullptr, 0, 0};
-  const Primitive* first = primitive(Pass::weights, s, extra ? base + 1 : base, none);
-  const Primitive* rest = extra ? primitive(Pass::weights, s, base, none) : first;
-  if (!first || !rest) return false;
+  const Split parts = split(Pass::weights, s, {nullptr, 0, 0}, threads);
+  if (!parts.parts) return false;
   // Each part's sums over its images in the primitive's layout, then in
   // ours: the first part's straight into dk, the others' added to it in
   // the parts' order (so the same bits for the same thread count).
   const std::int64_t count = s.f * s.c * s.kh * s.kw;
-  std::vector<float> partial(static_cast<std::size_t>((parts - 1) * count));
+  std::vector<float> partial(static_cast<std::size_t>((parts.parts - 1) * count));
   std::atomic<bool> failed{false};
   const OneOmpThread one;
-  run_parts(static_cast<int>(parts), [&](int part) {
-    const Primitive& p = part < extra ? *first : *rest;
-    const std::int64_t begin = part * base + std::min<std::int64_t>(part, extra);
+  run_parts(static_cast<int>(parts.parts), [&](int part) {
+    const Primitive& p = parts.of(part);
+    const std::int64_t begin = parts.begin(part);
     thread_local Scratch scratchpad, sums;
     void* pad = scratchpad.get(std::max<std::size_t>(1, p.scratchpad_bytes));
     void* grad = sums.get(p.weights_bytes);
@@ -438,7 +451,7 @@ bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const flo
       failed = true;
   });
   if (failed) return false;
-  for (std::int64_t part = 1; part < parts; ++part)
+  for (std::int64_t part = 1; part < parts.parts; ++part)
     for (std::int64_t i = 0; i < count; ++i)
       dk[i] += partial[static_cast<std::size_t>((part - 1) * count + i)];
   ++calls;
