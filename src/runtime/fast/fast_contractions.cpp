@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -213,35 +214,44 @@ bool finish(Tensor& out, const Tensor& result, const std::vector<std::int64_t>& 
   return true;
 }
 
+// The 2-D convolution a window over axes 1 and 2 of images `x` [n h w c]
+// (channels last, zero padded) makes with `filters` outputs, as oneDNN
+// takes it; none for another window, or for bfloat16 contractions.
+std::optional<ConvForward> conv_of(const Shape& x, const ir::Window& w, std::int64_t filters,
+                                   GemmSettings how) {
+  if (how.bf16 || x.size() != 4 || w.axes.size() != 2 || w.axes[0].axis != 1 ||
+      w.axes[1].axis != 2 || w.value != 0)
+    return std::nullopt;
+  const ir::WindowAxis &r = w.axes[0], &c = w.axes[1];
+  const Shape out = w.shape_of(x);
+  return ConvForward{x[0],
+                     x[1],
+                     x[2],
+                     x[3],
+                     filters,
+                     r.size,
+                     c.size,
+                     out[1],
+                     out[2],
+                     {r.stride, c.stride},
+                     {r.dilation, c.dilation},
+                     {r.before, c.before},
+                     {r.after, c.after}};
+}
+
 // A 2-D convolution (window(x) over axes 1 and 2 of a channels-last x [n h
 // w c], zero padded) on oneDNN: its forward (which 0: rows [n oh ow] of
 // `out` from the kernel's rows (c, kh, kw), `fixed`) or its kernel's
 // gradient (which 1: out [f, (c kh kw)] from `fixed`, the output's gradient
 // as rows f of columns [n oh ow], contiguous). False where it can't.
-bool conv_on_onednn(std::size_t which, const Tensor& x, const ir::Window& w,
-                    const Shape& window_shape, std::int64_t filters, const gemm::Matrix& fixed,
-                    float* out, GemmSettings how) {
-  if (how.bf16 || x.rank() != 4 || !x.contiguous() || w.axes.size() != 2 || w.axes[0].axis != 1 ||
-      w.axes[1].axis != 2 || w.value != 0)
-    return false;
-  const ir::WindowAxis &r = w.axes[0], &c = w.axes[1];
-  const ConvForward s{x.dim(0),
-                      x.dim(1),
-                      x.dim(2),
-                      x.dim(3),
-                      filters,
-                      r.size,
-                      c.size,
-                      window_shape[1],
-                      window_shape[2],
-                      {r.stride, c.stride},
-                      {r.dilation, c.dilation},
-                      {r.before, c.before},
-                      {r.after, c.after}};
+bool conv_on_onednn(std::size_t which, const Tensor& x, const ir::Window& w, std::int64_t filters,
+                    const gemm::Matrix& fixed, float* out, GemmSettings how) {
+  const auto s = conv_of(x.shape(), w, filters, how);
+  if (!s || !x.contiguous()) return false;
   const auto* images = static_cast<const float*>(x.raw());
-  if (which == 0) return onednn_conv_forward(s, images, fixed, out, how.threads);
+  if (which == 0) return onednn_conv_forward(*s, images, fixed, out, how.threads);
   if (fixed.row_stride != 1 || fixed.col_stride != filters) return false;
-  return onednn_conv_kernel_gradient(s, images, fixed.data, out, how.threads);
+  return onednn_conv_kernel_gradient(*s, images, fixed.data, out, how.threads);
 }
 
 }  // namespace
@@ -287,7 +297,7 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   const bool positions =
       (which == 0 ? plan->row_axes : plan->inner_axes) == static_cast<std::size_t>(x.rank() - 1);
   bool inner_first = positions && x.rank() >= 2 && channels * span == row;
-  if (inner_first && conv_on_onednn(which, x, w, window_shape, which == 0 ? cols : m, f, base, how))
+  if (inner_first && conv_on_onednn(which, x, w, which == 0 ? cols : m, f, base, how))
     return finish(out, result, plan->out_order);
   std::vector<float>
       reordered;  // which 0: the kernel's rows; which 1: the result before reordering
@@ -334,10 +344,7 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
 
 bool folded_einsum(const ir::Node& n, const Tensor& a, const Tensor& b, const Shape& like,
                    const ir::Window& w, Tensor& out, GemmSettings how) {
-  if (n.in.size() != 2 || a.dtype() != DType::f32 || b.dtype() != DType::f32 || how.bf16 ||
-      like.size() != 4 || w.axes.size() != 2 || w.axes[0].axis != 1 || w.axes[1].axis != 2 ||
-      w.value != 0)
-    return false;
+  if (n.in.size() != 2 || a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;
   const Shape window_shape = w.shape_of(like);
   const auto plan = plan_einsum(n, a.shape(), b.shape());
   // [n oh ow] rows from a (the output's gradient), [c kh kw] columns from b
@@ -349,24 +356,11 @@ bool folded_einsum(const ir::Node& n, const Tensor& a, const Tensor& b, const Sh
               columns = panel(b.permute(plan->b_order), 0, plan->inner_axes);
   const gemm::Matrix dy = rows.at(0), kernel = columns.at(0);
   const std::int64_t filters = plan->k;
-  if (dy.row_stride != filters || dy.col_stride != 1) return false;
-  const ir::WindowAxis &r = w.axes[0], &c = w.axes[1];
-  const ConvForward s{like[0],
-                      like[1],
-                      like[2],
-                      like[3],
-                      filters,
-                      r.size,
-                      c.size,
-                      window_shape[1],
-                      window_shape[2],
-                      {r.stride, c.stride},
-                      {r.dilation, c.dilation},
-                      {r.before, c.before},
-                      {r.after, c.after}};
+  const auto s = conv_of(like, w, filters, how);
+  if (!s || dy.row_stride != filters || dy.col_stride != 1) return false;
   Tensor dx = Tensor::uninitialized(DType::f32, like);
   // The kernel as the forward reads it: rows (c, kh, kw), columns f.
-  if (!onednn_conv_data_gradient(s, dy.data, {kernel.data, kernel.col_stride, kernel.row_stride},
+  if (!onednn_conv_data_gradient(*s, dy.data, {kernel.data, kernel.col_stride, kernel.row_stride},
                                  static_cast<float*>(dx.raw()), how.threads))
     return false;
   out = dx;
