@@ -10,9 +10,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "runtime/core/aligned_scratch.hpp"
 #include "runtime/core/helper_threads.hpp"
 
 #if __has_include(<oneapi/dnnl/dnnl.h>)
@@ -300,21 +302,15 @@ bool run(dnnl_primitive_t primitive, const std::vector<Arg>& args) {
   return ok;
 }
 
-// 64-byte aligned bytes, kept by a thread between calls.
-struct Scratch {
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  std::unique_ptr<void, Free> memory;
-  std::size_t bytes = 0;
-  void* get(std::size_t n) {
-    if (n > bytes) {
-      memory.reset(std::aligned_alloc(64, (n + 63) / 64 * 64));
-      bytes = memory ? n : 0;
-    }
-    return memory.get();
+// A thread's scratch of at least `bytes`, or nullptr where memory ran out
+// (the caller then leaves the call to our own kernels).
+void* scratch(AlignedScratch& kept, std::size_t bytes) {
+  try {
+    return kept.get(std::max<std::size_t>(1, bytes));
+  } catch (const std::bad_alloc&) {
+    return nullptr;
   }
-};
+}
 
 // The images split into parts of whole images, one a thread: the first
 // `extra` parts one image more than the rest, each with its primitive
@@ -352,9 +348,9 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::M
   // The kernel in each primitive's layout: once, or twice where the two
   // part sizes chose different layouts.
   const bool same = a.md_equal(&first->weights, &rest->weights) != 0;
-  thread_local Scratch weights_first, weights_rest;
-  void* w_first = weights_first.get(first->weights_bytes);
-  void* w_rest = same ? w_first : weights_rest.get(rest->weights_bytes);
+  thread_local AlignedScratch weights_first, weights_rest;
+  void* w_first = scratch(weights_first, first->weights_bytes);
+  void* w_rest = same ? w_first : scratch(weights_rest, rest->weights_bytes);
   if (!w_first || !w_rest) return false;
   const OneOmpThread one;
   auto* k = const_cast<float*>(kernel.data);
@@ -370,8 +366,8 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::M
   run_parts(static_cast<int>(parts.parts), [&](int part) {
     const Primitive& p = parts.of(part);
     const std::int64_t begin = parts.begin(part);
-    thread_local Scratch scratchpad;
-    void* pad = scratchpad.get(std::max<std::size_t>(1, p.scratchpad_bytes));
+    thread_local AlignedScratch scratchpad;
+    void* pad = scratch(scratchpad, p.scratchpad_bytes);
     auto* read = const_cast<float*>(from + begin * (forward ? in_image : out_image));
     float* write = to + begin * (forward ? out_image : in_image);
     const OneOmpThread one_here;
@@ -436,9 +432,9 @@ bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const flo
   run_parts(static_cast<int>(parts.parts), [&](int part) {
     const Primitive& p = parts.of(part);
     const std::int64_t begin = parts.begin(part);
-    thread_local Scratch scratchpad, sums;
-    void* pad = scratchpad.get(std::max<std::size_t>(1, p.scratchpad_bytes));
-    void* grad = sums.get(p.weights_bytes);
+    thread_local AlignedScratch scratchpad, sums;
+    void* pad = scratch(scratchpad, p.scratchpad_bytes);
+    void* grad = scratch(sums, p.weights_bytes);
     float* into = part == 0 ? dk : partial.data() + (part - 1) * count;
     const OneOmpThread one_here;
     if (!pad || !grad ||

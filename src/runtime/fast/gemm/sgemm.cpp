@@ -14,6 +14,7 @@
 #include <unistd.h>
 #endif
 
+#include "runtime/core/aligned_scratch.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/gemm/kernel_args.hpp"
 
@@ -98,32 +99,17 @@ std::int64_t round_up(std::int64_t x, std::int64_t to) {
   return (x + to - 1) / to * to;
 }
 
-// Each thread's packing buffers, kept between calls: a steady loop of
-// multiplies allocates nothing.
-struct Buffers {
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
-  std::unique_ptr<float, Free> memory;
-  std::size_t floats = 0;
-
-  float* get(std::size_t n) {
-    if (n > floats) {
-      memory.reset(static_cast<float*>(std::aligned_alloc(
-          64, static_cast<std::size_t>(round_up(static_cast<std::int64_t>(n) * 4, 64)))));
-      if (!memory) throw std::bad_alloc();
-      floats = n;
-    }
-    return memory.get();
-  }
-};
+// Each thread's packing buffers, kept between calls: `n` floats.
+float* packing_buffers(std::size_t n) {
+  thread_local runtime::AlignedScratch buffers;
+  return static_cast<float*>(buffers.get(n * sizeof(float)));
+}
 
 void run_tile(const Choice& k, const detail::Args& args, detail::Tile tile) {
-  thread_local Buffers buffers;
   const auto& b = k.blocking;
   const std::int64_t a_floats = round_up(b.mc, b.mr) * b.kc;
   const std::int64_t b_floats = b.kc * round_up(b.nc, b.nr);
-  float* base = buffers.get(static_cast<std::size_t>(a_floats + b_floats));
+  float* base = packing_buffers(static_cast<std::size_t>(a_floats + b_floats));
   k.kernel(args, tile, base, base + a_floats);
 }
 
@@ -194,10 +180,9 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
 
 void run_tile_packed(const Choice& k, const detail::Args& args, detail::Tile tile,
                      const float* packed) {
-  thread_local Buffers buffers;
   const auto& b = k.blocking;
-  k.kernel_packed(args, tile, buffers.get(static_cast<std::size_t>(round_up(b.mc, b.mr) * b.kc)),
-                  packed);
+  k.kernel_packed(args, tile,
+                  packing_buffers(static_cast<std::size_t>(round_up(b.mc, b.mr) * b.kc)), packed);
 }
 
 // The kernel a packing was made for: choices()[index], or for a negative
@@ -234,7 +219,7 @@ std::shared_ptr<const PackedB> pack_with(int index, std::int64_t k, std::int64_t
   float* memory = static_cast<float*>(
       std::aligned_alloc(64, static_cast<std::size_t>(round_up(floats * 4, 64))));
   if (!memory) throw std::bad_alloc();
-  out->panels = std::shared_ptr<float>(memory, Buffers::Free{});
+  out->panels = std::shared_ptr<float>(memory, runtime::AlignedScratch::Free{});
   if (k > 0 && n > 0) choice.pack_b(arguments(0, n, k, 1.0f, {}, b, 0.0f, {}), memory);
   return out;
 }

@@ -1,0 +1,34 @@
+// A block of 64-byte aligned memory that grows to the largest size asked of
+// it and is kept: a thread's scratch between calls (the GEMM's packing
+// buffers, oneDNN's scratchpads), so a steady loop allocates nothing.
+#pragma once
+
+#include <cstdlib>
+#include <memory>
+#include <new>
+
+namespace ss::runtime {
+
+class AlignedScratch {
+ public:
+  // At least `bytes`; throws std::bad_alloc where it can't grow.
+  void* get(std::size_t bytes) {
+    if (!memory_ || bytes > bytes_) {
+      const std::size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
+      memory_.reset(std::aligned_alloc(64, rounded));
+      bytes_ = memory_ ? rounded : 0;
+      if (!memory_) throw std::bad_alloc();
+    }
+    return memory_.get();
+  }
+
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+
+ private:
+  std::unique_ptr<void, Free> memory_;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace ss::runtime
