@@ -52,10 +52,12 @@ void configure_tiles() {
 }
 
 // gcc 12's unpack and shuffle intrinsics start from _mm512_undefined_epi32,
-// which -Wuninitialized takes for a read of an uninitialized value.
+// which -Wuninitialized (-Wmaybe-uninitialized where inlined) takes for a
+// read of an uninitialized value.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 // tile[c][r] = block[r][c], 16 x 16 pairs: pairs of rows interleaved
 // by 32 and 64 bits, then 128-bit lanes gathered in two rounds.
@@ -86,64 +88,51 @@ void transpose(const std::uint32_t* __restrict block, std::uint32_t* __restrict 
 #pragma GCC diagnostic pop
 #endif
 
-// One A tile: rows [row, row+rows) (rows past them zeros), k [k0, k0+kn),
-// as [16 rows][16 pairs].
-void a_tile(const Args& g, std::int64_t row, std::int64_t rows, std::int64_t k0, std::int64_t kn,
-            std::uint32_t* __restrict tile) {
-  const float* base = g.a + row * g.a_rows + k0 * g.a_cols;
-  if (g.a_cols == 1) {  // each row's k in a row
-    for (std::int64_t r = 0; r < T; ++r)
-      _mm512_storeu_si512(tile + r * T,
-                          r < rows ? pairs_along(base + r * g.a_rows, kn) : _mm512_setzero_si512());
-    return;
-  }
-  if (g.a_rows == 1) {  // each k's rows in a row: pairs of k across rows, then turned
-    alignas(64) std::uint32_t block[kTile];
+// One tile of pairs: `count` items (the rest zeros) `item` apart, each
+// its 16 pairs of k (kn values of k, the rest zeros) `step` apart, written
+// item-major ([item][pair], an A tile: items are rows) or pair-major
+// ([pair][item], a B tile: items are columns). Made in the order the
+// layout reads fastest (along k where k is contiguous, across items where
+// they are), then turned where that isn't the tile's.
+void pairs_tile(const float* base, std::int64_t item, std::int64_t step, std::int64_t count,
+                std::int64_t kn, bool item_major, std::uint32_t* __restrict tile) {
+  alignas(64) std::uint32_t block[kTile];
+  const bool along = step == 1 || item != 1;  // made item-major
+  std::uint32_t* out = along == item_major ? tile : block;
+  if (step == 1) {  // each item's k in a row
+    for (std::int64_t i = 0; i < T; ++i)
+      _mm512_storeu_si512(out + i * T,
+                          i < count ? pairs_along(base + i * item, kn) : _mm512_setzero_si512());
+  } else if (item == 1) {  // each k's items in a row
     for (std::int64_t q = 0; q < T; ++q) {
       const std::int64_t p = 2 * q;
-      const float* lo = p < kn ? base + p * g.a_cols : nullptr;
-      const float* hi = p + 1 < kn ? base + (p + 1) * g.a_cols : nullptr;
-      _mm512_store_si512(block + q * T, pairs_across(lo, hi, rows));
+      const float* lo = p < kn ? base + p * step : nullptr;
+      const float* hi = p + 1 < kn ? base + (p + 1) * step : nullptr;
+      _mm512_storeu_si512(out + q * T, pairs_across(lo, hi, count));
     }
-    return transpose(block, tile);
+  } else {
+    for (std::int64_t i = 0; i < T; ++i)
+      for (std::int64_t q = 0; q < T; ++q) {
+        const std::int64_t p = 2 * q;
+        const float* x = base + i * item + p * step;
+        const bool in = i < count;
+        out[i * T + q] = pair(in && p < kn ? x[0] : 0.0f, in && p + 1 < kn ? x[step] : 0.0f);
+      }
   }
-  for (std::int64_t r = 0; r < T; ++r)
-    for (std::int64_t q = 0; q < T; ++q) {
-      const std::int64_t p = 2 * q;
-      const float* x = base + r * g.a_rows + p * g.a_cols;
-      const bool in = r < rows;
-      tile[r * T + q] = pair(in && p < kn ? x[0] : 0.0f, in && p + 1 < kn ? x[g.a_cols] : 0.0f);
-    }
+  if (out == block) transpose(block, tile);
 }
 
-// One B tile: columns [col, col+cols) (columns past them zeros), k [k0,
-// k0+kn), as [16 pairs][16 columns].
+// One A tile: rows [row, row+rows), k [k0, k0+kn), as [16 rows][16 pairs].
+void a_tile(const Args& g, std::int64_t row, std::int64_t rows, std::int64_t k0, std::int64_t kn,
+            std::uint32_t* __restrict tile) {
+  pairs_tile(g.a + row * g.a_rows + k0 * g.a_cols, g.a_rows, g.a_cols, rows, kn, true, tile);
+}
+
+// One B tile: columns [col, col+cols), k [k0, k0+kn), as [16 pairs][16
+// columns].
 void b_tile(const Args& g, std::int64_t col, std::int64_t cols, std::int64_t k0, std::int64_t kn,
             std::uint32_t* __restrict tile) {
-  const float* base = g.b + k0 * g.b_rows + col * g.b_cols;
-  if (g.b_cols == 1) {  // each k's columns in a row
-    for (std::int64_t q = 0; q < T; ++q) {
-      const std::int64_t p = 2 * q;
-      const float* lo = p < kn ? base + p * g.b_rows : nullptr;
-      const float* hi = p + 1 < kn ? base + (p + 1) * g.b_rows : nullptr;
-      _mm512_storeu_si512(tile + q * T, pairs_across(lo, hi, cols));
-    }
-    return;
-  }
-  if (g.b_rows == 1) {  // each column's k in a row: pairs along it, then turned
-    alignas(64) std::uint32_t block[kTile];
-    for (std::int64_t c = 0; c < T; ++c)
-      _mm512_store_si512(block + c * T,
-                         c < cols ? pairs_along(base + c * g.b_cols, kn) : _mm512_setzero_si512());
-    return transpose(block, tile);
-  }
-  for (std::int64_t q = 0; q < T; ++q)
-    for (std::int64_t c = 0; c < T; ++c) {
-      const std::int64_t p = 2 * q;
-      const float* x = base + p * g.b_rows + c * g.b_cols;
-      const bool in = c < cols;
-      tile[q * T + c] = pair(in && p < kn ? x[0] : 0.0f, in && p + 1 < kn ? x[g.b_rows] : 0.0f);
-    }
+  pairs_tile(g.b + k0 * g.b_rows + col * g.b_cols, g.b_cols, g.b_rows, cols, kn, false, tile);
 }
 
 // A's rows [i0, i0+mc), k [p0, p0+kc), as MR-row micro-panels. A half
