@@ -190,46 +190,44 @@ bool window_channels_inner(const Tensor& x, const ir::Window& w, Tensor& out) {
       });
 }
 
+namespace {
+
+// Adds each window element into its place in `to`, in each_run's (or
+// each_channel_run's) order; with Once (windows that tile the input
+// exactly once) a place starts at 0 without reading it: 0 + v, so a -0
+// becomes +0 as the sum of zeros and it does.
+template <bool Once>
+void fold_into(const Shape& like, const ir::Window& w, const float* from, float* to) {
+  const auto add = [to](std::int64_t at, float v) { to[at] = (Once ? 0.0f : to[at]) + v; };
+  if (each_channel_run(
+          like, w,
+          [&](std::int64_t in_at, std::int64_t out_at, std::int64_t channels, std::int64_t window) {
+            for (std::int64_t ch = 0; ch < channels; ++ch)
+              add(in_at + ch, from[out_at + ch * window]);
+          }))
+    return;
+  each_run(like, w,
+           [&](std::int64_t at, std::int64_t offset, std::int64_t step, std::int64_t first,
+               std::int64_t end) {
+             for (std::int64_t j = first; j < end; ++j) add(offset + j * step, from[at + j]);
+           });
+}
+
+}  // namespace
+
 bool window_fold(const Tensor& values, const Shape& like, const ir::Window& w, Tensor& out) {
   if (values.dtype() != DType::f32 || !w.valid(static_cast<std::int64_t>(like.size())) ||
       values.shape() != w.shape_of(like))
     return false;
   const Tensor c = values.contiguous() ? values : values.compact();
   const auto* from = static_cast<const float*>(c.raw());
-  if (tiles_exactly(like, w)) {
-    // Each element written once, as 0 + v (a -0 becomes +0, as the sum of
-    // zeros and it does).
+  if (tiles_exactly(like, w)) {  // each element written once: no zeros first
     out = Tensor::uninitialized(DType::f32, like);
-    auto* to = static_cast<float*>(out.raw());
-    if (each_channel_run(like, w,
-                         [&](std::int64_t in_at, std::int64_t out_at, std::int64_t channels,
-                             std::int64_t window) {
-                           for (std::int64_t ch = 0; ch < channels; ++ch)
-                             to[in_at + ch] = 0.0f + from[out_at + ch * window];
-                         }))
-      return true;
-    each_run(like, w,
-             [&](std::int64_t at, std::int64_t offset, std::int64_t step, std::int64_t first,
-                 std::int64_t end) {
-               for (std::int64_t j = first; j < end; ++j)
-                 to[offset + j * step] = 0.0f + from[at + j];
-             });
+    fold_into<true>(like, w, from, static_cast<float*>(out.raw()));
     return true;
   }
   if (!fill(DType::f32, like, 0.0, out)) return false;
-  auto* to = static_cast<float*>(out.raw());
-  if (each_channel_run(
-          like, w,
-          [&](std::int64_t in_at, std::int64_t out_at, std::int64_t channels, std::int64_t window) {
-            for (std::int64_t ch = 0; ch < channels; ++ch)
-              to[in_at + ch] += from[out_at + ch * window];
-          }))
-    return true;
-  each_run(like, w,
-           [&](std::int64_t at, std::int64_t offset, std::int64_t step, std::int64_t first,
-               std::int64_t end) {
-             for (std::int64_t j = first; j < end; ++j) to[offset + j * step] += from[at + j];
-           });
+  fold_into<false>(like, w, from, static_cast<float*>(out.raw()));
   return true;
 }
 
