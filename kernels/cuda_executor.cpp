@@ -115,6 +115,8 @@ const char* cuda_runs_on_host(ir::Op op) {
     case ir::Op::all_reduce:
     case ir::Op::loop:
     case ir::Op::loop_part:
+    case ir::Op::attention:
+    case ir::Op::attention_grad:
       return nullptr;
   }
   return nullptr;

@@ -191,6 +191,8 @@ class GraphRun {
   void on_host(std::size_t i, const ir::Node& n);
   // A loop node: its body run per step on this GPU (cuda_run_node.cpp).
   void loop(std::size_t i, const ir::Node& n);
+  // A fused node (attention) as its body: the composition, on this GPU.
+  void body(std::size_t i, const ir::Node& n);
 
   const DTensor& in(const ir::Node& n, std::size_t k) const;
 

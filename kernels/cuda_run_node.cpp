@@ -408,6 +408,10 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
     case Op::loop:
       loop(i, n);
       return "loop";
+    case Op::attention:
+    case Op::attention_grad:
+      body(i, n);
+      return "composed";
     case Op::loop_part:
       out = loop_outputs_.at(static_cast<std::size_t>(n.in[0]))
                 .at(static_cast<std::size_t>(n.number));
@@ -554,6 +558,27 @@ void GraphRun::loop(std::size_t i, const ir::Node& n) {
   }
   for (auto& r : stacked_results) outputs.push_back(std::move(r));
   values_[i] = outputs.at(0);
+}
+
+// Its plan and kernels made once, kept in the body; its inputs the device
+// values as they are.
+void GraphRun::body(std::size_t i, const ir::Node& n) {
+  const ir::Graph& body = *n.body;
+  std::shared_ptr<const GraphPlan> plan;
+  {
+    std::lock_guard lock(body.device_plan.mutex);
+    if (!body.device_plan.value) body.device_plan.value = make_plan(body);
+    plan = std::static_pointer_cast<const GraphPlan>(body.device_plan.value);
+  }
+  std::map<std::string, Tensor> inputs;
+  for (std::size_t k = 0; k < n.in.size(); ++k)
+    inputs[body.nodes[static_cast<std::size_t>(body.inputs[k])].name] = deferred(in(n, k));
+  std::vector<Tensor> out =
+      GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, precision_, cublas_, counts_)
+          .run();
+  const auto value = twin_of(out.at(0));
+  if (!value) throw std::logic_error("a fused node's value left the device");
+  values_[i] = *value;
 }
 
 }  // namespace ss::cuda::detail

@@ -132,6 +132,9 @@ std::vector<int> Rules::apply(int i, int gy) {
       return {};
     case Op::loop:
       return loop_rule(i, gy);
+    case Op::attention:
+      return attention_rule(n, gy);
+    case Op::attention_grad:
     case Op::scatter_add:
     case Op::place:
     case Op::take_along:

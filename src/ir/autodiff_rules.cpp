@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "ir/attention.hpp"
+
 namespace ss::ir::gradient {
 
 int Rules::unary_rule(Unary op, int x, int y, int g) {
@@ -319,6 +321,29 @@ int Rules::einops_rule(const Node& n, int y, int g) {
   int gx = backwards(g);
   if (n.name == "mean") gx = mul(gx, ratio(type(y), type(x)));
   return gx;
+}
+
+std::vector<int> Rules::attention_rule(const Node& n, int g) {
+  const Type q = type(n.in[0]);
+  std::vector<Axis> axes = {Axis::literal(3)};
+  axes.insert(axes.end(), q.axes.begin(), q.axes.end());
+  Node grad = n;
+  grad.op = Op::attention_grad;
+  grad.in.push_back(g);
+  grad.type = float_type(axes);
+  grad.body = std::make_shared<const Graph>(attention_grad_body(n, dims_));
+  const int parts = add(std::move(grad));
+  std::vector<int> shares;
+  for (int k = 0; k < 3; ++k)
+    shares.push_back(wanted(n.in[static_cast<std::size_t>(k)])
+                         ? add({.op = Op::index,
+                                .in = {parts},
+                                .axes = {0},
+                                .number = static_cast<double>(k),
+                                .type = float_type(q.axes)})
+                         : -1);
+  if (n.in.size() > 3) shares.push_back(-1);
+  return shares;
 }
 
 }  // namespace ss::ir::gradient

@@ -121,6 +121,10 @@ class Rules {
   // to its names.
   std::vector<int> einsum_rule(const Node& n, int g);
 
+  // One attention_grad node (ir/attention.hpp) for dq, dk and dv at once,
+  // each share one of its three parts; the scale (constant) gets none.
+  std::vector<int> attention_rule(const Node& n, int g);
+
   // The pattern run backwards: rearrange's inverse, repeat's is a sum, a
   // sum's is a repeat (a mean's scaled); a max's or min's gradient is shared
   // among the elements that reach the extreme, as `max(x, over=...)`'s is.

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "ir/attention.hpp"
 #include "ir/attributes.hpp"
 #include "ir/ops.hpp"
 
@@ -337,6 +338,16 @@ class Distributor {
       if (at >= static_cast<int>(at_type(src.in[0]).axes.size()) - 2) no_lowering(src);
     } else if (src.op == Op::gather) {  // rows of a split table
       if (at == 0) no_lowering(src);
+    } else if (src.op == Op::attention || src.op == Op::attention_grad) {
+      // each of q, k and v split along a batch letter, never i, j, d or e
+      const AttentionLayout l = attention_of(src);
+      const std::vector<std::string>* names[] = {&l.q, &l.k, &l.v};
+      for (std::size_t k = 0; k < 3; ++k) {
+        const int b = batch_position(at_type(src.in[k]));
+        if (b < 0) continue;
+        const std::string& x = names[k]->at(static_cast<std::size_t>(b));
+        if (x == l.i || x == l.j || x == l.d || x == l.e) no_lowering(src);
+      }
     } else {
       for (const auto a : src.axes)
         if (a == at) no_lowering(src);

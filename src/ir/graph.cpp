@@ -56,7 +56,11 @@ std::string node_key(const Node& n, const std::vector<int>& in) {
     return u;
   };
   key << static_cast<int>(n.op) << '|' << n.sub << '|' << n.keep << '|' << bits(n.number) << '|'
-      << n.name << '|' << n.type.str() << '|' << n.body.get() << "|in";
+      << n.name << '|' << n.type.str()
+      << '|'
+      // an attention's body is its attributes' composition: equal
+      // attentions are one, whoever found them
+      << (n.op == Op::attention || n.op == Op::attention_grad ? nullptr : n.body.get()) << "|in";
   for (const int x : in) key << ',' << x;
   key << "|axes";
   for (const auto a : n.axes) key << ',' << a;
@@ -185,13 +189,16 @@ void print_to(std::ostringstream& out, const Graph& g, const std::string& indent
       out << " axes=";
       for (std::size_t k = 0; k < n.axes.size(); ++k) out << (k ? "," : "") << n.axes[k];
     }
-    if (n.keep) out << " keep";
+    const bool attention = n.op == Op::attention || n.op == Op::attention_grad;
+    if (n.keep) out << (attention ? " causal" : " keep");
+    if (attention && n.sub == 1) out << " divide";
     if (n.op == Op::cross_entropy && n.sub == 1) out << " sum";
     if (n.op == Op::constant || n.op == Op::fill || n.op == Op::index || n.op == Op::pad ||
         n.op == Op::loop_part)
       out << " " << n.number;
     for (const auto v : n.ints) out << " " << v;
-    if (n.op == Op::einops || n.op == Op::einsum) {
+    if (n.op == Op::einops || n.op == Op::einsum || n.op == Op::attention ||
+        n.op == Op::attention_grad) {
       out << " ";
       for (std::size_t t = 0; t < n.groups_in.size(); ++t) {
         if (t) out << ", ";
@@ -290,6 +297,14 @@ std::string verify(const Graph& g) {
     if (info.axis == OpInfo::kAxis && n.axes.size() != 1) return at + "names more than one axis";
     if (n.op == Op::loop || n.op == Op::loop_part)
       if (const std::string bad = verify_loop(g, i); !bad.empty()) return at + bad;
+    if (n.op == Op::attention || n.op == Op::attention_grad) {
+      const std::size_t least = n.op == Op::attention ? 3 : 4;
+      if (n.in.size() != least && n.in.size() != least + 1) return at + "takes q, k, v, a scale";
+      if (n.groups_in.size() != 3) return at + "needs q's, k's and v's names";
+      if (!n.body || n.body->inputs.size() != n.in.size() || n.body->outputs.size() != 1)
+        return at + "needs its composition as its body";
+      if (const std::string bad = verify(*n.body); !bad.empty()) return at + "its body: " + bad;
+    }
     if ((n.op == Op::window || n.op == Op::window_fold) && n.ints.size() != 5 * n.axes.size())
       return at + "needs five ints (size, stride, dilation, before, after) per axis";
     for (const auto a : n.axes) {

@@ -223,6 +223,7 @@ void Lowerer::scan(const Stmt& s, Scope& scope) {
   loop.ints = {static_cast<std::int64_t>(carries.size()), static_cast<std::int64_t>(stepped.size()),
                0};
   loop.ints.insert(loop.ints.end(), axes.begin(), axes.end());
+  fuse_attention(body);
   loop.body = std::make_shared<const Graph>(std::move(body));
   loop.type = g_.nodes[static_cast<std::size_t>(loop.in[0])].type;
   loop.span = s.span;

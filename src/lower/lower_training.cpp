@@ -1,3 +1,4 @@
+#include "ir/attention.hpp"
 #include "ir/autodiff.hpp"
 #include "ir/optimizers.hpp"
 #include "lower/lowerer.hpp"
@@ -72,6 +73,7 @@ Val Lowerer::differentiate(const std::string& name, const Expr& e, Scope& scope)
   std::vector<int> wrt;
   leaves(model, "", wrt, nullptr);
   std::vector<int> grads;
+  fuse_attention(g_);  // before differentiating: its gradient is one node too
   try {
     grads = append_gradients(g_, loss.node, wrt, p_.dims);
   } catch (const NotDifferentiable& failure) {

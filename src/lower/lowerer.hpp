@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/attention.hpp"
 #include "ir/ops.hpp"
 #include "ir/optimizers.hpp"
 #include "lower/lower.hpp"
@@ -97,6 +98,7 @@ class Lowerer {
       const std::string& param = fn.item->params[i].name;
       if (fn.item->params[i].is_mut) output_updates(param, before.at(param), scope.vars.at(param));
     }
+    fuse_attention(g_);    // softmax(einsum(q, k) * c) einsum v: one node (ir/attention.hpp)
     merge_duplicates(g_);  // `f(x) * f(x)`: f once, and its gradient once
     drop_unused(g_);       // a gradient's shares for the data, values computed and never returned
     if (const std::string bad = verify(g_); !bad.empty())

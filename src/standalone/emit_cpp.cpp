@@ -102,8 +102,8 @@ class Emitter {
     if (cpp.empty()) cpp = cpp_name(name);
     std::map<std::size_t, std::string> bodies;
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
-      if (g.nodes[i].op == ir::Op::loop) {
-        bodies[i] = cpp + "_loop" + std::to_string(i);
+      if (g.nodes[i].body) {  // a loop's, or a fused node's composition
+        bodies[i] = cpp + (g.nodes[i].op == ir::Op::loop ? "_loop" : "_body") + std::to_string(i);
         if (!function(name, *g.nodes[i].body, bad, bodies[i])) return false;
       }
     out_ << "// `" << name << "`: its inputs by name, its outputs in order.\n"
@@ -129,6 +129,8 @@ class Emitter {
       if (n.op == ir::Op::loop_part)
         e = "l" + std::to_string(n.in.at(0)) + "[" + std::to_string(static_cast<int>(n.number)) +
             "]";
+      else if (n.body)  // attention: the composition, its function called once
+        e = composed(n, bodies.at(i));
       else if (!node(n, e) || dtype(n).empty()) {
         *bad = {name, ir::op_name(n.op), n.span};
         return false;
@@ -160,6 +162,16 @@ class Emitter {
          << (shape.reverse ? "true" : "false") << ", " << ints(shape.axes) << ", "
          << ints(shape.result_axes) << ");\n"
          << "  const ssa::Tensor v" << i << " = ssa::cast(l" << i << "[0], " << dtype(n) << ");\n";
+  }
+
+  // A fused node's value: its body's function of its inputs by name.
+  std::string composed(const ir::Node& n, const std::string& body) const {
+    std::string in = "{";
+    for (std::size_t k = 0; k < n.in.size(); ++k) {
+      const auto& name = n.body->nodes[static_cast<std::size_t>(n.body->inputs[k])].name;
+      in += std::string(k ? ", " : "") + "{" + quoted(name) + ", " + v(n.in[k]) + "}";
+    }
+    return body + "(" + in + "})[0]";
   }
 
   static std::string v(int id) { return "v" + std::to_string(id); }
@@ -367,6 +379,8 @@ class Emitter {
         return false;  // standalone_lacks says why
       case Op::loop:   // function() writes these
       case Op::loop_part:
+      case Op::attention:
+      case Op::attention_grad:
         return false;
     }
     return false;
@@ -423,6 +437,8 @@ const char* standalone_lacks(ir::Op op) {
     case ir::Op::all_reduce:
     case ir::Op::loop:
     case ir::Op::loop_part:
+    case ir::Op::attention:
+    case ir::Op::attention_grad:
       return nullptr;
   }
   return nullptr;

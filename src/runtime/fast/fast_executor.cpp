@@ -32,8 +32,8 @@ std::map<std::string, std::int64_t> FastExecutor::nodes() const {
 }
 
 std::map<std::string, GraphStats> FastExecutor::functions() const {
-  static const char* const names[kPaths] = {"gemm",  "fused",   "loops",  "reductions",
-                                            "moves", "created", "runtime"};
+  static const char* const names[kPaths] = {"gemm",  "fused",   "loops",     "reductions",
+                                            "moves", "created", "attention", "runtime"};
   std::map<std::string, GraphStats> out;
   std::lock_guard lock(registry_mutex_);
   for (const auto& c : registry_) {
@@ -218,6 +218,16 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
       return fast::rearrange(n, values[i], values, sizes, dims) ? moves : -1;
     case ir::Op::causal:
       return fast::causal(values[static_cast<std::size_t>(n.in[0])], values[i]) ? moves : -1;
+    case ir::Op::attention:
+      return fast::attention(n, in(0), in(1), in(2), n.in.size() == 4 ? &in(3) : nullptr, out,
+                             options_.threads)
+                 ? attention
+                 : -1;
+    case ir::Op::attention_grad:
+      return fast::attention_grad(n, in(0), in(1), in(2), n.in.size() == 5 ? &in(3) : nullptr,
+                                  in(n.in.size() - 1), out, options_.threads)
+                 ? attention
+                 : -1;
     case ir::Op::cast:
       return n.type.elem.kind == types::ElemKind::f32 &&
                      fast::cast_to_f32(values[static_cast<std::size_t>(n.in[0])], values[i])
@@ -297,6 +307,8 @@ const char* fast_leaves_to_reference(ir::Op op) {
     case ir::Op::index:
     case ir::Op::slice:
     case ir::Op::einops:
+    case ir::Op::attention:
+    case ir::Op::attention_grad:
     case ir::Op::einsum:
     case ir::Op::sort:
     case ir::Op::argsort:

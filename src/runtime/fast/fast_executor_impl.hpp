@@ -10,6 +10,7 @@
 #include "ir/attributes.hpp"
 #include "ir/fusion.hpp"
 #include "runtime/core/helper_threads.hpp"
+#include "runtime/fast/attention/fast_attention.hpp"
 #include "runtime/fast/compiled_code.hpp"
 #include "runtime/fast/fast_contractions.hpp"
 #include "runtime/fast/fast_executor.hpp"
@@ -23,7 +24,7 @@
 namespace ss::runtime::fastexec {
 
 // A graph's fused kernels, compiled: kept in the graph's executor cache.
-constexpr std::size_t kPaths = 7;  // FastExecutor::Path's
+constexpr std::size_t kPaths = 8;  // FastExecutor::Path's
 using fast::kMinElements;
 constexpr std::size_t kOps = static_cast<std::size_t>(ir::Op::all_reduce) + 1;
 
@@ -92,9 +93,10 @@ class FastExecutor final : public Accelerator {
 
  private:
   // `created`: values made from nothing (constants, fills, ranges);
+  // `attention`: attention and its gradient as single kernels;
   // `runtime`: nodes that compute nothing (inputs' sizes, collectives),
   // which run_graph does itself.
-  enum Path { gemm, fused, loops, reductions, moves, created, runtime };
+  enum Path { gemm, fused, loops, reductions, moves, created, attention, runtime };
 
   // The path that computed node i, or -1 to leave it to the reference.
   int take(const FusionPlan& plan, const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,

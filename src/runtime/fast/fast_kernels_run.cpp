@@ -19,9 +19,10 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
   }
   plan->nodes = g.nodes.size();
   // A loop's body has a plan of its own, made now (so an AOT build compiles
-  // its kernels too), the same one for every step.
+  // its kernels too), the same one for every step. An attention's body runs
+  // only where its kernel declines: planned then, if ever.
   for (const auto& n : g.nodes)
-    if (n.body) (void)plan_for(*n.body);
+    if (n.body && n.op == ir::Op::loop) (void)plan_for(*n.body);
   plan->kernel_at.assign(g.nodes.size(), -1);
   plan->member.assign(g.nodes.size(), false);
   plan->reduce_at.assign(g.nodes.size(), -1);

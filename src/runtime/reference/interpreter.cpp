@@ -436,6 +436,13 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
     case ir::Op::loop:
     case ir::Op::loop_part:
       throw ref::InternalError("a loop runs in run_graph, not node by node");
+    case ir::Op::attention:
+    case ir::Op::attention_grad: {  // the composition the program wrote
+      std::vector<Tensor> given;
+      for (std::size_t k = 0; k < n.in.size(); ++k) given.push_back(in(n, k));
+      out = run_body(n, given, dims, worker, nullptr);
+      break;
+    }
     case ir::Op::arange: {
       const auto s = size_of(n.type.axes.at(0), sizes, dims);
       if (!s) throw ref::InternalError("arange of an unknown size");
@@ -480,7 +487,12 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
     } else if (n.op == ir::Op::loop_part) {
       out =
           loop_outputs.at(static_cast<std::size_t>(n.in[0])).at(static_cast<std::size_t>(n.number));
-    } else if (!accelerator || !accelerator->run(graph, i, values, sizes, dims)) {
+    } else if (accelerator && accelerator->run(graph, i, values, sizes, dims)) {
+    } else if (n.body) {  // a fused node the accelerator has no kernel for: its body there
+      std::vector<Tensor> given;
+      for (const int x : n.in) given.push_back(values[static_cast<std::size_t>(x)]);
+      out = run_body(n, given, dims, worker, accelerator);
+    } else {
       run_reference_node(graph, i, values, inputs, sizes, dims, worker);
     }
     // The graph's element type is the contract: results are stored in it.

@@ -145,6 +145,12 @@ std::vector<Tensor> run_loop(const ir::Node& loop, const std::vector<Tensor>& in
                              const Dims& dims, WorkerContext* worker,
                              const Accelerator* accelerator);
 
+// A fused node's value (attention, attention_grad) as its body computes
+// it: the composition the program wrote, on `accelerator` (if any) node by
+// node.
+Tensor run_body(const ir::Node& fused, const std::vector<Tensor>& inputs, const Dims& dims,
+                WorkerContext* worker, const Accelerator* accelerator);
+
 // Without a worker context, an all_reduce node passes its value on (one
 // device holds every part).
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,

@@ -1,6 +1,7 @@
 // A loop node (ir/ops.def's `loop`): its body graph run once per step, on
 // the same executor as the graph around it, so the body's plan (its fused
-// kernels, its release plan) is made once and serves every step.
+// kernels, its release plan) is made once and serves every step. A fused
+// node's body (attention's) runs the same way, once.
 #include <cstring>
 
 #include "ir/attributes.hpp"
@@ -69,6 +70,15 @@ std::vector<Tensor> run_loop(const ir::Node& n, const std::vector<Tensor>& given
     outputs.push_back(stack_along(steps[r], shape.result_axes.at(r)));
   }
   return outputs;
+}
+
+Tensor run_body(const ir::Node& fused, const std::vector<Tensor>& given, const Dims& dims,
+                WorkerContext* worker, const Accelerator* accelerator) {
+  const ir::Graph& body = *fused.body;
+  std::map<std::string, Tensor> inputs;
+  for (std::size_t k = 0; k < given.size(); ++k)
+    inputs[body.nodes[static_cast<std::size_t>(body.inputs.at(k))].name] = given[k];
+  return run_graph(body, inputs, dims, worker, accelerator).at(0);
 }
 
 }  // namespace ss::runtime

@@ -58,3 +58,5 @@ fn nested(m: Deep, x: [n N D]) -> []:
         for k in m.blocks:
             h = tanh(h @ k.w + xt) + k.b
     return sum(h * h)
+# Attention: one fused node (ir/attention.hpp) and its gradient.
+fn attended(q: [n 4 3], k: [n 4 3], v: [n 4 3]) -> [] = sum(einsum(softmax(causal(einsum(q, k, n i d, n j d -> n i j) * 0.5), over=-1), v, n i j, n j d -> n i d) * q)

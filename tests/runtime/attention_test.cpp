@@ -1,0 +1,270 @@
+// Attention as one node (ir/attention.hpp): found in each form the
+// language writes it in (scaled by a multiply on either side or a divide,
+// or not; causal or not; any head layout; the einsums' operands in either
+// order; one tensor for q, k and v), left alone where the chain's values
+// are read elsewhere or its scale depends on the inputs; run by the fast
+// executor as one kernel forward and backward (its `attention` path, which
+// `run --stats` prints) within the `fast` row of the reference, which runs
+// the composition the program wrote; the same bits for any thread count;
+// each kernel of this CPU's instruction sets; gradients against finite
+// differences.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ir/attention.hpp"
+#include "runtime/fast/attention/fast_attention.hpp"
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/reference/interpreter.hpp"
+#include "support/checked_program.hpp"
+#include "support/lowered_graphs.hpp"
+#include "support/numerics.hpp"
+#include "support/paths.hpp"
+
+namespace {
+
+using ss::ir::Graph;
+using ss::ir::Op;
+using ss::runtime::DType;
+using ss::runtime::Tensor;
+
+// The attention nodes of a graph and its loops' bodies (not inside other
+// attention nodes' bodies).
+int count_op(const Graph& g, Op op) {
+  int n = 0;
+  for (const auto& node : g.nodes) {
+    if (node.op == op) ++n;
+    if (node.op == Op::loop) n += count_op(*node.body, op);
+  }
+  return n;
+}
+
+struct Form {
+  const char* name;
+  const char* body;  // the lines of `fn t(q: [b H T K], k: ..., v: ..., r: [b H T K]) -> []`
+  bool fused = true;
+  const char* head = "dim H = 2\ndim T = 70\ndim K = 8\n";
+  const char* params = "q: [b H T K], k: [b H T K], v: [b H T K], r: [b H T K]";
+};
+
+const Form kForms[] = {
+    {"causal, divided (the tinylm form)",
+     "    s = einsum(q, k, b h i d, b h j d -> b h i j) / sqrt(f32(K))\n"
+     "    w = softmax(causal(s), over=-1)\n"
+     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n"},
+    {"multiplied on the right, not causal",
+     "    w = softmax(einsum(q, k, b h i d, b h j d -> b h i j) * 0.3, over=-1)\n"
+     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n"},
+    {"multiplied on the left",
+     "    w = softmax(0.3 * einsum(q, k, b h i d, b h j d -> b h i j), over=3)\n"
+     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n"},
+    {"not scaled, causal",
+     "    w = softmax(causal(einsum(q, k, b h i d, b h j d -> b h i j)), over=-1)\n"
+     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n"},
+    {"keys first, weights second",
+     "    s = einsum(k, q, b h j d, b h i d -> b h i j) / 2.0\n"
+     "    w = softmax(causal(s), over=-1)\n"
+     "    return sum(einsum(v, w, b h j d, b h i j -> b h i d) * r)\n"},
+    {"heads after the positions, [b T H K], causal",
+     "    s = einsum(q, k, b i h d, b j h d -> b h i j) * 0.35\n"
+     "    w = softmax(causal(s), over=-1)\n"
+     "    return sum(einsum(w, v, b h i j, b j h d -> b i h d) * r)\n",
+     true, "dim H = 3\ndim T = 19\ndim K = 5\n",
+     "q: [b T H K], k: [b T H K], v: [b T H K], r: [b T H K]"},
+    {"the scores [b i h j], softmax over j, not causal",
+     "    s = einsum(q, k, b h i d, b h j d -> b i h j) * 0.35\n"
+     "    w = softmax(s, over=3)\n"
+     "    return sum(einsum(w, v, b i h j, b h j d -> b h i d) * r)\n"},
+    {"one tensor for q, k and v (self-attention of x)",
+     "    w = softmax(causal(einsum(q, q, b h i d, b h j d -> b h i j)) / 3.0, over=-1)\n"
+     "    return sum(einsum(w, q, b h i j, b h j d -> b h i d) * r + k * v)\n",
+     false},  // the divide comes after causal: not the chain (softmax(causal(s * c)) is)
+    {"one tensor for q, k and v, causal after the scale",
+     "    w = softmax(causal(einsum(q, q, b h i d, b h j d -> b h i j) / 3.0), over=-1)\n"
+     "    return sum(einsum(w, q, b h i j, b h j d -> b h i d) * r + k * v)\n"},
+    {"the weights read again: left as written",
+     "    w = softmax(einsum(q, k, b h i d, b h j d -> b h i j) * 0.3, over=-1)\n"
+     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r) + sum(w)\n",
+     false},
+    {"a scale made from the inputs: left as written",
+     "    w = softmax(einsum(q, k, b h i d, b h j d -> b h i j) * (mean(r) + 0.3), over=-1)\n"
+     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n",
+     false},
+    {"softmax over the queries: not attention",
+     "    w = softmax(einsum(q, k, b h i d, b h j d -> b h i j) * 0.3, over=2)\n"
+     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n",
+     false},
+};
+
+std::string program(const Form& f) {
+  return std::string(f.head) + "fn t(" + f.params + ") -> []:\n" + f.body;
+}
+
+void check_close(const Tensor& got, const Tensor& want, const std::string& what) {
+  CAPTURE(what);
+  REQUIRE(got.shape() == want.shape());
+  const auto& t = ss::test::tolerance("fast");
+  const auto g = got.values(), w = want.values();
+  const double scale = ss::test::tensor_scale(w);
+  int bad = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (!ss::test::agrees(g[i], w[i], scale, t) && bad++ < 3)
+      FAIL_CHECK(what << "[" << i << "] = " << g[i] << ", expected " << w[i]);
+  CHECK(bad == 0);
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  const Tensor x = a.compact(), y = b.compact();
+  return x.shape() == y.shape() && x.dtype() == y.dtype() &&
+         std::memcmp(x.raw(), y.raw(), static_cast<std::size_t>(x.size()) * 4) == 0;
+}
+
+std::int64_t attention_path(const ss::runtime::Accelerator& fast) {
+  const auto nodes = ss::runtime::executor_nodes(fast);
+  const auto it = nodes.find("attention");
+  return it == nodes.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+TEST_CASE("attention is one node in each form the language writes it, and one kernel each way") {
+  for (const auto& form : kForms) {
+    const std::string name = form.name;
+    CAPTURE(name);
+    const auto checked = ss::test::check_source_text(program(form));
+    const auto forward = ss::test::lowered_graphs(*checked, false).at(0).graph;
+    const auto backward = ss::test::lowered_graphs(*checked, true).at(0).graph;
+    CHECK(count_op(forward, Op::attention) == (form.fused ? 1 : 0));
+    CHECK(count_op(backward, Op::attention_grad) == (form.fused ? 1 : 0));
+    for (const auto* g : {&forward, &backward}) {
+      const auto in = ss::test::made_up_inputs(*g, checked->typed.dims, 3, 1.7);
+      const auto want = ss::runtime::run_graph(*g, in, checked->typed.dims);
+      std::vector<Tensor> first;
+      for (const int threads : {1, 2}) {
+        CAPTURE(threads);
+        const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+        const Graph fresh = *g;  // a copy keeps no other executor's plan (nor its counts)
+        const auto got =
+            ss::runtime::run_graph(fresh, in, checked->typed.dims, nullptr, fast.get());
+        REQUIRE(got.size() == want.size());
+        for (std::size_t o = 0; o < got.size(); ++o) check_close(got[o], want[o], "output");
+        // the fused kernels ran, each fused node on its path
+        CHECK(attention_path(*fast) ==
+              count_op(*g, Op::attention) + count_op(*g, Op::attention_grad));
+        if (first.empty()) {
+          first = got;
+        } else {
+          for (std::size_t o = 0; o < got.size(); ++o) CHECK(same_bits(got[o], first[o]));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("tinylm's blocks take the fused attention inside their scan, forward and backward") {
+  const auto checked = ss::test::check_source_file("examples/tinylm/tinylm.ss");
+  const auto graphs = ss::test::lowered_graphs(*checked, false);
+  int forward = 0, backward = 0;
+  for (const auto& lowered : graphs) {
+    forward += count_op(lowered.graph, Op::attention);
+    backward += count_op(lowered.graph, Op::attention_grad);
+  }
+  CHECK(forward >= 2);   // forward and loss, at least
+  CHECK(backward >= 1);  // step's gradient
+}
+
+TEST_CASE("each attention kernel this CPU has agrees with the composition") {
+  const auto checked = ss::test::check_source_text(program(kForms[0]));
+  const auto& dims = checked->typed.dims;
+  // The attention node of the forward graph and the attention_grad node of
+  // the gradient graph, each alone in a graph of its inputs, run by each
+  // kernel by name against the reference's run of its body.
+  int found = 0;
+  for (const bool gradients : {false, true}) {
+    const auto g = ss::test::lowered_graphs(*checked, gradients).at(0).graph;
+    for (const auto& n : g.nodes) {
+      if (n.op != (gradients ? Op::attention_grad : Op::attention)) continue;
+      ++found;
+      Graph single;
+      auto copy = n;
+      copy.in.clear();
+      for (const int x : n.in) {
+        const int id = single.add({.op = Op::input,
+                                   .name = "in" + std::to_string(copy.in.size()),
+                                   .type = g.nodes[static_cast<std::size_t>(x)].type});
+        single.inputs.push_back(id);
+        copy.in.push_back(id);
+      }
+      single.outputs = {single.add(copy)};
+      auto values = ss::test::made_up_inputs(single, dims, 2, 1.3);
+      values["in3"] = Tensor::scalar(DType::f32, 2.8);  // the scale, a divisor
+      const Tensor want = ss::runtime::run_graph(single, values, dims).at(0);
+      std::vector<Tensor> args;
+      for (std::size_t k = 0; k < n.in.size(); ++k)
+        args.push_back(values.at("in" + std::to_string(k)));
+      for (const auto& kernel : ss::runtime::fast::attention_kernels()) {
+        CAPTURE(kernel);
+        Tensor got;
+        const bool ran = gradients
+                             ? ss::runtime::fast::attention_grad_with(
+                                   kernel, n, args[0], args[1], args[2], &args[3], args[4], got, 2)
+                             : ss::runtime::fast::attention_with(kernel, n, args[0], args[1],
+                                                                 args[2], &args[3], got, 2);
+        REQUIRE(ran);
+        check_close(got, want, gradients ? "attention_grad" : "attention");
+      }
+    }
+  }
+  CHECK(found == 2);
+  MESSAGE("attention kernels here: " << ss::runtime::fast::attention_kernels().size());
+}
+
+TEST_CASE("infinite scores leave the fused kernel to the composition, which gives its own answer") {
+  const auto checked = ss::test::check_source_text(program(kForms[1]));
+  const auto g = ss::test::lowered_graphs(*checked, false).at(0).graph;
+  auto in = ss::test::made_up_inputs(g, checked->typed.dims, 2, 1.0);
+  in["q"].set(3, std::numeric_limits<double>::infinity());
+  const auto want = ss::runtime::run_graph(g, in, checked->typed.dims);
+  const auto fast = ss::runtime::make_fast_executor({.threads = 1});
+  const auto got = ss::runtime::run_graph(g, in, checked->typed.dims, nullptr, fast.get());
+  CHECK(attention_path(*fast) == 0);
+  const auto nodes = ss::runtime::executor_nodes(*fast);
+  CHECK(nodes.at("reference attention") == 1);
+  check_close(got[0], want[0], "output");  // NaN where the reference has NaN
+}
+
+TEST_CASE("the fused attention's gradients match finite differences of the loss") {
+  const auto checked = ss::test::check_source_text(
+      "dim H = 2\ndim T = 9\ndim K = 4\n"
+      "fn t(q: [b H T K], k: [b H T K], v: [b H T K], r: [b H T K]) -> []:\n"
+      "    s = einsum(q, k, b h i d, b h j d -> b h i j) / sqrt(f32(K))\n"
+      "    w = softmax(causal(s), over=-1)\n"
+      "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n");
+  const auto loss = ss::test::lowered_graphs(*checked, false).at(0).graph;
+  const auto grads = ss::test::lowered_graphs(*checked, true).at(0).graph;
+  const auto& dims = checked->typed.dims;
+  const auto in = ss::test::made_up_inputs(loss, dims, 2, 1.5);
+  const auto fast = ss::runtime::make_fast_executor({.threads = 1});
+  const auto g = ss::runtime::run_graph(grads, in, dims, nullptr, fast.get());
+  REQUIRE(attention_path(*fast) == 2);  // the value (d/dr) and the gradients
+  const char* names[] = {"q", "k", "v"};
+  for (std::size_t w = 0; w < 3; ++w) {
+    const std::string name = names[w];
+    CAPTURE(name);
+    const Tensor& x = in.at(name);
+    for (std::int64_t i = 0; i < x.size(); i += 5) {
+      const auto at = [&](double delta) {
+        auto moved = in;
+        moved[name] = x.clone();
+        moved[name].set(i, x.get(i) + delta);
+        return ss::runtime::run_graph(loss, moved, dims)[0].get(0);
+      };
+      const double h = 1e-3, fd = (at(h) - at(-h)) / (2 * h);
+      CHECK_MESSAGE(
+          std::fabs(fd - g[w].get(i)) <= 2e-3 * (1 + std::fabs(fd)),
+          name << "[" << i << "]: finite differences " << fd << ", gradient " << g[w].get(i));
+    }
+  }
+}
