@@ -117,6 +117,8 @@ const char* cuda_runs_on_host(ir::Op op) {
     case ir::Op::loop_part:
     case ir::Op::attention:
     case ir::Op::attention_grad:
+    case ir::Op::max_pool:
+    case ir::Op::max_pool_grad:
       return nullptr;
   }
   return nullptr;

@@ -311,25 +311,4 @@ int fuse_attention(Graph& g) {
   return fused;
 }
 
-Graph attention_grad_body(const Node& n, const DimSizes& dims) {
-  Graph body = *n.body;
-  body.name = "attention_grad";
-  const int out = body.outputs.at(0);
-  const int grad = body.add({.op = Op::input, .name = "dout", .type = n.type});
-  body.inputs.push_back(grad);
-  const std::vector<int> wrt = {body.inputs[0], body.inputs[1], body.inputs[2]};
-  const std::vector<int> grads = append_vjp(body, {{out, grad}}, wrt, dims);
-  const Type& q_type = body.nodes[static_cast<std::size_t>(wrt[0])].type;
-  std::vector<types::Axis> axes = {types::Axis::literal(3)};
-  axes.insert(axes.end(), q_type.axes.begin(), q_type.axes.end());
-  Node stacked{.op = Op::stack,
-               .in = {grads[0], grads[1], grads[2]},
-               .type = Type::tensor(axes, q_type.elem),
-               .span = n.span};
-  body.outputs = {body.add(std::move(stacked))};
-  merge_duplicates(body);
-  drop_unused(body);
-  return body;
-}
-
 }  // namespace ss::ir

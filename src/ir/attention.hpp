@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "ir/autodiff.hpp"
 #include "ir/graph.hpp"
 
 namespace ss::ir {
@@ -36,10 +35,5 @@ AttentionLayout attention_of(const Node& n);
 // place: the chain's other nodes are left unread (drop_unused removes
 // them). Loop bodies are rewritten too (made anew). Returns how many.
 int fuse_attention(Graph& g);
-
-// The body of the attention_grad node of attention node `n`: inputs q, k,
-// v, the scale if any, and the gradient of the attention's value; one output,
-// the three gradients stacked along a new leading axis.
-Graph attention_grad_body(const Node& n, const DimSizes& dims);
 
 }  // namespace ss::ir

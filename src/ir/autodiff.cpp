@@ -133,8 +133,10 @@ std::vector<int> Rules::apply(int i, int gy) {
     case Op::loop:
       return loop_rule(i, gy);
     case Op::attention:
-      return attention_rule(n, gy);
+    case Op::max_pool:
+      return fused_rule(n, gy);
     case Op::attention_grad:
+    case Op::max_pool_grad:
     case Op::scatter_add:
     case Op::place:
     case Op::take_along:

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "ir/attention.hpp"
+#include "ir/fused.hpp"
 
 namespace ss::ir::gradient {
 
@@ -323,27 +323,28 @@ int Rules::einops_rule(const Node& n, int y, int g) {
   return gx;
 }
 
-std::vector<int> Rules::attention_rule(const Node& n, int g) {
-  const Type q = type(n.in[0]);
-  std::vector<Axis> axes = {Axis::literal(3)};
-  axes.insert(axes.end(), q.axes.begin(), q.axes.end());
+std::vector<int> Rules::fused_rule(const Node& n, int g) {
+  const auto fused = fused_gradient(n.op);
+  const Type x = type(n.in[0]);
+  const bool stacked = fused->inputs > 1;
+  std::vector<Axis> axes = x.axes;
+  if (stacked) axes.insert(axes.begin(), Axis::literal(static_cast<std::int64_t>(fused->inputs)));
   Node grad = n;
-  grad.op = Op::attention_grad;
+  grad.op = fused->op;
   grad.in.push_back(g);
   grad.type = float_type(axes);
-  grad.body = std::make_shared<const Graph>(attention_grad_body(n, dims_));
+  grad.body = std::make_shared<const Graph>(gradient_body(n, fused->inputs, dims_));
   const int parts = add(std::move(grad));
+  if (!stacked) return {parts};
   std::vector<int> shares;
-  for (int k = 0; k < 3; ++k)
-    shares.push_back(wanted(n.in[static_cast<std::size_t>(k)])
-                         ? add({.op = Op::index,
-                                .in = {parts},
-                                .axes = {0},
-                                .number = static_cast<double>(k),
-                                .type = float_type(q.axes)})
-                         : -1);
-  if (n.in.size() > 3) shares.push_back(-1);
-  return shares;
+  for (std::size_t k = 0; k < fused->inputs; ++k)
+    shares.push_back(wanted(n.in[k]) ? add({.op = Op::index,
+                                            .in = {parts},
+                                            .axes = {0},
+                                            .number = static_cast<double>(k),
+                                            .type = float_type(x.axes)})
+                                     : -1);
+  return shares;  // a scale after them gets none
 }
 
 }  // namespace ss::ir::gradient

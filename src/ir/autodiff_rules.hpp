@@ -121,9 +121,10 @@ class Rules {
   // to its names.
   std::vector<int> einsum_rule(const Node& n, int g);
 
-  // One attention_grad node (ir/attention.hpp) for dq, dk and dv at once,
-  // each share one of its three parts; the scale (constant) gets none.
-  std::vector<int> attention_rule(const Node& n, int g);
+  // A fused node's (ir/fused.hpp): one gradient node, its body the chain's
+  // gradient; with several inputs (attention's q, k, v), each share one part
+  // of its stacked value.
+  std::vector<int> fused_rule(const Node& n, int g);
 
   // The pattern run backwards: rearrange's inverse, repeat's is a sum, a
   // sum's is a repeat (a mean's scaled); a max's or min's gradient is shared

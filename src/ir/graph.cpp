@@ -58,9 +58,9 @@ std::string node_key(const Node& n, const std::vector<int>& in) {
   key << static_cast<int>(n.op) << '|' << n.sub << '|' << n.keep << '|' << bits(n.number) << '|'
       << n.name << '|' << n.type.str()
       << '|'
-      // an attention's body is its attributes' composition: equal
-      // attentions are one, whoever found them
-      << (n.op == Op::attention || n.op == Op::attention_grad ? nullptr : n.body.get()) << "|in";
+      // a fused node's body is its attributes' composition: equal ones are
+      // one, whoever made them
+      << (n.op == Op::loop ? n.body.get() : nullptr) << "|in";
   for (const int x : in) key << ',' << x;
   key << "|axes";
   for (const auto a : n.axes) key << ',' << a;
@@ -297,6 +297,9 @@ std::string verify(const Graph& g) {
     if (info.axis == OpInfo::kAxis && n.axes.size() != 1) return at + "names more than one axis";
     if (n.op == Op::loop || n.op == Op::loop_part)
       if (const std::string bad = verify_loop(g, i); !bad.empty()) return at + bad;
+    if ((n.op == Op::max_pool || n.op == Op::max_pool_grad) &&
+        (!n.body || n.body->inputs.size() != n.in.size() || n.body->outputs.size() != 1))
+      return at + "needs its composition as its body";
     if (n.op == Op::attention || n.op == Op::attention_grad) {
       const std::size_t least = n.op == Op::attention ? 3 : 4;
       if (n.in.size() != least && n.in.size() != least + 1) return at + "takes q, k, v, a scale";
@@ -305,7 +308,9 @@ std::string verify(const Graph& g) {
         return at + "needs its composition as its body";
       if (const std::string bad = verify(*n.body); !bad.empty()) return at + "its body: " + bad;
     }
-    if ((n.op == Op::window || n.op == Op::window_fold) && n.ints.size() != 5 * n.axes.size())
+    if ((n.op == Op::window || n.op == Op::window_fold || n.op == Op::max_pool ||
+         n.op == Op::max_pool_grad) &&
+        n.ints.size() != 5 * n.axes.size())
       return at + "needs five ints (size, stride, dilation, before, after) per axis";
     for (const auto a : n.axes) {
       // place: the values may lack the axis; window_fold: they have more

@@ -20,6 +20,33 @@ std::vector<std::vector<std::string>> single(const std::vector<std::string>& nam
   return out;
 }
 
+// Nodes [first, last] of g (a chain that reads `x` and constants before
+// it) as a graph of their own: x its input, `last` its output.
+Graph chain_body(const Graph& g, int x, int first, int last, const std::string& name) {
+  Graph body;
+  body.name = name;
+  std::map<int, int> at;
+  at[x] =
+      body.add({.op = Op::input, .name = "x", .type = g.nodes[static_cast<std::size_t>(x)].type});
+  body.inputs.push_back(at[x]);
+  const auto copy = [&](int id) {
+    Node n = g.nodes[static_cast<std::size_t>(id)];
+    for (int& k : n.in) k = at.at(k);
+    at[id] = body.add(std::move(n));
+  };
+  for (int id = first; id <= last; ++id) {
+    for (const int k : g.nodes[static_cast<std::size_t>(id)].in)
+      if (!at.count(k)) {
+        if (g.nodes[static_cast<std::size_t>(k)].op != Op::constant)
+          throw std::logic_error("a pooling chain reads a value of its own");
+        copy(k);
+      }
+    copy(id);
+  }
+  body.outputs = {at.at(last)};
+  return body;
+}
+
 }  // namespace
 
 Val Lowerer::window_op(const std::string& /*name*/, const Expr& e, Scope& scope) {
@@ -130,7 +157,19 @@ Val Lowerer::window_op(const std::string& /*name*/, const Expr& e, Scope& scope)
     r.in = {picked};
     r.type = result;
     r.span = e.span;
-    return node(r);
+    const int pooled = g_.add(r);
+    // One max_pool node, the chain above its body (ir/fused.hpp).
+    Node pool;
+    pool.op = Op::max_pool;
+    pool.in = {x};
+    pool.axes = w.axes;
+    pool.ints = w.ints;
+    pool.number = w.number;
+    pool.type = result;
+    pool.span = e.span;
+    pool.body = std::make_shared<const Graph>(chain_body(g_, x, windows, pooled, "max_pool"));
+    g_.nodes.resize(static_cast<std::size_t>(windows));
+    return node(pool);
   }
   // conv: the windows (channels "c", window "j") against the kernel
   // (j.. c f), each output position's channels "f".

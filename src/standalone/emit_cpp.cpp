@@ -381,6 +381,8 @@ class Emitter {
       case Op::loop_part:
       case Op::attention:
       case Op::attention_grad:
+      case Op::max_pool:
+      case Op::max_pool_grad:
         return false;
     }
     return false;
@@ -439,6 +441,8 @@ const char* standalone_lacks(ir::Op op) {
     case ir::Op::loop_part:
     case ir::Op::attention:
     case ir::Op::attention_grad:
+    case ir::Op::max_pool:
+    case ir::Op::max_pool_grad:
       return nullptr;
   }
   return nullptr;

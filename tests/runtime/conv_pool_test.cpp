@@ -261,3 +261,50 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("max_pool is one node each way, run in one pass by the fast executor, any thread count") {
+  // Overlapping windows (3 wide, stride 1, padded), so the gradient adds
+  // into shared places; channels last (a run of 5) and, in the second
+  // program, the last axis windowed too (runs of one).
+  for (const char* source :
+       {"fn t(x: [4 7 6 5], r: [4 7 6 5]) -> [] = sum(max_pool(x, over=[1 2], window=3, "
+        "stride=1, padding=1, out=[7 6]) * r)\n",
+        "fn t(x: [4 9 8], r: [4 4 8], s: [4 4 4]) -> [] = sum(max_pool(x, over=[1], window=3, "
+        "stride=2, out=[4]) * r) + sum(max_pool(x, over=[1 2], window=2, out=[4 4]) * s)\n"}) {
+    CAPTURE(source);
+    const auto checked = ss::test::check_source_text(source);
+    auto g = ss::test::lowered_graphs(*checked, true).at(0).graph;
+    int pools = 0, grads = 0;
+    for (const auto& n : g.nodes) {
+      pools += n.op == ss::ir::Op::max_pool;
+      grads += n.op == ss::ir::Op::max_pool_grad;
+      CHECK(n.op != ss::ir::Op::window);  // in the bodies only
+    }
+    CHECK(pools >= 1);
+    CHECK(grads == pools);
+    auto in = ss::test::made_up_inputs(g, {}, 1, 1.0);
+    // ties: whole rows of equal values, so the first maximum decides
+    Tensor& x = in.at("x");
+    for (std::int64_t k = 0; k < x.size(); k += 3) x.set(k, 0.25);
+    const auto reference = ss::runtime::run_graph(g, in, {});
+    std::vector<Tensor> first;
+    for (const int threads : {1, 2}) {
+      CAPTURE(threads);
+      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+      const ss::ir::Graph fresh = g;  // a copy keeps no other executor's plan
+      const auto got = ss::runtime::run_graph(fresh, in, {}, nullptr, fast.get());
+      const auto nodes = ss::runtime::executor_nodes(*fast);
+      CHECK(nodes.count("reference max_pool") == 0);
+      CHECK(nodes.count("reference max_pool_grad") == 0);
+      CHECK(nodes.count("reference window") == 0);
+      REQUIRE(got.size() == reference.size());
+      for (std::size_t o = 0; o < got.size(); ++o) {
+        check_close(got[o], reference[o], "fast", "output");
+        if (threads == 1) continue;
+        const Tensor a = got[o].compact(), b = first[o].compact();
+        CHECK(std::memcmp(a.raw(), b.raw(), static_cast<std::size_t>(a.size()) * 4) == 0);
+      }
+      if (threads == 1) first = got;
+    }
+  }
+}

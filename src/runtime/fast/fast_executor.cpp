@@ -228,6 +228,11 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
                                   in(n.in.size() - 1), out, options_.threads)
                  ? attention
                  : -1;
+    case ir::Op::max_pool:
+      return fast::max_pool(in(0), ir::window_of(n), out, options_.threads) ? reductions : -1;
+    case ir::Op::max_pool_grad:
+      return fast::max_pool_grad(in(0), in(1), ir::window_of(n), out, options_.threads) ? reductions
+                                                                                        : -1;
     case ir::Op::cast:
       return n.type.elem.kind == types::ElemKind::f32 &&
                      fast::cast_to_f32(values[static_cast<std::size_t>(n.in[0])], values[i])
@@ -309,6 +314,8 @@ const char* fast_leaves_to_reference(ir::Op op) {
     case ir::Op::einops:
     case ir::Op::attention:
     case ir::Op::attention_grad:
+    case ir::Op::max_pool:
+    case ir::Op::max_pool_grad:
     case ir::Op::einsum:
     case ir::Op::sort:
     case ir::Op::argsort:

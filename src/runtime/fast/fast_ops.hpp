@@ -59,6 +59,14 @@ bool window_fold(const Tensor& values, const Shape& like, const ir::Window& w, T
 // element); false where that doesn't hold. For contractions only: the
 // einsum reading it reorders its contracted axis to match.
 bool window_channels_inner(const Tensor& x, const ir::Window& w, Tensor& out);
+// max_pool (ir/ops.def): each window's first maximum (padding is the
+// window's value, -inf), and its gradient: each window's gradient added at
+// that maximum's place in a zero tensor of x's shape (fast_pool.cpp). The
+// values are the reference's; the gradient's sums where windows overlap in
+// window order, split over threads only along a first axis no window
+// crosses, so the same bits for any thread count.
+bool max_pool(const Tensor& x, const ir::Window& w, Tensor& out, int threads);
+bool max_pool_grad(const Tensor& x, const Tensor& dy, const ir::Window& w, Tensor& dx, int threads);
 bool stack(const std::vector<Tensor>& xs, Tensor& out);
 // Each run along `axis` sorted (stably, as doubles compare), or the order
 // that sorts it (i32).

@@ -437,7 +437,9 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
     case ir::Op::loop_part:
       throw ref::InternalError("a loop runs in run_graph, not node by node");
     case ir::Op::attention:
-    case ir::Op::attention_grad: {  // the composition the program wrote
+    case ir::Op::attention_grad:
+    case ir::Op::max_pool:
+    case ir::Op::max_pool_grad: {  // the composition the program wrote
       std::vector<Tensor> given;
       for (std::size_t k = 0; k < n.in.size(); ++k) given.push_back(in(n, k));
       out = run_body(n, given, dims, worker, nullptr);
