@@ -103,16 +103,7 @@ std::string program(const Form& f) {
 }
 
 void check_close(const Tensor& got, const Tensor& want, const std::string& what) {
-  CAPTURE(what);
-  REQUIRE(got.shape() == want.shape());
-  const auto& t = ss::test::tolerance("fast");
-  const auto g = got.values(), w = want.values();
-  const double scale = ss::test::tensor_scale(w);
-  int bad = 0;
-  for (std::size_t i = 0; i < g.size(); ++i)
-    if (!ss::test::agrees(g[i], w[i], scale, t) && bad++ < 3)
-      FAIL_CHECK(what << "[" << i << "] = " << g[i] << ", expected " << w[i]);
-  CHECK(bad == 0);
+  ss::test::check_agrees(got, want, "fast", what);
 }
 
 bool same_bits(const Tensor& a, const Tensor& b) {

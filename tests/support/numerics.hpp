@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/tensor.hpp"
+
 namespace ss::test {
 
 struct Tolerance {
@@ -30,5 +32,10 @@ double float_ulp(double want);
 // Whether `got` agrees with `want`: equal, both NaN, or within the row's
 // bound; `scale` is tensor_scale(want's tensor), read by `tensor` rows.
 bool agrees(double got, double want, double scale, const Tolerance& t);
+
+// Checks (with doctest) that `got` has `want`'s shape and every element
+// agrees under `row`, naming the first three that don't.
+void check_agrees(const runtime::Tensor& got, const runtime::Tensor& want, const std::string& row,
+                  const std::string& what);
 
 }  // namespace ss::test
