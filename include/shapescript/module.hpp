@@ -47,8 +47,10 @@ struct WorkerStats {
 // --stats`): the executor, and per path the graph nodes it ran: "gemm"
 // (matmul and einsum), "fused" (inside JIT-compiled kernels, with the
 // reductions fused after them), "loops" (other elementwise work),
-// "reductions", "moves" (copies and views), "created" (constants, fills,
-// ranges), "runtime" (inputs' sizes and all-reduces, which compute
+// "reductions" (max_pool and its gradient among them), "moves" (copies and
+// views), "created" (constants, fills, ranges), "attention" (attention and
+// its gradient, each one kernel: language.md's Attention), "runtime"
+// (inputs' sizes and all-reduces, which compute
 // nothing), and "reference OP" for each operation left to the reference
 // runtime. Empty `nodes` on the reference executor, which runs everything.
 // What ran one function (ExecutorStats::functions). A device function (or
