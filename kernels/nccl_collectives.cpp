@@ -107,7 +107,9 @@ class NcclCollectives final : public runtime::Collectives {
     bool any_dead = false;
     for (const auto& w : w_) any_dead = any_dead || w.dead;
     if (any_dead) {
-      if (!owned_) return false;  // the host's communicators are gone
+      // The host's communicators are gone; ones spanning processes would
+      // need every process to make them again.
+      if (!owned_ || s_.world > 0) return false;
       for (auto& w : w_) {
         if (w.comm && !w.dead) s_.nccl->ncclCommAbort(w.comm);
         w.comm = nullptr;
@@ -168,23 +170,26 @@ class NcclCollectives final : public runtime::Collectives {
     return true;
   }
 
-  // One non-blocking communicator per local device, ranks in `devices` order.
+  // One non-blocking communicator per local device, ranks in `devices`
+  // order (after the processes before this one's, across processes).
   bool make_communicators(std::string* why) {
-    ncclUniqueId id{};
-    if (const auto r = s_.nccl->ncclGetUniqueId(&id); r != ncclSuccess) {
-      *why = "NCCL can't make a communicator: " + s_.nccl->describe(r);
-      return false;
-    }
+    ncclUniqueId id = s_.id;
+    if (s_.world == 0)
+      if (const auto r = s_.nccl->ncclGetUniqueId(&id); r != ncclSuccess) {
+        *why = "NCCL can't make a communicator: " + s_.nccl->describe(r);
+        return false;
+      }
     ncclConfigPrefix config;
     config.blocking = 0;
-    const int n = static_cast<int>(w_.size());
+    const int local = static_cast<int>(w_.size());
+    const int n = s_.world > 0 ? s_.world : local;
     s_.nccl->ncclGroupStart();
     ncclResult_t first_error = ncclSuccess;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < local; ++i) {
       Worker& w = w_[static_cast<std::size_t>(i)];
       calls_.cuCtxSetCurrent(w.context);
-      w.rank = i;
-      const auto r = s_.nccl->ncclCommInitRankConfig(&w.comm, n, id, i, &config);
+      w.rank = s_.first_rank + i;
+      const auto r = s_.nccl->ncclCommInitRankConfig(&w.comm, n, id, w.rank, &config);
       if (r != ncclSuccess && r != ncclInProgress && first_error == ncclSuccess) first_error = r;
     }
     const auto end = s_.nccl->ncclGroupEnd();

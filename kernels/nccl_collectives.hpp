@@ -25,6 +25,12 @@ struct Setup {
   std::vector<int> devices;           // each local worker's CUDA device, in `devices` order
   std::vector<ncclComm_t> from_host;  // empty: make one per device here
   std::chrono::milliseconds timeout{120000};
+  // Several processes (MPI): the world's size, this process's first rank
+  // and the id process 0 made (ncclGetUniqueId) and sent to every process.
+  // 0: the local devices are the world. Such communicators can't be made
+  // again after an abort (every process would have to).
+  int world = 0, first_rank = 0;
+  ncclUniqueId id{};
 };
 
 // Null, with *why, when the host's communicators don't fit the devices (one

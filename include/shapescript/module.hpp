@@ -21,6 +21,8 @@
 
 namespace ss {
 
+class MpiWorld;  // shapescript/mpi.hpp
+
 // Sizes for the program's dims declared without one (`dim V`); the CLI's
 // `--dim V=32000`. Naming an unknown dim is E0405, resizing a dim the
 // program sizes E0406; running with a dim still unsized is E0404.
@@ -162,6 +164,14 @@ struct LoadOptions {
   // an E1806 they have been aborted (ncclCommAbort) and can't be used again.
   // Empty: the library makes communicators for the local devices.
   std::vector<void*> nccl_communicators;
+  // Several processes on MPI (shapescript/mpi.hpp): this process runs the
+  // `devices` line's devices (or the one device), the world is every
+  // process's, ranks in process order. Every process loads the same program
+  // with the same sizes (E1810 at load otherwise), and its modules in the
+  // same order. For `cuda[...]` the library makes the NCCL communicators
+  // across the processes itself. Not with `collectives` or
+  // `nccl_communicators` (E1806).
+  std::shared_ptr<const MpiWorld> mpi;
   // What each `extern fn` of the program does, by its name (E1606 at load
   // for one left unbound, E1607 for one whose parameters or result don't
   // fit). A binding the program doesn't declare is never called.

@@ -144,8 +144,8 @@ typedef struct {
  * error_size bytes, NUL included) and returns nonzero: E1608 at the call.
  * A tensor result becomes the library's (it frees it); a string result is
  * copied before the function's next call. */
-typedef int (*ss_host_fn)(void* user, const ss_host_value* args, size_t count, ss_host_value* result,
-                          char* error, size_t error_size);
+typedef int (*ss_host_fn)(void* user, const ss_host_value* args, size_t count,
+                          ss_host_value* result, char* error, size_t error_size);
 /* Binds `name`'s `extern fn`: the kinds it takes, in order, and returns
  * (E1607 at load when they don't fit the declaration). */
 SS_C_API void ss_load_options_bind(ss_load_options* options, const char* name,
@@ -169,6 +169,13 @@ typedef struct {
 /* The table is copied; its context must outlive the module. */
 SS_C_API void ss_load_options_collectives(ss_load_options* options,
                                           const ss_collective_table* table);
+
+/* Several processes on MPI (the C++ API's LoadOptions::mpi): over the
+ * host's communicator (`mpi_comm` points at its MPI_Comm) or MPI_COMM_WORLD
+ * (NULL), MPI initialised here when the host hasn't. Returns 0, or nonzero
+ * with *status (E1811) when the MPI adapter or MPI can't be opened. */
+SS_C_API int ss_load_options_mpi(ss_load_options* options, const void* mpi_comm,
+                                 ss_status** status);
 
 /* Sandboxing. Every file a program's `load` and `save` touch must lie
  * inside `root` (NULL or "": anywhere); reading or writing may be refused

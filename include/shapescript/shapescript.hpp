@@ -31,5 +31,6 @@
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/engine.hpp"
 #include "shapescript/module.hpp"
+#include "shapescript/mpi.hpp"
 #include "shapescript/tensor.hpp"
 #include "shapescript/version.hpp"

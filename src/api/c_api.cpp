@@ -328,6 +328,19 @@ void ss_load_options_collectives(ss_load_options* options, const ss_collective_t
   });
 }
 
+int ss_load_options_mpi(ss_load_options* options, const void* mpi_comm, ss_status** status) {
+  return guarded(status, [&] {
+    std::vector<ss::Diagnostic> errors;
+    auto world = ss::MpiWorld::open(mpi_comm, &errors);
+    if (!world) {
+      set(status, status_of(errors));
+      return 1;
+    }
+    options->options.mpi = std::move(world);
+    return 0;
+  });
+}
+
 ss_file_access ss_file_access_default(void) {
   ss_file_access f{};
   f.allow_read = 1;

@@ -1,9 +1,11 @@
 #include "api/devices.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <variant>
 
+#include "api/mpi_world_impl.hpp"
 #include "diag/codes.hpp"
 #include "diag/reporter.hpp"
 #include "kernels/cuda_driver.hpp"
@@ -11,6 +13,7 @@
 #include "kernels/nccl.hpp"
 #include "kernels/nccl_collectives.hpp"
 #include "kernels/nvrtc.hpp"
+#include "support/fingerprint.hpp"
 #include "syntax/lexer.hpp"
 #include "syntax/parser.hpp"
 
@@ -102,6 +105,82 @@ std::vector<Diagnostic> world_errors(const Compiled& c, int world) {
   return reporter.take();
 }
 
+// This process's place in a job over several MPI processes: its module's
+// communicator and every process's worker count, in process order.
+struct MpiLayout {
+  std::shared_ptr<runtime::MpiComm> comm;
+  std::vector<int> counts;
+  int first_rank = 0, world = 0;
+};
+
+// What must agree on every process: the program's text and the host's sizes.
+std::uint64_t load_fingerprint(const Compiled& c, const LoadOptions& options) {
+  std::uint64_t hash = support::fnv1a(c.text);
+  for (const auto& [name, size] : options.dims)
+    hash = support::fnv1a(name + "=" + std::to_string(size) + ";", hash);
+  return hash;
+}
+
+std::string hex(std::uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<std::size_t>(i)] = digits[v & 15];
+  return out;
+}
+
+// Forks the host's world for this module and exchanges each process's
+// worker count and load fingerprint; nullopt with E1806 (an exchange that
+// failed) or E1810 (processes that loaded another program or other sizes).
+std::optional<MpiLayout> mpi_layout(Compiled& c, int local_count, const LoadOptions& options) {
+  std::string why;
+  MpiLayout layout;
+  layout.comm = options.mpi->impl()->comm->fork(options.collective_timeout, &why);
+  if (!layout.comm) {
+    c.diagnostics.push_back(collective_error("MPI can't make the module's communicator: " + why));
+    return std::nullopt;
+  }
+  struct Entry {
+    std::uint64_t fingerprint;
+    std::int64_t workers;
+  } mine{load_fingerprint(c, options), local_count};
+  std::vector<std::string> all;
+  try {
+    all = layout.comm->all_gather(std::string(reinterpret_cast<const char*>(&mine), sizeof mine));
+  } catch (const runtime::CollectiveError& e) {
+    c.diagnostics.push_back(
+        collective_error(std::string("the processes couldn't agree at load: ") + e.what()));
+    return std::nullopt;
+  }
+  std::vector<Entry> entries(all.size());
+  std::string differing;
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    std::memcpy(&entries[p], all[p].data(), sizeof(Entry));
+    layout.counts.push_back(static_cast<int>(entries[p].workers));
+    if (p < static_cast<std::size_t>(layout.comm->process()))
+      layout.first_rank += layout.counts.back();
+    layout.world += layout.counts.back();
+    if (entries[p].fingerprint != entries[0].fingerprint)
+      differing += (differing.empty() ? "" : ", ") + std::to_string(p);
+  }
+  if (!differing.empty()) {
+    const bool several = differing.find(',') != std::string::npos;
+    Diagnostic d =
+        diag::error(diag::Code::E1810,
+                    "MPI process" + std::string(several ? "es " : " ") + differing + " loaded " +
+                        (several ? "other programs or sizes" : "another program or other sizes") +
+                        " than process 0",
+                    "run one program with the same --dim sizes on every process");
+    d.notes.push_back("this is process " + std::to_string(layout.comm->process()) + " of " +
+                      std::to_string(all.size()) +
+                      "; the load's fingerprints (the program's "
+                      "text and its sizes): process 0 " +
+                      hex(entries[0].fingerprint) + ", this one " + hex(mine.fingerprint));
+    c.diagnostics.push_back(std::move(d));
+    return std::nullopt;
+  }
+  return layout;
+}
+
 // The driver with every device of `indices`, or null with E1901 or E1902
 // added to the program's diagnostics.
 std::shared_ptr<const cuda::Driver> driver_with(Compiled& c,
@@ -124,15 +203,19 @@ std::shared_ptr<const cuda::Driver> driver_with(Compiled& c,
 // The collectives of `cuda[...]` devices: the host's communicators, or
 // NCCL's for distinct local devices, or in-process ones for a device named
 // twice (`cuda[0 0]`, a test mode: NCCL refuses two ranks on one GPU).
+// Under MPI (`mpi`), NCCL's communicators span the processes: process 0's
+// id goes to the others; a GPU named twice reduces through MPI instead.
 std::unique_ptr<runtime::Collectives> cuda_collectives(Compiled& c,
                                                        const std::vector<std::int64_t>& indices,
                                                        const LoadOptions& options,
-                                                       const EngineOptions& engine) {
+                                                       const EngineOptions& engine,
+                                                       const MpiLayout* mpi) {
   const auto driver = driver_with(c, indices, engine);
   if (!driver) return nullptr;
   std::vector<int> devices(indices.begin(), indices.end());
   const bool shared_gpu = std::set<int>(devices.begin(), devices.end()).size() < devices.size();
   if (options.collectives) return nullptr;  // the host's table (make_devices)
+  if (shared_gpu && mpi) return nullptr;    // MPI's (make_devices)
   if (shared_gpu && options.nccl_communicators.empty())
     return runtime::in_process_collectives(static_cast<int>(devices.size()),
                                            options.collective_timeout);
@@ -153,6 +236,20 @@ std::unique_ptr<runtime::Collectives> cuda_collectives(Compiled& c,
   for (void* comm : options.nccl_communicators)
     setup.from_host.push_back(static_cast<nccl::ncclComm_t>(comm));
   setup.timeout = options.collective_timeout;
+  if (mpi) {
+    setup.world = mpi->world;
+    setup.first_rank = mpi->first_rank;
+    if (mpi->comm->process() == 0)
+      if (const auto r = setup.nccl->ncclGetUniqueId(&setup.id); r != nccl::ncclSuccess)
+        std::memset(&setup.id, 0, sizeof setup.id);  // the others fail to join: E1806
+    try {
+      mpi->comm->broadcast(&setup.id, sizeof setup.id, 0, [] { return false; });
+    } catch (const runtime::CollectiveError& e) {
+      c.diagnostics.push_back(
+          collective_error(std::string("NCCL's id couldn't reach every process: ") + e.what()));
+      return nullptr;
+    }
+  }
   std::string why;
   auto collectives = nccl::make_collectives(std::move(setup), &why);
   if (!collectives) c.diagnostics.push_back(collective_error(why));
@@ -164,7 +261,7 @@ std::unique_ptr<runtime::Collectives> cuda_collectives(Compiled& c,
 std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOptions& options,
                                                    const EngineOptions& engine) {
   if (!c.ok()) return nullptr;
-  const bool hosts_own = options.collectives || !options.nccl_communicators.empty();
+  const bool hosts_own = options.collectives || !options.nccl_communicators.empty() || options.mpi;
   if (c.typed.device_count <= 1 && !hosts_own) return nullptr;
   // `devices cuda` (no brackets) is device 0.
   const auto indices =
@@ -175,6 +272,11 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
         collective_error("the host gave both a CollectiveTable and NCCL communicators"));
     return nullptr;
   }
+  if (options.mpi && (options.collectives || !options.nccl_communicators.empty())) {
+    c.diagnostics.push_back(collective_error(
+        "the host gave an MPI world and its own collectives or NCCL communicators"));
+    return nullptr;
+  }
   if (!options.nccl_communicators.empty() && c.typed.device_kind != "cuda") {
     c.diagnostics.push_back(
         collective_error("NCCL communicators are for `cuda[...]` devices; the program runs on `" +
@@ -182,9 +284,14 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
     return nullptr;
   }
 
+  std::optional<MpiLayout> mpi;
+  if (options.mpi) {
+    mpi = mpi_layout(c, static_cast<int>(names.size()), options);
+    if (!mpi) return nullptr;
+  }
   std::unique_ptr<runtime::Collectives> collectives;
   if (c.typed.device_kind == "cuda") {
-    collectives = cuda_collectives(c, indices, options, engine);
+    collectives = cuda_collectives(c, indices, options, engine, mpi ? &*mpi : nullptr);
     if (!c.ok()) return nullptr;
   }
   if (options.collectives) {
@@ -194,6 +301,9 @@ std::shared_ptr<runtime::DeviceGroup> make_devices(Compiled& c, const LoadOption
     }
     collectives = std::make_unique<HostCollectives>(options.collectives);
   }
+  if (!collectives && mpi)
+    collectives = runtime::linked_collectives(static_cast<int>(names.size()),
+                                              options.collective_timeout, mpi->comm, mpi->counts);
   if (!collectives)
     collectives =
         runtime::in_process_collectives(static_cast<int>(names.size()), options.collective_timeout);

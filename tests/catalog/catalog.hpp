@@ -8,7 +8,7 @@
 namespace ss::test {
 
 struct CatalogExample {
-  enum class Machine { any, needs_cuda_gpu, needs_two_cuda_gpus, without_cuda_driver };
+  enum class Machine { any, needs_cuda_gpu, needs_two_cuda_gpus, without_cuda_driver, needs_mpi };
   std::string command;  // the command named after "Example": check, run, build, devices
   Machine machine = Machine::any;
   std::string language;  // the fence's: shapescript (a program) or console (a transcript)

@@ -82,7 +82,8 @@ void check_coded(const std::string& output) {
 // Runs a `console` transcript: `$ cat NAME` lines followed by a file's lines
 // write that file; other `$` lines are shell commands whose output must show
 // the lines that follow them. The last command must fail with the code.
-void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir, bool stand_in_gpu) {
+void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir, bool stand_in_gpu,
+                    bool mpi) {
   struct Step {
     std::string command;
     std::vector<std::string> lines;
@@ -104,6 +105,15 @@ void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir, boo
   if (stand_in_gpu) {
     options.env["SHAPESCRIPT_CUDA_DRIVER"] = SS_TEST_FAKE_CUDA_PATH;
     options.env["SHAPESCRIPT_NCCL"] = SS_TEST_FAKE_CUDA_PATH;
+  }
+  if (mpi) {  // Open MPI on this machine alone, as root, as tests/mpi runs it
+    options.env["OMPI_ALLOW_RUN_AS_ROOT"] = "1";
+    options.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
+    options.env["OMPI_MCA_btl"] = "self,tcp";
+    options.env["OMPI_MCA_btl_tcp_if_include"] = "lo";
+    options.env["OMPI_MCA_oob_tcp_if_include"] = "lo";
+    options.env["OMPI_MCA_rmaps_base_oversubscribe"] = "1";
+    options.env["SHAPESCRIPT_MPI"] = SS_TEST_MPI_PATH;
   }
   ss::test::ProcessResult last;
   for (const auto& step : steps) {
@@ -190,9 +200,15 @@ TEST_CASE("every catalog example reports its code") {
       MESSAGE(entry.code << ": its example needs a GPU");
       continue;
     }
+    const bool mpi = entry.example->machine == Machine::needs_mpi;
+    if (mpi && (std::string(SS_TEST_MPI_PATH).empty() ||
+                ss::test::run_shell("command -v mpirun").exit_code != 0)) {
+      MESSAGE(entry.code << ": its example needs mpirun and the MPI adapter");
+      continue;
+    }
     ss::test::TempDir dir;
     if (entry.example->language == "console")
-      run_transcript(entry, dir, stand_in);
+      run_transcript(entry, dir, stand_in, mpi);
     else
       run_program(entry, dir);
     ++ran;

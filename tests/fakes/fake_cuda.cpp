@@ -3,8 +3,15 @@
 // streams, the watchdog, aborts, host communicators) are tested on a machine
 // without a GPU. "Device memory" is host memory; a stream is a queue of work
 // done when the stream is queried; an all-reduce completes once every rank
-// of its communicator has reached it, summing in rank order. Tests steer it
-// with the ss_fake_* functions at the end.
+// of its communicator has reached it, summing in rank order. With
+// SS_FAKE_NCCL_PROCESSES set, the ids ncclGetUniqueId makes name cliques
+// that span processes (an MPI job's, its id sent by rank 0): their ranks
+// meet in a shared memory file instead. Tests steer it with the ss_fake_*
+// functions at the end.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -60,8 +67,80 @@ struct Clique {
   std::map<std::int64_t, Op> ops;
 };
 
+// A clique across processes: its ranks' buffers in a shared file, two slots
+// (collective n uses slot n % 2: a rank can be one collective ahead of
+// another, never two), a spin lock.
+struct SharedClique {
+  static constexpr std::size_t kBytes = std::size_t{1} << 20;  // per buffer
+  struct Slot {
+    std::int64_t seq;
+    int arrived, done;
+  };
+  struct Header {
+    int lock, ready, ranks, attached;
+    Slot slots[2];
+  };
+  Header* header = nullptr;
+  unsigned char* data = nullptr;  // [slot][rank or result][kBytes]
+
+  static std::size_t size(int ranks) {
+    return sizeof(Header) + 2 * static_cast<std::size_t>(ranks + 1) * kBytes;
+  }
+  unsigned char* buffer(int slot, int which) const {
+    return data + (static_cast<std::size_t>(slot) * static_cast<std::size_t>(header->ranks + 1) +
+                   static_cast<std::size_t>(which)) *
+                      kBytes;
+  }
+  void lock() const {
+    while (__atomic_exchange_n(&header->lock, 1, __ATOMIC_ACQUIRE)) usleep(1);
+  }
+  void unlock() const { __atomic_store_n(&header->lock, 0, __ATOMIC_RELEASE); }
+};
+
+// Maps the clique's file, made by whichever rank comes first; the last to
+// attach unlinks its name (the mappings stay).
+std::shared_ptr<SharedClique> attach_shared(const std::string& id, int ranks) {
+  const std::string path = "/dev/shm/ss-fake-nccl-" + id;
+  const std::size_t bytes = SharedClique::size(ranks);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  const bool made = fd >= 0;
+  if (!made) fd = ::open(path.c_str(), O_RDWR);
+  if (fd < 0) return nullptr;
+  if (made && ::ftruncate(fd, static_cast<off_t>(bytes)) != 0) return nullptr;
+  for (int i = 0; !made && i < 100000; ++i) {  // until the maker has sized it
+    if (::lseek(fd, 0, SEEK_END) >= static_cast<off_t>(bytes)) break;
+    usleep(10);
+  }
+  void* at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (at == MAP_FAILED) return nullptr;
+  auto c = std::make_shared<SharedClique>();
+  c->header = static_cast<SharedClique::Header*>(at);
+  c->data = static_cast<unsigned char*>(at) + sizeof(SharedClique::Header);
+  if (made) {
+    c->header->ranks = ranks;
+    c->header->slots[1].seq = -1;
+    __atomic_store_n(&c->header->ready, 1, __ATOMIC_RELEASE);
+  }
+  while (!__atomic_load_n(&c->header->ready, __ATOMIC_ACQUIRE)) usleep(10);
+  if (__atomic_add_fetch(&c->header->attached, 1, __ATOMIC_ACQ_REL) == ranks)
+    ::unlink(path.c_str());
+  return c;
+}
+
+template <typename T>
+void sum_buffers(const std::vector<const void*>& parts, std::size_t bytes, void* out) {
+  auto* o = static_cast<T*>(out);
+  for (std::size_t i = 0; i < bytes / sizeof(T); ++i) {
+    T sum = 0;
+    for (const void* s : parts) sum += static_cast<const T*>(s)[i];
+    o[i] = sum;
+  }
+}
+
 struct Comm {
   std::shared_ptr<Clique> clique;
+  std::shared_ptr<SharedClique> shared;  // a clique across processes
   int rank = 0, device = 0;
   std::int64_t next_op = 0;
   bool in_progress = false;  // non-blocking init: one query says "in progress"
@@ -91,7 +170,40 @@ ncclResult_t enqueue(Comm* comm, Stream* stream, const void* send, void* receive
   if (t_device != comm->device || stream->device != comm->device) return ncclInvalidArgument;
   const std::int64_t seq = comm->next_op++;
   bool joined = false;
+  if (comm->shared && bytes > SharedClique::kBytes) return ncclInvalidArgument;
   std::lock_guard lock(stream->mutex);
+  if (comm->shared) {
+    stream->work.push_back([=]() mutable {
+      if (comm->aborted) return true;
+      if (comm->rank == g_hang_rank) return false;
+      const SharedClique& c = *comm->shared;
+      const int s = static_cast<int>(seq % 2), ranks = c.header->ranks;
+      c.lock();
+      auto& slot = c.header->slots[s];
+      if (slot.seq != seq) slot = {seq, 0, 0};
+      if (!joined) {
+        std::memcpy(c.buffer(s, comm->rank), send, bytes);
+        joined = true;
+        if (++slot.arrived == ranks) {
+          std::vector<const void*> parts;
+          for (int r = 0; r < ranks; ++r) parts.push_back(c.buffer(s, r));
+          if (root >= 0)
+            std::memcpy(c.buffer(s, ranks), parts[static_cast<std::size_t>(root)], bytes);
+          else if (type == 7)
+            sum_buffers<float>(parts, bytes, c.buffer(s, ranks));
+          else
+            sum_buffers<std::int32_t>(parts, bytes, c.buffer(s, ranks));
+          slot.done = 1;
+          ++g_collectives;
+        }
+      }
+      const bool done = slot.done != 0;
+      if (done) std::memcpy(receive, c.buffer(s, ranks), bytes);
+      c.unlock();
+      return done;
+    });
+    return ncclSuccess;
+  }
   stream->work.push_back([=]() mutable {
     if (comm->aborted) return true;  // an abort ends NCCL's kernels
     if (comm->rank == g_hang_rank) return false;
@@ -310,7 +422,11 @@ ncclResult_t ncclGetVersion(int* v) {
 }
 ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
   std::memset(id->internal, 0, sizeof id->internal);
-  std::snprintf(id->internal, sizeof id->internal, "fake-%d", ++g_id);
+  if (std::getenv("SS_FAKE_NCCL_PROCESSES"))
+    std::snprintf(id->internal, sizeof id->internal, "shm-%d-%d", static_cast<int>(::getpid()),
+                  ++g_id);
+  else
+    std::snprintf(id->internal, sizeof id->internal, "fake-%d", ++g_id);
   return ncclSuccess;
 }
 ncclResult_t ncclCommInitRankConfig(Comm** comm, int ranks, ncclUniqueId id, int rank,
@@ -327,6 +443,10 @@ ncclResult_t ncclCommInitRankConfig(Comm** comm, int ranks, ncclUniqueId id, int
       clique->ranks = ranks;
     }
     c->clique = clique;
+  }
+  if (std::strncmp(id.internal, "shm-", 4) == 0) {
+    c->shared = attach_shared(id.internal, ranks);
+    if (!c->shared) return ncclInvalidArgument;
   }
   c->rank = rank;
   c->device = t_device;

@@ -23,19 +23,20 @@ struct Options {
   std::map<std::string, std::string> sinks;               // --sink NAME=FILE, for run
   bool stats = false;                       // --stats: what each worker did, after a run
   std::int64_t collective_timeout_ms = -1;  // --collective-timeout MS; -1: the library's
-  bool standalone = false;                  // --standalone, for build
-  std::string output;                       // -o FILE, for build
-  std::string device;                       // --device cpu|cuda:N, for run; "": the CPU
-  bool fast = true;                         // --executor fast (the default) or reference
-  int threads = 1;                          // --threads N, for run
-  std::string code_cache;                   // --code-cache DIR; "": the XDG cache
-  bool no_code_cache = false;               // --no-code-cache
-  std::string precision = "f32";            // --precision f32|tf32|bf16, a GPU's contractions
-  std::string files_root;                   // --files-root DIR: the only folder load/save may touch
-  bool read_only = false;                   // --read-only: no `save`
-  bool strict_sinks = false;                // --strict-sinks: an unbound sink is E1705
-  std::int64_t time_limit_ms = 0;           // --time-limit MS: 0, none
-  std::int64_t memory_limit = 0;            // --memory-limit BYTES: 0, none
+  std::string distributed;        // --distributed mpi|none; "": mpi when an MPI launcher started us
+  bool standalone = false;        // --standalone, for build
+  std::string output;             // -o FILE, for build
+  std::string device;             // --device cpu|cuda:N, for run; "": the CPU
+  bool fast = true;               // --executor fast (the default) or reference
+  int threads = 1;                // --threads N, for run
+  std::string code_cache;         // --code-cache DIR; "": the XDG cache
+  bool no_code_cache = false;     // --no-code-cache
+  std::string precision = "f32";  // --precision f32|tf32|bf16, a GPU's contractions
+  std::string files_root;         // --files-root DIR: the only folder load/save may touch
+  bool read_only = false;         // --read-only: no `save`
+  bool strict_sinks = false;      // --strict-sinks: an unbound sink is E1705
+  std::int64_t time_limit_ms = 0;  // --time-limit MS: 0, none
+  std::int64_t memory_limit = 0;   // --memory-limit BYTES: 0, none
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);

@@ -76,6 +76,11 @@ options:
                                   at once (E1610 past it)
   --collective-timeout MS         with run: how long a worker waits for the others in
                                   a collective before the run fails (E1806)
+  --distributed mpi|none          with run: one process of an MPI job (the default
+                                  when mpirun started it): the world is every
+                                  process's devices, each takes its part of every
+                                  batch, rank 0 prints, saves and writes; after an
+                                  error the job is aborted (MPI_Abort)
   --stats                         with run: after it, on standard error, what each
                                   worker of a several-device program did, per
                                   function: calls, examples, all-reduces; what
@@ -90,6 +95,7 @@ environment:
   SHAPESCRIPT_CUDA_DRIVER         path of the CUDA driver (default libcuda.so.1)
   SHAPESCRIPT_NVRTC               path of NVRTC (default libnvrtc.so.13, .12)
   SHAPESCRIPT_NCCL                path of NCCL (default: the loader's libnccl.so.2)
+  SHAPESCRIPT_MPI                 path of libshapescript_mpi.so (the MPI adapter)
 
 exit status: 0 success, 1 errors in a program or a device, 2 a bad command line
 error codes are explained in docs/errors.md
@@ -169,6 +175,13 @@ int main(int argc, char** argv) {
       if (value.empty() || !end || *end != '\0' || ms < 0)
         return usage_error("`--collective-timeout` takes milliseconds, such as 60000");
       options.collective_timeout_ms = ms;
+      continue;
+    }
+    if (arg == "--distributed") {
+      const std::string value = i + 1 < argc ? argv[++i] : "";
+      if (value != "mpi" && value != "none")
+        return usage_error("`--distributed` takes mpi or none");
+      options.distributed = value;
       continue;
     }
     if (arg == "--executor") {

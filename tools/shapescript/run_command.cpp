@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "cli.hpp"
 #include "file_sink.hpp"
@@ -20,24 +21,23 @@ namespace ss::cli {
 
 namespace {
 
-void print_stats(const std::vector<CallStats>& totals) {
+void print_stats(const std::vector<CallStats>& totals, std::ostream& err) {
   if (totals.empty()) {
-    std::cerr << "stats: no call ran on several workers\n";
+    err << "stats: no call ran on several workers\n";
     return;
   }
-  std::cerr << "stats: what each worker did, per function called on the workers\n";
-  std::cerr << std::left << std::setw(16) << "function" << std::setw(10) << "worker" << std::right
-            << std::setw(6) << "rank" << std::setw(8) << "calls" << std::setw(10) << "examples"
-            << std::setw(13) << "all-reduces" << std::setw(16) << "values reduced" << std::setw(14)
-            << "in them (s)"
-            << "\n";
+  err << "stats: what each worker did, per function called on the workers\n";
+  err << std::left << std::setw(16) << "function" << std::setw(10) << "worker" << std::right
+      << std::setw(6) << "rank" << std::setw(8) << "calls" << std::setw(10) << "examples"
+      << std::setw(13) << "all-reduces" << std::setw(16) << "values reduced" << std::setw(14)
+      << "in them (s)"
+      << "\n";
   for (const auto& call : totals)
     for (const auto& w : call.workers)
-      std::cerr << std::left << std::setw(16) << call.function << std::setw(10) << w.device
-                << std::right << std::setw(6) << w.rank << std::setw(8) << w.calls << std::setw(10)
-                << w.examples << std::setw(13) << w.all_reduces << std::setw(16) << w.reduced_values
-                << std::setw(14) << std::fixed << std::setprecision(3) << w.collective_seconds
-                << "\n";
+      err << std::left << std::setw(16) << call.function << std::setw(10) << w.device << std::right
+          << std::setw(6) << w.rank << std::setw(8) << w.calls << std::setw(10) << w.examples
+          << std::setw(13) << w.all_reduces << std::setw(16) << w.reduced_values << std::setw(14)
+          << std::fixed << std::setprecision(3) << w.collective_seconds << "\n";
 }
 
 // Compiled kernels live in the XDG cache unless the options say otherwise.
@@ -54,45 +54,43 @@ CodeCache code_cache(const Options& options) {
 // Per function: what ran it (the fast or reference executor for device
 // functions, compiled or interpreted controller code), its calls and its
 // fused kernels.
-void print_functions(const ExecutorStats& s) {
+void print_functions(const ExecutorStats& s, std::ostream& err) {
   if (s.functions.empty()) return;
   std::size_t width = 10;
   for (const auto& [name, f] : s.functions) width = std::max(width, name.size() + 2);
-  std::cerr << std::left << std::setw(static_cast<int>(width)) << "function" << std::setw(12)
-            << "kind" << std::setw(13) << "ran by" << std::right << std::setw(10) << "calls"
-            << std::setw(15) << "fused kernels"
-            << "\n";
+  err << std::left << std::setw(static_cast<int>(width)) << "function" << std::setw(12) << "kind"
+      << std::setw(13) << "ran by" << std::right << std::setw(10) << "calls" << std::setw(15)
+      << "fused kernels"
+      << "\n";
   for (const auto& [name, f] : s.functions) {
-    std::cerr << std::left << std::setw(static_cast<int>(width)) << name << std::setw(12) << f.kind
-              << std::setw(13) << f.executor << std::right << std::setw(10) << f.calls;
-    if (f.kind == "device") std::cerr << std::setw(15) << f.fused_kernels;
-    std::cerr << "\n";
+    err << std::left << std::setw(static_cast<int>(width)) << name << std::setw(12) << f.kind
+        << std::setw(13) << f.executor << std::right << std::setw(10) << f.calls;
+    if (f.kind == "device") err << std::setw(15) << f.fused_kernels;
+    err << "\n";
   }
 }
 
 // What ran the device functions: the executor and its paths, nodes each.
-void print_executor(const ExecutorStats& s) {
-  std::cerr << "executor: " << s.executor;
+void print_executor(const ExecutorStats& s, std::ostream& err) {
+  err << "executor: " << s.executor;
   if (s.executor == "fast")
-    std::cerr << " (JIT module " << (s.jit ? "loaded" : "not found: nothing fused") << "; "
-              << s.kernels_compiled << " fused kernels compiled, "
-              << s.kernels_from_cache + s.kernels_from_memory << " found in the code cache; run "
-              << s.kernel_runs << " times)";
+    err << " (JIT module " << (s.jit ? "loaded" : "not found: nothing fused") << "; "
+        << s.kernels_compiled << " fused kernels compiled, "
+        << s.kernels_from_cache + s.kernels_from_memory << " found in the code cache; run "
+        << s.kernel_runs << " times)";
   if (s.executor.rfind("cuda", 0) == 0)
-    std::cerr << " (" << s.kernels_compiled << " kernels compiled by NVRTC, "
-              << s.kernels_from_cache << " found in the code cache; fused kernels run "
-              << s.kernel_runs << " times)";
-  std::cerr << "\n";
+    err << " (" << s.kernels_compiled << " kernels compiled by NVRTC, " << s.kernels_from_cache
+        << " found in the code cache; fused kernels run " << s.kernel_runs << " times)";
+  err << "\n";
   if (s.executor == "reference") {
-    std::cerr << "  every node on the reference operations\n";
-    print_functions(s);
+    err << "  every node on the reference operations\n";
+    print_functions(s, err);
     return;
   }
-  std::cerr << std::right << std::setw(12) << "nodes run"
-            << "  by\n";
-  for (const auto& [path, count] : s.nodes)
-    std::cerr << std::setw(12) << count << "  " << path << "\n";
-  print_functions(s);
+  err << std::right << std::setw(12) << "nodes run"
+      << "  by\n";
+  for (const auto& [path, count] : s.nodes) err << std::setw(12) << count << "  " << path << "\n";
+  print_functions(s, err);
 }
 
 }  // namespace
@@ -108,14 +106,31 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
     if (!value) return usage_error("`--arg " + name + "=" + text + "`: " + why);
     args[name] = std::move(*value);
   }
+  // One process of an MPI job: the others run the same command; this one
+  // prints, and keeps sinks' records, only where it holds rank 0.
+  std::shared_ptr<MpiWorld> world;
+  if (options.distributed == "mpi" || (options.distributed.empty() && launched_by_mpi())) {
+    std::vector<Diagnostic> errors;
+    world = MpiWorld::open(nullptr, &errors);
+    if (!world) {
+      for (const auto& d : errors) std::cerr << d.render({.color = options.color});
+      return kFailed;
+    }
+  }
+  const bool quiet = world && world->process() != 0;
   std::vector<std::unique_ptr<FileSink>> files;
   LoadOptions load{.dims = options.dims};
+  load.mpi = world;
   load.files.root = options.files_root;
   load.files.allow_write = !options.read_only;
   load.time_limit = std::chrono::milliseconds(options.time_limit_ms);
   load.memory_limit = options.memory_limit;
   load.strict_sinks = options.strict_sinks;
   for (const auto& [name, path] : options.sinks) {
+    if (quiet) {  // rank 0's process writes the file; the others never write
+      load.sinks[name] = [](const SinkRecord&) {};
+      continue;
+    }
     files.push_back(std::make_unique<FileSink>(path));
     if (!files.back()->ok()) {
       std::cerr << "error: can't write the sink file `" << path << "`\n";
@@ -134,7 +149,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
   // On a terminal, a progress bar for loops over batches, on standard
   // error, wiped before each printed line.
   bool bar = false;
-  if (::isatty(STDERR_FILENO))
+  if (::isatty(STDERR_FILENO) && !quiet)
     load.progress = [&bar, &unbound](std::int64_t done, std::int64_t total) {
       constexpr int kWidth = 30;
       const int filled = total ? static_cast<int>(kWidth * done / total) : kWidth;
@@ -192,17 +207,31 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
     std::cerr << "note: " << u.records << (u.records == 1 ? " record" : " records")
               << " of the sink `" << name << "` not kept (the last: " << record_text(u.last)
               << "); keep them with `--sink " << name << "=" << name << ".csv`\n";
-  if (options.stats) {
-    print_stats(totals);
-    if (executor) print_executor(*executor);
+  if (options.stats) {  // one write: an MPI job's processes share the terminal
+    std::ostringstream report;
+    print_stats(totals, report);
+    if (executor) print_executor(*executor, report);
+    std::cerr << report.str() << std::flush;
   }
-  for (const auto& d : diagnostics) {
+  const bool failed = has_errors(diagnostics);
+  for (auto d : diagnostics) {
+    if (quiet && d.severity != Severity::error) continue;  // rank 0's process says it
+    if (world && world->processes() > 1)
+      d.notes.push_back("on MPI process " + std::to_string(world->process()) + " of " +
+                        std::to_string(world->processes()));
     if (options.json)
       std::cout << to_json(d) << "\n";
     else
       std::cerr << d.render({.color = options.color});
   }
-  return has_errors(diagnostics) ? kFailed : kOk;
+  // The others may be waiting in a collective for this one, or be stuck
+  // themselves: end the whole job, never leave it hanging.
+  if (failed && world && world->processes() > 1) {
+    std::cout.flush();
+    std::cerr.flush();
+    world->abort_job(kFailed);
+  }
+  return failed ? kFailed : kOk;
 }
 
 }  // namespace ss::cli

@@ -65,7 +65,8 @@ std::optional<Diagnostic> program_failure(const std::exception& e, const diag::S
     } catch (const CollectiveError& c) {
       d = diag::error(diag::Code::E1806, std::string("a collective failed: ") + c.what(),
                       "a worker that stops answering, a lost device or a failed communicator "
-                      "ends the call; the next call starts the collectives afresh");
+                      "ends the call; the next call starts the collectives afresh (on MPI, "
+                      "the job ends)");
       d->labels.push_back(map.label(at, "in this call", true));
       d->notes.push_back(where);
     } catch (const std::exception& cause) {

@@ -66,6 +66,12 @@ class Controller {
     return false;
   }
 
+  // Several processes each read a dataset, a model or an optimiser from
+  // their own file system: they must have read the same, or each would take
+  // its part of another global batch, or the replicas would differ (E1810,
+  // on every process).
+  void check_same_load(const Value& v, const std::string& path, diag::Span at);
+
   [[noreturn]] void fail(diag::Code code, diag::Span at, std::string message, std::string label,
                          std::string help = {}) {
     Diagnostic d = diag::error(code, std::move(message), std::move(help));

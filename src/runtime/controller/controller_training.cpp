@@ -1,5 +1,9 @@
 #include "runtime/controller/controller_impl.hpp"
 
+#include <cstring>
+
+#include "support/fingerprint.hpp"
+
 namespace ss::runtime::control {
 
 using ir::HostInstr;
@@ -31,6 +35,7 @@ void Controller::training(const HostInstr& in, std::vector<Value>& slots) {
         at(in.dst) = load_optimizer_value(p_, in.text, in.models[0], path, options_.files);
       else
         unsupported("loading this kind of value", in.span);
+      check_same_load(at(in.dst), path, in.span);
       return;
     }
     case HostOp::save:
@@ -69,6 +74,62 @@ void Controller::training(const HostInstr& in, std::vector<Value>& slots) {
       return;
     default:
       throw std::logic_error(std::string("the controller can't run ") + ir::host_op_name(in.op));
+  }
+}
+
+namespace {
+
+std::uint64_t fingerprint_of(const Tensor& t, std::uint64_t hash) {
+  const Tensor c = t.compact();
+  for (const auto d : c.shape()) hash = support::fnv1a(std::to_string(d) + ",", hash);
+  return support::fnv1a(
+      std::string_view(static_cast<const char*>(c.raw()),
+                       static_cast<std::size_t>(c.size()) * dtype_size(c.dtype())),
+      hash);
+}
+
+}  // namespace
+
+void Controller::check_same_load(const Value& v, const std::string& path, diag::Span at) {
+  if (!options_.devices || options_.devices->collectives().processes() < 2) return;
+  struct Entry {
+    std::uint64_t fingerprint = 14695981039346656037ull;
+    std::int64_t examples = -1;
+  } mine;
+  if (v.data) {
+    mine.examples = v.data->size();
+    for (std::size_t f = 0; f < v.data->names.size(); ++f)
+      mine.fingerprint =
+          fingerprint_of(v.data->columns[f], support::fnv1a(v.data->names[f], mine.fingerprint));
+    mine.fingerprint =
+        support::fnv1a(std::string_view(reinterpret_cast<const char*>(v.data->rows.data()),
+                                        v.data->rows.size() * sizeof(std::int64_t)),
+                       mine.fingerprint);
+  }
+  for (const auto& [name, t] : v.fields)
+    mine.fingerprint = fingerprint_of(t, support::fnv1a(name, mine.fingerprint));
+  std::vector<std::string> all;
+  try {
+    all = options_.devices->collectives().each_process(
+        std::string(reinterpret_cast<const char*>(&mine), sizeof mine));
+  } catch (const CollectiveError& e) {
+    fail(diag::Code::E1806, at, std::string("a collective failed: ") + e.what(),
+         "the processes compared what they loaded here",
+         "find the process that stopped, or give slow ones a longer --collective-timeout");
+  }
+  for (std::size_t p = 1; p < all.size(); ++p) {
+    Entry theirs, first;
+    std::memcpy(&theirs, all[p].data(), sizeof theirs);
+    std::memcpy(&first, all[0].data(), sizeof first);
+    if (theirs.fingerprint == first.fingerprint && theirs.examples == first.examples) continue;
+    std::string what = "other contents";
+    if (theirs.examples != first.examples)
+      what = std::to_string(theirs.examples) + " examples, process 0 " +
+             std::to_string(first.examples);
+    fail(diag::Code::E1810, at,
+         "MPI process " + std::to_string(p) + " loaded `" + path + "` with " + what,
+         "every process loads this file itself",
+         "give every process the same file (a shared folder, or one copy on each machine)");
   }
 }
 

@@ -15,15 +15,35 @@ namespace {
 
 // A rendezvous per collective: each worker leaves its buffer and waits; the
 // last to arrive does the work for all of them while they wait, then wakes
-// them. A generation counter tells one collective from the next.
+// them. A generation counter tells one collective from the next. With a
+// link to other processes, that work includes the exchange with them, done
+// outside the lock (an abort must reach it) and bounded by the link's own
+// timeout, so the waiters don't time out while it runs.
 class InProcess final : public Collectives {
  public:
-  InProcess(int workers, std::chrono::milliseconds timeout)
-      : n_(workers), timeout_(timeout), buffers_(static_cast<std::size_t>(workers)) {}
+  InProcess(int workers, std::chrono::milliseconds timeout,
+            std::shared_ptr<ProcessLink> link = nullptr, std::vector<int> counts = {})
+      : n_(workers),
+        timeout_(timeout),
+        buffers_(static_cast<std::size_t>(workers)),
+        link_(std::move(link)),
+        counts_(std::move(counts)) {
+    if (!link_) return;
+    for (int p = 0; p < static_cast<int>(counts_.size()); ++p) {
+      if (p < link_->process()) first_rank_ += counts_[static_cast<std::size_t>(p)];
+      world_ += counts_[static_cast<std::size_t>(p)];
+    }
+    link_->set_layout(counts_);
+  }
 
   int local_count() const override { return n_; }
-  int world() const override { return n_; }
-  int rank(int local) const override { return local; }
+  int world() const override { return link_ ? world_ : n_; }
+  int rank(int local) const override { return first_rank_ + local; }
+  int processes() const override { return link_ ? link_->processes() : 1; }
+
+  std::vector<std::string> each_process(const std::string& mine) override {
+    return link_ ? link_->all_gather(mine) : std::vector<std::string>{mine};
+  }
 
   void all_reduce(int local, void* data, std::size_t count, DType dtype) override {
     if (dtype != DType::f32 && dtype != DType::i32)
@@ -33,23 +53,34 @@ class InProcess final : public Collectives {
     rendezvous(local, {data, count}, "all-reduce", [&](std::vector<Buffer>& all) {
       for (const auto& b : all)
         if (b.count != count) throw CollectiveError("all-reduce of different sizes", false);
-      if (dtype == DType::f32)
+      if (link_) {
+        std::vector<void*> locals;
+        for (const auto& b : all) locals.push_back(b.data);
+        link_->all_reduce(locals, count, dtype, stopped());
+      } else if (dtype == DType::f32) {
         sum_in_rank_order<float>(all, count);
-      else
+      } else {
         sum_in_rank_order<std::int32_t>(all, count);
+      }
     });
   }
 
+  // `root` is a rank of the world.
   void broadcast(int local, void* data, std::size_t bytes, int root) override {
     rendezvous(local, {data, bytes}, "broadcast", [&](std::vector<Buffer>& all) {
-      const Buffer& from = all.at(static_cast<std::size_t>(root));
+      const int root_local = root - first_rank_;
+      const bool here = root_local >= 0 && root_local < n_;
+      void* from = all.at(static_cast<std::size_t>(here ? root_local : 0)).data;
+      if (link_) link_->broadcast(from, bytes, process_of(root), stopped());
       for (auto& b : all)
-        if (b.data != from.data) std::memcpy(b.data, from.data, bytes);
+        if (b.data != from) std::memcpy(b.data, from, bytes);
     });
   }
 
   void barrier(int local) override {
-    rendezvous(local, {nullptr, 0}, "barrier", [](auto&) {});
+    rendezvous(local, {nullptr, 0}, "barrier", [&](auto&) {
+      if (link_) link_->barrier(stopped());
+    });
   }
 
   void abort(const std::string& why) override {
@@ -61,6 +92,7 @@ class InProcess final : public Collectives {
 
   bool reset() override {
     std::lock_guard lock(mutex_);
+    if (link_ && link_->broken()) return false;
     aborted_ = false;
     arrived_ = 0;
     ++generation_;
@@ -72,6 +104,19 @@ class InProcess final : public Collectives {
     void* data = nullptr;
     std::size_t count = 0;
   };
+
+  std::function<bool()> stopped() {
+    return [this] { return aborted_.load(); };
+  }
+
+  int process_of(int rank) const {
+    int first = 0;
+    for (int p = 0; p < static_cast<int>(counts_.size()); ++p) {
+      first += counts_[static_cast<std::size_t>(p)];
+      if (rank < first) return p;
+    }
+    return 0;
+  }
 
   template <typename T>
   static void sum_in_rank_order(std::vector<Buffer>& all, std::size_t count) {
@@ -91,13 +136,25 @@ class InProcess final : public Collectives {
     const std::uint64_t generation = generation_;
     if (++arrived_ == n_) {
       arrived_ = 0;
+      working_ = true;
+      if (link_) lock.unlock();  // the exchange may wait long: an abort must get in
+      std::exception_ptr error;
       try {
         work(buffers_);
-      } catch (const CollectiveError& e) {  // the others wake to the abort
+      } catch (...) {
+        error = std::current_exception();
+      }
+      if (link_) lock.lock();
+      working_ = false;
+      if (error) {  // the others wake to the abort
         aborted_ = true;
-        why_ = e.what();
+        try {
+          std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+          why_ = e.what();
+        }
         woken_.notify_all();
-        throw;
+        std::rethrow_exception(error);
       }
       ++generation_;
       woken_.notify_all();
@@ -111,9 +168,11 @@ class InProcess final : public Collectives {
       spin_until([&] { return generation_.load() != generation || aborted_.load(); });
       lock.lock();
     }
-    const bool done = timeout_.count() > 0 && woken_.wait_for(lock, timeout_, [&] {
-      return generation_ != generation || aborted_;
-    });
+    const auto over = [&] { return generation_ != generation || aborted_; };
+    bool done =
+        timeout_.count() > 0 && woken_.wait_for(lock, timeout_, [&] { return over() || working_; });
+    // The exchange with the other processes has a timeout of its own.
+    if (done && !over()) woken_.wait(lock, over);
     if (generation_ != generation) return;
     if (!done) {
       aborted_ = true;
@@ -131,10 +190,14 @@ class InProcess final : public Collectives {
   std::condition_variable woken_;
   std::vector<Buffer> buffers_;
   int arrived_ = 0;
+  bool working_ = false;  // the last to arrive is doing the work
   // Changed under the mutex; read without it while spinning.
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> aborted_{false};
   std::string why_;
+  std::shared_ptr<ProcessLink> link_;
+  std::vector<int> counts_;
+  int first_rank_ = 0, world_ = 0;
 };
 
 }  // namespace
@@ -142,6 +205,12 @@ class InProcess final : public Collectives {
 std::unique_ptr<Collectives> in_process_collectives(int workers,
                                                     std::chrono::milliseconds timeout) {
   return std::make_unique<InProcess>(workers, timeout);
+}
+
+std::unique_ptr<Collectives> linked_collectives(int workers, std::chrono::milliseconds timeout,
+                                                std::shared_ptr<ProcessLink> link,
+                                                std::vector<int> counts) {
+  return std::make_unique<InProcess>(workers, timeout, std::move(link), std::move(counts));
 }
 
 }  // namespace ss::runtime

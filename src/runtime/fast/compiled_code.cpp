@@ -6,6 +6,8 @@
 #include <mutex>
 #include <string_view>
 
+#include "support/fingerprint.hpp"
+
 namespace ss::runtime {
 namespace {
 
@@ -33,11 +35,7 @@ Linked& linked() {
 // hash, then the object.
 constexpr char kMagic[] = "shapescript kernels 2\n";
 
-std::uint64_t fnv1a(std::string_view bytes) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
+using support::fnv1a;
 
 }  // namespace
 
