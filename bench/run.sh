@@ -21,3 +21,4 @@ bench/mlp.sh
 bench/attention.sh
 bench/cold_start.sh
 bench/several_devices.sh
+bench/mpi.sh
