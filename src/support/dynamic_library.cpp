@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstdlib>
 #include <utility>
 
 namespace ss::support {
@@ -74,6 +75,19 @@ std::string folder_of_this_library() {
   std::string path = info.dli_fname;
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::vector<std::string> module_candidates(const std::string& requested, const char* env,
+                                           const std::string& name) {
+  if (!requested.empty()) return {requested};
+  if (const char* path = std::getenv(env); path && *path) return {path};
+  std::vector<std::string> out;
+  if (const std::string here = folder_of_this_library(); !here.empty()) {
+    out.push_back(here + "/" + name);
+    out.push_back(here + "/../lib/" + name);
+  }
+  out.push_back(name);
+  return out;
 }
 
 }  // namespace ss::support

@@ -53,4 +53,11 @@ class DynamicLibrary {
 // the core looks for the JIT module installed beside it.
 std::string folder_of_this_library();
 
+// Where to look for one of the library's own modules (the JIT's, MPI's):
+// `requested` alone when given, else the path in the environment variable
+// `env` when set, else `name` beside this library, in ../lib from it, and on
+// the loader's search path.
+std::vector<std::string> module_candidates(const std::string& requested, const char* env,
+                                           const std::string& name);
+
 }  // namespace ss::support

@@ -10,6 +10,7 @@
 
 #include "support/paths.hpp"
 #include "support/process.hpp"
+#include "support/sink_csv.hpp"
 
 namespace {
 
@@ -248,14 +249,7 @@ std::string digits_variant(const ss::test::TempDir& dir, const std::string& devi
   return dir.file(name);
 }
 
-std::vector<double> numbers_after_commas(const std::string& csv) {
-  std::vector<double> out;
-  std::istringstream lines(csv);
-  std::string line;
-  std::getline(lines, line);  // the header
-  while (std::getline(lines, line)) out.push_back(std::stod(line.substr(line.find(',') + 1)));
-  return out;
-}
+using ss::test::numbers_after_commas;
 
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include "support/numerics.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
+#include "support/sink_csv.hpp"
 #include "support/skip.hpp"
 
 namespace {
@@ -77,16 +78,37 @@ void write_digits(const ss::test::TempDir& dir, const std::string& name, const s
 }
 
 std::vector<double> losses(const std::string& csv) {
-  std::vector<double> out;
-  std::istringstream lines(csv);
-  std::string line;
-  std::getline(lines, line);  // the header
-  while (std::getline(lines, line)) out.push_back(std::stod(line.substr(line.find(',') + 1)));
-  return out;
+  return ss::test::numbers_after_commas(csv);
 }
 
 std::string mpirun(int processes) {
   return "mpirun -np " + std::to_string(processes) + " " + std::string(kCliPath);
+}
+
+// Two processes of `shapescript ARGS` under mpirun in the background, each
+// leaving its pid in pid.RANK; once rank 0 prints a line starting with
+// `ready`, rank 1 gets SIGNAL. Prints how mpirun exited and how long after
+// the signal, what is left of rank 1, then the job's output. A guard kills
+// mpirun after 60 s: a hang shows as exit 137 after about a minute.
+ss::test::ProcessResult signal_rank_one(const ss::test::TempDir& dir, const std::string& args,
+                                        const std::string& ready, const std::string& signal) {
+  dir.write("signal.sh", R"sh(
+timeout -s KILL 60 mpirun -np 2 sh -c 'echo $$ > pid.$OMPI_COMM_WORLD_RANK; exec "$0" "$@"' \
+    "$CLI" $ARGS > out.txt 2>&1 &
+job=$!
+i=0; until grep -q "^$READY " out.txt 2>/dev/null; do i=$((i+1)); [ $i -gt 600 ] && break; sleep 0.1; done
+start=$(date +%s%N)
+kill -$SIGNAL "$(cat pid.1)"
+wait $job; code=$?
+end=$(date +%s%N)
+echo "mpirun exited $code after $(( (end - start) / 1000000 )) ms"
+state=$(ps -o stat= -p "$(cat pid.1)" 2>/dev/null | tr -d ' ')
+echo "rank 1 left: ${state:-gone}"
+kill -KILL "$(cat pid.1)" 2>/dev/null
+cat out.txt
+)sh");
+  return shell(dir, "sh signal.sh",
+               {{"CLI", kCliPath}, {"ARGS", args}, {"READY", ready}, {"SIGNAL", signal}});
 }
 
 }  // namespace
@@ -160,23 +182,8 @@ TEST_CASE("a stopped MPI process makes the others fail with E1806 within the tim
   write_digits(dir, "long.ss", "", 500);
   // Rank 1 is stopped (SIGSTOP) once training is under way; rank 0 waits
   // for it in a collective for the 2 s timeout, reports E1806 and aborts the
-  // job. The guard (60 s) would kill a hang.
-  dir.write("stop.sh", R"sh(
-timeout -s KILL 60 mpirun -np 2 sh -c 'echo $$ > pid.$OMPI_COMM_WORLD_RANK; exec "$0" "$@"' \
-    "$CLI" run --collective-timeout 2000 long.ss > out.txt 2>&1 &
-job=$!
-i=0; until grep -q "^epoch 1 " out.txt 2>/dev/null; do i=$((i+1)); [ $i -gt 600 ] && break; sleep 0.1; done
-start=$(date +%s%N)
-kill -STOP "$(cat pid.1)"
-wait $job; code=$?
-end=$(date +%s%N)
-echo "mpirun exited $code after $(( (end - start) / 1000000 )) ms"
-state=$(ps -o stat= -p "$(cat pid.1)" 2>/dev/null | tr -d ' ')
-echo "rank 1 left: ${state:-gone}"
-kill -KILL "$(cat pid.1)" 2>/dev/null
-cat out.txt
-)sh");
-  const auto r = shell(dir, "sh stop.sh", {{"CLI", kCliPath}});
+  // job.
+  const auto r = signal_rank_one(dir, "run --collective-timeout 2000 long.ss", "epoch 1", "STOP");
   CAPTURE(r.out);
   std::smatch m;
   REQUIRE(std::regex_search(r.out, m, std::regex("mpirun exited ([0-9]+) after ([0-9]+) ms")));
@@ -195,19 +202,7 @@ TEST_CASE("a killed MPI process ends the job naming its rank, and rank 0's check
   if (!mpi_here()) return;
   ss::test::TempDir dir;
   write_digits(dir, "ckpt.ss", "", 500, "save(m, \"ckpt.safetensors\")");
-  dir.write("die.sh", R"sh(
-timeout -s KILL 60 mpirun -np 2 sh -c 'echo $$ > pid.$OMPI_COMM_WORLD_RANK; exec "$0" "$@"' \
-    "$CLI" run ckpt.ss > out.txt 2>&1 &
-job=$!
-i=0; until grep -q "^epoch 3 " out.txt 2>/dev/null; do i=$((i+1)); [ $i -gt 600 ] && break; sleep 0.1; done
-start=$(date +%s%N)
-kill -KILL "$(cat pid.1)"
-wait $job; code=$?
-end=$(date +%s%N)
-echo "mpirun exited $code after $(( (end - start) / 1000000 )) ms"
-cat out.txt
-)sh");
-  const auto r = shell(dir, "sh die.sh", {{"CLI", kCliPath}});
+  const auto r = signal_rank_one(dir, "run ckpt.ss", "epoch 3", "KILL");
   CAPTURE(r.out);
   std::smatch m;
   REQUIRE(std::regex_search(r.out, m, std::regex("mpirun exited ([0-9]+) after ([0-9]+) ms")));

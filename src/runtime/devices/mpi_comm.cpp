@@ -1,28 +1,21 @@
 #include "runtime/devices/mpi_comm.hpp"
 
-#include <cstdlib>
-
 namespace ss::runtime {
 namespace {
 
 constexpr const char* kModuleName = "libshapescript_mpi.so";
 
-std::vector<std::string> candidates(const std::string& requested) {
-  if (!requested.empty()) return {requested};
-  if (const char* env = std::getenv("SHAPESCRIPT_MPI"); env && *env) return {env};
-  std::vector<std::string> out;
-  if (const std::string here = support::folder_of_this_library(); !here.empty()) {
-    out.push_back(here + "/" + kModuleName);
-    out.push_back(here + "/../lib/" + kModuleName);
-  }
-  out.push_back(kModuleName);
-  return out;
-}
-
 // A wait's `stopped` callback, through the C table.
 int call_stopped(void* context) {
   const auto* f = static_cast<const std::function<bool()>*>(context);
   return (*f)() ? 1 : 0;
+}
+
+// How an exchange waits: `timeout`, `stopped` (may be null), `silent` (may be null).
+SsMpiWait wait_of(std::chrono::milliseconds timeout, const std::function<bool()>* stopped,
+                  std::vector<int>* silent) {
+  return {timeout.count(), stopped ? call_stopped : nullptr,
+          const_cast<std::function<bool()>*>(stopped), silent ? silent->data() : nullptr};
 }
 
 constexpr std::size_t kWhy = 1024;
@@ -32,8 +25,8 @@ constexpr std::size_t kWhy = 1024;
 std::shared_ptr<MpiComm> MpiComm::open(const void* comm, const std::string& adapter,
                                        std::string* why) {
   std::string reasons;
-  auto library = std::make_shared<support::DynamicLibrary>(
-      support::DynamicLibrary::open_first(candidates(adapter), &reasons));
+  auto library = std::make_shared<support::DynamicLibrary>(support::DynamicLibrary::open_first(
+      support::module_candidates(adapter, "SHAPESCRIPT_MPI", kModuleName), &reasons));
   if (!*library) {
     *why = "can't open the MPI adapter (" + std::string(kModuleName) + "): " + reasons;
     return nullptr;
@@ -123,8 +116,7 @@ void MpiComm::all_reduce(const std::vector<void*>& locals, std::size_t count, DT
                          const std::function<bool()>& stopped) {
   std::lock_guard lock(mutex_);
   std::vector<int> silent(static_cast<std::size_t>(processes()), 0);
-  const SsMpiWait wait{timeout_.count(), call_stopped, const_cast<std::function<bool()>*>(&stopped),
-                       silent.data()};
+  const SsMpiWait wait = wait_of(timeout_, &stopped, &silent);
   char text[kWhy] = {};
   std::vector<int> counts = counts_;
   if (counts.size() != static_cast<std::size_t>(processes()))
@@ -140,8 +132,7 @@ void MpiComm::broadcast(void* data, std::size_t bytes, int root_process,
                         const std::function<bool()>& stopped) {
   std::lock_guard lock(mutex_);
   std::vector<int> silent(static_cast<std::size_t>(processes()), 0);
-  const SsMpiWait wait{timeout_.count(), call_stopped, const_cast<std::function<bool()>*>(&stopped),
-                       silent.data()};
+  const SsMpiWait wait = wait_of(timeout_, &stopped, &silent);
   char text[kWhy] = {};
   const int status = api_->broadcast(comm_, data, bytes, root_process, &wait, text, sizeof text);
   broken_ = broken_ || status != SS_MPI_OK;
@@ -150,8 +141,7 @@ void MpiComm::broadcast(void* data, std::size_t bytes, int root_process,
 
 void MpiComm::barrier(const std::function<bool()>& stopped) {
   std::lock_guard lock(mutex_);
-  const SsMpiWait wait{timeout_.count(), call_stopped, const_cast<std::function<bool()>*>(&stopped),
-                       nullptr};
+  const SsMpiWait wait = wait_of(timeout_, &stopped, nullptr);
   char text[kWhy] = {};
   const int status = api_->barrier(comm_, &wait, text, sizeof text);
   broken_ = broken_ || status != SS_MPI_OK;
@@ -160,7 +150,7 @@ void MpiComm::barrier(const std::function<bool()>& stopped) {
 
 std::vector<std::string> MpiComm::all_gather(const std::string& mine) {
   std::lock_guard lock(mutex_);
-  const SsMpiWait wait{timeout_.count(), nullptr, nullptr, nullptr};
+  const SsMpiWait wait = wait_of(timeout_, nullptr, nullptr);
   const int n = processes();
   std::string all(mine.size() * static_cast<std::size_t>(n), '\0');
   char text[kWhy] = {};

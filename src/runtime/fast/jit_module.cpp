@@ -1,7 +1,5 @@
 #include "runtime/fast/jit_module.hpp"
 
-#include <cstdlib>
-
 namespace ss::runtime {
 
 namespace {
@@ -9,15 +7,7 @@ constexpr const char* kModuleName = "libshapescript_jit.so";
 }
 
 std::vector<std::string> jit_candidates(const std::string& requested) {
-  if (!requested.empty()) return {requested};
-  if (const char* env = std::getenv("SHAPESCRIPT_JIT"); env && *env) return {env};
-  std::vector<std::string> out;
-  if (const std::string here = support::folder_of_this_library(); !here.empty()) {
-    out.push_back(here + "/" + kModuleName);
-    out.push_back(here + "/../lib/" + kModuleName);
-  }
-  out.push_back(kModuleName);
-  return out;
+  return support::module_candidates(requested, "SHAPESCRIPT_JIT", kModuleName);
 }
 
 std::optional<JitModule> JitModule::load(const std::string& requested, std::string* why) {
