@@ -5,7 +5,7 @@
  * fails), a controller run printing through a callback, hot reload,
  * values the library owns (made, trained in place, saved, loaded, a
  * controller function called with them), and sandboxing (no writes, a
- * time limit). Exits 0 when
+ * time limit), and MPI that can't be opened (E1811). Exits 0 when
  * every check holds; prints each failed check. */
 #include <math.h>
 #include <stdio.h>
@@ -409,6 +409,17 @@ int main(int argc, char** argv) {
     CHECK(status != NULL && strcmp(ss_status_code(status), "E1609") == 0);
     ss_status_free(status);
     ss_load_options_free(sandbox);
+  }
+
+  /* MPI that can't be opened (ctest points SHAPESCRIPT_MPI nowhere): E1811,
+   * and the options stay usable. */
+  {
+    ss_load_options* mpi = ss_load_options_new();
+    status = NULL;
+    CHECK(ss_load_options_mpi(mpi, NULL, &status) != 0);
+    CHECK(status != NULL && strcmp(ss_status_code(status), "E1811") == 0);
+    ss_status_free(status);
+    ss_load_options_free(mpi);
   }
 
   ss_load_options_free(options);
