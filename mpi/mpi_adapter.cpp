@@ -241,14 +241,33 @@ int refuse_broken(SsMpiComm* c, char* why, std::size_t why_size) {
   return SS_MPI_FAILED;
 }
 
-SsMpiComm* dup_of(MPI_Comm base, char* why, std::size_t why_size) {
+// A duplicate of `base`, made without blocking (MPI_Comm_idup) and waited
+// for under `w`: a process that never comes can't hang the others here.
+SsMpiComm* dup_of(MPI_Comm base, const SsMpiWait* w, char* why, std::size_t why_size) {
   auto* c = new SsMpiComm;
-  int rc = MPI_Comm_dup(base, &c->comm);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(c->comm, &c->process);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(c->comm, &c->processes);
+  int rc = MPI_Comm_rank(base, &c->process);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(base, &c->processes);
+  Requests rs;
+  rs.requests.push_back(MPI_REQUEST_NULL);
+  rs.peers.push_back(0);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_idup(base, &c->comm, &rs.requests[0]);
   if (rc != MPI_SUCCESS) {
     say(why, why_size, "MPI can't duplicate the communicator: " + mpi_error(rc));
+    delete c;
+    return nullptr;
+  }
+  SsMpiWait quiet = w ? *w : SsMpiWait{};
+  quiet.silent = nullptr;
+  if (const Status s = wait_for(c, rs, &quiet, "communicator's duplication"); s.code != SS_MPI_OK) {
+    say(why, why_size, s.why);
+    g_any_broken = true;  // the duplicate may still be pending: nothing is freed
+    return nullptr;
+  }
+  c->broken = false;
+  rc = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  if (rc != MPI_SUCCESS) {
+    say(why, why_size, "MPI can't set the communicator's error handler: " + mpi_error(rc));
+    MPI_Comm_free(&c->comm);
     delete c;
     return nullptr;
   }
@@ -256,7 +275,7 @@ SsMpiComm* dup_of(MPI_Comm base, char* why, std::size_t why_size) {
   return c;
 }
 
-SsMpiComm* open_comm(const void* comm, char* why, std::size_t why_size) {
+SsMpiComm* open_comm(const void* comm, const SsMpiWait* w, char* why, std::size_t why_size) {
   std::lock_guard lock(g_mutex);
   int initialised = 0, finalised = 0;
   MPI_Initialized(&initialised);
@@ -282,16 +301,16 @@ SsMpiComm* open_comm(const void* comm, char* why, std::size_t why_size) {
         "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE, ...)");
     return nullptr;
   }
-  return dup_of(comm ? *static_cast<const MPI_Comm*>(comm) : MPI_COMM_WORLD, why, why_size);
+  return dup_of(comm ? *static_cast<const MPI_Comm*>(comm) : MPI_COMM_WORLD, w, why, why_size);
 }
 
-SsMpiComm* fork_comm(SsMpiComm* c, char* why, std::size_t why_size) {
+SsMpiComm* fork_comm(SsMpiComm* c, const SsMpiWait* w, char* why, std::size_t why_size) {
   std::lock_guard lock(g_mutex);
   if (c->broken) {
     refuse_broken(c, why, why_size);
     return nullptr;
   }
-  return dup_of(c->comm, why, why_size);
+  return dup_of(c->comm, w, why, why_size);
 }
 
 // A broken communicator may have requests pending: it is left as it is

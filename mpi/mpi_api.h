@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define SS_MPI_ABI_VERSION 1u
+#define SS_MPI_ABI_VERSION 2u
 #define SS_MPI_ENTRY_SYMBOL "ss_mpi_api"
 
 /* One duplicated communicator: the adapter's traffic never mixes with the
@@ -50,10 +50,11 @@ typedef struct SsMpiApi {
    * MPI_THREAD_MULTIPLE when nobody has (and finalising it when the last
    * communicator closes). MPI must give at least MPI_THREAD_SERIALIZED:
    * exchanges come from worker threads, one at a time. NULL, with why. */
-  SsMpiComm* (*open)(const void* comm, char* why, size_t why_size);
+  SsMpiComm* (*open)(const void* comm, const SsMpiWait* wait, char* why, size_t why_size);
   /* Another duplicate, for one module's traffic: collective, so every
-   * process makes its modules in the same order. */
-  SsMpiComm* (*fork)(SsMpiComm* comm, char* why, size_t why_size);
+   * process makes its modules in the same order. Duplicating waits as an
+   * exchange does (MPI_Comm_idup, polled). */
+  SsMpiComm* (*fork)(SsMpiComm* comm, const SsMpiWait* wait, char* why, size_t why_size);
   void (*close)(SsMpiComm* comm);
   int (*process)(const SsMpiComm* comm); /* this process's rank in the communicator */
   int (*processes)(const SsMpiComm* comm);

@@ -43,7 +43,10 @@ std::shared_ptr<MpiComm> MpiComm::open(const void* comm, const std::string& adap
     return nullptr;
   }
   char text[kWhy] = {};
-  SsMpiComm* c = api->open(comm, text, sizeof text);
+  // Every process duplicates the communicator: a default collective timeout
+  // for one that never comes.
+  const SsMpiWait wait = wait_of(std::chrono::milliseconds(120000), nullptr, nullptr);
+  SsMpiComm* c = api->open(comm, &wait, text, sizeof text);
   if (!c) {
     *why = text;
     return nullptr;
@@ -62,7 +65,8 @@ MpiComm::~MpiComm() {
 std::shared_ptr<MpiComm> MpiComm::fork(std::chrono::milliseconds timeout, std::string* why) {
   std::lock_guard lock(mutex_);
   char text[kWhy] = {};
-  SsMpiComm* c = api_->fork(comm_, text, sizeof text);
+  const SsMpiWait wait = wait_of(timeout, nullptr, nullptr);
+  SsMpiComm* c = api_->fork(comm_, &wait, text, sizeof text);
   if (!c) {
     *why = text;
     return nullptr;
