@@ -107,6 +107,7 @@ void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir, boo
     options.env["SHAPESCRIPT_NCCL"] = SS_TEST_FAKE_CUDA_PATH;
   }
   if (mpi) {  // Open MPI on this machine alone, as root, as tests/mpi runs it
+    options.env["ASAN_OPTIONS"] = "fast_unwind_on_malloc=0";
     options.env["OMPI_ALLOW_RUN_AS_ROOT"] = "1";
     options.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1";
     options.env["OMPI_MCA_btl"] = "self,tcp";
