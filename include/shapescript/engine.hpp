@@ -131,6 +131,9 @@ struct BackendReport {
   LibraryStatus nvrtc;
   LibraryStatus cublas;
   LibraryStatus nccl;
+  // libshapescript_mpi, the MPI adapter (version: the MPI library's), for
+  // several processes; finding it starts no MPI.
+  LibraryStatus mpi;
   std::vector<CudaDeviceInfo> cuda_devices;
 };
 

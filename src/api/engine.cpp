@@ -21,10 +21,10 @@
 #include "runtime/core/format.hpp"
 #include "runtime/data/data_error.hpp"
 #include "runtime/data/files.hpp"
+#include "runtime/devices/mpi_comm.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/fast/gemm/sgemm.hpp"
 #include "runtime/fast/jit_module.hpp"
-#include "runtime/fast/onednn_conv.hpp"
 #include "runtime/fast/onednn_conv.hpp"
 #include "shapescript/version.hpp"
 #include "standalone/emit_cpp.hpp"
@@ -106,6 +106,8 @@ BackendReport Engine::backends() const {
 
   report.cublas = cuda::probe_cublas();
   report.nccl = cuda::probe_nccl(impl_->options.nccl_library);
+  report.mpi.found =
+      runtime::MpiComm::probe("", &report.mpi.path, &report.mpi.version, &report.mpi.detail);
   return report;
 }
 

@@ -30,8 +30,13 @@ grep -q "batch 1000: logits \[1000 10\]" "$work/embed.out" ||
   grep -q "reloaded: identical" "$work/policy.out" ||
   { cat "$work/policy.out"; echo "FAIL: the installed policy example"; exit 1; }
 echo "ok: examples/embed (main, policy) built with find_package(shapescript) and ran"
+if [ -x "$work/embed/mpi_host" ] && [ -f "$prefix/lib/libshapescript_mpi.so" ]; then
+  echo "ok: examples/embed's mpi_host built against the installed library and its MPI adapter"
+fi
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# The C test checks that MPI which can't be opened is E1811 (as ctest runs it).
+export SHAPESCRIPT_MPI=/nowhere/libshapescript_mpi.so
 [ "$(pkg-config --modversion shapescript)" = "$(sed -n 's/^project(shapescript VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" ] ||
   { echo "FAIL: pkg-config's version"; exit 1; }
 # shellcheck disable=SC2046

@@ -36,6 +36,7 @@ int report_all() {
   print_library("nvrtc", report.nvrtc);
   print_library("cublas", report.cublas);
   print_library("nccl", report.nccl);
+  print_library("mpi", report.mpi);
   return kOk;
 }
 

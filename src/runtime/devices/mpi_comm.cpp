@@ -22,26 +22,47 @@ constexpr std::size_t kWhy = 1024;
 
 }  // namespace
 
-std::shared_ptr<MpiComm> MpiComm::open(const void* comm, const std::string& adapter,
-                                       std::string* why) {
+namespace {
+
+// The adapter's table, or null with *why.
+const SsMpiApi* load_adapter(const std::string& adapter,
+                             std::shared_ptr<support::DynamicLibrary>* library, std::string* why) {
   std::string reasons;
-  auto library = std::make_shared<support::DynamicLibrary>(support::DynamicLibrary::open_first(
+  *library = std::make_shared<support::DynamicLibrary>(support::DynamicLibrary::open_first(
       support::module_candidates(adapter, "SHAPESCRIPT_MPI", kModuleName), &reasons));
-  if (!*library) {
+  if (!**library) {
     *why = "can't open the MPI adapter (" + std::string(kModuleName) + "): " + reasons;
     return nullptr;
   }
   SsMpiEntry entry = nullptr;
-  if (!library->load(entry, SS_MPI_ENTRY_SYMBOL)) {
-    *why = library->path() + " has no " SS_MPI_ENTRY_SYMBOL;
+  if (!(*library)->load(entry, SS_MPI_ENTRY_SYMBOL)) {
+    *why = (*library)->path() + " has no " SS_MPI_ENTRY_SYMBOL;
     return nullptr;
   }
   const SsMpiApi* api = entry(SS_MPI_ABI_VERSION);
-  if (!api) {
-    *why = library->path() + " is from another shapescript (MPI ABI " +
+  if (!api)
+    *why = (*library)->path() + " is from another shapescript (MPI ABI " +
            std::to_string(SS_MPI_ABI_VERSION) + " wanted)";
-    return nullptr;
-  }
+  return api;
+}
+
+}  // namespace
+
+bool MpiComm::probe(const std::string& adapter, std::string* path, std::string* version,
+                    std::string* why) {
+  std::shared_ptr<support::DynamicLibrary> library;
+  const SsMpiApi* api = load_adapter(adapter, &library, why);
+  if (!api) return false;
+  *path = library->path();
+  *version = api->library_version();
+  return true;
+}
+
+std::shared_ptr<MpiComm> MpiComm::open(const void* comm, const std::string& adapter,
+                                       std::string* why) {
+  std::shared_ptr<support::DynamicLibrary> library;
+  const SsMpiApi* api = load_adapter(adapter, &library, why);
+  if (!api) return nullptr;
   char text[kWhy] = {};
   // Every process duplicates the communicator: a default collective timeout
   // for one that never comes.

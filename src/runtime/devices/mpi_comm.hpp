@@ -24,6 +24,10 @@ class MpiComm final : public ProcessLink {
   // *why, when the module or MPI can't be had.
   static std::shared_ptr<MpiComm> open(const void* comm, const std::string& adapter,
                                        std::string* why);
+  // Whether the adapter loads, without starting MPI: its path and the MPI
+  // library's version line, or false with *why.
+  static bool probe(const std::string& adapter, std::string* path, std::string* version,
+                    std::string* why);
   ~MpiComm() override;
   MpiComm(const MpiComm&) = delete;
   MpiComm& operator=(const MpiComm&) = delete;
