@@ -117,10 +117,11 @@ void Controller::check_same_load(const Value& v, const std::string& path, diag::
          "the processes compared what they loaded here",
          "find the process that stopped, or give slow ones a longer --collective-timeout");
   }
+  Entry first;
+  std::memcpy(&first, all.at(0).data(), sizeof first);
   for (std::size_t p = 1; p < all.size(); ++p) {
-    Entry theirs, first;
+    Entry theirs;
     std::memcpy(&theirs, all[p].data(), sizeof theirs);
-    std::memcpy(&first, all[0].data(), sizeof first);
     if (theirs.fingerprint == first.fingerprint && theirs.examples == first.examples) continue;
     std::string what = "other contents";
     if (theirs.examples != first.examples)

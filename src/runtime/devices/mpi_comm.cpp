@@ -125,8 +125,9 @@ std::string MpiComm::named(int process) const {
   return name + " (ranks " + std::to_string(first) + "-" + std::to_string(first + n - 1) + ")";
 }
 
-void MpiComm::check(int status, const std::string& why, const std::vector<int>& silent) const {
+void MpiComm::check(int status, const std::string& why, const std::vector<int>& silent) {
   if (status == SS_MPI_OK) return;
+  broken_ = true;
   std::string message = why;
   if (status == SS_MPI_TIMED_OUT) {
     std::string names;
@@ -143,13 +144,11 @@ void MpiComm::all_reduce(const std::vector<void*>& locals, std::size_t count, DT
   std::vector<int> silent(static_cast<std::size_t>(processes()), 0);
   const SsMpiWait wait = wait_of(timeout_, &stopped, &silent);
   char text[kWhy] = {};
-  std::vector<int> counts = counts_;
-  if (counts.size() != static_cast<std::size_t>(processes()))
+  if (counts_.size() != static_cast<std::size_t>(processes()))
     throw CollectiveError("the MPI processes' worker counts aren't known", false);
   const int status =
-      api_->all_reduce(comm_, locals.data(), static_cast<int>(locals.size()), counts.data(), count,
+      api_->all_reduce(comm_, locals.data(), static_cast<int>(locals.size()), counts_.data(), count,
                        dtype == DType::f32 ? SS_MPI_F32 : SS_MPI_I32, &wait, text, sizeof text);
-  broken_ = broken_ || status != SS_MPI_OK;
   check(status, text, silent);
 }
 
@@ -160,7 +159,6 @@ void MpiComm::broadcast(void* data, std::size_t bytes, int root_process,
   const SsMpiWait wait = wait_of(timeout_, &stopped, &silent);
   char text[kWhy] = {};
   const int status = api_->broadcast(comm_, data, bytes, root_process, &wait, text, sizeof text);
-  broken_ = broken_ || status != SS_MPI_OK;
   check(status, text, silent);
 }
 
@@ -169,7 +167,6 @@ void MpiComm::barrier(const std::function<bool()>& stopped) {
   const SsMpiWait wait = wait_of(timeout_, &stopped, nullptr);
   char text[kWhy] = {};
   const int status = api_->barrier(comm_, &wait, text, sizeof text);
-  broken_ = broken_ || status != SS_MPI_OK;
   check(status, text, {});
 }
 
@@ -181,7 +178,6 @@ std::vector<std::string> MpiComm::all_gather(const std::string& mine) {
   char text[kWhy] = {};
   const int status =
       api_->all_gather(comm_, mine.data(), mine.size(), all.data(), &wait, text, sizeof text);
-  broken_ = broken_ || status != SS_MPI_OK;
   check(status, text, {});
   std::vector<std::string> out;
   for (int p = 0; p < n; ++p)

@@ -55,8 +55,9 @@ class MpiComm final : public ProcessLink {
  private:
   MpiComm(std::shared_ptr<const support::DynamicLibrary> library, const SsMpiApi* api,
           SsMpiComm* comm);
-  // Throws the CollectiveError a status other than SS_MPI_OK means.
-  void check(int status, const std::string& why, const std::vector<int>& silent) const;
+  // Throws the CollectiveError a status other than SS_MPI_OK means, the
+  // communicator broken from then on.
+  void check(int status, const std::string& why, const std::vector<int>& silent);
   std::string named(int process) const;
 
   std::shared_ptr<const support::DynamicLibrary> library_;
