@@ -3,9 +3,13 @@
 // training call of a causal self-attention block (batch 8, seq 512,
 // d_model 256, 8 heads: forward, backward, Adam), best microseconds per
 // call through the C++ API, as a host calls them (its state copied in and
-// out each call). `bench_gpu [f32|tf32|bf16] [CACHE]` picks the
+// out each call), and the same two with the model and optimiser as values
+// the library keeps on the GPU (`ss::mut`), the way a host trains: `_values`
+// with a new batch from the host each call, `_resident` with a batch value
+// already on the device. `bench_gpu [f32|tf32|bf16] [CACHE]` picks the
 // contractions' precision and where compiled kernels are kept;
-// bench/gpu_torch.py is the peer.
+// bench/gpu_torch.py is the peer. On the stand-in driver (no-op kernels,
+// bench/cuda_host_time.sh) the figures are the host's own time a call.
 #include <cstdio>
 #include <random>
 #include <string>
@@ -48,6 +52,37 @@ int main(int argc, char** argv) {
                                   [&] { ss::bench::train_call(attention, "step", state); }, 0.3) *
                               1e6;
   std::printf("attention_step %.1f\n", attention_us);
+  // The model and optimiser as values kept on the device.
+  const auto fail = [](const std::vector<ss::Diagnostic>& errors) {
+    for (const auto& d : errors) std::fprintf(stderr, "%s", d.render().c_str());
+    std::exit(1);
+  };
+  const auto value_calls = [&](const ss::Module& m, const char* model_type, const char* optimiser,
+                               const std::string& batch_type,
+                               const std::map<std::string, ss::Tensor>& fields, const char* name) {
+    std::vector<ss::Diagnostic> errors;
+    ss::Value model = m.make(model_type, {.seed = 0}, &errors);
+    if (!model) fail(errors);
+    ss::Value opt = m.make_optimizer(optimiser, model, {}, &errors);
+    if (!opt) fail(errors);
+    const auto call = [&](ss::Arg batch) {
+      const auto r = m.call("step", {ss::mut(model), ss::mut(opt), std::move(batch)});
+      if (!r) fail(r.diagnostics);
+    };
+    // A new batch from the host each call: its tensors copied in.
+    const auto from_host = [&] {
+      if (batch_type.empty()) return call(fields.begin()->second);
+      call(m.batch(batch_type, fields));
+    };
+    std::printf("%s_values %.1f\n", name, ss::bench::best_seconds_per_call(from_host, 0.3) * 1e6);
+    ss::Value resident =
+        batch_type.empty() ? m.tensor(fields.begin()->second) : m.batch(batch_type, fields);
+    std::printf("%s_resident %.1f\n", name,
+                ss::bench::best_seconds_per_call([&] { call(resident); }, 0.3) * 1e6);
+  };
+  value_calls(mlp, "Mlp", "AdamW", "Ex", {{"x", training["batch.x"]}, {"y", training["batch.y"]}},
+              "mlp_train_b256");
+  value_calls(attention, "Attention", "Adam", "", {{"x", state["x"]}}, "attention_step");
   for (const auto* m : {&mlp, &attention}) {
     const auto stats = m->executor_stats();
     std::fprintf(stderr, "executor %s:", stats.executor.c_str());

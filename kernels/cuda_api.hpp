@@ -21,6 +21,10 @@ struct CUmod_st;
 using CUmodule = CUmod_st*;
 struct CUfunc_st;
 using CUfunction = CUfunc_st*;
+struct CUgraph_st;
+using CUgraph = CUgraph_st*;
+struct CUgraphExec_st;
+using CUgraphExec = CUgraphExec_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
@@ -30,7 +34,15 @@ inline constexpr CUresult CUDA_ERROR_INVALID_DEVICE = 101;
 inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 
+inline constexpr CUresult CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900;
+
 inline constexpr unsigned int CU_STREAM_NON_BLOCKING = 0x1;
+// cuStreamBeginCapture's mode: RELAXED lets the capturing thread allocate.
+inline constexpr int CU_STREAM_CAPTURE_MODE_RELAXED = 2;
+// cuLaunchKernel's `extra`: the parameters as one packed buffer.
+inline constexpr std::size_t kLaunchParamEnd = 0x00;
+inline constexpr std::size_t kLaunchParamBufferPointer = 0x01;
+inline constexpr std::size_t kLaunchParamBufferSize = 0x02;
 
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
@@ -79,6 +91,14 @@ using cuLaunchKernel_t = CUresult (*)(CUfunction function, unsigned int grid_x, 
                                       unsigned int block_y, unsigned int block_z,
                                       unsigned int shared_bytes, CUstream stream, void** params,
                                       void** extra);
+// CUDA graphs: a stream's work captured once, then launched as one call.
+using cuStreamBeginCapture_v2_t = CUresult (*)(CUstream stream, int mode);
+using cuStreamEndCapture_t = CUresult (*)(CUstream stream, CUgraph* graph);
+using cuGraphInstantiateWithFlags_t = CUresult (*)(CUgraphExec* exec, CUgraph graph,
+                                                   unsigned long long flags);
+using cuGraphLaunch_t = CUresult (*)(CUgraphExec exec, CUstream stream);
+using cuGraphExecDestroy_t = CUresult (*)(CUgraphExec exec);
+using cuGraphDestroy_t = CUresult (*)(CUgraph graph);
 
 }  // namespace ss::cuda
 

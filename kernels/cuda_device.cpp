@@ -23,8 +23,30 @@ runtime::DeviceError failed_call(const std::string& what) {
 
 }  // namespace
 
+Params& Params::add_bytes(const void* data, std::size_t size, std::size_t align) {
+  const std::size_t at = (bytes_.size() + align - 1) / align * align;
+  bytes_.resize(at + size);
+  std::memcpy(bytes_.data() + at, data, size);
+  return *this;
+}
+
 DeviceMemory::~DeviceMemory() {
-  gpu_->give_back(pointer_, bytes_);
+  if (arena_)
+    gpu_->arena_give_back(*arena_, pointer_, bytes_);
+  else
+    gpu_->give_back(pointer_, bytes_);
+}
+
+void DeviceMemory::swap(DeviceMemory& fresh) {
+  std::swap(pointer_, fresh.pointer_);
+  std::swap(bytes_, fresh.bytes_);
+  std::swap(arena_, fresh.arena_);
+}
+
+GraphArena::~GraphArena() {
+  const auto& k = *gpu->driver_->kernel_calls();
+  for (void* p : pinned) k.cuMemFreeHost(p);
+  for (const auto& [pointer, bytes] : owned) gpu->give_back(pointer, bytes);
 }
 
 std::shared_ptr<Gpu> Gpu::open(std::shared_ptr<const Driver> driver,
@@ -97,13 +119,52 @@ void Gpu::release_cache() {
 std::shared_ptr<DeviceMemory> Gpu::allocate(std::size_t bytes, const std::string& what) {
   const std::size_t size = rounded(bytes);
   std::lock_guard lock(mutex_);
+  if (arena_) return arena_allocate(size, what);
+  return std::make_shared<DeviceMemory>(shared_from_this(), take(size, what), size);
+}
+
+std::shared_ptr<DeviceMemory> Gpu::arena_allocate(std::size_t size, const std::string& what) {
+  GraphArena& a = *arena_;
+  const auto take_free = [&](CUdeviceptr want) -> CUdeviceptr {
+    auto it = a.free.find(size);
+    if (it == a.free.end() || it->second.empty()) return 0;
+    auto& list = it->second;
+    const auto at = want ? std::find(list.begin(), list.end(), want) : list.end() - 1;
+    if (at == list.end()) return 0;
+    const CUdeviceptr p = *at;
+    list.erase(at);
+    return p;
+  };
+  CUdeviceptr p = 0;
+  if (!a.diverged && a.replayed < a.previous.size()) {  // a re-capture: the same address
+    const auto& [want, want_size] = a.previous[a.replayed++];
+    if (want_size == size) p = take_free(want);
+    if (!p) a.diverged = true;
+  } else if (!a.previous.empty()) {
+    a.diverged = true;
+  }
+  if (!p) p = take_free(0);
+  if (!p) {
+    p = take(size, what);
+    a.owned.emplace_back(p, size);
+  }
+  a.order.emplace_back(p, size);
+  return std::make_shared<DeviceMemory>(shared_from_this(), p, size, arena_);
+}
+
+void Gpu::arena_give_back(GraphArena& arena, CUdeviceptr pointer, std::size_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (arena.capturing) arena.free[bytes].push_back(pointer);
+}
+
+CUdeviceptr Gpu::take(std::size_t size, const std::string& what) {
   if (auto it = free_.find(size); it != free_.end() && !it->second.empty()) {
     const CUdeviceptr p = it->second.back();
     it->second.pop_back();
     stats_.cached -= size;
     stats_.in_use += size;
     ++stats_.reused;
-    return std::make_shared<DeviceMemory>(shared_from_this(), p, size);
+    return p;
   }
   CUdeviceptr p = 0;
   CUresult r = driver_->calls().cuMemAlloc(&p, size);
@@ -124,7 +185,7 @@ std::shared_ptr<DeviceMemory> Gpu::allocate(std::size_t bytes, const std::string
   check(r, "cuMemAlloc of " + std::to_string(size) + " bytes for `" + what + "`");
   ++stats_.allocations;
   stats_.in_use += size;
-  return std::make_shared<DeviceMemory>(shared_from_this(), p, size);
+  return p;
 }
 
 void Gpu::give_back(CUdeviceptr pointer, std::size_t bytes) {
@@ -166,7 +227,7 @@ CUfunction Gpu::kernel(const std::string& source, const std::string& name) {
   return f;
 }
 
-void Gpu::launch(CUfunction f, std::int64_t total, void** params, unsigned threads) {
+void Gpu::launch(CUfunction f, std::int64_t total, const Params& params, unsigned threads) {
   if (total <= 0) return;
   const auto blocks = static_cast<unsigned>(
       std::min<std::int64_t>(65535, (total + threads - 1) / static_cast<std::int64_t>(threads)));
@@ -174,15 +235,28 @@ void Gpu::launch(CUfunction f, std::int64_t total, void** params, unsigned threa
 }
 
 void Gpu::launch_grid(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                      void** params) {
-  check(driver_->kernel_calls()->cuLaunchKernel(f, gx, gy, gz, bx, by, 1, 0, stream_, params,
-                                                nullptr),
+                      const Params& params) {
+  std::size_t size = params.bytes().size();
+  void* extra[] = {reinterpret_cast<void*>(kLaunchParamBufferPointer),
+                   const_cast<unsigned char*>(params.bytes().data()),
+                   reinterpret_cast<void*>(kLaunchParamBufferSize), &size,
+                   reinterpret_cast<void*>(kLaunchParamEnd)};
+  check(driver_->kernel_calls()->cuLaunchKernel(f, gx, gy, gz, bx, by, 1, 0, stream_, nullptr,
+                                                size ? extra : nullptr),
         "cuLaunchKernel");
 }
 
 void Gpu::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
   if (bytes == 0) return;
   const auto& k = *driver_->kernel_calls();
+  if (capturing_) {  // the graph's copy reads its own pinned memory at every replay
+    void* kept = nullptr;
+    if (k.cuMemAllocHost(&kept, bytes) != CUDA_SUCCESS) throw NotCapturable{"no pinned memory"};
+    arena_->pinned.push_back(kept);
+    std::memcpy(kept, from, bytes);
+    check(driver_->calls().cuMemcpyHtoDAsync(to, kept, bytes, stream_), "cuMemcpyHtoDAsync");
+    return;
+  }
   const std::size_t need = (bytes + 255) / 256 * 256;
   if (staging_used_ + need > staging_bytes_) {
     synchronize();  // the staged copies have landed: the buffer is free
@@ -207,6 +281,7 @@ void Gpu::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
 }
 
 void Gpu::download(void* to, CUdeviceptr from, std::size_t bytes) {
+  if (capturing_) throw NotCapturable{"a copy back to the host"};
   if (bytes == 0) return synchronize();
   synchronize();
   staging_used_ = 0;
@@ -232,7 +307,66 @@ void Gpu::set_bytes(CUdeviceptr to, unsigned char value, std::size_t bytes) {
 }
 
 void Gpu::synchronize() {
+  if (capturing_) throw NotCapturable{"a wait for the device"};
   check(driver_->kernel_calls()->cuStreamSynchronize(stream_), "cuStreamSynchronize");
+}
+
+void Gpu::begin_capture(std::shared_ptr<GraphArena> arena) {
+  {
+    std::lock_guard lock(mutex_);
+    GraphArena& a = *arena;
+    a.capturing = true;
+    a.previous = std::move(a.order);  // a re-capture gets these addresses again
+    a.order.clear();
+    a.replayed = 0;
+    a.diverged = false;
+    a.free.clear();
+    for (const auto& [pointer, bytes] : a.owned) a.free[bytes].push_back(pointer);
+    arena_ = std::move(arena);
+  }
+}
+
+void Gpu::capture_stream() {
+  const CUresult r =
+      driver_->graph_calls()->cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_RELAXED);
+  if (r != CUDA_SUCCESS) throw NotCapturable{"cuStreamBeginCapture: " + driver_->describe(r)};
+  capturing_ = true;
+}
+
+CUgraphExec Gpu::end_capture(bool keep, std::string* why) {
+  const auto& g = *driver_->graph_calls();
+  CUgraph graph = nullptr;
+  CUresult ended = CUDA_SUCCESS;
+  if (capturing_) ended = g.cuStreamEndCapture(stream_, &graph);
+  capturing_ = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (arena_) {
+      arena_->capturing = false;
+      arena_->free.clear();
+      arena_->previous.clear();
+    }
+    arena_ = nullptr;
+  }
+  CUgraphExec exec = nullptr;
+  if (ended != CUDA_SUCCESS) {
+    if (why) *why = "cuStreamEndCapture: " + driver_->describe(ended);
+  } else if (keep && graph) {
+    if (const CUresult r = g.cuGraphInstantiate(&exec, graph, 0); r != CUDA_SUCCESS) {
+      exec = nullptr;
+      if (why) *why = "cuGraphInstantiate: " + driver_->describe(r);
+    }
+  }
+  if (graph) g.cuGraphDestroy(graph);
+  return exec;
+}
+
+void Gpu::launch_graph(CUgraphExec exec) {
+  check(driver_->graph_calls()->cuGraphLaunch(exec, stream_), "cuGraphLaunch");
+}
+
+void Gpu::destroy_graph(CUgraphExec exec) {
+  if (exec) driver_->graph_calls()->cuGraphExecDestroy(exec);
 }
 
 GpuStats Gpu::stats() const {

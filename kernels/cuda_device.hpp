@@ -24,22 +24,76 @@
 namespace ss::cuda {
 
 class Gpu;
+struct GraphArena;
+
+// A kernel's parameters, in order, packed as the kernel lays them out (each
+// at its type's alignment): cuLaunchKernel's `extra` buffer, which a
+// captured graph (and the stand-in driver) copies whole.
+class Params {
+ public:
+  template <typename T>
+  Params& add(const T& value) {
+    return add_bytes(&value, sizeof(T), alignof(T));
+  }
+  Params& add_bytes(const void* data, std::size_t size, std::size_t align);
+  const std::vector<unsigned char>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<unsigned char> bytes_;
+};
+
+// A graph capture's failure: the run asked for something a captured graph
+// can't hold (a copy back to the host, a wait), so it runs uncaptured.
+struct NotCapturable {
+  std::string why;
+};
 
 // Device memory from the allocator; its destructor gives it back.
 class DeviceMemory {
  public:
-  DeviceMemory(std::shared_ptr<Gpu> gpu, CUdeviceptr pointer, std::size_t bytes)
-      : gpu_(std::move(gpu)), pointer_(pointer), bytes_(bytes) {}
+  DeviceMemory(std::shared_ptr<Gpu> gpu, CUdeviceptr pointer, std::size_t bytes,
+               std::shared_ptr<GraphArena> arena = nullptr)
+      : gpu_(std::move(gpu)), arena_(std::move(arena)), pointer_(pointer), bytes_(bytes) {}
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
   CUdeviceptr pointer() const { return pointer_; }
   std::size_t bytes() const { return bytes_; }
+  // Memory a captured graph owns (its arena), which its replays write.
+  bool in_arena() const { return arena_ != nullptr; }
+  // Takes `fresh`'s memory (which gets this one's): a value a graph's
+  // replay would overwrite moves out of its way, its holders none the wiser.
+  void swap(DeviceMemory& fresh);
 
  private:
-  std::shared_ptr<Gpu> gpu_;  // alive while its memory is
+  std::shared_ptr<Gpu> gpu_;           // alive while its memory is
+  std::shared_ptr<GraphArena> arena_;  // the owner, for a graph's memory
   CUdeviceptr pointer_;
   std::size_t bytes_;
+};
+
+// The memory of one captured graph: what its capture allocated (kept for
+// its replays, given back when the last holder goes) and the pinned host
+// memory its uploads read. While capturing, memory freed goes back to the
+// arena for the capture's later allocations, in the order the global cache
+// would reuse it; a second capture over the same arena (a re-capture of
+// the same graph and sizes) is given the same addresses in the same order.
+struct GraphArena {
+  explicit GraphArena(std::shared_ptr<Gpu> owner) : gpu(std::move(owner)) {}
+  ~GraphArena();
+  GraphArena(const GraphArena&) = delete;
+  GraphArena& operator=(const GraphArena&) = delete;
+
+  std::shared_ptr<Gpu> gpu;
+  std::vector<std::pair<CUdeviceptr, std::size_t>> owned;  // from the Gpu's allocator
+  std::vector<void*> pinned;
+  // While capturing (under the Gpu's mutex):
+  bool capturing = false;
+  std::map<std::size_t, std::vector<CUdeviceptr>> free;       // by rounded size
+  std::vector<std::pair<CUdeviceptr, std::size_t>> order;     // each allocation, as made
+  std::vector<std::pair<CUdeviceptr, std::size_t>> previous;  // the last capture's order
+  std::size_t replayed = 0;                                   // a re-capture's place in `order`
+  bool diverged = false;                                      // a re-capture asked for other sizes
 };
 
 struct GpuStats {
@@ -76,15 +130,28 @@ class Gpu : public std::enable_shared_from_this<Gpu> {
   // The kernel `name` of `source`, compiled for this device once.
   CUfunction kernel(const std::string& source, const std::string& name);
   // `total` threads' worth of a grid-stride kernel (blocks of `threads`).
-  void launch(CUfunction f, std::int64_t total, void** params, unsigned threads = 256);
+  void launch(CUfunction f, std::int64_t total, const Params& params, unsigned threads = 256);
   void launch_grid(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                   void** params);
+                   const Params& params);
 
   void upload(CUdeviceptr to, const void* from, std::size_t bytes);
   void download(void* to, CUdeviceptr from, std::size_t bytes);  // waits for the stream
   void copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes);
   void set_bytes(CUdeviceptr to, unsigned char value, std::size_t bytes);
   void synchronize();
+
+  // ---- CUDA graphs (kernels/cuda_graph_replay.hpp) ----
+  bool graphs() const { return driver_->graph_calls() != nullptr; }
+  // Allocations come from `arena` from here until end_capture.
+  void begin_capture(std::shared_ptr<GraphArena> arena);
+  // What the stream is given from here is captured into a graph. While
+  // capturing, a copy back or a wait is NotCapturable.
+  void capture_stream();
+  // The graph, instantiated; null (the capture dropped, *why said) when
+  // `keep` is false or it fails. The arena's allocations end either way.
+  CUgraphExec end_capture(bool keep, std::string* why);
+  void launch_graph(CUgraphExec exec);
+  void destroy_graph(CUgraphExec exec);
 
   // cuBLAS on this device's stream; null when it can't be loaded (the
   // contractions then use the executor's own GEMM kernel).
@@ -93,8 +160,14 @@ class Gpu : public std::enable_shared_from_this<Gpu> {
 
  private:
   friend class DeviceMemory;
+  friend struct GraphArena;
   Gpu() = default;
   void give_back(CUdeviceptr pointer, std::size_t bytes);
+  // While capturing: the arena's memory, else the cache's, kept by the arena.
+  std::shared_ptr<DeviceMemory> arena_allocate(std::size_t size, const std::string& what);
+  void arena_give_back(GraphArena& arena, CUdeviceptr pointer, std::size_t bytes);
+  // Memory of `size` (rounded) from the cache or cuMemAlloc; under mutex_.
+  CUdeviceptr take(std::size_t size, const std::string& what);
   void check(CUresult result, const std::string& what) const;
   void release_cache();
 
@@ -114,6 +187,9 @@ class Gpu : public std::enable_shared_from_this<Gpu> {
   std::map<std::string, CUfunction> kernels_;             // by name and source
   std::vector<CUmodule> modules_;
   GpuStats stats_;
+
+  std::shared_ptr<GraphArena> arena_;  // the capture's, while one is under way
+  bool capturing_ = false;             // the stream's work is being captured
 
   void* staging_ = nullptr;  // pinned host memory for copies
   std::size_t staging_bytes_ = 0, staging_used_ = 0;

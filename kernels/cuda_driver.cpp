@@ -43,6 +43,15 @@ bool load_kernel_calls(const support::DynamicLibrary& lib, KernelCalls& c) {
          lib.load(c.cuMemGetInfo, "cuMemGetInfo_v2");
 }
 
+bool load_graph_calls(const support::DynamicLibrary& lib, GraphCalls& c) {
+  return lib.load(c.cuStreamBeginCapture, "cuStreamBeginCapture_v2") &&
+         lib.load(c.cuStreamEndCapture, "cuStreamEndCapture") &&
+         lib.load(c.cuGraphInstantiate, "cuGraphInstantiateWithFlags") &&
+         lib.load(c.cuGraphLaunch, "cuGraphLaunch") &&
+         lib.load(c.cuGraphExecDestroy, "cuGraphExecDestroy") &&
+         lib.load(c.cuGraphDestroy, "cuGraphDestroy");
+}
+
 }  // namespace
 
 std::vector<std::string> driver_candidates(const std::string& requested) {
@@ -72,6 +81,7 @@ std::variant<Driver, Diagnostic> Driver::open(const std::string& requested_path)
                         load_device_calls(lib, driver.calls_);
   if (!complete) return unavailable("`" + lib.path() + "` lacks the CUDA Driver API's functions");
   driver.has_kernel_calls_ = load_kernel_calls(lib, driver.kernel_calls_);
+  driver.has_graph_calls_ = load_graph_calls(lib, driver.graph_calls_);
 
   const CUresult init = driver.cuInit(0);
   if (init == CUDA_ERROR_STUB_LIBRARY)

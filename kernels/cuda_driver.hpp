@@ -48,6 +48,17 @@ struct KernelCalls {
   cuMemGetInfo_v2_t cuMemGetInfo = nullptr;
 };
 
+// CUDA graphs: capturing a stream's work and launching it as one call
+// (kernels/cuda_graph_replay.hpp). Null where the library lacks them.
+struct GraphCalls {
+  cuStreamBeginCapture_v2_t cuStreamBeginCapture = nullptr;
+  cuStreamEndCapture_t cuStreamEndCapture = nullptr;
+  cuGraphInstantiateWithFlags_t cuGraphInstantiate = nullptr;
+  cuGraphLaunch_t cuGraphLaunch = nullptr;
+  cuGraphExecDestroy_t cuGraphExecDestroy = nullptr;
+  cuGraphDestroy_t cuGraphDestroy = nullptr;
+};
+
 class Driver {
  public:
   // Opens the driver and calls cuInit. E1901 when there is no usable driver.
@@ -71,6 +82,7 @@ class Driver {
   const DeviceCalls& calls() const { return calls_; }
   // Null where the library lacks them (a stand-in driver in the tests).
   const KernelCalls* kernel_calls() const { return has_kernel_calls_ ? &kernel_calls_ : nullptr; }
+  const GraphCalls* graph_calls() const { return has_graph_calls_ ? &graph_calls_ : nullptr; }
 
  private:
   support::DynamicLibrary library_;
@@ -78,6 +90,8 @@ class Driver {
   int device_count_ = 0;
   KernelCalls kernel_calls_;
   bool has_kernel_calls_ = false;
+  GraphCalls graph_calls_;
+  bool has_graph_calls_ = false;
   cuInit_t cuInit = nullptr;
   cuDriverGetVersion_t cuDriverGetVersion = nullptr;
   cuDeviceGetCount_t cuDeviceGetCount = nullptr;

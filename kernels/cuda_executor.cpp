@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "kernels/cuda_graph_run.hpp"
+#include "kernels/cuda_graph_replay.hpp"
 
 namespace ss::cuda {
 namespace {
@@ -11,8 +11,13 @@ using namespace detail;
 
 class CudaExecutor final : public runtime::Accelerator {
  public:
-  CudaExecutor(std::shared_ptr<Gpu> gpu, Precision precision, bool cublas)
-      : gpu_(std::move(gpu)), precision_(precision), cublas_(cublas) {}
+  CudaExecutor(std::shared_ptr<Gpu> gpu, Precision precision, bool cublas, bool graphs)
+      : gpu_(std::move(gpu)),
+        precision_(precision),
+        cublas_(cublas),
+        replays_(gpu_, precision, cublas) {
+    graphs_ = graphs && gpu_->graphs();
+  }
 
   bool run(const ir::Graph&, std::size_t, std::vector<Tensor>&,
            const std::map<std::string, std::int64_t>&, const runtime::Dims&) const override {
@@ -33,6 +38,12 @@ class CudaExecutor final : public runtime::Accelerator {
     }
     std::lock_guard lock(gpu_->run_lock());  // one stream: one graph at a time
     gpu_->make_current();
+    // Several workers' all-reduces go through the host: never captured.
+    if (graphs_ && !worker)
+      if (auto replayed = replays_.run(g, plan, inputs, dims, counts_)) {
+        outputs = std::move(*replayed);
+        return true;
+      }
     outputs = GraphRun(gpu_, g, *plan, inputs, dims, worker, precision_, cublas_, counts_).run();
     return true;
   }
@@ -49,6 +60,11 @@ class CudaExecutor final : public runtime::Accelerator {
     c.kernels_compiled = s.kernels_compiled;
     c.kernels_from_store = s.kernels_from_store;
     c.cublas = cublas_ && gpu_->blas();
+    const GraphCounts& r = replays_.counts();
+    c.graph_captures = r.captures;
+    c.graph_replays = r.replays;
+    c.graph_uncaptured = r.uncaptured;
+    c.graph_moved_out = r.moved_out;
     return c;
   }
 
@@ -56,7 +72,9 @@ class CudaExecutor final : public runtime::Accelerator {
   std::shared_ptr<Gpu> gpu_;
   Precision precision_;
   bool cublas_;
-  mutable Counts counts_;  // under the GPU's run lock
+  bool graphs_ = false;
+  mutable Counts counts_;         // under the GPU's run lock
+  mutable GraphReplays replays_;  // under the GPU's run lock
 };
 
 }  // namespace
@@ -65,7 +83,8 @@ std::unique_ptr<runtime::Accelerator> make_cuda_executor(CudaExecutorOptions opt
                                                          std::string* why) {
   auto gpu = Gpu::open(options.driver, options.nvrtc, options.device, options.code_cache, why);
   if (!gpu) return nullptr;
-  return std::make_unique<CudaExecutor>(std::move(gpu), options.precision, options.cublas);
+  return std::make_unique<CudaExecutor>(std::move(gpu), options.precision, options.cublas,
+                                        options.graphs && graphs_wanted());
 }
 
 // Each op the CUDA executor runs on the host, and why (null: on the

@@ -30,6 +30,9 @@ struct CudaExecutorOptions {
   CodeCache code_cache;  // compiled kernels between processes
   Precision precision = Precision::f32;
   bool cublas = true;  // false: the executor's GEMM kernel even where cuBLAS loads
+  // Replay a function's launches as a CUDA graph per input sizes
+  // (kernels/cuda_graph_replay.hpp); SHAPESCRIPT_CUDA_GRAPHS=off also says no.
+  bool graphs = true;
 };
 
 // Null with *why when the device can't be opened for running.
@@ -45,6 +48,10 @@ struct CudaCounts {
   std::int64_t allocations = 0, reused = 0;
   std::int64_t kernels_compiled = 0, kernels_from_store = 0;
   bool cublas = false;
+  // CUDA graphs captured and replayed; calls run uncaptured because their
+  // graph can't be (or both of its graphs' results were held); results
+  // the host held moved out of a replay's way.
+  std::int64_t graph_captures = 0, graph_replays = 0, graph_uncaptured = 0, graph_moved_out = 0;
 };
 bool is_cuda_executor(const runtime::Accelerator& accelerator);
 // Why the CUDA executor runs `op` on the host, or null when it runs it on

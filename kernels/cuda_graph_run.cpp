@@ -31,8 +31,14 @@ std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
 }
 
 std::vector<Tensor> GraphRun::run() {
-  errors_ = allocate(DType::i32, {2 * kSlots}, "range checks");
-  gpu_.set_bytes(errors_.at(), 0xff, kSlots * 8);
+  std::vector<Tensor> out;
+  for (const DTensor& d : run_on_device()) out.push_back(hand_out(shared_gpu_, d));
+  return out;
+}
+
+std::vector<DTensor> GraphRun::run_on_device() {
+  checks_.errors = allocate(DType::i32, {2 * kSlots}, "range checks");
+  gpu_.set_bytes(checks_.errors.at(), 0xff, kSlots * 8);
   for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
     if (!plan_.member[i]) {
       if (const int k = plan_.root_of[i]; k < 0 || !fused(k, i)) {
@@ -44,29 +50,52 @@ std::vector<Tensor> GraphRun::run() {
     }
     for (const int v : plan_.releases[i]) values_[static_cast<std::size_t>(v)] = DTensor();
   }
-  check_ranges();
-  std::vector<Tensor> out;
-  for (const int o : g_.outputs) out.push_back(deferred(values_[static_cast<std::size_t>(o)]));
+  if (capture_) {
+    if (!checks_.checks.empty()) capture_->checks.push_back(checks_);
+  } else {
+    check_ranges(gpu_, checks_);
+  }
+  std::vector<DTensor> out;
+  for (const int o : g_.outputs) out.push_back(owned(values_[static_cast<std::size_t>(o)]));
   ++counts_.graphs;
   return out;
 }
 
-Tensor GraphRun::deferred(const DTensor& value) {
+DTensor GraphRun::owned(const DTensor& value) {
   DTensor d = compact(value);
   if (d.at() != d.memory->pointer()) {  // a view into other memory: its own copy
     DTensor own = allocate(d.dtype(), d.shape(), "an output");
     pointwise({}, {&d}, own);
     d = own;
   }
+  return d;
+}
+
+Tensor hand_out(const std::shared_ptr<Gpu>& gpu, const DTensor& d) {
   const std::size_t bytes = static_cast<std::size_t>(d.size()) * runtime::dtype_size(d.dtype());
-  auto twin = std::make_shared<const DeviceTwin>(DeviceTwin{d.memory, &gpu_});
-  auto fetch = [gpu = shared_gpu_, memory = d.memory, bytes](void* to) {
+  auto twin = std::make_shared<const DeviceTwin>(DeviceTwin{d.memory, gpu.get()});
+  auto fetch = [gpu, memory = d.memory, bytes](void* to) {
     std::lock_guard lock(gpu->run_lock());
     gpu->make_current();
     gpu->download(to, memory->pointer(), bytes);
   };
   return Tensor::over(runtime::Buffer::deferred(bytes, std::move(fetch), std::move(twin)),
                       d.dtype(), d.shape());
+}
+
+void check_ranges(Gpu& gpu, const RangeChecks& r) {
+  if (r.checks.empty()) return;
+  std::vector<unsigned long long> slots(r.checks.size());
+  gpu.download(slots.data(), r.errors.at(), slots.size() * 8);
+  for (std::size_t s = 0; s < r.checks.size(); ++s) {
+    if (slots[s] == ~0ull) continue;
+    const auto position = static_cast<std::int64_t>(slots[s]);
+    const RangeCheck& c = r.checks[s];
+    Tensor ids = Tensor::uninitialized(c.ids.dtype(), c.ids.shape());
+    gpu.download(ids.raw(), c.ids.at(),
+                 static_cast<std::size_t>(ids.size()) * runtime::dtype_size(ids.dtype()));
+    throw ref::RangeError(static_cast<std::int64_t>(ids.get(position)), c.bound, position);
+  }
 }
 
 DTensor GraphRun::allocate(DType dtype, Shape shape, const std::string& what) {
@@ -92,37 +121,44 @@ DTensor GraphRun::upload(const Tensor& host, const std::string& name) {
   return d;
 }
 
-std::optional<DTensor> GraphRun::twin_of(const Tensor& host) {
-  const auto& buffer = host.buffer();
-  if (!buffer || !host.contiguous() || host.offset() != 0) return std::nullopt;
-  const auto twin = std::static_pointer_cast<const DeviceTwin>(buffer->twin());
-  if (!twin || twin->gpu != &gpu_) return std::nullopt;
-  const std::size_t bytes =
-      static_cast<std::size_t>(host.size()) * runtime::dtype_size(host.dtype());
-  if (bytes > twin->memory->bytes()) return std::nullopt;
-  return device_view(*twin, host);
-}
+namespace {
 
-DTensor GraphRun::device_view(const DeviceTwin& twin, const Tensor& host) {
+// `host`'s elements as they lie in a device copy of them, row-major.
+DTensor device_view(const DeviceTwin& twin, const Tensor& host) {
   return DTensor{
       Tensor::borrow_strided(reinterpret_cast<void*>(twin.memory->pointer()), host.dtype(),
                              host.shape(), runtime::row_major_strides(host.shape())),
       twin.memory};
 }
 
-std::optional<DTensor> GraphRun::resident_copy(const Tensor& host, const std::string& name) {
+}  // namespace
+
+std::optional<DTensor> twin_of(const Gpu& gpu, const Tensor& host) {
+  const auto& buffer = host.buffer();
+  if (!buffer || !host.contiguous() || host.offset() != 0) return std::nullopt;
+  const auto twin = std::static_pointer_cast<const DeviceTwin>(buffer->twin());
+  if (!twin || twin->gpu != &gpu) return std::nullopt;
+  const std::size_t bytes =
+      static_cast<std::size_t>(host.size()) * runtime::dtype_size(host.dtype());
+  if (bytes > twin->memory->bytes()) return std::nullopt;
+  return device_view(*twin, host);
+}
+
+std::optional<DTensor> resident_copy(Gpu& gpu, const Tensor& host, const std::string& name) {
   const auto& buffer = host.buffer();
   if (!buffer || !buffer->frozen() || !host.contiguous()) return std::nullopt;
   const auto bytes = static_cast<std::int64_t>(host.size() * runtime::dtype_size(host.dtype()));
   // Tagged 1: a device copy (the CPU executor's packed panels are tagged 0).
   const runtime::Buffer::DerivedKey key{
-      host.offset(), bytes, gpu_.index(), static_cast<std::int64_t>(host.dtype()), 0, 1};
+      host.offset(), bytes, gpu.index(), static_cast<std::int64_t>(host.dtype()), 0, 1};
   const auto kept = std::static_pointer_cast<const DeviceTwin>(buffer->derived(key, [&] {
-    DTensor d = upload(host, name);
+    const Tensor c = host.contiguous() ? host : host.compact();
+    auto memory = gpu.allocate(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 1)), name);
+    gpu.upload(memory->pointer(), c.raw(), static_cast<std::size_t>(bytes));
     return std::static_pointer_cast<const void>(
-        std::make_shared<const DeviceTwin>(DeviceTwin{d.memory, &gpu_}));
+        std::make_shared<const DeviceTwin>(DeviceTwin{memory, &gpu}));
   }));
-  if (!kept || kept->gpu != &gpu_) return std::nullopt;
+  if (!kept || kept->gpu != &gpu) return std::nullopt;
   return device_view(*kept, host);
 }
 

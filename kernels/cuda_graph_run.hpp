@@ -85,34 +85,55 @@ inline std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
   return p;
 }
 
-// A grid-stride kernel's parameters, in order.
-struct Params {
-  std::vector<std::vector<unsigned char>> storage;
-  std::vector<void*> pointers;
-  template <typename T>
-  Params& add(const T& value) {
-    auto& bytes = storage.emplace_back(sizeof(T));
-    std::memcpy(bytes.data(), &value, sizeof(T));
-    return *this;
-  }
-  void** get() {
-    pointers.clear();
-    for (auto& s : storage) pointers.push_back(s.data());
-    return pointers.data();
-  }
-};
-
 struct Counts {
   std::map<std::string, std::int64_t> nodes;
   std::int64_t graphs = 0, fused = 0;
 };
+
+// An id a kernel range-checks: the least position out of 0..bound-1 lands
+// in its slot of the run's error buffer.
+struct RangeCheck {
+  std::size_t node;
+  int operand;
+  std::int64_t bound;
+  DTensor ids;  // compact, as the kernel read them
+};
+struct RangeChecks {
+  DTensor errors;  // one slot of 8 bytes per check, all ones when in range
+  std::vector<RangeCheck> checks;
+};
+// Reads a run's slots (a wait for the stream) and throws the reference's
+// RangeError for the first id out of range.
+void check_ranges(Gpu& gpu, const RangeChecks& r);
+
+// What a run being captured into a CUDA graph is given and leaves: its
+// inputs placed on the device beforehand (each taken out when its input
+// node runs, so its memory is reused as an uncaptured run's would be),
+// and its range checks (and its loops' and bodies'), read after each
+// launch of the graph.
+struct Capture {
+  std::map<std::string, DTensor> placed;
+  std::vector<RangeChecks> checks;
+};
+
+// Gives the run's values to the host as deferred buffers (Buffer::deferred)
+// whose twin is their device memory.
+Tensor hand_out(const std::shared_ptr<Gpu>& gpu, const DTensor& value);
+
+// An input's device copy, where there is one without copying: a value this
+// GPU made that nothing has read since, or a resident (frozen) buffer's
+// copy, made by its first call and kept with the buffer. `resident` says
+// which it was.
+std::optional<DTensor> twin_of(const Gpu& gpu, const Tensor& host);
+std::optional<DTensor> resident_copy(Gpu& gpu, const Tensor& host, const std::string& name);
 
 // One run of one graph.
 class GraphRun {
  public:
   GraphRun(const std::shared_ptr<Gpu>& gpu, const ir::Graph& g, const GraphPlan& plan,
            const std::map<std::string, Tensor>& inputs, const runtime::Dims& dims,
-           runtime::WorkerContext* worker, Precision precision, bool cublas, Counts& counts)
+           runtime::WorkerContext* worker, Precision precision, bool cublas, Counts& counts,
+           Capture* capture = nullptr, bool top = true)
       : shared_gpu_(gpu),
         gpu_(*gpu),
         g_(g),
@@ -122,18 +143,24 @@ class GraphRun {
         worker_(worker),
         precision_(precision),
         cublas_(cublas && gpu->blas()),
-        counts_(counts) {
+        counts_(counts),
+        capture_(capture),
+        placed_(capture && top ? &capture->placed : nullptr) {
     sizes_ = runtime::bind_sizes(g, inputs, dims);
     values_.resize(g.nodes.size());
     host_.resize(g.nodes.size());
   }
 
   std::vector<Tensor> run();
+  // The outputs as device values, each compact in memory of its own.
+  std::vector<DTensor> run_on_device();
 
   // An output as the host gets it: copied back only when something reads
   // it, and until then taken back as it is by a later graph (a model's
   // parameters, a training loop's optimiser state).
-  Tensor deferred(const DTensor& value);
+  Tensor deferred(const DTensor& value) { return hand_out(shared_gpu_, owned(value)); }
+  // The value compact, in memory that begins with it.
+  DTensor owned(const DTensor& value);
 
  private:
   static constexpr std::int64_t kSlots = 64;
@@ -144,15 +171,7 @@ class GraphRun {
   std::string what(std::size_t i) const;
 
   DTensor upload(const Tensor& host, const std::string& name);
-  // A host value this GPU made and nothing has read since: its device
-  // memory, without a copy.
-  std::optional<DTensor> twin_of(const Tensor& host);
-  // A frozen host buffer's (a resident value's: api/value_state.hpp)
-  // device copy on this GPU, made by its first call and kept with the
-  // buffer; nullopt for a buffer that isn't frozen.
-  std::optional<DTensor> resident_copy(const Tensor& host, const std::string& name);
-  // `host`'s elements as they lie in a device copy of them, row-major.
-  static DTensor device_view(const DeviceTwin& twin, const Tensor& host);
+  std::optional<DTensor> twin_of(const Tensor& host) { return detail::twin_of(gpu_, host); }
 
   Tensor download(const DTensor& d);
 
@@ -196,9 +215,9 @@ class GraphRun {
 
   const DTensor& in(const ir::Node& n, std::size_t k) const;
 
-  // A range-checked kernel's error slot; check_ranges reads them.
-  CUdeviceptr slot(std::size_t node, int operand, std::int64_t bound);
-  void check_ranges();
+  // A range-checked kernel's error slot for `ids` (compact); read when the
+  // run ends (or, captured, after each launch).
+  CUdeviceptr slot(std::size_t node, int operand, std::int64_t bound, const DTensor& ids);
 
   // Runs node i on the device and names its path, or throws NotOnDevice.
   const char* device_node(std::size_t i, const ir::Node& n);
@@ -207,13 +226,6 @@ class GraphRun {
   // rearrange, on the device); sums and means of floats by the reduction
   // kernels.
   DTensor einops(std::size_t i, const ir::Node& n);
-
-  struct Check {
-    std::size_t node;
-    int operand;
-    std::int64_t bound;
-    DTensor ids;
-  };
 
   std::shared_ptr<Gpu> shared_gpu_;
   Gpu& gpu_;
@@ -229,8 +241,9 @@ class GraphRun {
   std::vector<DTensor> values_;
   std::vector<Tensor> host_;
   std::map<std::size_t, std::vector<DTensor>> loop_outputs_;  // a loop's outputs, by node
-  DTensor errors_;
-  std::vector<Check> checks_;
+  RangeChecks checks_;
+  Capture* capture_;                        // null: not captured
+  std::map<std::string, DTensor>* placed_;  // the top run's placed inputs, taken as read
 };
 
 }  // namespace ss::cuda::detail

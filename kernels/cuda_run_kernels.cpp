@@ -30,7 +30,7 @@ void GraphRun::pointwise(const Pointwise& op, const std::vector<const DTensor*>&
   Params p;
   for (std::size_t k = 0; k < 3; ++k) p.add(k < ins.size() ? ins[k]->at() : out.at());
   p.add(out.at()).add(l).add(static_cast<long long>(out.size()));
-  gpu_.launch(f, out.size(), p.get());
+  gpu_.launch(f, out.size(), p);
 }
 
 DTensor GraphRun::compact(const DTensor& x) {
@@ -53,7 +53,7 @@ void GraphRun::fill(const DTensor& out, double value) {
   const CUfunction f = gpu_.kernel(fill_source(out.dtype(), name), name);
   Params p;
   p.add(out.at()).add(value).add(static_cast<long long>(out.size()));
-  gpu_.launch(f, out.size(), p.get());
+  gpu_.launch(f, out.size(), p);
 }
 
 DTensor GraphRun::axes_last(const DTensor& x, const std::vector<std::int64_t>& axes) {
@@ -75,7 +75,7 @@ DTensor GraphRun::reduce_rows(ir::Reduce op, const DTensor& x, std::int64_t rows
   p.add(x.at()).add(out.at()).add(static_cast<long long>(rows)).add(static_cast<long long>(group));
   if (rows > 0)
     gpu_.launch_grid(f, static_cast<unsigned>(std::min<std::int64_t>(rows, 65535)), 1, 1,
-                     kReduceThreads, 1, p.get());
+                     kReduceThreads, 1, p);
   return out;
 }
 
@@ -132,7 +132,7 @@ void GraphRun::gemm(std::int64_t m, std::int64_t n, std::int64_t k, const DTenso
   for (const std::int64_t v : {m, n, k, sa, sb, sc}) p.add(static_cast<long long>(v));
   gpu_.launch_grid(f, static_cast<unsigned>((n + kGemmTile - 1) / kGemmTile),
                    static_cast<unsigned>((m + kGemmTile - 1) / kGemmTile),
-                   static_cast<unsigned>(batches), kGemmTile, kGemmTile, p.get());
+                   static_cast<unsigned>(batches), kGemmTile, kGemmTile, p);
 }
 
 DTensor GraphRun::einsum(std::size_t i, const ir::Node& n, const DTensor& a, const DTensor& b) {
@@ -187,11 +187,12 @@ bool GraphRun::fused(int k, std::size_t root) {
   DTensor out = make(root, DType::f32, shape);
   const std::string& name = plan_.names[static_cast<std::size_t>(k)];
   const CUfunction f = gpu_.kernel(plan_.sources[static_cast<std::size_t>(k)], name);
-  const CUdeviceptr out_at = out.at();
-  const long long o = outer, in = inner;
-  void* params[] = {args.data(), const_cast<CUdeviceptr*>(&out_at), const_cast<long long*>(&o),
-                    const_cast<long long*>(&in)};
-  gpu_.launch(f, total, params);
+  Params p;
+  p.add_bytes(args.data(), args.size(), 8)
+      .add(out.at())
+      .add(static_cast<long long>(outer))
+      .add(static_cast<long long>(inner));
+  gpu_.launch(f, total, p);
   values_[root] = std::move(out);
   counts_.nodes["fused"] += 1 + static_cast<std::int64_t>(kernel.members.size());
   ++counts_.fused;

@@ -23,6 +23,9 @@ void GraphRun::node(std::size_t i) {
 }
 
 void GraphRun::on_host(std::size_t i, const ir::Node& n) {
+  // A captured graph would replay the host's result as it was (a random
+  // draw, a sort of the first call's values).
+  if (capture_) throw NotCapturable{std::string("`") + ir::op_name(n.op) + "` runs on the host"};
   for (const int k : n.in)
     if (host_[static_cast<std::size_t>(k)].shape().empty() &&
         host_[static_cast<std::size_t>(k)].buffer() == nullptr)
@@ -37,22 +40,10 @@ const DTensor& GraphRun::in(const ir::Node& n, std::size_t k) const {
   return values_[static_cast<std::size_t>(n.in[k])];
 }
 
-CUdeviceptr GraphRun::slot(std::size_t node, int operand, std::int64_t bound) {
-  if (static_cast<std::int64_t>(checks_.size()) >= kSlots) throw NotOnDevice{};
-  checks_.push_back({node, operand, bound, in(g_.nodes[node], static_cast<std::size_t>(operand))});
-  return errors_.at() + 8 * (checks_.size() - 1);
-}
-
-void GraphRun::check_ranges() {
-  if (checks_.empty()) return;
-  std::vector<unsigned long long> slots(static_cast<std::size_t>(kSlots));
-  gpu_.download(slots.data(), errors_.at(), slots.size() * 8);
-  for (std::size_t s = 0; s < checks_.size(); ++s) {
-    if (slots[s] == ~0ull) continue;
-    const auto position = static_cast<std::int64_t>(slots[s]);
-    const Tensor ids = download(checks_[s].ids);
-    throw ref::RangeError(static_cast<std::int64_t>(ids.get(position)), checks_[s].bound, position);
-  }
+CUdeviceptr GraphRun::slot(std::size_t node, int operand, std::int64_t bound, const DTensor& ids) {
+  if (static_cast<std::int64_t>(checks_.checks.size()) >= kSlots) throw NotOnDevice{};
+  checks_.checks.push_back({node, operand, bound, ids});
+  return checks_.errors.at() + 8 * (checks_.checks.size() - 1);
 }
 
 const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
@@ -61,12 +52,18 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
   using ir::Op;
   switch (n.op) {
     case Op::input: {
+      if (placed_)  // placed before a capture began, where every replay finds it
+        if (const auto it = placed_->find(n.name); it != placed_->end()) {
+          out = std::move(it->second);
+          placed_->erase(it);
+          return "placed for a graph";
+        }
       const Tensor& host = inputs_.at(n.name);
       if (auto kept = twin_of(host)) {
         out = *kept;
         return "kept on device";
       }
-      if (auto resident = resident_copy(host, n.name)) {  // a value's, copied in once
+      if (auto resident = resident_copy(gpu_, host, n.name)) {  // a value's, copied in once
         out = *resident;
         return "resident on device";
       }
@@ -107,7 +104,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       const CUfunction f = gpu_.kernel(arange_source("ss_arange"), "ss_arange");
       Params p;
       p.add(out.at()).add(static_cast<long long>(*s));
-      gpu_.launch(f, *s, p.get());
+      gpu_.launch(f, *s, p);
       return "created";
     }
     case Op::unary: {
@@ -216,7 +213,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
           .add(out.at())
           .add(static_cast<long long>(rows))
           .add(static_cast<long long>(group));
-      gpu_.launch(f, rows, p.get());
+      gpu_.launch(f, rows, p);
       return "reductions";
     }
     case Op::softmax:
@@ -240,8 +237,8 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       Params p;
       p.add(log_p.at()).add(labels.at()).add(out.at());
       for (const std::int64_t v : {outer, classes, inner}) p.add(static_cast<long long>(v));
-      p.add(slot(i, 1, classes)).add(static_cast<int>(n.sub == 1));
-      gpu_.launch_grid(f, 1, 1, 1, kThreads, 1, p.get());
+      p.add(slot(i, 1, classes, labels)).add(static_cast<int>(n.sub == 1));
+      gpu_.launch_grid(f, 1, 1, 1, kThreads, 1, p);
       return "reductions";
     }
     case Op::causal: {
@@ -254,7 +251,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       p.add(x.at()).add(out.at()).add(static_cast<long long>(x.size()));
       p.add(static_cast<long long>(x.shape()[x.shape().size() - 2]))
           .add(static_cast<long long>(x.shape().back()));
-      gpu_.launch(f, x.size(), p.get());
+      gpu_.launch(f, x.size(), p);
       return "kernels";
     }
     case Op::gather:
@@ -286,8 +283,8 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       Params p;
       p.add(src.at()).add(ids.at()).add(out.at());
       for (const std::int64_t v : {ids.size(), row, rows}) p.add(static_cast<long long>(v));
-      p.add(slot(i, 1, rows));
-      gpu_.launch(f, ids.size() * row, p.get());
+      p.add(slot(i, 1, rows, ids));
+      gpu_.launch(f, ids.size() * row, p);
       return gather ? "moves" : "kernels";
     }
     case Op::layer_norm:
@@ -310,7 +307,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
           .add(n.number);
       if (rows > 0)
         gpu_.launch_grid(f, static_cast<unsigned>(std::min<std::int64_t>(rows, 65535)), 1, 1,
-                         kThreads, 1, p.get());
+                         kThreads, 1, p);
       out = compact(normed.with(normed.view.permute(back_from_last(x.shape().size(), axis))));
       return "reductions";
     }
@@ -330,8 +327,8 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       Params p;
       p.add(x.at()).add(ids.at()).add(out.at());
       for (const std::int64_t v : {x.size(), size, inner}) p.add(static_cast<long long>(v));
-      p.add(slot(i, 1, size));
-      gpu_.launch(f, x.size(), p.get());
+      p.add(slot(i, 1, size, ids));
+      gpu_.launch(f, x.size(), p);
       return "moves";
     }
     case Op::index: {
@@ -460,7 +457,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
           gpu_.kernel(fold ? window_fold_source(name) : window_source(x.dtype(), name), name);
       Params p;
       p.add(x.at()).add(out.at()).add(static_cast<long long>(out.size())).add(a);
-      if (out.size() > 0) gpu_.launch(f, out.size(), p.get());
+      if (out.size() > 0) gpu_.launch(f, out.size(), p);
       return "moves";
     }
     case Op::sort:
@@ -535,9 +532,9 @@ void GraphRun::loop(std::size_t i, const ir::Node& n) {
       const DTensor& x = in(n, carries + j);
       inputs[names[carries + j]] = deferred(x.with(x.view.select(shape.axes[j], at)));
     }
-    std::vector<Tensor> out =
-        GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, precision_, cublas_, counts_)
-            .run();
+    std::vector<Tensor> out = GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, precision_,
+                                       cublas_, counts_, capture_, false)
+                                  .run();
     for (std::size_t k = 0; k < carries; ++k) inputs[names[k]] = std::move(out[k]);
     for (std::size_t r = 0; r < results; ++r) {
       const auto step = twin_of(out[carries + r]);
@@ -575,9 +572,9 @@ void GraphRun::body(std::size_t i, const ir::Node& n) {
   std::map<std::string, Tensor> inputs;
   for (std::size_t k = 0; k < n.in.size(); ++k)
     inputs[body.nodes[static_cast<std::size_t>(body.inputs[k])].name] = deferred(in(n, k));
-  std::vector<Tensor> out =
-      GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, precision_, cublas_, counts_)
-          .run();
+  std::vector<Tensor> out = GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, precision_,
+                                     cublas_, counts_, capture_, false)
+                                .run();
   const auto value = twin_of(out.at(0));
   if (!value) throw std::logic_error("a fused node's value left the device");
   values_[i] = *value;

@@ -181,6 +181,11 @@ ExecutorStats Module::executor_stats() const {
     s.kernels_from_cache = c.kernels_from_store;
     s.kernel_runs = c.fused_kernels;
     s.nodes = c.nodes;
+    for (const auto& [name, n] :
+         {std::pair<const char*, std::int64_t>{"graphs captured", c.graph_captures},
+          {"graphs replayed", c.graph_replays},
+          {"graph results moved out", c.graph_moved_out}})
+      if (n) s.nodes[name] = n;
   } else if (fast) {
     s.jit = runtime::executor_has_jit(*fast);
     const auto fused = runtime::fusion_counts(*fast);

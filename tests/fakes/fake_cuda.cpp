@@ -45,11 +45,80 @@ int device_count() {
   return env ? std::atoi(env) : 2;
 }
 
-// A stream: work items, each done when it returns true.
+// A captured graph: its work items in stream order, run whole by a launch.
+struct Graph {
+  std::vector<std::function<bool()>> items;
+  int kernels = 0;
+};
+
+// A stream: work items, each done when it returns true. While capturing,
+// what it is given goes into `capture` instead.
 struct Stream {
   int device = 0;
   std::mutex mutex;
   std::deque<std::function<bool()>> work;
+  Graph* capture = nullptr;
+  // Queues (or captures) an item; under the stream's mutex.
+  void add(std::function<bool()> item) {
+    if (capture)
+      capture->items.push_back(std::move(item));
+    else
+      work.push_back(std::move(item));
+  }
+};
+
+// Device memory as allocated, so that the launch log names each pointer
+// by its allocation (a serial number) and offset.
+struct Allocation {
+  std::size_t bytes;
+  long long serial;
+};
+std::mutex g_memory_mutex;
+std::map<std::uint64_t, Allocation> g_allocations;
+long long g_serial = 0;
+
+// With ss_fake_log(1), every kernel launch and host-to-device copy as it
+// runs (eager or replayed from a graph), one line each.
+std::mutex g_log_mutex;
+std::atomic<bool> g_logging{false};
+std::vector<std::string> g_log;
+
+void log_line(std::string line) {
+  if (!g_logging) return;
+  std::lock_guard lock(g_log_mutex);
+  g_log.push_back(std::move(line));
+}
+
+// A word as the log writes it: @serial+offset for a device address, else hex.
+std::string word(std::uint64_t w) {
+  std::lock_guard lock(g_memory_mutex);
+  auto it = g_allocations.upper_bound(w);
+  if (it != g_allocations.begin()) {
+    --it;
+    if (w >= it->first && w < it->first + it->second.bytes)
+      return "@" + std::to_string(it->second.serial) + "+" + std::to_string(w - it->first);
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(w));
+  return text;
+}
+
+std::string hash_of(const void* data, std::size_t bytes) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    h ^= static_cast<const unsigned char*>(data)[i];
+    h *= 1099511628211ull;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+struct Function {
+  std::string name;
+};
+struct Module {
+  std::vector<std::unique_ptr<Function>> functions;
 };
 
 struct Comm;
@@ -312,6 +381,7 @@ CUresult cuStreamDestroy_v2(Stream* s) {
 }
 CUresult cuStreamQuery(Stream* s) {
   std::lock_guard lock(s->mutex);
+  if (s->capture) return 900;  // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
   if (s->device == g_lost_device && !s->work.empty()) return kLaunchFailed;
   while (!s->work.empty() && s->work.front()()) s->work.pop_front();
   return s->work.empty() ? kSuccess : kNotReady;
@@ -320,9 +390,15 @@ CUresult cuMemAlloc_v2(std::uint64_t* p, std::size_t bytes) {
   if (t_device < 0) return kInvalidValue;
   if (bytes > (std::size_t{1} << 30)) return kOutOfMemory;  // the device's 1 GiB
   *p = reinterpret_cast<std::uint64_t>(std::calloc(1, bytes ? bytes : 1));
+  std::lock_guard lock(g_memory_mutex);
+  g_allocations[*p] = {bytes ? bytes : 1, ++g_serial};
   return kSuccess;
 }
 CUresult cuMemFree_v2(std::uint64_t p) {
+  {
+    std::lock_guard lock(g_memory_mutex);
+    g_allocations.erase(p);
+  }
   std::free(reinterpret_cast<void*>(p));
   return kSuccess;
 }
@@ -330,7 +406,9 @@ std::atomic<long long> g_bytes_to_device{0};  // copied in by cuMemcpyHtoDAsync
 CUresult cuMemcpyHtoDAsync_v2(std::uint64_t to, const void* from, std::size_t bytes, Stream* s) {
   g_bytes_to_device += static_cast<long long>(bytes);
   std::lock_guard lock(s->mutex);
-  s->work.push_back([=] {
+  s->add([=] {
+    if (g_logging)
+      log_line("upload " + word(to) + " " + std::to_string(bytes) + " " + hash_of(from, bytes));
     std::memcpy(reinterpret_cast<void*>(to), from, bytes);
     return true;
   });
@@ -338,7 +416,7 @@ CUresult cuMemcpyHtoDAsync_v2(std::uint64_t to, const void* from, std::size_t by
 }
 CUresult cuMemcpyDtoHAsync_v2(void* to, std::uint64_t from, std::size_t bytes, Stream* s) {
   std::lock_guard lock(s->mutex);
-  s->work.push_back([=] {
+  s->add([=] {
     std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
     return true;
   });
@@ -358,23 +436,95 @@ CUresult cuStreamSynchronize(Stream* s) {
     if (r != kNotReady) return r;
   }
 }
-CUresult cuModuleLoadData(void** module, const void*) {
-  *module = new int(0);
+CUresult cuModuleLoadData(Module** module, const void*) {
+  *module = new Module;
   return kSuccess;
 }
-CUresult cuModuleUnload(void* module) {
-  delete static_cast<int*>(module);
+CUresult cuModuleUnload(Module* module) {
+  delete module;
   return kSuccess;
 }
-CUresult cuModuleGetFunction(void** function, void* module, const char*) {
-  *function = module;
+CUresult cuModuleGetFunction(Function** function, Module* module, const char* name) {
+  module->functions.push_back(std::make_unique<Function>(Function{name}));
+  *function = module->functions.back().get();
   return kSuccess;
 }
-CUresult cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                        Stream*, void**, void**) {
+// A launch's parameters must come packed in `extra` (so a capture can keep
+// them) when the stream is capturing; either way they run as a no-op that
+// the log describes: the kernel, its grid and block, each parameter word.
+CUresult cuLaunchKernel(Function* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned, Stream* s, void** params,
+                        void** extra) {
   const char* mode = std::getenv("SS_FAKE_CUDA_LAUNCHES");
   if (!mode || std::strcmp(mode, "noop") != 0) return kLaunchFailed;
-  ++g_launches;
+  std::vector<unsigned char> bytes;
+  if (extra) {
+    if (extra[0] != reinterpret_cast<void*>(1) || extra[2] != reinterpret_cast<void*>(2) ||
+        extra[4] != nullptr)
+      return kInvalidValue;
+    const auto* data = static_cast<const unsigned char*>(extra[1]);
+    bytes.assign(data, data + *static_cast<std::size_t*>(extra[3]));
+  }
+  std::lock_guard lock(s->mutex);
+  if (s->capture && params) return kInvalidValue;  // their sizes are unknown here
+  std::string line = "kernel " + f->name + " grid " + std::to_string(gx) + "," +
+                     std::to_string(gy) + "," + std::to_string(gz) + " block " +
+                     std::to_string(bx) + "," + std::to_string(by) + "," + std::to_string(bz);
+  if (s->capture)
+    ++s->capture->kernels;
+  else
+    ++g_launches;
+  s->add([line, bytes]() mutable {
+    if (g_logging) {
+      for (std::size_t at = 0; at + 8 <= bytes.size(); at += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, bytes.data() + at, 8);
+        line += " " + word(w);
+      }
+      for (std::size_t at = bytes.size() / 8 * 8; at < bytes.size(); ++at)
+        line += " b" + std::to_string(bytes[at]);
+      log_line(line);
+    }
+    return true;
+  });
+  return kSuccess;
+}
+
+// ---- graphs ----
+std::atomic<int> g_graph_launches{0};
+CUresult cuStreamBeginCapture_v2(Stream* s, int) {
+  std::lock_guard lock(s->mutex);
+  if (s->capture) return kInvalidValue;
+  s->capture = new Graph;
+  return kSuccess;
+}
+CUresult cuStreamEndCapture(Stream* s, Graph** graph) {
+  std::lock_guard lock(s->mutex);
+  if (!s->capture) return kInvalidValue;
+  *graph = s->capture;
+  s->capture = nullptr;
+  return kSuccess;
+}
+CUresult cuGraphInstantiateWithFlags(Graph** exec, Graph* graph, unsigned long long) {
+  *exec = new Graph(*graph);
+  return kSuccess;
+}
+CUresult cuGraphLaunch(Graph* exec, Stream* s) {
+  std::lock_guard lock(s->mutex);
+  if (s->capture) return kInvalidValue;
+  ++g_graph_launches;
+  g_launches += exec->kernels;
+  // Each item as a stream's work item of its own, in order (a collective
+  // may take several queries).
+  for (const auto& item : exec->items) s->work.push_back(item);
+  return kSuccess;
+}
+CUresult cuGraphExecDestroy(Graph* exec) {
+  delete exec;
+  return kSuccess;
+}
+CUresult cuGraphDestroy(Graph* graph) {
+  delete graph;
   return kSuccess;
 }
 CUresult cuMemAllocHost_v2(void** p, std::size_t bytes) {
@@ -387,7 +537,7 @@ CUresult cuMemFreeHost(void* p) {
 }
 CUresult cuMemcpyDtoDAsync_v2(std::uint64_t to, std::uint64_t from, std::size_t bytes, Stream* s) {
   std::lock_guard lock(s->mutex);
-  s->work.push_back([=] {
+  s->add([=] {
     std::memcpy(reinterpret_cast<void*>(to), reinterpret_cast<const void*>(from), bytes);
     return true;
   });
@@ -395,7 +545,7 @@ CUresult cuMemcpyDtoDAsync_v2(std::uint64_t to, std::uint64_t from, std::size_t 
 }
 CUresult cuMemsetD8Async(std::uint64_t to, unsigned char value, std::size_t count, Stream* s) {
   std::lock_guard lock(s->mutex);
-  s->work.push_back([=] {
+  s->add([=] {
     std::memset(reinterpret_cast<void*>(to), value, count);
     return true;
   });
@@ -503,9 +653,26 @@ ncclResult_t ncclBroadcast(const void* send, void* receive, std::size_t count, i
 }
 
 // ---- the tests' controls ----
-// Kernels launched (as no-ops) so far.
+// Kernels launched (as no-ops) so far, and graphs launched.
 int ss_fake_launches() {
   return g_launches;
+}
+int ss_fake_graph_launches() {
+  return g_graph_launches;
+}
+// The log (see g_log): on or off; its lines so far, taken (each line ends
+// in a newline; the caller frees the text).
+void ss_fake_log(int on) {
+  g_logging = on != 0;
+}
+char* ss_fake_log_take() {
+  std::lock_guard lock(g_log_mutex);
+  std::string all;
+  for (const auto& line : g_log) all += line + "\n";
+  g_log.clear();
+  char* text = static_cast<char*>(std::malloc(all.size() + 1));
+  std::memcpy(text, all.c_str(), all.size() + 1);
+  return text;
 }
 // Bytes copied from the host to a device so far.
 long long ss_fake_bytes_to_device() {

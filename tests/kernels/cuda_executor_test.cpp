@@ -50,11 +50,15 @@ int launches() {
   return count();
 }
 
+// `graphs` false: every call uncaptured, as the first call of each size is
+// (tests/kernels/cuda_graphs_test.cpp checks the captured ones).
 std::unique_ptr<ss::runtime::Accelerator> executor(const ss::CodeCache& cache,
-                                                   ss::Precision precision, bool cublas) {
+                                                   ss::Precision precision, bool cublas,
+                                                   bool graphs = true) {
   if (!std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""))) return nullptr;
   std::string why;
-  auto made = ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, precision, cublas, &why);
+  auto made =
+      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, precision, cublas, &why, graphs);
   REQUIRE_MESSAGE(made, why);
   return made;
 }
@@ -173,7 +177,7 @@ TEST_CASE("the CUDA executor's own GEMM kernel compiles, for machines without cu
 
 TEST_CASE("a graph's outputs stay on the device until the host reads them") {
   NoopDevice device;
-  const auto cuda = executor({}, ss::Precision::f32, true);
+  const auto cuda = executor({}, ss::Precision::f32, true, false);
   if (!cuda) {
     ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
     return;
@@ -208,7 +212,7 @@ TEST_CASE("a graph's outputs stay on the device until the host reads them") {
 
 TEST_CASE("a resident value's tensors are copied to the device once, then kept with the value") {
   NoopDevice device;
-  const auto cuda = executor({}, ss::Precision::f32, true);
+  const auto cuda = executor({}, ss::Precision::f32, true, false);
   if (!cuda) {
     ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
     return;
@@ -253,11 +257,15 @@ TEST_CASE("a module on a GPU keeps its values there: copied in once, updated in 
     ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
     return;
   }
+  // Uncaptured, to count how each input was found (cuda_graphs_test.cpp
+  // checks the captured calls' copies).
+  setenv("SHAPESCRIPT_CUDA_GRAPHS", "off", 1);
   const ss::Engine engine(
       {.device = ss::Device::cuda(0), .cuda_driver_library = SS_TEST_FAKE_CUDA_PATH});
   REQUIRE(engine.ok());
   const ss::Module m =
       engine.load_file(std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss");
+  unsetenv("SHAPESCRIPT_CUDA_GRAPHS");
   REQUIRE_MESSAGE(m, (m.diagnostics().empty() ? "" : m.diagnostics()[0].render()));
   REQUIRE(m.executor_stats().executor.rfind("cuda", 0) == 0);
   ss::Value model = m.make("Mlp", {.seed = 0});

@@ -1,6 +1,7 @@
 // A CUDA executor for the tests: on the driver at `driver_path` (the
 // stand-in's, or "" for the machine's), with NVRTC from the usual search.
 // Null with *why when the driver, NVRTC or the device can't be had.
+// `graphs` false: every call runs uncaptured (kernels/cuda_graph_replay.hpp).
 #pragma once
 
 #include <memory>
@@ -16,7 +17,8 @@ namespace ss::test {
 inline std::unique_ptr<runtime::Accelerator> cuda_executor_on(const std::string& driver_path,
                                                               const CodeCache& cache,
                                                               Precision precision, bool cublas,
-                                                              std::string* why) {
+                                                              std::string* why,
+                                                              bool graphs = true) {
   auto driver = cuda::Driver::open(driver_path);
   if (auto* d = std::get_if<Diagnostic>(&driver)) {
     *why = d->message;
@@ -34,6 +36,7 @@ inline std::unique_ptr<runtime::Accelerator> cuda_executor_on(const std::string&
   options.code_cache = cache;
   options.precision = precision;
   options.cublas = cublas;
+  options.graphs = graphs;
   return cuda::make_cuda_executor(std::move(options), why);
 }
 

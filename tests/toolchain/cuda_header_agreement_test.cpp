@@ -86,6 +86,23 @@ static_assert(std::is_same_v<decltype(&cuLaunchKernel),
                              CUresult (*)(CUfunction, unsigned int, unsigned int, unsigned int,
                                           unsigned int, unsigned int, unsigned int, unsigned int,
                                           CUstream, void**, void**)>);
+static_assert(ss::cuda::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED ==
+              CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+static_assert(ss::cuda::CU_STREAM_CAPTURE_MODE_RELAXED == CU_STREAM_CAPTURE_MODE_RELAXED);
+static_assert(ss::cuda::kLaunchParamEnd == CU_LAUNCH_PARAM_END_AS_INT);
+static_assert(ss::cuda::kLaunchParamBufferPointer == CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT);
+static_assert(ss::cuda::kLaunchParamBufferSize == CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT);
+static_assert(sizeof(CUstreamCaptureMode) == sizeof(int));
+static_assert(
+    std::is_same_v<decltype(&cuStreamBeginCapture), CUresult (*)(CUstream, CUstreamCaptureMode)>,
+    "cuStreamBeginCapture is cuStreamBeginCapture_v2");
+static_assert(std::is_same_v<decltype(&cuStreamEndCapture), CUresult (*)(CUstream, CUgraph*)>);
+static_assert(std::is_same_v<decltype(&cuGraphInstantiate),
+                             CUresult (*)(CUgraphExec*, CUgraph, unsigned long long)>,
+              "cuGraphInstantiate is cuGraphInstantiateWithFlags");
+static_assert(std::is_same_v<decltype(&cuGraphLaunch), CUresult (*)(CUgraphExec, CUstream)>);
+static_assert(std::is_same_v<decltype(&cuGraphExecDestroy), CUresult (*)(CUgraphExec)>);
+static_assert(std::is_same_v<decltype(&cuGraphDestroy), CUresult (*)(CUgraph)>);
 static_assert(std::is_same_v<decltype(&cuStreamDestroy), CUresult (*)(CUstream)>,
               "cuStreamDestroy is cuStreamDestroy_v2");
 static_assert(std::is_same_v<decltype(&cuDevicePrimaryCtxRelease), CUresult (*)(CUdevice)>,

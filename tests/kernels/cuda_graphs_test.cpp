@@ -1,0 +1,363 @@
+// CUDA graphs on the stand-in driver (tests/fakes), whose launches do
+// nothing but are logged as they run, eager or replayed from a graph: the
+// kernel, its grid and block, and each parameter word, a device address
+// written as its allocation and offset. Every replay is checked against
+// the uncaptured run it replaces: the same kernels with the same grids and
+// arguments (allocations renamed by first use, since a graph's memory is
+// its own), and the same bytes copied in. So a graph that is empty, stale
+// (another size's, the last batch's) or wrong fails here, though no kernel
+// computes anything.
+#include <dlfcn.h>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kernels/cuda_executor.hpp"
+#include "kernels/nvrtc.hpp"
+#include "runtime/reference/interpreter.hpp"
+#include "runtime/reference/ops.hpp"
+#include "shapescript/shapescript.hpp"
+#include "support/batch_ops.hpp"
+#include "support/checked_program.hpp"
+#include "support/cuda_executors.hpp"
+#include "support/lowered_graphs.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
+#include "support/skip.hpp"
+
+namespace {
+
+struct NoopDevice {
+  NoopDevice() {
+    setenv("SS_FAKE_CUDA_LAUNCHES", "noop", 1);
+    setenv("SS_FAKE_CUDA_SM", "90", 1);
+  }
+  ~NoopDevice() {
+    unsetenv("SS_FAKE_CUDA_LAUNCHES");
+    unsetenv("SS_FAKE_CUDA_SM");
+  }
+};
+
+template <typename F>
+F fake(const char* name) {
+  static void* library = dlopen(SS_TEST_FAKE_CUDA_PATH, RTLD_NOW);
+  REQUIRE_MESSAGE(library, dlerror());
+  auto f = reinterpret_cast<F>(dlsym(library, name));
+  const bool found = f != nullptr;
+  REQUIRE(found);
+  return f;
+}
+
+// What ran since the last call, as the stand-in logged it.
+struct Ran {
+  std::vector<std::string> kernels;  // in order, allocations renamed by first use
+  std::vector<std::string> uploads;  // sorted: bytes and their hash
+};
+
+Ran take_log() {
+  char* text = fake<char* (*)()>("ss_fake_log_take")();
+  std::istringstream lines(text);
+  std::free(text);
+  Ran ran;
+  std::map<std::string, int> renamed;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string kind;
+    words >> kind;
+    if (kind == "upload") {
+      std::string to, bytes, hash;
+      words >> to >> bytes >> hash;
+      ran.uploads.push_back(bytes + " " + hash);
+      continue;
+    }
+    std::string out = kind;
+    for (std::string w; words >> w;) {
+      if (w[0] == '@') {
+        const auto plus = w.find('+');
+        const std::string serial = w.substr(0, plus);
+        const auto [it, added] = renamed.emplace(serial, static_cast<int>(renamed.size()));
+        w = "@" + std::to_string(it->second) + w.substr(plus);
+      }
+      out += " " + w;
+    }
+    ran.kernels.push_back(out);
+  }
+  std::sort(ran.uploads.begin(), ran.uploads.end());
+  return ran;
+}
+
+void check_same(const Ran& replayed, const Ran& eager) {
+  REQUIRE(!eager.kernels.empty());
+  CHECK(replayed.kernels.size() == eager.kernels.size());
+  const std::size_t n = std::min(replayed.kernels.size(), eager.kernels.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    CAPTURE(k);
+    if (replayed.kernels[k] != eager.kernels[k] && std::getenv("SS_DEBUG_LOG"))
+      for (std::size_t j = 0; j < n; ++j)
+        MESSAGE(j << "\n  " << replayed.kernels[j] << "\n  " << eager.kernels[j]);
+    REQUIRE(replayed.kernels[k] == eager.kernels[k]);
+  }
+  CHECK(replayed.uploads == eager.uploads);
+}
+
+// Both executors of a test share a code cache, so NVRTC compiles each kernel once.
+std::unique_ptr<ss::runtime::Accelerator> executor(bool graphs, const ss::test::TempDir& cache) {
+  std::string why;
+  auto made = ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH,
+                                         ss::directory_code_cache(cache.path() + "/cache"),
+                                         ss::Precision::f32, true, &why, graphs);
+  REQUIRE_MESSAGE(made, why);
+  return made;
+}
+
+bool have_nvrtc() {
+  return std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""));
+}
+
+struct Log {
+  Log() {
+    fake<void (*)(int)>("ss_fake_log")(1);
+    take_log();
+  }
+  ~Log() { fake<void (*)(int)>("ss_fake_log")(0); }
+};
+
+// A batch of `rows` made-up examples for digits' train_step, different for each `seed`.
+void new_batch(std::map<std::string, ss::runtime::Tensor>& inputs, int seed) {
+  for (auto& [name, t] : inputs) {
+    if (name.rfind("batch.", 0) != 0) continue;
+    auto fresh = ss::runtime::Tensor::zeros(t.dtype(), t.shape());
+    for (std::int64_t i = 0; i < fresh.size(); ++i)
+      fresh.set(i, t.dtype() == ss::runtime::DType::i32
+                       ? (i + seed) % 10
+                       : 0.01 * static_cast<double>(i % 97 + seed));
+    t = fresh;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a training step replays as a CUDA graph that launches what the uncaptured step did") {
+  NoopDevice device;
+  if (!have_nvrtc()) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  const auto program = ss::test::check_source_file("examples/digits/digits.ss");
+  const auto& dims = program->typed.dims;
+  const auto graphs = ss::test::lowered_graphs(*program, false);
+  const ss::ir::Graph* step = nullptr;
+  for (const auto& [function, g] : graphs)
+    if (function == "train_step") step = &g;
+  REQUIRE(step);
+  const auto to_device = fake<long long (*)()>("ss_fake_bytes_to_device");
+  const auto graph_launches = fake<int (*)()>("ss_fake_graph_launches");
+
+  // Six steps, each on a new batch, the state fed back; what each ran.
+  const auto train = [&](const ss::runtime::Accelerator& cuda, std::vector<Ran>& ran,
+                         std::vector<long long>& copied) {
+    auto inputs = ss::test::made_up_inputs(*step, dims);
+    Log log;
+    for (int s = 0; s < 6; ++s) {
+      new_batch(inputs, s);
+      const long long before = to_device();
+      const auto out = ss::runtime::run_graph(*step, inputs, dims, nullptr, &cuda);
+      for (std::size_t k = 0; k < step->updated.size(); ++k) inputs[step->updated[k]] = out[1 + k];
+      (void)out[0].values();  // the loss, read as a host reads it
+      copied.push_back(to_device() - before);
+      ran.push_back(take_log());
+    }
+  };
+  std::vector<Ran> eager_ran, graph_ran;
+  std::vector<long long> eager_copied, graph_copied;
+  ss::test::TempDir cache;
+  const auto eager = executor(false, cache);
+  train(*eager, eager_ran, eager_copied);
+  const int launches_before = graph_launches();
+  const auto captured = executor(true, cache);
+  train(*captured, graph_ran, graph_copied);
+
+  const auto counts = ss::cuda::cuda_counts(*captured);
+  // Step 1 uncaptured; steps 2 and 3 captured (one graph a state version);
+  // step 4 re-captured over step 2's arena, reading step 3's results where
+  // they lie; steps 5 and 6 replayed, the two graphs taking turns.
+  CHECK(counts.graph_captures == 3);
+  CHECK(counts.graph_replays == 2);
+  CHECK(counts.graph_moved_out == 0);
+  CHECK(graph_launches() - launches_before == 5);
+  CHECK(ss::cuda::cuda_counts(*eager).graph_captures == 0);
+  for (std::size_t s = 0; s < graph_ran.size(); ++s) {
+    CAPTURE(s);
+    check_same(graph_ran[s], eager_ran[s]);
+  }
+  // From the second step on, only the host's tensors are copied in (the
+  // batch, the optimiser's settings): the state stays where the last step
+  // left it.
+  long long host_bytes = 0;
+  for (const auto& [name, t] : ss::test::made_up_inputs(*step, dims))
+    if (std::find(step->updated.begin(), step->updated.end(), name) == step->updated.end())
+      host_bytes += t.size() * 4;
+  for (std::size_t s = 1; s < graph_copied.size(); ++s) {
+    CAPTURE(s);
+    CHECK(graph_copied[s] == host_bytes);
+    CHECK(eager_copied[s] == host_bytes);
+  }
+}
+
+TEST_CASE("every graph of the test programs replays what its uncaptured run launched") {
+  NoopDevice device;
+  if (!have_nvrtc()) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  ss::test::TempDir cache;
+  const auto eager = executor(false, cache);
+  const auto captured = executor(true, cache);
+  int compared = 0, uncaptured = 0;
+  for (const auto& entry :
+       std::vector<std::pair<std::string, bool>>{{"tests/programs/valid/operations.ss", false},
+                                                 {"examples/digits/digits.ss", false},
+                                                 {"examples/tinylm/tinylm.ss", false},
+                                                 {"tests/programs/gradients/ops.ss", true}}) {
+    const auto& file = entry.first;  // named: clang 14 can't capture a binding
+    const auto program = ss::test::check_source_file(file);
+    const auto& dims = program->typed.dims;
+    for (const auto& lowered : ss::test::lowered_graphs(*program, entry.second)) {
+      const auto& function = lowered.function;  // named: clang 14 can't capture a binding
+      const auto& g = lowered.graph;
+      INFO(file << ": " << function);
+      const auto inputs = ss::test::made_up_inputs(g, dims);
+      try {
+        ss::runtime::run_graph(g, inputs, dims);
+      } catch (const ss::runtime::reference::RangeError&) {
+        continue;  // made-up ids out of range: the reference refuses them too
+      }
+      // Three calls each, their results read (so the stream has run them):
+      // the third is a replay where the graph can be captured.
+      const auto three = [&](const ss::runtime::Accelerator& cuda) {
+        Log log;
+        std::vector<ss::runtime::Tensor> out;
+        Ran last;
+        for (int call = 0; call < 3; ++call) {
+          out = ss::runtime::run_graph(g, inputs, dims, nullptr, &cuda);
+          for (auto& t : out) (void)t.values();
+          last = take_log();
+        }
+        return std::make_pair(last, out);
+      };
+      const auto before = ss::cuda::cuda_counts(*captured);
+      std::pair<Ran, std::vector<ss::runtime::Tensor>> want, got;
+      try {
+        want = three(*eager);
+        got = three(*captured);
+      } catch (const ss::runtime::reference::RangeError&) {
+        continue;  // no-op kernels leave ids in reused memory as they were
+      }
+      const auto after = ss::cuda::cuda_counts(*captured);
+      REQUIRE(got.second.size() == want.second.size());
+      for (std::size_t k = 0; k < got.second.size(); ++k) {
+        CHECK(got.second[k].shape() == want.second[k].shape());
+        CHECK(got.second[k].dtype() == want.second[k].dtype());
+      }
+      if (after.graph_replays == before.graph_replays) {
+        // Uncaptured: something of it runs on the host.
+        ++uncaptured;
+        CHECK(after.graph_uncaptured > before.graph_uncaptured);
+        bool host = false;
+        for (const auto& [path, n] : after.nodes) host = host || path.rfind("host ", 0) == 0;
+        CHECK(host);
+        continue;
+      }
+      CHECK(after.graph_replays == before.graph_replays + 1);
+      check_same(got.first, want.first);
+      ++compared;
+    }
+  }
+  MESSAGE(compared << " graphs replayed and compared, " << uncaptured << " uncaptured");
+  CHECK(compared > 20);
+}
+
+TEST_CASE("a CUDA graph's replay never changes a result the host still holds: it is moved out") {
+  NoopDevice device;
+  if (!have_nvrtc()) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  const auto program = ss::test::check_source_text(R"(
+fn same(x: [n]) -> [n]:
+    return x
+)");
+  const auto graphs = ss::test::lowered_graphs(*program, false);
+  REQUIRE(graphs.size() == 1);
+  const auto& g = graphs[0].graph;
+  ss::test::TempDir cache;
+  const auto captured = executor(true, cache);
+  const auto call = [&](float v) {
+    const std::map<std::string, ss::runtime::Tensor> inputs{
+        {"x", ss::runtime::Tensor::from_values(ss::runtime::DType::f32, {4}, {v, v, v, v})}};
+    return ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, captured.get()).at(0);
+  };
+  const auto first = call(1);   // uncaptured
+  const auto second = call(2);  // captured: its result in the graph's memory
+  const auto third = call(3);   // replayed over that memory
+  const auto counts = ss::cuda::cuda_counts(*captured);
+  REQUIRE(counts.graph_replays == 1);
+  CHECK(counts.graph_moved_out == 1);
+  CHECK(first.get(0) == 1);
+  CHECK(second.get(3) == 2);  // moved out before the third call's input landed
+  CHECK(third.get(3) == 3);
+}
+
+TEST_CASE(
+    "a module's training step on a GPU becomes one graph launch, copying in its batch alone") {
+  NoopDevice device;
+  if (!have_nvrtc()) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  const ss::Engine engine(
+      {.device = ss::Device::cuda(0), .cuda_driver_library = SS_TEST_FAKE_CUDA_PATH});
+  REQUIRE(engine.ok());
+  const ss::Module m =
+      engine.load_file(std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss");
+  REQUIRE_MESSAGE(m, (m.diagnostics().empty() ? "" : m.diagnostics()[0].render()));
+  ss::Value model = m.make("Mlp", {.seed = 0});
+  ss::Value opt = m.make_optimizer("AdamW", model);
+  const auto to_device = fake<long long (*)()>("ss_fake_bytes_to_device");
+  const auto graph_launches = fake<int (*)()>("ss_fake_graph_launches");
+  const auto stat = [&](const std::string& path) {
+    const auto all = m.executor_stats().nodes;
+    return all.count(path) ? all.at(path) : 0;
+  };
+  const ss::Tensor kept = model.tensors().at("w1");  // the first version, held
+  const long long batch_bytes = 8 * 64 * 4 + 8 * 4;
+  for (int s = 0; s < 10; ++s) {
+    CAPTURE(s);
+    // A new batch each step, as a host would hand it over.
+    std::vector<float> pixels(8 * 64, 0.01f * static_cast<float>(s));
+    std::vector<std::int32_t> labels(8, s % 10);
+    const ss::Value batch = m.batch("Digit", {{"pixels", ss::Tensor::view(pixels.data(), {8, 64})},
+                                              {"label", ss::Tensor::view(labels.data(), {8})}});
+    const long long bytes = to_device();
+    const int launches = graph_launches();
+    const auto replayed = stat("graphs replayed");
+    const auto r = m.call("train_step", {ss::mut(model), ss::mut(opt), batch});
+    REQUIRE_MESSAGE(r, ss::test::rendered(r));
+    if (s >= 5) {  // after the warm-up, the first captures and one re-capture
+      CHECK(graph_launches() - launches == 1);
+      CHECK(stat("graphs replayed") == replayed + 1);
+      CHECK(to_device() - bytes == batch_bytes);
+    }
+  }
+  CHECK(stat("graphs captured") <= 4);
+  CHECK(stat("graph results moved out") == 0);
+  CHECK(kept.shape() == std::vector<std::int64_t>{64, 128});
+  CHECK(model.version() == 11);
+}
