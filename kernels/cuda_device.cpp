@@ -339,6 +339,7 @@ CUgraphExec Gpu::end_capture(bool keep, std::string* why) {
   CUresult ended = CUDA_SUCCESS;
   if (capturing_) ended = g.cuStreamEndCapture(stream_, &graph);
   capturing_ = false;
+  std::shared_ptr<GraphArena> done;  // dropped after the lock: its end gives memory back
   {
     std::lock_guard lock(mutex_);
     if (arena_) {
@@ -346,6 +347,7 @@ CUgraphExec Gpu::end_capture(bool keep, std::string* why) {
       arena_->free.clear();
       arena_->previous.clear();
     }
+    done = std::move(arena_);
     arena_ = nullptr;
   }
   CUgraphExec exec = nullptr;

@@ -25,12 +25,14 @@ namespace {
 
 using ss::runtime::Tensor;
 
-std::unique_ptr<ss::runtime::Accelerator> open_executor(ss::Precision precision, bool cublas) {
+std::unique_ptr<ss::runtime::Accelerator> open_executor(ss::Precision precision, bool cublas,
+                                                        bool graphs = true) {
   if (!ss::test::driver_or_skip()) return nullptr;
   const char* cache = std::getenv("SS_GPU_CODE_CACHE");
   std::string why;
   auto made = ss::test::cuda_executor_on(
-      "", cache ? ss::directory_code_cache(cache) : ss::CodeCache{}, precision, cublas, &why);
+      "", cache ? ss::directory_code_cache(cache) : ss::CodeCache{}, precision, cublas, &why,
+      graphs);
   REQUIRE_MESSAGE(made, why);
   return made;
 }
@@ -122,6 +124,48 @@ TEST_CASE(
   CHECK(graphs > 40);
   CHECK(counts.fused_kernels > 10);
   CHECK(counts.reused > counts.allocations);  // the allocator's cache serves most requests
+}
+
+TEST_CASE("gpu: a CUDA graph's replays give the uncaptured run's bits, call after call") {
+  const auto eager = open_executor(ss::Precision::f32, true, false);
+  if (!eager) return;
+  const auto captured = open_executor(ss::Precision::f32, true, true);
+  int replayed = 0;
+  for (const auto& entry : kAll) {
+    const auto& file = entry.file;  // named: clang 14 can't capture a binding
+    const auto program = ss::test::check_source_file(file);
+    const auto& dims = program->typed.dims;
+    for (const auto& lowered : ss::test::lowered_graphs(*program, entry.gradients)) {
+      const auto& function = lowered.function;  // named: clang 14 can't capture a binding
+      const auto& g = lowered.graph;
+      INFO(file << ": " << function);
+      // Three calls on inputs that change (the third a replay), each
+      // against the uncaptured run of the same inputs. Atomics' order may
+      // differ between runs (scatter_add), so the tolerance is the table's.
+      try {
+        ss::runtime::run_graph(g, ss::test::made_up_inputs(g, dims, 37, 1.7), dims);
+      } catch (const ss::runtime::reference::RangeError&) {
+        continue;
+      }
+      const auto before = ss::cuda::cuda_counts(*captured).graph_replays;
+      for (int call = 0; call < 3; ++call) {
+        const auto inputs = ss::test::made_up_inputs(g, dims, 37, 1.7 + 0.1 * call);
+        std::vector<Tensor> want;
+        try {
+          want = ss::runtime::run_graph(g, inputs, dims, nullptr, eager.get());
+        } catch (const ss::runtime::reference::RangeError&) {
+          break;
+        }
+        Agreement a;
+        compare(want, ss::runtime::run_graph(g, inputs, dims, nullptr, captured.get()), a);
+        CHECK(a.worst <= ss::test::tolerance("cuda").relative);
+        CHECK(a.flipped <= 1);
+      }
+      replayed += ss::cuda::cuda_counts(*captured).graph_replays > before ? 1 : 0;
+    }
+  }
+  MESSAGE(replayed << " graphs replayed");
+  CHECK(replayed > 30);
 }
 
 TEST_CASE("gpu: the executor's own GEMM kernel agrees, for machines without cuBLAS") {
