@@ -126,7 +126,7 @@ TEST_CASE(
   CHECK(counts.reused > counts.allocations);  // the allocator's cache serves most requests
 }
 
-TEST_CASE("gpu: a CUDA graph's replays give the uncaptured run's bits, call after call") {
+TEST_CASE("gpu: a CUDA graph's replays agree with the uncaptured runs of the same inputs") {
   const auto eager = open_executor(ss::Precision::f32, true, false);
   if (!eager) return;
   const auto captured = open_executor(ss::Precision::f32, true, true);
