@@ -26,23 +26,27 @@ std::string float_literal(float value) {
   return literal + "f";
 }
 
-// types/unary.def's formula: in float where that gives the same bits (CUDA's
-// correctly rounded float sqrt, fabsf), else in double, rounded after.
+}  // namespace
+
+// A formula's function as CUDA's float function: expf (2 ulp), logf (1),
+// tanhf (2), erff (2), a correctly rounded sqrt, fabsf.
+std::string float_function(const std::string& name) {
+  if (name == "sqrt") return "__fsqrt_rn";
+  if (name == "fabs") return "fabsf";
+  return name + "f";
+}
+
+namespace {
+
+// types/unary.def's formula in float32 throughout: its numbers rounded to
+// float once, each step rounded (no FMA: --fmad=false), CUDA's float functions.
 std::string unary(int kind, const std::string& x) {
   const auto op = static_cast<Unary>(kind);
   if (op == Unary::logical_not) return "!" + x;
-  const ir::Formula& f = ir::formula(op);
-  if (f.width == ir::Formula::kExact) {
-    const auto in_float = [](const std::string& name) {
-      return name == "sqrt" ? std::string("__fsqrt_rn") : name == "fabs" ? "fabsf" : name;
-    };
-    return "(float)" + ir::render(f, x, in_float);
-  }
-  return "(float)" + ir::render(f, "(double)" + x);
+  return "(float)" + ir::render(ir::formula(op), x, float_function, true);
 }
 
 std::string binary(int kind, const std::string& x, const std::string& y, bool booleans) {
-  const std::string a = "(double)" + x, b = "(double)" + y;
   switch (static_cast<Binary>(kind)) {
     case Binary::add:
       return "__fadd_rn(" + x + ", " + y + ")";
@@ -53,11 +57,11 @@ std::string binary(int kind, const std::string& x, const std::string& y, bool bo
     case Binary::div:
       return "__fdiv_rn(" + x + ", " + y + ")";
     case Binary::pow:
-      return "(float)pow(" + a + ", " + b + ")";
+      return "powf(" + x + ", " + y + ")";
     case Binary::floordiv:
-      return "(float)floor(" + a + " / " + b + ")";
+      return "ss_floordiv(" + x + ", " + y + ")";
     case Binary::mod:  // fmod, then the divisor's sign; NaN for a zero divisor
-      return "ss_mod(" + a + ", " + b + ")";
+      return "ss_mod(" + x + ", " + y + ")";
     case Binary::maximum:
       return "ss_max(" + x + ", " + y + ")";
     case Binary::minimum:
@@ -90,12 +94,35 @@ bool yields_bool(const FusedStep& s) {
   return op >= Binary::lt && op <= Binary::logical_or;
 }
 
-// Helpers the bodies call, with the reference's definitions.
-constexpr const char* kPrelude = R"(__device__ __forceinline__ float ss_mod(double a, double b) {
-  if (b == 0.0) return __int_as_float(0x7fc00000);
-  double r = fmod(a, b);
-  return (float)((r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r);
+}  // namespace
+
+// Helpers the bodies call, with the reference's definitions, in float: fmodf
+// is exact, and a sum of two floats rounds the same in float as in double.
+// floordiv is Python's float floor division (the quotient from the exact
+// remainder, so a quotient that rounds up to an integer isn't floored past).
+const char* const kFloatHelpers = R"(#ifndef SS_FLOAT_HELPERS
+#define SS_FLOAT_HELPERS
+__device__ __forceinline__ float ss_mod(float a, float b) {
+  if (b == 0.0f) return __int_as_float(0x7fc00000);
+  const float r = fmodf(a, b);
+  return (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) ? r + b : r;
 }
+__device__ __forceinline__ float ss_floordiv(float a, float b) {
+  if (b == 0.0f || !isfinite(a) || !isfinite(b)) return floorf(a / b);
+  const float m = fmodf(a, b);
+  float d = (a - m) / b;
+  if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) d -= 1.0f;
+  if (d == 0.0f) return copysignf(0.0f, a / b);
+  float f = floorf(d);
+  if (d - f > 0.5f) f += 1.0f;
+  return f;
+}
+#endif
+)";
+
+namespace {
+
+constexpr const char* kPrelude = R"(
 __device__ __forceinline__ float ss_max(float x, float y) {
   return (x != x || y != y) ? __int_as_float(0x7fc00000) : fmaxf(x, y);
 }
@@ -114,7 +141,7 @@ std::string elementwise_source(const ir::FusedKernel& kernel,
     throw std::invalid_argument("one inner-broadcast flag per input");
   std::ostringstream out;
   out << "// Generated from a fused kernel of the IR (kernels/cuda_elementwise.cpp).\n"
-      << "#ifndef SS_PRELUDE\n#define SS_PRELUDE\n"
+      << kFloatHelpers << "#ifndef SS_PRELUDE\n#define SS_PRELUDE\n"
       << kPrelude << "#endif\n"
       << "struct " << name << "_args {\n"
       << "  const void* in[" << (inputs ? inputs : 1) << "];\n"

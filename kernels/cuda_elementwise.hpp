@@ -1,10 +1,12 @@
 // CUDA C for a fused elementwise kernel (ir/fusion.hpp's regions, the same
 // plan the CPU's JIT compiles), for NVRTC. One thread an element, a grid
 // stride loop; every input read through its row's stride and 0 or 1 along
-// the inner axis, as the CPU kernels read them. The arithmetic is the
-// reference runtime's: +, -, *, / and sqrt in float, each rounded
-// (__fadd_rn and the like, so nothing contracts into an FMA), comparisons
-// in float, everything else in double and rounded after.
+// the inner axis, as the CPU kernels read them. Everything is float32, no
+// double anywhere: +, -, *, / and sqrt correctly rounded (__fadd_rn and
+// the like, so nothing contracts into an FMA), the functions CUDA's float
+// ones (expf, logf, tanhf, erff, powf: 1-4 ulp), each formula's numbers
+// rounded to float once. docs/numerics.md's cuda-elementwise row bounds
+// the result against the reference's double formulas.
 //
 //   extern "C" __global__ void NAME(NAME_args args, float* out,
 //                                   long long outer, long long inner)
@@ -20,6 +22,13 @@
 #include "ir/fusion.hpp"
 
 namespace ss::cuda {
+
+// A unary.def formula's function (exp, log, tanh, erf, sqrt, fabs) as CUDA's
+// float function.
+std::string float_function(const std::string& name);
+// ss_mod and ss_floordiv of two floats, as the reference defines them
+// (guarded: any number of sources may include it).
+extern const char* const kFloatHelpers;
 
 std::string elementwise_source(const ir::FusedKernel& kernel,
                                const std::vector<std::uint8_t>& inner_broadcast,

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "ir/formulas.hpp"
+#include "kernels/cuda_elementwise.hpp"
 
 namespace ss::cuda {
 namespace {
@@ -32,11 +33,59 @@ __device__ __forceinline__ double ss_mod(double a, double b, bool integers) {
   return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
 }
 __device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+__device__ __forceinline__ void ss_store(float* p, float v) { *p = v; }
+__device__ __forceinline__ void ss_store(unsigned char* p, float v) { *p = v != 0.0f ? 1 : 0; }
+__device__ __forceinline__ float ss_loadf(const float* p) { return *p; }
+__device__ __forceinline__ float ss_loadf(const unsigned char* p) { return *p != 0 ? 1.0f : 0.0f; }
+__device__ __forceinline__ float ss_nanf() { return __int_as_float(0x7fc00000); }
 #endif
 )";
 
-std::string unary_expression(ir::Unary op) {
-  return ir::render(ir::formula(op), "a");  // types/unary.def's, in double
+std::string unary_expression(ir::Unary op, bool floats) {
+  // types/unary.def's, in float with CUDA's float functions, or in double
+  return floats ? ir::render(ir::formula(op), "a", float_function, true)
+                : ir::render(ir::formula(op), "a");
+}
+
+std::string float_binary(ir::Binary op) {
+  using ir::Binary;
+  switch (op) {
+    case Binary::add:
+      return "a + b";
+    case Binary::sub:
+      return "a - b";
+    case Binary::mul:
+      return "a * b";
+    case Binary::div:
+      return "a / b";
+    case Binary::pow:
+      return "powf(a, b)";
+    case Binary::floordiv:
+      return "ss_floordiv(a, b)";
+    case Binary::mod:
+      return "ss_mod(a, b)";
+    case Binary::maximum:
+      return "(a != a || b != b) ? ss_nanf() : fmaxf(a, b)";
+    case Binary::minimum:
+      return "(a != a || b != b) ? ss_nanf() : fminf(a, b)";
+    case Binary::lt:
+      return "a < b ? 1.0f : 0.0f";
+    case Binary::le:
+      return "a <= b ? 1.0f : 0.0f";
+    case Binary::gt:
+      return "a > b ? 1.0f : 0.0f";
+    case Binary::ge:
+      return "a >= b ? 1.0f : 0.0f";
+    case Binary::eq:
+      return "a == b ? 1.0f : 0.0f";
+    case Binary::ne:
+      return "a != b ? 1.0f : 0.0f";
+    case Binary::logical_and:
+      return "(a != 0.0f && b != 0.0f) ? 1.0f : 0.0f";
+    case Binary::logical_or:
+      return "(a != 0.0f || b != 0.0f) ? 1.0f : 0.0f";
+  }
+  throw std::invalid_argument("no CUDA form for binary " + std::to_string(static_cast<int>(op)));
 }
 
 std::string binary_expression(ir::Binary op, bool integers) {
@@ -93,11 +142,11 @@ constexpr const char* kLoop =
     "       e += (long long)gridDim.x * blockDim.x) {\n";
 
 // The block's total of every thread's v, in every thread (blockDim.x a
-// power of two, at most kThreads), in double.
+// power of two, at most kThreads): a pairwise tree in float.
 constexpr const char* kBlockSum = R"(#ifndef SS_BLOCK_SUM
 #define SS_BLOCK_SUM
-__device__ double ss_block_sum(double v) {
-  __shared__ double partial[256];
+__device__ float ss_block_sum(float v) {
+  __shared__ float partial[256];
   __syncthreads();  // the last call's readers are done
   partial[threadIdx.x] = v;
   __syncthreads();
@@ -107,6 +156,16 @@ __device__ double ss_block_sum(double v) {
   }
   return partial[0];
 }
+// A compensated (Kahan) running sum of a thread's share.
+struct SsKahanSum {
+  float sum = 0.0f, carry = 0.0f;
+  __device__ void add(float v) {
+    const float y = v - carry;
+    const float t = sum + y;
+    carry = (t - sum) - y;
+    sum = t;
+  }
+};
 #endif
 )";
 
@@ -151,23 +210,28 @@ std::string pointwise_source(const Pointwise& op, const std::vector<DType>& inpu
                             : op.kind == Pointwise::Kind::where ? 3
                                                                 : 1;
   if (inputs.size() != arity) throw std::invalid_argument("pointwise: wrong number of operands");
+  // Float work in float: every operand and the result f32 or bool (an
+  // integer is exact in double, so integer work stays there).
+  bool floats = !op.integers && (out == DType::f32 || out == DType::boolean);
+  for (const DType t : inputs) floats = floats && (t == DType::f32 || t == DType::boolean);
   std::string expression;
   switch (op.kind) {
     case Pointwise::Kind::copy:
       expression = "a";
       break;
     case Pointwise::Kind::unary:
-      expression = unary_expression(static_cast<ir::Unary>(op.sub));
+      expression = unary_expression(static_cast<ir::Unary>(op.sub), floats);
       break;
     case Pointwise::Kind::binary:
-      expression = binary_expression(static_cast<ir::Binary>(op.sub), op.integers);
+      expression = floats ? float_binary(static_cast<ir::Binary>(op.sub))
+                          : binary_expression(static_cast<ir::Binary>(op.sub), op.integers);
       break;
     case Pointwise::Kind::where:
-      expression = "a != 0.0 ? b : c";
+      expression = floats ? "a != 0.0f ? b : c" : "a != 0.0 ? b : c";
       break;
   }
   std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\n" << kPrelude;
+  s << "// Generated (kernels/cuda_ops.cpp).\n" << kPrelude << (floats ? kFloatHelpers : "");
   const char* names[] = {"a", "b", "c"};
   s << "extern \"C\" __global__ void " << name << "(";
   for (std::size_t k = 0; k < 3; ++k)
@@ -181,14 +245,19 @@ std::string pointwise_source(const Pointwise& op, const std::vector<DType>& inpu
     << "      for (int k = 0; k < 4; ++k) at[k] += i * l.stride[k][d];\n"
     << "    }\n";
   for (std::size_t k = 0; k < arity; ++k)
-    s << "    const double " << names[k] << " = ss_load(" << names[k] << "_p + at[" << k << "]);\n";
+    s << "    const " << (floats ? "float" : "double") << " " << names[k]
+      << (floats ? " = ss_loadf(" : " = ss_load(") << names[k] << "_p + at[" << k << "]);\n";
   s << "    ss_store(out + at[3], " << expression << ");\n  }\n}\n";
   return s.str();
 }
 
 std::string fill_source(DType out, const std::string& name) {
-  return head(name, std::string(type_of(out)) + "* __restrict__ out, double value, long long total",
-              kPrelude) +
+  // A float's value as a float; an integer's or bool's as a double (exact).
+  const char* value = out == DType::f32 ? "float" : "double";
+  return head(
+             name,
+             std::string(type_of(out)) + "* __restrict__ out, " + value + " value, long long total",
+             kPrelude) +
          kLoop + "    ss_store(out + e, value);\n  }\n}\n";
 }
 
@@ -219,15 +288,15 @@ std::string cross_entropy_source(const std::string& name) {
               "    long long outer, long long classes, long long inner, long long* error, int sum",
               kBlockSum) +
          "  const long long positions = outer * inner;\n"
-         "  double acc = 0.0;\n"
+         "  SsKahanSum acc;\n"
          "  for (long long p = threadIdx.x; p < positions; p += blockDim.x) {\n"
          "    const long long label = labels[p];\n" +
          bad_id("label", "classes", "p", "") +
          "    const long long o = p / inner, i = p - o * inner;\n"
-         "    acc -= (double)log_p[(o * classes + label) * inner + i];\n"
+         "    acc.add(-log_p[(o * classes + label) * inner + i]);\n"
          "  }\n"
-         "  const double total = ss_block_sum(acc);\n"
-         "  if (threadIdx.x == 0) out[0] = (float)(sum ? total : total / (double)positions);\n"
+         "  const float total = ss_block_sum(acc.sum);\n"
+         "  if (threadIdx.x == 0) out[0] = sum ? total : total / (float)positions;\n"
          "}\n";
 }
 
@@ -265,22 +334,25 @@ std::string normalise_source(bool centre, const std::string& name) {
       head(
           name,
           "const float* __restrict__ x, float* __restrict__ out, long long rows, long long group,\n"
-          "    double eps",
+          "    float eps",
           kBlockSum) +
       "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
       "    const float* row = x + r * group;\n"
-      "    double acc = 0.0, mean = 0.0;\n";
+      "    float mean = 0.0f;\n";
   if (centre)
     body +=
-        "    for (long long g = threadIdx.x; g < group; g += blockDim.x) acc += (double)row[g];\n"
-        "    mean = ss_block_sum(acc) / (double)group;\n"
-        "    acc = 0.0;\n";
+        "    {\n"
+        "      SsKahanSum acc;\n"
+        "      for (long long g = threadIdx.x; g < group; g += blockDim.x) acc.add(row[g]);\n"
+        "      mean = ss_block_sum(acc.sum) / (float)group;\n"
+        "    }\n";
   return body +
+         "    SsKahanSum acc;\n"
          "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
-         "      acc += ((double)row[g] - mean) * ((double)row[g] - mean);\n"
-         "    const double scale = 1.0 / sqrt(ss_block_sum(acc) / (double)group + eps);\n"
+         "      acc.add((row[g] - mean) * (row[g] - mean));\n"
+         "    const float scale = 1.0f / __fsqrt_rn(ss_block_sum(acc.sum) / (float)group + eps);\n"
          "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
-         "      out[r * group + g] = (float)(((double)row[g] - mean) * scale);\n"
+         "      out[r * group + g] = (row[g] - mean) * scale;\n"
          "  }\n}\n";
 }
 
@@ -333,7 +405,7 @@ std::string window_fold_source(const std::string& name) {
          "      at[d] = rest % a.in_shape[d];\n"
          "      rest /= a.in_shape[d];\n"
          "    }\n"
-         "    double sum = 0.0;\n"
+         "    float sum = 0.0f;\n"
          "    long long j[4] = {0, 0, 0, 0};\n"
          "    long long count = 1;\n"
          "    for (int k = 0; k < a.axes; ++k) count *= a.size[k];\n"
@@ -357,9 +429,9 @@ std::string window_fold_source(const std::string& name) {
          "      }\n"
          "      if (!reads) continue;\n"
          "      for (int k = 0; k < a.axes; ++k) from = from * a.size[k] + j[k];\n"
-         "      sum += (double)values[from];\n"
+         "      sum += values[from];\n"
          "    }\n"
-         "    out[e] = (float)sum;\n"
+         "    out[e] = sum;\n"
          "  }\n}\n";
 }
 
@@ -385,7 +457,7 @@ std::string gemm_source(const std::string& name) {
          "  const long long row = blockIdx.y * " +
          t + " + threadIdx.y;\n" + "  const long long col = blockIdx.x * " + t +
          " + threadIdx.x;\n" +
-         "  double acc = 0.0;\n"
+         "  float acc = 0.0f;\n"
          "  for (long long p0 = 0; p0 < k; p0 += " +
          t + ") {\n" +
          "    const long long pa = p0 + threadIdx.x, pb = p0 + threadIdx.y;\n"
@@ -394,10 +466,10 @@ std::string gemm_source(const std::string& name) {
          "    __syncthreads();\n"
          "    for (int q = 0; q < " +
          t + "; ++q)\n" +
-         "      acc += (double)ta[threadIdx.y][q] * (double)tb[q][threadIdx.x];\n"
+         "      acc += ta[threadIdx.y][q] * tb[q][threadIdx.x];\n"
          "    __syncthreads();\n"
          "  }\n"
-         "  if (row < m && col < n) c[row * n + col] = (float)acc;\n"
+         "  if (row < m && col < n) c[row * n + col] = acc;\n"
          "}\n";
 }
 

@@ -5,17 +5,26 @@
 namespace ss::cuda {
 namespace {
 
-// The block's total of one double per thread, by `combine` (whose identity
-// is `none`), in every thread's return value.
+// The block's total of one value per thread, by `combine` (whose identity
+// is `none`), in every thread's return value: warp shuffles, then one warp
+// over the warps' results, a pairwise tree. T is the accumulator: float
+// for float rows, double for integer ones (exact there).
 constexpr const char* kBlockPrelude = R"(#ifndef SS_REDUCE_PRELUDE
 #define SS_REDUCE_PRELUDE
-#define SS_INF __longlong_as_double(0x7ff0000000000000LL)
-struct SsSum { __device__ double operator()(double a, double b) const { return a + b; } };
-struct SsMax { __device__ double operator()(double a, double b) const { return fmax(a, b); } };
-struct SsMin { __device__ double operator()(double a, double b) const { return fmin(a, b); } };
-template <typename F>
-__device__ double ss_block(double v, F combine, double none) {
-  __shared__ double partial[32];
+struct SsSum {
+  template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct SsMax {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+  __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+struct SsMin {
+  __device__ float operator()(float a, float b) const { return fminf(a, b); }
+  __device__ double operator()(double a, double b) const { return fmin(a, b); }
+};
+template <typename T, typename F>
+__device__ T ss_block(T v, F combine, T none) {
+  __shared__ T partial[32];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int d = 16; d > 0; d /= 2) v = combine(v, __shfl_down_sync(0xffffffffu, v, d));
   __syncthreads();  // partial[] may still be read from the last call
@@ -29,6 +38,18 @@ __device__ double ss_block(double v, F combine, double none) {
   __syncthreads();
   return partial[0];
 }
+// A compensated (Kahan) running sum: each thread's share adds with its
+// rounding error carried, so a long row loses no more than the tree does.
+template <typename T>
+struct SsKahan {
+  T sum = 0, carry = 0;
+  __device__ void add(T v) {
+    const T y = v - carry;
+    const T t = sum + y;
+    carry = (t - sum) - y;
+    sum = t;
+  }
+};
 #endif
 )";
 
@@ -36,58 +57,70 @@ __device__ double ss_block(double v, F combine, double none) {
 
 std::string reduction_source(ir::Reduce op, const std::string& name, const std::string& input) {
   using ir::Reduce;
+  // Float rows accumulate in float (no double anywhere); integer rows in
+  // double, where every int32 is exact.
+  const bool floats = input == "float" || input == "unsigned char";
+  const std::string T = floats ? "float" : "double";
+  const std::string f = floats ? "f" : "";  // C's float function suffix
+  const std::string inf =
+      floats ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
   std::ostringstream out;
   out << "// Generated (kernels/cuda_reduce.cpp).\n"
       << kBlockPrelude << "extern \"C\" __global__ void " << name << "(const " << input
       << "* __restrict__ x, float* __restrict__ out, long long rows, "
       << "long long group) {\n"
-      << "  const double n = (double)group;\n"
+      << "  const " << T << " n = (" << T << ")group;\n"
       << "  (void)n;\n"
       << "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
-      << "    const " << input << "* row = x + r * group;\n"
-      << "    double acc;\n";
+      << "    const " << input << "* row = x + r * group;\n";
+  // A pass over the thread's share of the row: `step` per element v.
   const auto each = [&](const std::string& init, const std::string& step) {
-    out << "    acc = " << init << ";\n"
-        << "    for (long long g = threadIdx.x; g < group; g += blockDim.x) {\n"
-        << "      const double v = row[g];\n"
-        << "      " << step << "\n    }\n";
+    out << "    {\n      " << init << "\n"
+        << "      for (long long g = threadIdx.x; g < group; g += blockDim.x) {\n"
+        << "        const " << T << " v = (" << T << ")row[g];\n"
+        << "        " << step << "\n      }\n";
+  };
+  const auto sum_of = [&](const std::string& term, const std::string& into) {
+    each("SsKahan<" + T + "> acc;", "acc.add(" + term + ");");
+    out << "      " << into << " = ss_block(acc.sum, SsSum(), (" << T << ")0);\n    }\n";
   };
   switch (op) {
     case Reduce::sum:
     case Reduce::mean:
-      each("0.0", "acc += v;");
-      out << "    const double total = ss_block(acc, SsSum(), 0.0);\n"
-          << "    if (threadIdx.x == 0) out[r] = (float)("
+      out << "    " << T << " total;\n";
+      sum_of("v", "total");
+      out << "    if (threadIdx.x == 0) out[r] = (float)("
           << (op == Reduce::mean ? "total / n" : "total") << ");\n";
       break;
     case Reduce::max:
     case Reduce::min: {
       const bool max = op == Reduce::max;
       // fmax/fmin skip NaNs; the reference's first element decides if it is one.
-      each(max ? "-SS_INF" : "SS_INF",
-           std::string("acc = ") + (max ? "fmax" : "fmin") + "(acc, v);");
-      out << "    const double best = ss_block(acc, "
-          << (max ? "SsMax(), -SS_INF" : "SsMin(), SS_INF") << ");\n"
-          << "    if (threadIdx.x == 0) out[r] = group == 0 ? 0.0f : isnan((double)row[0]) ? "
-             "(float)row[0] : (float)best;\n";
+      out << "    " << T << " best;\n";
+      each(T + " acc = " + (max ? "-" : "") + inf + ";",
+           std::string("acc = ") + (max ? "fmax" : "fmin") + f + "(acc, v);");
+      out << "      best = ss_block(acc, " << (max ? "SsMax(), -" : "SsMin(), ") << inf
+          << ");\n    }\n"
+          << "    if (threadIdx.x == 0) out[r] = group == 0 ? 0.0f : isnan((" << T
+          << ")row[0]) ? (float)row[0] : (float)best;\n";
       break;
     }
     case Reduce::logsumexp:
-      each("-SS_INF", "if (acc < v) acc = v;");
-      out << "    const double peak = ss_block(acc, SsMax(), -SS_INF);\n";
-      each("0.0", "acc += exp(v - peak);");
-      out << "    const double total = ss_block(acc, SsSum(), 0.0);\n"
-          << "    if (threadIdx.x == 0) out[r] = (float)(isfinite(peak) ? peak + log(total) : "
-             "peak);\n";
+      out << "    " << T << " peak, total;\n";
+      each(T + " acc = -" + inf + ";", "if (acc < v) acc = v;");
+      out << "      peak = ss_block(acc, SsMax(), -" << inf << ");\n    }\n";
+      sum_of("exp" + f + "(v - peak)", "total");
+      out << "    if (threadIdx.x == 0) out[r] = (float)(isfinite(peak) ? peak + log" << f
+          << "(total) : peak);\n";
       break;
     case Reduce::var:
     case Reduce::std:
-      each("0.0", "acc += v;");
-      out << "    const double mean = ss_block(acc, SsSum(), 0.0) / n;\n";
-      each("0.0", "acc += (v - mean) * (v - mean);");
-      out << "    const double squares = ss_block(acc, SsSum(), 0.0);\n"
-          << "    if (threadIdx.x == 0) out[r] = (float)("
-          << (op == Reduce::var ? "squares / n" : "sqrt(squares / n)") << ");\n";
+      out << "    " << T << " mean, squares;\n";
+      sum_of("v", "mean");
+      out << "    mean /= n;\n";
+      sum_of("(v - mean) * (v - mean)", "squares");
+      out << "    if (threadIdx.x == 0) out[r] = (float)("
+          << (op == Reduce::var ? "squares / n" : "sqrt" + f + "(squares / n)") << ");\n";
       break;
   }
   out << "  }\n}\n";

@@ -52,7 +52,12 @@ void GraphRun::fill(const DTensor& out, double value) {
   const std::string name = "ss_fill_" + dtype_tag(out.dtype());
   const CUfunction f = gpu_.kernel(fill_source(out.dtype(), name), name);
   Params p;
-  p.add(out.at()).add(value).add(static_cast<long long>(out.size()));
+  p.add(out.at());
+  if (out.dtype() == DType::f32)
+    p.add(static_cast<float>(value));
+  else
+    p.add(value);
+  p.add(static_cast<long long>(out.size()));
   gpu_.launch(f, out.size(), p);
 }
 

@@ -304,7 +304,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
           .add(normed.at())
           .add(static_cast<long long>(rows))
           .add(static_cast<long long>(group))
-          .add(n.number);
+          .add(static_cast<float>(n.number));
       if (rows > 0)
         gpu_.launch_grid(f, static_cast<unsigned>(std::min<std::int64_t>(rows, 65535)), 1, 1,
                          kThreads, 1, p);

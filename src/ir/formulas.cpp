@@ -219,7 +219,7 @@ double evaluate(const Formula& f, double x) {
 }
 
 std::string render(const Formula& f, const std::string& x,
-                   const std::function<std::string(const std::string&)>& function) {
+                   const std::function<std::string(const std::string&)>& function, bool floats) {
   std::vector<std::string> out(f.terms.size());
   for (std::size_t i = 0; i < f.terms.size(); ++i) {
     const Term& t = f.terms[i];
@@ -230,9 +230,14 @@ std::string render(const Formula& f, const std::string& x,
         break;
       case Term::Kind::number: {
         char text[40];
-        std::snprintf(text, sizeof text, "%.17g", t.number);
+        if (floats)
+          std::snprintf(text, sizeof text, "%.9g",
+                        static_cast<double>(static_cast<float>(t.number)));
+        else
+          std::snprintf(text, sizeof text, "%.17g", t.number);
         out[i] = text;
         if (out[i].find_first_of(".en") == std::string::npos) out[i] += ".0";
+        if (floats) out[i] += "f";
         break;
       }
       case Term::Kind::neg:

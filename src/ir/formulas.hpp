@@ -51,9 +51,12 @@ Term::Function single_call(const Formula& f);
 
 // The formula as a C expression of `x` (a C expression itself), fully
 // parenthesised; each call's function is named by `function` when given
-// (a target's own name for it: fabsf, __fsqrt_rn), else as written.
+// (a target's own name for it: fabsf, __fsqrt_rn), else as written. With
+// `floats`, its numbers are float literals (0.5f), rounded once to
+// float32, so a float `x` keeps the whole expression in float.
 std::string render(const Formula& f, const std::string& x,
-                   const std::function<std::string(const std::string&)>& function = {});
+                   const std::function<std::string(const std::string&)>& function = {},
+                   bool floats = false);
 
 // Parses a formula's text (for unary.def's rows, and tests); throws
 // std::invalid_argument on text outside the grammar unary.def gives.

@@ -30,9 +30,9 @@ std::unique_ptr<ss::runtime::Accelerator> open_executor(ss::Precision precision,
   if (!ss::test::driver_or_skip()) return nullptr;
   const char* cache = std::getenv("SS_GPU_CODE_CACHE");
   std::string why;
-  auto made = ss::test::cuda_executor_on(
-      "", cache ? ss::directory_code_cache(cache) : ss::CodeCache{}, precision, cublas, &why,
-      graphs);
+  auto made =
+      ss::test::cuda_executor_on("", cache ? ss::directory_code_cache(cache) : ss::CodeCache{},
+                                 precision, cublas, &why, graphs);
   REQUIRE_MESSAGE(made, why);
   return made;
 }

@@ -1,9 +1,10 @@
 // Generated CUDA kernels on a real GPU (tests/gpu/run.sh): every fused
 // elementwise kernel of the test programs and their gradients, compiled by
-// NVRTC for the device, launched through the Driver API, gives the
-// reference runtime's values for its root, bit for bit but for the rare
-// element where CUDA's double exp or erf rounds to another float than
-// glibc's (at most one in 10^5 here).
+// NVRTC for the device, launched through the Driver API, agrees with the
+// reference runtime's values for its root under docs/numerics.md's
+// cuda-elementwise row (float32 throughout on the GPU, the reference's
+// formulas in double); the reduction kernels agree with the fast CPU
+// executor's rows under cuda-reduce.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -117,7 +118,7 @@ std::vector<float> run_on_gpu(const Device& device, const std::string& ptx, cons
 
 }  // namespace
 
-TEST_CASE("gpu: every generated elementwise kernel gives the reference's values") {
+TEST_CASE("gpu: every generated elementwise kernel agrees with the reference, in float32") {
   const auto opened = open_device();
   if (!opened) return;
   const Device& device = *opened;
@@ -171,11 +172,12 @@ TEST_CASE("gpu: every generated elementwise kernel gives the reference's values"
             run_on_gpu(device, std::get<ss::nvrtc::Output>(compiled).code, name, ins, root.shape());
         const auto want = root.values();
         REQUIRE(got.size() == want.size());
+        const double scale = ss::test::tensor_scale(want);
         for (std::size_t e = 0; e < got.size(); ++e) {
           const auto w = static_cast<float>(want[e]);
           if (got[e] == w || (std::isnan(got[e]) && std::isnan(w))) continue;
           ++differing;
-          CHECK_MESSAGE(ss::test::agrees(got[e], w, 1, ss::test::tolerance("cuda-elementwise")),
+          CHECK_MESSAGE(ss::test::agrees(got[e], w, scale, ss::test::tolerance("cuda-elementwise")),
                         "element " << e << ": gpu " << got[e] << ", reference " << w);
         }
         elements += static_cast<std::int64_t>(got.size());
@@ -183,10 +185,11 @@ TEST_CASE("gpu: every generated elementwise kernel gives the reference's values"
       }
     }
   }
+  // Float32 functions (expf, tanhf, ...) differ from the reference's
+  // double ones in the last bits of many elements: the row bounds them.
   MESSAGE(kernels << " kernels, " << elements << " elements, " << differing
-                  << " differing from the reference in the last bit");
+                  << " differing from the reference, all within cuda-elementwise");
   CHECK(kernels > 30);
-  CHECK(differing * 100000 <= elements);
 }
 
 TEST_CASE("gpu: the reduction kernels agree with the reference's, NaN rules included") {

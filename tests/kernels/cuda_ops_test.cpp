@@ -63,6 +63,22 @@ TEST_CASE("every pointwise operation on every dtype compiles with NVRTC for sm_9
   for (const DType a : types) add({Pointwise::Kind::where}, {DType::boolean, a, a}, a);
   compiles(all, names);
   CHECK(n == 9 + unaries * 3 + 17 * 9 + 3);
+  // Float work is float alone: every f32 unary and binary kernel's PTX
+  // without a double operation (integer work adds in double, exactly).
+  if (const auto* nvrtc = compiler()) {
+    std::string floats;
+    int k = 0;
+    for (int op = 0; op < unaries; ++op)
+      floats += ss::cuda::pointwise_source({Pointwise::Kind::unary, op}, {DType::f32}, DType::f32,
+                                           "f" + std::to_string(k++));
+    for (int op = 0; op <= static_cast<int>(ss::ir::Binary::logical_or); ++op)
+      floats += ss::cuda::pointwise_source({Pointwise::Kind::binary, op}, {DType::f32, DType::f32},
+                                           DType::f32, "f" + std::to_string(k++));
+    const auto result =
+        nvrtc->compile(floats, "floats.cu", {.sm = 90, .cubin = false}, {"--fmad=false"});
+    REQUIRE(std::holds_alternative<ss::nvrtc::Output>(result));
+    CHECK(std::get<ss::nvrtc::Output>(result).code.find(".f64") == std::string::npos);
+  }
   // bf16 and f16 values stay on the host: the generator refuses them.
   CHECK_THROWS(ss::cuda::pointwise_source({}, {DType::bf16}, DType::f32, "x"));
   CHECK_THROWS(ss::cuda::pointwise_source({Pointwise::Kind::binary, 0}, {DType::f32}, DType::f32,

@@ -1,6 +1,6 @@
 // CUDA C for trailing reductions (kernels/cuda_reduce): every operation's
-// kernel compiles with NVRTC for sm_90; the GPU check that runs them is
-// tests/gpu/kernels_gpu_test.cpp.
+// kernel compiles with NVRTC for sm_90, a float row's without a double
+// operation; the GPU check that runs them is tests/gpu/kernels_gpu_test.cpp.
 #include <doctest/doctest.h>
 
 #include <variant>
@@ -28,4 +28,12 @@ TEST_CASE("a reduction kernel for every operation compiles with NVRTC for sm_90"
   for (int op = 0; op <= static_cast<int>(ss::ir::Reduce::std); ++op)
     CHECK(ptx.find(".entry reduce_" + std::to_string(op) + "(") != std::string::npos);
   CHECK(ptx.find("shfl.sync.down") != std::string::npos);  // warp shuffles, then shared memory
+  CHECK(ptx.find(".f64") == std::string::npos);            // float rows in float: no double at all
+
+  // Integer rows add in double, where every int32 is exact.
+  const auto ints =
+      nvrtc->compile(ss::cuda::reduction_source(ss::ir::Reduce::mean, "mean_i32", "int"), "mean.cu",
+                     {.sm = 90}, {"--fmad=false"});
+  REQUIRE(std::holds_alternative<ss::nvrtc::Output>(ints));
+  CHECK(std::get<ss::nvrtc::Output>(ints).code.find("add.rn.f64") != std::string::npos);
 }

@@ -20,6 +20,11 @@ __device__ __forceinline__ double ss_mod(double a, double b, bool integers) {
   return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
 }
 __device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+__device__ __forceinline__ void ss_store(float* p, float v) { *p = v; }
+__device__ __forceinline__ void ss_store(unsigned char* p, float v) { *p = v != 0.0f ? 1 : 0; }
+__device__ __forceinline__ float ss_loadf(const float* p) { return *p; }
+__device__ __forceinline__ float ss_loadf(const unsigned char* p) { return *p != 0 ? 1.0f : 0.0f; }
+__device__ __forceinline__ float ss_nanf() { return __int_as_float(0x7fc00000); }
 #endif
 extern "C" __global__ void mod_i32(const int* __restrict__ a_p, const int* __restrict__ b_p, const float* __restrict__ c_p, int* __restrict__ out, ss_layout l, long long total) {
   for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
@@ -38,8 +43,8 @@ extern "C" __global__ void mod_i32(const int* __restrict__ a_p, const int* __res
 // Generated (kernels/cuda_ops.cpp).
 #ifndef SS_BLOCK_SUM
 #define SS_BLOCK_SUM
-__device__ double ss_block_sum(double v) {
-  __shared__ double partial[256];
+__device__ float ss_block_sum(float v) {
+  __shared__ float partial[256];
   __syncthreads();  // the last call's readers are done
   partial[threadIdx.x] = v;
   __syncthreads();
@@ -49,11 +54,21 @@ __device__ double ss_block_sum(double v) {
   }
   return partial[0];
 }
+// A compensated (Kahan) running sum of a thread's share.
+struct SsKahanSum {
+  float sum = 0.0f, carry = 0.0f;
+  __device__ void add(float v) {
+    const float y = v - carry;
+    const float t = sum + y;
+    carry = (t - sum) - y;
+    sum = t;
+  }
+};
 #endif
 extern "C" __global__ void cross_entropy(const float* __restrict__ log_p, const int* __restrict__ labels, float* out,
     long long outer, long long classes, long long inner, long long* error, int sum) {
   const long long positions = outer * inner;
-  double acc = 0.0;
+  SsKahanSum acc;
   for (long long p = threadIdx.x; p < positions; p += blockDim.x) {
     const long long label = labels[p];
     if (label < 0 || label >= classes) {
@@ -62,10 +77,10 @@ extern "C" __global__ void cross_entropy(const float* __restrict__ log_p, const 
       continue;
     }
     const long long o = p / inner, i = p - o * inner;
-    acc -= (double)log_p[(o * classes + label) * inner + i];
+    acc.add(-log_p[(o * classes + label) * inner + i]);
   }
-  const double total = ss_block_sum(acc);
-  if (threadIdx.x == 0) out[0] = (float)(sum ? total : total / (double)positions);
+  const float total = ss_block_sum(acc.sum);
+  if (threadIdx.x == 0) out[0] = sum ? total : total / (float)positions;
 }
 // Generated (kernels/cuda_ops.cpp).
 extern "C" __global__ void gather_f32(const float* __restrict__ table, const int* __restrict__ ids, float* __restrict__ out,
@@ -93,15 +108,15 @@ extern "C" __global__ void gemm(const float* __restrict__ a, const float* __rest
   c += blockIdx.z * stride_c;
   const long long row = blockIdx.y * 16 + threadIdx.y;
   const long long col = blockIdx.x * 16 + threadIdx.x;
-  double acc = 0.0;
+  float acc = 0.0f;
   for (long long p0 = 0; p0 < k; p0 += 16) {
     const long long pa = p0 + threadIdx.x, pb = p0 + threadIdx.y;
     ta[threadIdx.y][threadIdx.x] = row < m && pa < k ? a[row * k + pa] : 0.0f;
     tb[threadIdx.y][threadIdx.x] = pb < k && col < n ? b[pb * n + col] : 0.0f;
     __syncthreads();
     for (int q = 0; q < 16; ++q)
-      acc += (double)ta[threadIdx.y][q] * (double)tb[q][threadIdx.x];
+      acc += ta[threadIdx.y][q] * tb[q][threadIdx.x];
     __syncthreads();
   }
-  if (row < m && col < n) c[row * n + col] = (float)acc;
+  if (row < m && col < n) c[row * n + col] = acc;
 }
