@@ -11,11 +11,8 @@ using namespace detail;
 
 class CudaExecutor final : public runtime::Accelerator {
  public:
-  CudaExecutor(std::shared_ptr<Gpu> gpu, Precision precision, bool cublas, bool graphs)
-      : gpu_(std::move(gpu)),
-        precision_(precision),
-        cublas_(cublas),
-        replays_(gpu_, precision, cublas) {
+  CudaExecutor(std::shared_ptr<Gpu> gpu, RunOptions options, bool graphs)
+      : gpu_(std::move(gpu)), options_(options), replays_(gpu_, options) {
     graphs_ = graphs && gpu_->graphs();
   }
 
@@ -44,7 +41,7 @@ class CudaExecutor final : public runtime::Accelerator {
         outputs = std::move(*replayed);
         return true;
       }
-    outputs = GraphRun(gpu_, g, *plan, inputs, dims, worker, precision_, cublas_, counts_).run();
+    outputs = GraphRun(gpu_, g, *plan, inputs, dims, worker, options_, counts_).run();
     return true;
   }
 
@@ -59,7 +56,7 @@ class CudaExecutor final : public runtime::Accelerator {
     c.reused = s.reused;
     c.kernels_compiled = s.kernels_compiled;
     c.kernels_from_store = s.kernels_from_store;
-    c.cublas = cublas_ && gpu_->blas();
+    c.cublas = options_.cublas && gpu_->blas();
     const GraphCounts& r = replays_.counts();
     c.graph_captures = r.captures;
     c.graph_replays = r.replays;
@@ -70,8 +67,7 @@ class CudaExecutor final : public runtime::Accelerator {
 
  private:
   std::shared_ptr<Gpu> gpu_;
-  Precision precision_;
-  bool cublas_;
+  RunOptions options_;
   bool graphs_ = false;
   mutable Counts counts_;         // under the GPU's run lock
   mutable GraphReplays replays_;  // under the GPU's run lock
@@ -83,8 +79,9 @@ std::unique_ptr<runtime::Accelerator> make_cuda_executor(CudaExecutorOptions opt
                                                          std::string* why) {
   auto gpu = Gpu::open(options.driver, options.nvrtc, options.device, options.code_cache, why);
   if (!gpu) return nullptr;
-  return std::make_unique<CudaExecutor>(std::move(gpu), options.precision, options.cublas,
-                                        options.graphs && graphs_wanted());
+  return std::make_unique<CudaExecutor>(
+      std::move(gpu), RunOptions{options.precision, options.cublas, options.deterministic},
+      options.graphs && graphs_wanted());
 }
 
 // Each op the CUDA executor runs on the host, and why (null: on the

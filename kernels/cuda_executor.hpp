@@ -33,6 +33,8 @@ struct CudaExecutorOptions {
   // Replay a function's launches as a CUDA graph per input sizes
   // (kernels/cuda_graph_replay.hpp); SHAPESCRIPT_CUDA_GRAPHS=off also says no.
   bool graphs = true;
+  // scatter_add's sums in index order (no atomics): runs repeat their bits.
+  bool deterministic = false;
 };
 
 // Null with *why when the device can't be opened for running.

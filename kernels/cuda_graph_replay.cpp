@@ -185,8 +185,7 @@ std::unique_ptr<GraphReplays::Instance> GraphReplays::capture(
     }
     gpu_->capture_stream();
     instance->outputs =
-        GraphRun(gpu_, g, *plan, inputs, dims, nullptr, precision_, cublas_, counts, &capture)
-            .run_on_device();
+        GraphRun(gpu_, g, *plan, inputs, dims, nullptr, options_, counts, &capture).run_on_device();
   } catch (const NotCapturable&) {
     gpu_->end_capture(false, nullptr);
     return nullptr;

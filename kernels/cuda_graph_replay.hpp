@@ -45,8 +45,8 @@ struct GraphCounts {
 
 class GraphReplays {
  public:
-  GraphReplays(std::shared_ptr<Gpu> gpu, Precision precision, bool cublas)
-      : gpu_(std::move(gpu)), precision_(precision), cublas_(cublas) {}
+  GraphReplays(std::shared_ptr<Gpu> gpu, RunOptions options)
+      : gpu_(std::move(gpu)), options_(options) {}
   ~GraphReplays();
   GraphReplays(const GraphReplays&) = delete;
   GraphReplays& operator=(const GraphReplays&) = delete;
@@ -110,8 +110,7 @@ class GraphReplays {
   void destroy(Entry& entry);
 
   std::shared_ptr<Gpu> gpu_;
-  Precision precision_;
-  bool cublas_;
+  RunOptions options_;
   std::map<std::pair<const ir::Graph*, std::string>, Entry> entries_;
   GraphCounts counts_;
 };

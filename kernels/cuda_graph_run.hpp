@@ -127,12 +127,20 @@ Tensor hand_out(const std::shared_ptr<Gpu>& gpu, const DTensor& value);
 std::optional<DTensor> twin_of(const Gpu& gpu, const Tensor& host);
 std::optional<DTensor> resident_copy(Gpu& gpu, const Tensor& host, const std::string& name);
 
+// How the executor runs: its contractions' precision, whether cuBLAS may
+// run them, and whether sums atomics would order go in index order.
+struct RunOptions {
+  Precision precision = Precision::f32;
+  bool cublas = true;
+  bool deterministic = false;
+};
+
 // One run of one graph.
 class GraphRun {
  public:
   GraphRun(const std::shared_ptr<Gpu>& gpu, const ir::Graph& g, const GraphPlan& plan,
            const std::map<std::string, Tensor>& inputs, const runtime::Dims& dims,
-           runtime::WorkerContext* worker, Precision precision, bool cublas, Counts& counts,
+           runtime::WorkerContext* worker, RunOptions options, Counts& counts,
            Capture* capture = nullptr, bool top = true)
       : shared_gpu_(gpu),
         gpu_(*gpu),
@@ -141,8 +149,9 @@ class GraphRun {
         inputs_(inputs),
         dims_(dims),
         worker_(worker),
-        precision_(precision),
-        cublas_(cublas && gpu->blas()),
+        precision_(options.precision),
+        cublas_(options.cublas && gpu->blas()),
+        deterministic_(options.deterministic),
         counts_(counts),
         capture_(capture),
         placed_(capture && top ? &capture->placed : nullptr) {
@@ -203,6 +212,8 @@ class GraphRun {
   // code reads (then its nodes run one by one).
   bool fused(int k, std::size_t root);
 
+  RunOptions options() const { return {precision_, cublas_, deterministic_}; }
+
   // ---- one node ----
   void node(std::size_t i);
 
@@ -236,6 +247,7 @@ class GraphRun {
   runtime::WorkerContext* worker_;  // one of several workers', or null
   Precision precision_;
   bool cublas_;
+  bool deterministic_;
   Counts& counts_;
   std::map<std::string, std::int64_t> sizes_;
   std::vector<DTensor> values_;

@@ -329,6 +329,24 @@ std::string scatter_add_source(const std::string& name) {
          bad_id("id", "rows", "i", "") + "    atomicAdd(out + id * row + k, values[e]);\n  }\n}\n";
 }
 
+std::string scatter_add_ordered_source(const std::string& name) {
+  // A thread a column: the ids in index order, so the sums repeat their bits.
+  return head(name,
+              "const float* __restrict__ values, const int* __restrict__ ids, float* out,\n"
+              "    long long count, long long row, long long rows, long long* error") +
+         "  for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < row;\n"
+         "       k += (long long)gridDim.x * blockDim.x) {\n"
+         "    for (long long i = 0; i < count; ++i) {\n"
+         "      const long long id = ids[i];\n"
+         "      if (id < 0 || id >= rows) {\n"
+         "        if (k == 0) atomicMin((unsigned long long*)error, (unsigned long long)i);\n"
+         "        continue;\n"
+         "      }\n"
+         "      out[id * row + k] += values[i * row + k];\n"
+         "    }\n"
+         "  }\n}\n";
+}
+
 std::string normalise_source(bool centre, const std::string& name) {
   std::string body =
       head(

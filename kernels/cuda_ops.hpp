@@ -71,6 +71,9 @@ std::string gather_source(runtime::DType table, const std::string& name);
 //   NAME(const float* values, const int* ids, float* out, long long count,
 //        long long row, long long rows, long long* error)   (out zeroed first)
 std::string scatter_add_source(const std::string& name);
+// The same sums without atomics, each column's in index order (a thread a
+// column; launch over `row` threads): the bits repeat, run after run.
+std::string scatter_add_ordered_source(const std::string& name);
 //   NAME(const float* x, float* out, long long rows, long long group)
 // Layer norm (`centre`) or RMS norm of each row: a block a row, the mean
 // and the squares summed in double, (x - mean) / sqrt(var + 1e-5).

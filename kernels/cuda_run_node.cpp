@@ -276,16 +276,21 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       const std::int64_t row = product(table, 1, table.size());
       out = make(i, gather ? src.dtype() : DType::f32, shape);
       if (!gather) gpu_.set_bytes(out.at(), 0, static_cast<std::size_t>(out.size()) * 4);
-      const std::string name =
-          gather ? "ss_gather_" + dtype_tag(src.dtype()) : std::string("ss_scatter_add");
-      const CUfunction f =
-          gpu_.kernel(gather ? gather_source(src.dtype(), name) : scatter_add_source(name), name);
+      // --deterministic: the sums in index order, a thread a column, no atomics.
+      const bool ordered = !gather && deterministic_;
+      const std::string name = gather    ? "ss_gather_" + dtype_tag(src.dtype())
+                               : ordered ? std::string("ss_scatter_add_ordered")
+                                         : std::string("ss_scatter_add");
+      const CUfunction f = gpu_.kernel(gather    ? gather_source(src.dtype(), name)
+                                       : ordered ? scatter_add_ordered_source(name)
+                                                 : scatter_add_source(name),
+                                       name);
       Params p;
       p.add(src.at()).add(ids.at()).add(out.at());
       for (const std::int64_t v : {ids.size(), row, rows}) p.add(static_cast<long long>(v));
       p.add(slot(i, 1, rows, ids));
-      gpu_.launch(f, ids.size() * row, p);
-      return gather ? "moves" : "kernels";
+      gpu_.launch(f, ordered ? row : ids.size() * row, p);
+      return gather ? "moves" : ordered ? "kernels, in order" : "kernels";
     }
     case Op::layer_norm:
     case Op::rms_norm: {
@@ -532,8 +537,8 @@ void GraphRun::loop(std::size_t i, const ir::Node& n) {
       const DTensor& x = in(n, carries + j);
       inputs[names[carries + j]] = deferred(x.with(x.view.select(shape.axes[j], at)));
     }
-    std::vector<Tensor> out = GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, precision_,
-                                       cublas_, counts_, capture_, false)
+    std::vector<Tensor> out = GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, options(),
+                                       counts_, capture_, false)
                                   .run();
     for (std::size_t k = 0; k < carries; ++k) inputs[names[k]] = std::move(out[k]);
     for (std::size_t r = 0; r < results; ++r) {
@@ -572,8 +577,8 @@ void GraphRun::body(std::size_t i, const ir::Node& n) {
   std::map<std::string, Tensor> inputs;
   for (std::size_t k = 0; k < n.in.size(); ++k)
     inputs[body.nodes[static_cast<std::size_t>(body.inputs[k])].name] = deferred(in(n, k));
-  std::vector<Tensor> out = GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, precision_,
-                                     cublas_, counts_, capture_, false)
+  std::vector<Tensor> out = GraphRun(shared_gpu_, body, *plan, inputs, dims_, worker_, options(),
+                                     counts_, capture_, false)
                                 .run();
   const auto value = twin_of(out.at(0));
   if (!value) throw std::logic_error("a fused node's value left the device");

@@ -97,6 +97,10 @@ struct EngineOptions {
   Executor executor = Executor::fast;
   int threads = 1;                       // the fast executor's threads for a large contraction
   Precision precision = Precision::f32;  // contractions' inputs (see Precision)
+  // On CUDA, sums whose order atomics decide (scatter_add: an embedding's
+  // gradient) in index order instead, so every run repeats its bits
+  // (docs/numerics.md); slower where many ids share a row.
+  bool deterministic = false;
   // Unset (the default): compiled code is kept in memory only.
   CodeCache code_cache;
 };

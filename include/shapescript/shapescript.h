@@ -106,6 +106,9 @@ typedef struct {
   /* Receives each log message at or above log_level; NULL: standard error. */
   void (*log)(void* user, ss_log_level level, const char* message);
   void* log_user;
+  /* Nonzero: on CUDA, sums that atomics would order (scatter_add) in index
+   * order, so every run repeats its bits. */
+  int deterministic;
 } ss_engine_options;
 
 /* The defaults: the CPU, the fast executor, one thread, f32, logging off. */

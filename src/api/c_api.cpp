@@ -196,6 +196,7 @@ ss_engine_options ss_engine_options_default(void) {
   o.threads = 1;
   o.precision = SS_PRECISION_F32;
   o.log_level = SS_LOG_OFF;
+  o.deterministic = 0;
   return o;
 }
 
@@ -208,6 +209,7 @@ ss_engine* ss_engine_new(const ss_engine_options* options, ss_status** status) {
     e.executor = o.executor == SS_EXECUTOR_REFERENCE ? ss::Executor::reference : ss::Executor::fast;
     e.threads = o.threads < 1 ? 1 : o.threads;
     e.precision = static_cast<ss::Precision>(o.precision);
+    e.deterministic = o.deterministic != 0;
     e.log_level = static_cast<ss::LogLevel>(o.log_level);
     if (o.log) {
       const auto fn = o.log;

@@ -365,6 +365,7 @@ std::shared_ptr<const runtime::Accelerator> make_cuda_accelerator(Compiled& c, i
   options.device = index;
   options.code_cache = engine.code_cache;
   options.precision = engine.precision;
+  options.deterministic = engine.deterministic;
   std::string why;
   auto executor = cuda::make_cuda_executor(std::move(options), &why);
   if (!executor) {

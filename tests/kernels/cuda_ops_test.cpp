@@ -107,9 +107,10 @@ TEST_CASE("the executor's other kernels compile, and a few are one golden source
                                     "arange",  "causal",        "scatter_add"};
   all += ss::cuda::arange_source("arange") + ss::cuda::causal_source("causal") +
          ss::cuda::scatter_add_source("scatter_add") +
+         ss::cuda::scatter_add_ordered_source("scatter_add_ordered") +
          ss::cuda::normalise_source(true, "layer_norm") +
          ss::cuda::normalise_source(false, "rms_norm");
-  names.insert(names.end(), {"layer_norm", "rms_norm"});
+  names.insert(names.end(), {"scatter_add_ordered", "layer_norm", "rms_norm"});
   for (const DType t : {DType::f32, DType::i32, DType::boolean}) {
     const std::string tag = ss::runtime::dtype_name(t);
     all += ss::cuda::fill_source(t, "fill_" + tag) + ss::cuda::argmax_source(t, "argmax_" + tag) +

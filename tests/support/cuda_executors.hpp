@@ -17,8 +17,8 @@ namespace ss::test {
 inline std::unique_ptr<runtime::Accelerator> cuda_executor_on(const std::string& driver_path,
                                                               const CodeCache& cache,
                                                               Precision precision, bool cublas,
-                                                              std::string* why,
-                                                              bool graphs = true) {
+                                                              std::string* why, bool graphs = true,
+                                                              bool deterministic = false) {
   auto driver = cuda::Driver::open(driver_path);
   if (auto* d = std::get_if<Diagnostic>(&driver)) {
     *why = d->message;
@@ -37,6 +37,7 @@ inline std::unique_ptr<runtime::Accelerator> cuda_executor_on(const std::string&
   options.precision = precision;
   options.cublas = cublas;
   options.graphs = graphs;
+  options.deterministic = deterministic;
   return cuda::make_cuda_executor(std::move(options), why);
 }
 

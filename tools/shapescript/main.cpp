@@ -65,6 +65,9 @@ options:
                                   device tf32 or bf16 tensor cores; on the CPU bf16
                                   where it has AVX512-BF16, else f32; accumulating
                                   in f32; weights stay f32); default f32
+  --deterministic                 with run: on a CUDA device, sums that atomics
+                                  would order (an embedding's gradient) in index
+                                  order, so runs repeat their bits
   --files-root DIR                 with run: `load` and `save` may touch only files
                                   inside DIR (E1707 otherwise)
   --read-only                     with run: the program may not `save` (E1707)
@@ -250,6 +253,10 @@ int main(int argc, char** argv) {
       options.precision = i + 1 < argc ? argv[++i] : "";
       if (!ss::parse_precision(options.precision))
         return usage_error("`--precision` takes f32, tf32 or bf16");
+      continue;
+    }
+    if (arg == "--deterministic") {
+      options.deterministic = true;
       continue;
     }
     if (arg == "--standalone") {

@@ -191,6 +191,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
        .executor = options.fast ? Executor::fast : Executor::reference,
        .threads = options.threads,
        .precision = parse_precision(options.precision).value_or(Precision::f32),
+       .deterministic = options.deterministic,
        .code_cache = code_cache(options)});
   const auto diagnostics = !engine.ok() ? engine.diagnostics()
                                         : engine.run_file(
