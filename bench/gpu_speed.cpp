@@ -1,7 +1,8 @@
 // The GPU benchmark (tests/gpu/run.sh runs it where there is one): on
 // cuda:0, one training step of the MLP 784-256-256-10 at batch 256 and one
 // training call of a causal self-attention block (batch 8, seq 512,
-// d_model 256, 8 heads: forward, backward, Adam), best microseconds per
+// d_model 256, 8 heads: forward, backward, Adam), and examples/cnn's
+// training step at batch 256 (from the working folder), best microseconds per
 // call through the C++ API, as a host calls them (its state copied in and
 // out each call), and the same two with the model and optimiser as values
 // the library keeps on the GPU (`ss::mut`), the way a host trains: `_values`
@@ -11,7 +12,9 @@
 // bench/gpu_torch.py is the peer. On the stand-in driver (no-op kernels,
 // bench/cuda_host_time.sh) the figures are the host's own time a call.
 #include <cstdio>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "models.hpp"
@@ -83,6 +86,33 @@ int main(int argc, char** argv) {
   value_calls(mlp, "Mlp", "AdamW", "Ex", {{"x", training["batch.x"]}, {"y", training["batch.y"]}},
               "mlp_train_b256");
   value_calls(attention, "Attention", "Adam", "", {{"x", state["x"]}}, "attention_step");
+
+  // examples/cnn's training step at batch 256, its state and batch on the
+  // device (read from the source tree: the working folder).
+  std::ifstream file("examples/cnn/cnn.ss");
+  std::stringstream cnn_text;
+  cnn_text << file.rdbuf();
+  const ss::Module cnn = load(cnn_text.str(), "cnn.ss");
+  if (cnn) {
+    std::vector<float> pixels(256 * 64);
+    for (auto& p : pixels) p = static_cast<float>(gen() % 17) / 16.0f;
+    std::vector<std::int32_t> digits(256);
+    for (std::size_t i = 0; i < digits.size(); ++i) digits[i] = static_cast<std::int32_t>(i % 10);
+    std::vector<ss::Diagnostic> errors;
+    ss::Value m = cnn.make("Cnn", {.seed = 0}, &errors);
+    ss::Value opt = cnn.make_optimizer("AdamW", m, {{"lr", 3e-3}, {"weight_decay", 0.01}}, &errors);
+    if (!m || !opt) fail(errors);
+    const ss::Value batch = cnn.batch("Digit", {{"pixels", ss::Tensor::view(pixels.data(), {256, 64})},
+                                                {"label", ss::Tensor::view(digits.data(), {256})}});
+    const double us = ss::bench::best_seconds_per_call(
+                          [&] {
+                            const auto r = cnn.call("train_step", {ss::mut(m), ss::mut(opt), batch});
+                            if (!r) fail(r.diagnostics);
+                          },
+                          0.3) *
+                      1e6;
+    std::printf("cnn_step_b256_resident %.1f\n", us);
+  }
   for (const auto* m : {&mlp, &attention}) {
     const auto stats = m->executor_stats();
     std::fprintf(stderr, "executor %s:", stats.executor.c_str());

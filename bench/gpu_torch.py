@@ -2,7 +2,9 @@
 """bench_gpu's peer on the same GPU: PyTorch (eager, CUDA) for the MLP
 784-256-256-10 training step at batch 256 (AdamW) and the causal
 self-attention block (batch 8, seq 512, d_model 256, 8 heads; forward, the
-output's sum of squares, backward, Adam). The first argument picks the
+output's sum of squares, backward, Adam), and examples/cnn's training step
+at batch 256. Its state and inputs stay on the GPU: bench_gpu's
+`_resident` rows are the like-for-like ones. The first argument picks the
 contractions' precision as bench_gpu's does: f32 (TF32 off), tf32, or bf16
 (autocast). Prints `name microseconds` lines, the best of 5 rounds, each
 timed to a synchronised end."""
@@ -78,3 +80,36 @@ def attention_step():
 
 
 print(f"attention_step {best_us(attention_step):.1f}")
+
+
+class Cnn(torch.nn.Module):
+    """examples/cnn's model: conv 1->16, pool, conv 16->32, pool, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 16, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(16, 32, 3, padding=1)
+        self.out = torch.nn.Linear(128, 10)
+
+    def forward(self, pixels):
+        x = pixels.reshape(-1, 1, 8, 8)
+        x = torch.nn.functional.max_pool2d(torch.relu(self.conv1(x)), 2)
+        x = torch.nn.functional.max_pool2d(torch.relu(self.conv2(x)), 2)
+        return self.out(x.permute(0, 2, 3, 1).reshape(x.shape[0], -1))
+
+
+cnn = Cnn().to(dev)
+cnn_opt = torch.optim.AdamW(cnn.parameters(), lr=3e-3, weight_decay=0.01)
+pixels = torch.rand(256, 64, device=dev)
+digits = torch.arange(256, device=dev) % 10
+
+
+def cnn_step():
+    cnn_opt.zero_grad()
+    with autocast():
+        loss = torch.nn.functional.cross_entropy(cnn(pixels), digits)
+    loss.backward()
+    cnn_opt.step()
+
+
+print(f"cnn_step_b256 {best_us(cnn_step):.1f}")

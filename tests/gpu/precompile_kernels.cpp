@@ -49,6 +49,7 @@ TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
                                                  {"examples/digits/digits.ss", false},
                                                  {"examples/digits/digits.ss", true},
                                                  {"examples/tinylm/tinylm.ss", false},
+                                                 {"examples/cnn/cnn.ss", false},
                                                  {"tests/programs/gradients/ops.ss", true}})
     programs.push_back({ss::test::check_source_file(file), gradients});
   programs.push_back({ss::test::check_source_text(ss::bench::kMlpProgram), false});
