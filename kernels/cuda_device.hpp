@@ -27,7 +27,8 @@ class Gpu;
 struct GraphArena;
 
 // A kernel's parameters, in order, packed as the kernel lays them out (each
-// at its type's alignment): cuLaunchKernel's `extra` buffer, which a
+// at its type's alignment, and no padding after the last: the driver wants
+// the parameters' own size): cuLaunchKernel's `extra` buffer, which a
 // captured graph (and the stand-in driver) copies whole.
 class Params {
  public:
