@@ -47,8 +47,14 @@ std::string unary_expression(ir::Unary op, bool floats) {
                 : ir::render(ir::formula(op), "a");
 }
 
-std::string float_binary(ir::Binary op) {
+// In float (its functions and literals) for float work, else in double,
+// where integers are exact and a zero divisor gives 0.
+std::string binary_expression(ir::Binary op, bool integers, bool floats) {
   using ir::Binary;
+  const std::string f = floats ? "f" : "";  // C's float function and literal suffix
+  const std::string one = floats ? "1.0f" : "1.0", zero = floats ? "0.0f" : "0.0";
+  const std::string yes = " ? " + one + " : " + zero;
+  const std::string nan = floats ? "ss_nanf()" : "ss_nan()";
   switch (op) {
     case Binary::add:
       return "a + b";
@@ -59,73 +65,33 @@ std::string float_binary(ir::Binary op) {
     case Binary::div:
       return "a / b";
     case Binary::pow:
-      return "powf(a, b)";
+      return "pow" + f + "(a, b)";
     case Binary::floordiv:
-      return "ss_floordiv(a, b)";
-    case Binary::mod:
-      return "ss_mod(a, b)";
-    case Binary::maximum:
-      return "(a != a || b != b) ? ss_nanf() : fmaxf(a, b)";
-    case Binary::minimum:
-      return "(a != a || b != b) ? ss_nanf() : fminf(a, b)";
-    case Binary::lt:
-      return "a < b ? 1.0f : 0.0f";
-    case Binary::le:
-      return "a <= b ? 1.0f : 0.0f";
-    case Binary::gt:
-      return "a > b ? 1.0f : 0.0f";
-    case Binary::ge:
-      return "a >= b ? 1.0f : 0.0f";
-    case Binary::eq:
-      return "a == b ? 1.0f : 0.0f";
-    case Binary::ne:
-      return "a != b ? 1.0f : 0.0f";
-    case Binary::logical_and:
-      return "(a != 0.0f && b != 0.0f) ? 1.0f : 0.0f";
-    case Binary::logical_or:
-      return "(a != 0.0f || b != 0.0f) ? 1.0f : 0.0f";
-  }
-  throw std::invalid_argument("no CUDA form for binary " + std::to_string(static_cast<int>(op)));
-}
-
-std::string binary_expression(ir::Binary op, bool integers) {
-  using ir::Binary;
-  const std::string ints = integers ? "true" : "false";
-  switch (op) {
-    case Binary::add:
-      return "a + b";
-    case Binary::sub:
-      return "a - b";
-    case Binary::mul:
-      return "a * b";
-    case Binary::div:
-      return "a / b";
-    case Binary::pow:
-      return "pow(a, b)";
-    case Binary::floordiv:
+      if (floats) return "ss_floordiv(a, b)";
       return integers ? "b == 0.0 ? 0.0 : floor(a / b)" : "floor(a / b)";
     case Binary::mod:
-      return "ss_mod(a, b, " + ints + ")";
+      return floats ? "ss_mod(a, b)"
+                    : "ss_mod(a, b, " + std::string(integers ? "true" : "false") + ")";
     case Binary::maximum:
-      return "(a != a || b != b) ? ss_nan() : fmax(a, b)";
+      return "(a != a || b != b) ? " + nan + " : fmax" + f + "(a, b)";
     case Binary::minimum:
-      return "(a != a || b != b) ? ss_nan() : fmin(a, b)";
+      return "(a != a || b != b) ? " + nan + " : fmin" + f + "(a, b)";
     case Binary::lt:
-      return "a < b ? 1.0 : 0.0";
+      return "a < b" + yes;
     case Binary::le:
-      return "a <= b ? 1.0 : 0.0";
+      return "a <= b" + yes;
     case Binary::gt:
-      return "a > b ? 1.0 : 0.0";
+      return "a > b" + yes;
     case Binary::ge:
-      return "a >= b ? 1.0 : 0.0";
+      return "a >= b" + yes;
     case Binary::eq:
-      return "a == b ? 1.0 : 0.0";
+      return "a == b" + yes;
     case Binary::ne:
-      return "a != b ? 1.0 : 0.0";
+      return "a != b" + yes;
     case Binary::logical_and:
-      return "(a != 0.0 && b != 0.0) ? 1.0 : 0.0";
+      return "(a != " + zero + " && b != " + zero + ")" + yes;
     case Binary::logical_or:
-      return "(a != 0.0 || b != 0.0) ? 1.0 : 0.0";
+      return "(a != " + zero + " || b != " + zero + ")" + yes;
   }
   throw std::invalid_argument("no CUDA form for binary " + std::to_string(static_cast<int>(op)));
 }
@@ -223,8 +189,7 @@ std::string pointwise_source(const Pointwise& op, const std::vector<DType>& inpu
       expression = unary_expression(static_cast<ir::Unary>(op.sub), floats);
       break;
     case Pointwise::Kind::binary:
-      expression = floats ? float_binary(static_cast<ir::Binary>(op.sub))
-                          : binary_expression(static_cast<ir::Binary>(op.sub), op.integers);
+      expression = binary_expression(static_cast<ir::Binary>(op.sub), op.integers, floats);
       break;
     case Pointwise::Kind::where:
       expression = floats ? "a != 0.0f ? b : c" : "a != 0.0 ? b : c";

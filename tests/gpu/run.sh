@@ -48,34 +48,30 @@ timeout 240 "$bundle/bin/shapescript_gpu_tests" --no-breaks --success=false -s 2
   grep -E '^(TEST CASE|.*(MESSAGE|ERROR|FATAL)|\[doctest\] (test cases|assertions))' | tee "$log"
 status=${PIPESTATUS[0]}
 
-echo "== digits on cuda:0 (30 epochs; accuracy at least 0.97)"
-digits_status=1
-if timeout 240 "$bundle/bin/shapescript" run examples/digits/digits.ss --device cuda:0 \
-  --sink metrics="$work/metrics.csv" --code-cache "$work/cache" --stats >"$work/digits.out" \
-  2>"$work/digits.err"; then
-  tail -3 "$work/digits.out"
-  grep -E '^(executor|  *[0-9]+  )' "$work/digits.err" | head -12
-  accuracy=$(tail -1 "$work/digits.out" | awk '{print $NF}')
-  awk "BEGIN { exit !($accuracy >= 0.97) }" && digits_status=0
-  echo "digits accuracy $accuracy: $([ $digits_status -eq 0 ] && echo pass || echo FAIL)"
-else
-  tail -20 "$work/digits.out" "$work/digits.err"
-  echo "digits: FAIL"
-fi
+# A demo trained on cuda:0: NAME FOLDER FILE MINIMUM; its status in $demo_status.
+demo() {
+  local name=$1 folder=$2 file=$3 minimum=$4 accuracy
+  demo_status=1
+  if (cd "$folder" && timeout 240 "$bundle/bin/shapescript" run "$file" --device cuda:0 \
+    --sink metrics="$work/$name.csv" --code-cache "$work/cache" --stats >"$work/$name.out" \
+    2>"$work/$name.err"); then
+    tail -3 "$work/$name.out"
+    grep -E '^(executor|  *[0-9]+  )|graphs' "$work/$name.err" | head -14
+    accuracy=$(tail -1 "$work/$name.out" | awk '{print $NF}')
+    awk "BEGIN { exit !($accuracy >= $minimum) }" && demo_status=0
+    echo "$name accuracy $accuracy: $([ $demo_status -eq 0 ] && echo pass || echo FAIL)"
+  else
+    tail -20 "$work/$name.out" "$work/$name.err"
+    echo "$name: FAIL"
+  fi
+}
 
+echo "== digits on cuda:0 (30 epochs; accuracy at least 0.97)"
+demo digits examples/digits digits.ss 0.97
+digits_status=$demo_status
 echo "== the CNN on cuda:0 (examples/cnn: 3 seeds, 20 epochs; mean accuracy at least 0.98)"
-cnn_status=1
-if (cd examples/cnn && timeout 240 "$bundle/bin/shapescript" run cnn.ss --device cuda:0 \
-  --code-cache "$work/cache" --stats >"$work/cnn.out" 2>"$work/cnn.err"); then
-  tail -4 "$work/cnn.out"
-  grep -E '^(executor|  *[0-9]+  )|graphs' "$work/cnn.err" | head -12
-  accuracy=$(tail -1 "$work/cnn.out" | awk '{print $NF}')
-  awk "BEGIN { exit !($accuracy >= 0.98) }" && cnn_status=0
-  echo "cnn mean accuracy $accuracy: $([ $cnn_status -eq 0 ] && echo pass || echo FAIL)"
-else
-  tail -20 "$work/cnn.out" "$work/cnn.err"
-  echo "cnn: FAIL"
-fi
+demo cnn examples/cnn cnn.ss 0.98
+cnn_status=$demo_status
 
 echo "== benchmark on cuda:0 (microseconds a call; ours beside PyTorch on this GPU)"
 # PyTorch keeps its state and inputs on the GPU: `_resident` is ours alike.

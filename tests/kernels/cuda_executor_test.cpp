@@ -5,7 +5,6 @@
 // reference's shapes and element types, and a second executor with the
 // same code cache compiles nothing. The values are checked on a GPU
 // (tests/gpu/cuda_executor_gpu_test.cpp).
-#include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -21,6 +20,7 @@
 #include "support/batch_ops.hpp"
 #include "support/checked_program.hpp"
 #include "support/cuda_executors.hpp"
+#include "support/fake_cuda.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
@@ -28,26 +28,10 @@
 
 namespace {
 
-// The stand-in as a device of compute capability 9.0 whose launches do
-// nothing, for the test's length.
-struct NoopDevice {
-  NoopDevice() {
-    setenv("SS_FAKE_CUDA_LAUNCHES", "noop", 1);
-    setenv("SS_FAKE_CUDA_SM", "90", 1);
-  }
-  ~NoopDevice() {
-    unsetenv("SS_FAKE_CUDA_LAUNCHES");
-    unsetenv("SS_FAKE_CUDA_SM");
-  }
-};
+using ss::test::NoopDevice;
 
 int launches() {
-  static void* fake = dlopen(SS_TEST_FAKE_CUDA_PATH, RTLD_NOW);
-  REQUIRE_MESSAGE(fake, dlerror());
-  static auto count = reinterpret_cast<int (*)()>(dlsym(fake, "ss_fake_launches"));
-  const bool found = count != nullptr;
-  REQUIRE(found);
-  return count();
+  return ss::test::fake_cuda<int (*)()>("ss_fake_launches")();
 }
 
 // `graphs` false: every call uncaptured, as the first call of each size is
@@ -217,11 +201,7 @@ TEST_CASE("a resident value's tensors are copied to the device once, then kept w
     ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
     return;
   }
-  static void* fake = dlopen(SS_TEST_FAKE_CUDA_PATH, RTLD_NOW);
-  REQUIRE_MESSAGE(fake, dlerror());
-  const auto to_device = reinterpret_cast<long long (*)()>(dlsym(fake, "ss_fake_bytes_to_device"));
-  const bool found = to_device != nullptr;
-  REQUIRE(found);
+  const auto to_device = ss::test::fake_cuda<long long (*)()>("ss_fake_bytes_to_device");
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
   const auto& dims = program->typed.dims;
   const auto graphs = ss::test::lowered_graphs(*program, false);

@@ -7,7 +7,6 @@
 // its own), and the same bytes copied in. So a graph that is empty, stale
 // (another size's, the last batch's) or wrong fails here, though no kernel
 // computes anything.
-#include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -27,6 +26,7 @@
 #include "support/batch_ops.hpp"
 #include "support/checked_program.hpp"
 #include "support/cuda_executors.hpp"
+#include "support/fake_cuda.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
@@ -34,25 +34,11 @@
 
 namespace {
 
-struct NoopDevice {
-  NoopDevice() {
-    setenv("SS_FAKE_CUDA_LAUNCHES", "noop", 1);
-    setenv("SS_FAKE_CUDA_SM", "90", 1);
-  }
-  ~NoopDevice() {
-    unsetenv("SS_FAKE_CUDA_LAUNCHES");
-    unsetenv("SS_FAKE_CUDA_SM");
-  }
-};
+using ss::test::NoopDevice;
 
 template <typename F>
 F fake(const char* name) {
-  static void* library = dlopen(SS_TEST_FAKE_CUDA_PATH, RTLD_NOW);
-  REQUIRE_MESSAGE(library, dlerror());
-  auto f = reinterpret_cast<F>(dlsym(library, name));
-  const bool found = f != nullptr;
-  REQUIRE(found);
-  return f;
+  return ss::test::fake_cuda<F>(name);
 }
 
 // What ran since the last call, as the stand-in logged it.
