@@ -1,5 +1,6 @@
 // The CUDA executor on a real GPU (tests/gpu/run.sh): every graph of the
-// test programs, the demos and their gradients gives the reference
+// test programs, the demos (the CNN and tinylm's stack of blocks among
+// them) and their gradients gives the reference
 // runtime's results within float32 rounding at each tensor's scale; the
 // tf32 and bf16 policies stay near f32; the executor's own GEMM kernel
 // (for machines without cuBLAS) agrees; running out of device memory is
@@ -69,6 +70,7 @@ struct Program {
 const std::vector<Program> kAll = {{"tests/programs/valid/operations.ss", false},
                                    {"examples/digits/digits.ss", false},
                                    {"examples/tinylm/tinylm.ss", false},
+                                   {"examples/cnn/cnn.ss", false},
                                    {"tests/programs/gradients/ops.ss", true}};
 
 Agreement run_programs(const ss::runtime::Accelerator& cuda, const std::vector<Program>& programs,
