@@ -189,6 +189,12 @@ std::unique_ptr<GraphReplays::Instance> GraphReplays::capture(
   } catch (const NotCapturable&) {
     gpu_->end_capture(false, nullptr);
     return nullptr;
+  } catch (const runtime::DeviceError&) {
+    // A call the driver refused while capturing (a kernel loaded lazily at
+    // its first launch, say): the call runs uncaptured, and reports what
+    // fails there too.
+    gpu_->end_capture(false, nullptr);
+    return nullptr;
   } catch (...) {
     gpu_->end_capture(false, nullptr);
     throw;

@@ -25,7 +25,8 @@
 //   own, so nothing the host holds ever changes.
 // - What a graph can't hold runs uncaptured, for good: an op on the host
 //   (a random draw, a sort), a wait for the device mid-run, several workers
-//   (their all-reduces go through the host).
+//   (their all-reduces go through the host), a driver call that fails while
+//   capturing (the uncaptured run then reports its own failures).
 #pragma once
 
 #include <map>

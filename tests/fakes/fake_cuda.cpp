@@ -226,6 +226,7 @@ auto* const g_comms = new std::vector<std::unique_ptr<Comm>>;
 std::atomic<int> g_made{0}, g_aborted{0}, g_destroyed{0}, g_collectives{0}, g_id{0};
 std::atomic<int> g_hang_rank{-1}, g_lost_device{-1};
 std::atomic<int> g_launches{0};
+std::atomic<bool> g_refuse_in_capture{false};  // ss_fake_refuse_in_capture
 
 std::string key(const char* id) {
   return std::string(id, 128);
@@ -467,6 +468,7 @@ CUresult cuLaunchKernel(Function* f, unsigned gx, unsigned gy, unsigned gz, unsi
   }
   std::lock_guard lock(s->mutex);
   if (s->capture && params) return kInvalidValue;  // their sizes are unknown here
+  if (s->capture && g_refuse_in_capture) return kLaunchFailed;
   std::string line = "kernel " + f->name + " grid " + std::to_string(gx) + "," +
                      std::to_string(gy) + "," + std::to_string(gz) + " block " +
                      std::to_string(bx) + "," + std::to_string(by) + "," + std::to_string(bz);
@@ -659,6 +661,11 @@ int ss_fake_launches() {
 }
 int ss_fake_graph_launches() {
   return g_graph_launches;
+}
+// Launches while a stream is capturing fail (as a kernel a real driver
+// loads lazily at its first launch may), or succeed again.
+void ss_fake_refuse_in_capture(int on) {
+  g_refuse_in_capture = on != 0;
 }
 // The log (see g_log): on or off; its lines so far, taken (each line ends
 // in a newline; the caller frees the text).

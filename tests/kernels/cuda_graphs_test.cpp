@@ -387,3 +387,34 @@ TEST_CASE("--deterministic sums an embedding's gradient in index order, without 
   CHECK(ordered["ss_scatter_add_ordered"] == atomics["ss_scatter_add"]);
   CHECK(ordered["ss_scatter_add"] == 0);
 }
+
+TEST_CASE(
+    "a launch the driver refuses while capturing leaves the function uncaptured, not failed") {
+  NoopDevice device;
+  if (!have_nvrtc()) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  const auto program = ss::test::check_source_file("examples/digits/digits.ss");
+  const auto& dims = program->typed.dims;
+  const auto graphs = ss::test::lowered_graphs(*program, false);
+  const ss::ir::Graph* logits = nullptr;
+  for (const auto& [function, g] : graphs)
+    if (function == "logits") logits = &g;
+  REQUIRE(logits);
+  ss::test::TempDir cache;
+  const auto captured = executor(true, cache);
+  const auto refuse = fake<void (*)(int)>("ss_fake_refuse_in_capture");
+  const auto inputs = ss::test::made_up_inputs(*logits, dims);
+  refuse(1);
+  for (int call = 0; call < 3; ++call) {
+    const auto out = ss::runtime::run_graph(*logits, inputs, dims, nullptr, captured.get());
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].shape() == std::vector<std::int64_t>{5, 10});
+  }
+  refuse(0);
+  const auto counts = ss::cuda::cuda_counts(*captured);
+  CHECK(counts.graph_captures == 0);
+  CHECK(counts.graph_uncaptured >= 1);
+  CHECK(counts.graphs == 3);
+}
