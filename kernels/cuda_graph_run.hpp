@@ -223,6 +223,10 @@ class GraphRun {
   void loop(std::size_t i, const ir::Node& n);
   // A fused node (attention) as its body: the composition, on this GPU.
   void body(std::size_t i, const ir::Node& n);
+  // An attention node or its gradient by the fused kernels
+  // (cuda_run_attention.cpp); false leaves it to its body (a layout or
+  // head the kernels don't take, or SHAPESCRIPT_ATTENTION_KERNEL=0).
+  bool attention(std::size_t i, const ir::Node& n);
 
   const DTensor& in(const ir::Node& n, std::size_t k) const;
 

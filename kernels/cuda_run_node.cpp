@@ -412,6 +412,9 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       return "loop";
     case Op::attention:
     case Op::attention_grad:
+      if (attention(i, n)) return "attention";
+      body(i, n);
+      return "composed";
     case Op::max_pool:
     case Op::max_pool_grad:
       body(i, n);

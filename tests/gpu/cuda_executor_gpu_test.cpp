@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <iterator>
 #include <memory>
 #include <variant>
 
@@ -17,6 +18,7 @@
 #include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
 #include "shapescript/shapescript.hpp"
+#include "support/attention_forms.hpp"
 #include "support/checked_program.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
@@ -126,6 +128,43 @@ TEST_CASE(
   CHECK(graphs > 40);
   CHECK(counts.fused_kernels > 10);
   CHECK(counts.reused > counts.allocations);  // the allocator's cache serves most requests
+}
+
+TEST_CASE("gpu: the fused attention kernels agree with the reference in every form and width") {
+  const auto cuda = open_executor(ss::Precision::f32, true);
+  if (!cuda) return;
+  std::vector<ss::test::AttentionForm> forms(std::begin(ss::test::kAttentionForms),
+                                             std::end(ss::test::kAttentionForms));
+  for (const char* head : ss::test::kWideAttentionHeads) {
+    forms.push_back(ss::test::kAttentionForms[0]);
+    forms.back().head = head;
+  }
+  Agreement a;
+  int graphs = 0, fused = 0;
+  for (const auto& form : forms) {
+    const std::string name = std::string(form.name) + " " + form.head;
+    CAPTURE(name);
+    const auto checked = ss::test::check_source_text(ss::test::attention_program(form));
+    const auto& dims = checked->typed.dims;
+    for (const bool gradients : {false, true}) {
+      const auto g = ss::test::lowered_graphs(*checked, gradients).at(0).graph;
+      fused += ss::test::count_ops(g, ss::ir::Op::attention) +
+               ss::test::count_ops(g, ss::ir::Op::attention_grad);
+      const auto inputs = ss::test::made_up_inputs(g, dims, 3, 1.3);
+      Agreement one;
+      compare(ss::runtime::run_graph(g, inputs, dims),
+              ss::runtime::run_graph(g, inputs, dims, nullptr, cuda.get()), one);
+      CHECK_MESSAGE(one.worst <= ss::test::tolerance("cuda").relative,
+                    "worst difference at the tensor's scale: " << one.worst);
+      a.worst = std::max(a.worst, one.worst);
+      ++graphs;
+    }
+  }
+  const auto counts = ss::cuda::cuda_counts(*cuda).nodes;
+  const auto it = counts.find("attention");
+  MESSAGE(graphs << " graphs, " << fused << " attention nodes; worst difference " << a.worst
+                 << " of the scale");
+  CHECK((it != counts.end() && it->second == fused));
 }
 
 TEST_CASE("gpu: a CUDA graph's replays agree with the uncaptured runs of the same inputs") {

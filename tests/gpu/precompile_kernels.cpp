@@ -18,6 +18,7 @@
 #include "../../bench/models.hpp"
 #include "kernels/cuda_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
+#include "support/attention_forms.hpp"
 #include "support/checked_program.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
@@ -55,6 +56,13 @@ TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
   programs.push_back({ss::test::check_source_text(ss::bench::kMlpProgram), false});
   programs.push_back(
       {ss::test::check_source_text(ss::bench::attention_program(512, 256, 8)), false});
+  for (const char* head : ss::test::kWideAttentionHeads) {  // the attention kernels' widths
+    ss::test::AttentionForm form = ss::test::kAttentionForms[0];
+    form.head = head;
+    programs.push_back({ss::test::check_source_text(ss::test::attention_program(form)), true});
+  }
+  for (const auto& form : ss::test::kAttentionForms)
+    programs.push_back({ss::test::check_source_text(ss::test::attention_program(form)), true});
   int graphs = 0;
   for (const auto& [program, gradients] : programs)
     for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients))

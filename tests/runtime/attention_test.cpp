@@ -18,6 +18,7 @@
 #include "runtime/fast/attention/fast_attention.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
+#include "support/attention_forms.hpp"
 #include "support/checked_program.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/numerics.hpp"
@@ -29,78 +30,6 @@ using ss::ir::Graph;
 using ss::ir::Op;
 using ss::runtime::DType;
 using ss::runtime::Tensor;
-
-// The attention nodes of a graph and its loops' bodies (not inside other
-// attention nodes' bodies).
-int count_op(const Graph& g, Op op) {
-  int n = 0;
-  for (const auto& node : g.nodes) {
-    if (node.op == op) ++n;
-    if (node.op == Op::loop) n += count_op(*node.body, op);
-  }
-  return n;
-}
-
-struct Form {
-  const char* name;
-  const char* body;  // the lines of `fn t(q: [b H T K], k: ..., v: ..., r: [b H T K]) -> []`
-  bool fused = true;
-  const char* head = "dim H = 2\ndim T = 70\ndim K = 8\n";
-  const char* params = "q: [b H T K], k: [b H T K], v: [b H T K], r: [b H T K]";
-};
-
-const Form kForms[] = {
-    {"causal, divided (the tinylm form)",
-     "    s = einsum(q, k, b h i d, b h j d -> b h i j) / sqrt(f32(K))\n"
-     "    w = softmax(causal(s), over=-1)\n"
-     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n"},
-    {"multiplied on the right, not causal",
-     "    w = softmax(einsum(q, k, b h i d, b h j d -> b h i j) * 0.3, over=-1)\n"
-     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n"},
-    {"multiplied on the left",
-     "    w = softmax(0.3 * einsum(q, k, b h i d, b h j d -> b h i j), over=3)\n"
-     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n"},
-    {"not scaled, causal",
-     "    w = softmax(causal(einsum(q, k, b h i d, b h j d -> b h i j)), over=-1)\n"
-     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n"},
-    {"keys first, weights second",
-     "    s = einsum(k, q, b h j d, b h i d -> b h i j) / 2.0\n"
-     "    w = softmax(causal(s), over=-1)\n"
-     "    return sum(einsum(v, w, b h j d, b h i j -> b h i d) * r)\n"},
-    {"heads after the positions, [b T H K], causal",
-     "    s = einsum(q, k, b i h d, b j h d -> b h i j) * 0.35\n"
-     "    w = softmax(causal(s), over=-1)\n"
-     "    return sum(einsum(w, v, b h i j, b j h d -> b i h d) * r)\n",
-     true, "dim H = 3\ndim T = 19\ndim K = 5\n",
-     "q: [b T H K], k: [b T H K], v: [b T H K], r: [b T H K]"},
-    {"the scores [b i h j], softmax over j, not causal",
-     "    s = einsum(q, k, b h i d, b h j d -> b i h j) * 0.35\n"
-     "    w = softmax(s, over=3)\n"
-     "    return sum(einsum(w, v, b i h j, b h j d -> b h i d) * r)\n"},
-    {"one tensor for q, k and v (self-attention of x)",
-     "    w = softmax(causal(einsum(q, q, b h i d, b h j d -> b h i j)) / 3.0, over=-1)\n"
-     "    return sum(einsum(w, q, b h i j, b h j d -> b h i d) * r + k * v)\n",
-     false},  // the divide comes after causal: not the chain (softmax(causal(s * c)) is)
-    {"one tensor for q, k and v, causal after the scale",
-     "    w = softmax(causal(einsum(q, q, b h i d, b h j d -> b h i j) / 3.0), over=-1)\n"
-     "    return sum(einsum(w, q, b h i j, b h j d -> b h i d) * r + k * v)\n"},
-    {"the weights read again: left as written",
-     "    w = softmax(einsum(q, k, b h i d, b h j d -> b h i j) * 0.3, over=-1)\n"
-     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r) + sum(w)\n",
-     false},
-    {"a scale made from the inputs: left as written",
-     "    w = softmax(einsum(q, k, b h i d, b h j d -> b h i j) * (mean(r) + 0.3), over=-1)\n"
-     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n",
-     false},
-    {"softmax over the queries: not attention",
-     "    w = softmax(einsum(q, k, b h i d, b h j d -> b h i j) * 0.3, over=2)\n"
-     "    return sum(einsum(w, v, b h i j, b h j d -> b h i d) * r)\n",
-     false},
-};
-
-std::string program(const Form& f) {
-  return std::string(f.head) + "fn t(" + f.params + ") -> []:\n" + f.body;
-}
 
 void check_close(const Tensor& got, const Tensor& want, const std::string& what) {
   ss::test::check_agrees(got, want, "fast", what);
@@ -121,14 +50,14 @@ std::int64_t attention_path(const ss::runtime::Accelerator& fast) {
 }  // namespace
 
 TEST_CASE("attention is one node in each form the language writes it, and one kernel each way") {
-  for (const auto& form : kForms) {
+  for (const auto& form : ss::test::kAttentionForms) {
     const std::string name = form.name;
     CAPTURE(name);
-    const auto checked = ss::test::check_source_text(program(form));
+    const auto checked = ss::test::check_source_text(ss::test::attention_program(form));
     const auto forward = ss::test::lowered_graphs(*checked, false).at(0).graph;
     const auto backward = ss::test::lowered_graphs(*checked, true).at(0).graph;
-    CHECK(count_op(forward, Op::attention) == (form.fused ? 1 : 0));
-    CHECK(count_op(backward, Op::attention_grad) == (form.fused ? 1 : 0));
+    CHECK(ss::test::count_ops(forward, Op::attention) == (form.fused ? 1 : 0));
+    CHECK(ss::test::count_ops(backward, Op::attention_grad) == (form.fused ? 1 : 0));
     for (const auto* g : {&forward, &backward}) {
       const auto in = ss::test::made_up_inputs(*g, checked->typed.dims, 3, 1.7);
       const auto want = ss::runtime::run_graph(*g, in, checked->typed.dims);
@@ -143,7 +72,7 @@ TEST_CASE("attention is one node in each form the language writes it, and one ke
         for (std::size_t o = 0; o < got.size(); ++o) check_close(got[o], want[o], "output");
         // the fused kernels ran, each fused node on its path
         CHECK(attention_path(*fast) ==
-              count_op(*g, Op::attention) + count_op(*g, Op::attention_grad));
+              ss::test::count_ops(*g, Op::attention) + ss::test::count_ops(*g, Op::attention_grad));
         if (first.empty()) {
           first = got;
         } else {
@@ -159,15 +88,16 @@ TEST_CASE("tinylm's blocks take the fused attention inside their scan, forward a
   const auto graphs = ss::test::lowered_graphs(*checked, false);
   int forward = 0, backward = 0;
   for (const auto& lowered : graphs) {
-    forward += count_op(lowered.graph, Op::attention);
-    backward += count_op(lowered.graph, Op::attention_grad);
+    forward += ss::test::count_ops(lowered.graph, Op::attention);
+    backward += ss::test::count_ops(lowered.graph, Op::attention_grad);
   }
   CHECK(forward >= 2);   // forward and loss, at least
   CHECK(backward >= 1);  // step's gradient
 }
 
 TEST_CASE("each attention kernel this CPU has agrees with the composition") {
-  const auto checked = ss::test::check_source_text(program(kForms[0]));
+  const auto checked =
+      ss::test::check_source_text(ss::test::attention_program(ss::test::kAttentionForms[0]));
   const auto& dims = checked->typed.dims;
   // The attention node of the forward graph and the attention_grad node of
   // the gradient graph, each alone in a graph of its inputs, run by each
@@ -178,17 +108,7 @@ TEST_CASE("each attention kernel this CPU has agrees with the composition") {
     for (const auto& n : g.nodes) {
       if (n.op != (gradients ? Op::attention_grad : Op::attention)) continue;
       ++found;
-      Graph single;
-      auto copy = n;
-      copy.in.clear();
-      for (const int x : n.in) {
-        const int id = single.add({.op = Op::input,
-                                   .name = "in" + std::to_string(copy.in.size()),
-                                   .type = g.nodes[static_cast<std::size_t>(x)].type});
-        single.inputs.push_back(id);
-        copy.in.push_back(id);
-      }
-      single.outputs = {single.add(copy)};
+      const Graph single = ss::test::node_alone(g, n);
       auto values = ss::test::made_up_inputs(single, dims, 2, 1.3);
       values["in3"] = Tensor::scalar(DType::f32, 2.8);  // the scale, a divisor
       const Tensor want = ss::runtime::run_graph(single, values, dims).at(0);
@@ -213,7 +133,8 @@ TEST_CASE("each attention kernel this CPU has agrees with the composition") {
 }
 
 TEST_CASE("infinite scores leave the fused kernel to the composition, which gives its own answer") {
-  const auto checked = ss::test::check_source_text(program(kForms[1]));
+  const auto checked =
+      ss::test::check_source_text(ss::test::attention_program(ss::test::kAttentionForms[1]));
   const auto g = ss::test::lowered_graphs(*checked, false).at(0).graph;
   auto in = ss::test::made_up_inputs(g, checked->typed.dims, 2, 1.0);
   in["q"].set(3, std::numeric_limits<double>::infinity());

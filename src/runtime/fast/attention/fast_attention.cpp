@@ -2,15 +2,15 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <map>
 
 #include "ir/attention.hpp"
 #include "runtime/core/helper_threads.hpp"
-#include "runtime/fast/attention/attention_item.hpp"
+#include "runtime/fast/attention/attention_bind.hpp"
 
 namespace ss::runtime::fast {
 namespace {
 
+using attn::Bound;
 using attn::Item;
 using attn::Scratch;
 
@@ -52,99 +52,6 @@ const Kernel* kernel_named(const std::string& name) {
   return nullptr;
 }
 
-using Strides = std::map<std::string, std::int64_t>;
-
-// Each letter's stride in `t` (0 for a letter it lacks: broadcast).
-Strides strides_of(const std::vector<std::string>& letters, const runtime::Strides& strides) {
-  Strides out;
-  for (std::size_t a = 0; a < letters.size(); ++a) out[letters[a]] = strides[a];
-  return out;
-}
-
-std::int64_t at(const Strides& s, const std::string& letter) {
-  const auto it = s.find(letter);
-  return it == s.end() ? 0 : it->second;
-}
-
-runtime::Strides row_major(const Shape& shape) {
-  runtime::Strides out(shape.size());
-  std::int64_t step = 1;
-  for (std::size_t a = shape.size(); a-- > 0;) {
-    out[a] = step;
-    step *= shape[a];
-  }
-  return out;
-}
-
-// The node's layout bound to its tensors' sizes and strides.
-struct Bound {
-  ir::AttentionLayout l;
-  std::map<std::string, std::int64_t> size;
-  std::vector<std::string> batch;  // out's letters but i and e, in out's order
-  Shape out_shape;
-  Item item;
-  Strides q, k, v;
-
-  // Binds; false where the tensors don't fit the layout.
-  bool bind(const ir::Node& n, const Tensor& tq, const Tensor& tk, const Tensor& tv,
-            const Tensor* scale) {
-    l = ir::attention_of(n);
-    for (const Tensor* t : {&tq, &tk, &tv})
-      if (t->dtype() != DType::f32) return false;
-    if (scale && (scale->dtype() != DType::f32 || scale->size() != 1)) return false;
-    const std::pair<const Tensor*, const std::vector<std::string>*> operands[] = {
-        {&tq, &l.q}, {&tk, &l.k}, {&tv, &l.v}};
-    for (const auto& [t, letters] : operands) {
-      if (static_cast<std::size_t>(t->rank()) != letters->size()) return false;
-      for (std::size_t a = 0; a < letters->size(); ++a) {
-        const auto [it, fresh] = size.emplace((*letters)[a], t->dim(static_cast<std::int64_t>(a)));
-        if (!fresh && it->second != t->dim(static_cast<std::int64_t>(a))) return false;
-      }
-    }
-    for (const auto& x : l.out) {
-      if (!size.count(x)) return false;
-      out_shape.push_back(size.at(x));
-      if (x != l.i && x != l.e) batch.push_back(x);
-    }
-    q = strides_of(l.q, tq.strides());
-    k = strides_of(l.k, tk.strides());
-    v = strides_of(l.v, tv.strides());
-    item.ti = size.at(l.i);
-    item.tj = size.at(l.j);
-    item.d = size.at(l.d);
-    item.e = size.at(l.e);
-    item.q_i = at(q, l.i);
-    item.q_d = at(q, l.d);
-    item.k_j = at(k, l.j);
-    item.k_d = at(k, l.d);
-    item.v_j = at(v, l.j);
-    item.v_e = at(v, l.e);
-    item.causal = l.causal;
-    if (scale) {
-      const auto c = static_cast<float>(scale->get(0));
-      item.factor = l.divide ? 1.0f / c : c;
-    }
-    return true;
-  }
-
-  std::int64_t positions() const {
-    std::int64_t count = 1;
-    for (const auto& x : batch) count *= size.at(x);
-    return count;
-  }
-
-  // Position `p`'s offset in a tensor of `strides` (row-major over `batch`).
-  std::int64_t offset(std::int64_t p, const Strides& strides) const {
-    std::int64_t off = 0;
-    for (std::size_t b = batch.size(); b-- > 0;) {
-      const std::int64_t n = size.at(batch[b]);
-      off += (p % n) * at(strides, batch[b]);
-      p /= n;
-    }
-    return off;
-  }
-};
-
 // Runs `item` on every batch position, split over threads; false if any
 // position's kernel declined.
 template <typename Body>
@@ -158,15 +65,22 @@ bool each_position(std::int64_t count, int threads, const Body& body) {
   return ok;
 }
 
+// The scale's factor: the scalar, or its reciprocal for a divide.
+bool bind_scale(const Tensor* scale, Bound& b) {
+  if (!scale) return true;
+  if (scale->dtype() != DType::f32 || scale->size() != 1) return false;
+  const auto c = static_cast<float>(scale->get(0));
+  b.item.factor = b.l.divide ? 1.0f / c : c;
+  return true;
+}
+
 bool forward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Tensor& tk,
              const Tensor& tv, const Tensor* scale, Tensor& out, int threads) {
   Bound b;
-  if (!b.bind(n, tq, tk, tv, scale)) return false;
+  if (!b.bind(n, tq, tk, tv) || !bind_scale(scale, b)) return false;
   Tensor result = Tensor::uninitialized(DType::f32, b.out_shape);
-  const Strides o = strides_of(b.l.out, result.strides());
-  Item item = b.item;
-  item.o_i = at(o, b.l.i);
-  item.o_e = at(o, b.l.e);
+  const attn::LetterStrides o = attn::strides_of(b.l.out, result.strides());
+  const Item& item = b.item;
   const auto* q = static_cast<const float*>(tq.raw());
   const auto* k = static_cast<const float*>(tk.raw());
   const auto* v = static_cast<const float*>(tv.raw());
@@ -183,41 +97,23 @@ bool backward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const T
               const Tensor& tv, const Tensor* scale, const Tensor& dout, Tensor& grads,
               int threads) {
   Bound b;
-  if (!b.bind(n, tq, tk, tv, scale) || dout.dtype() != DType::f32 || dout.shape() != b.out_shape ||
-      tk.shape() != tq.shape() || tv.shape() != tq.shape())
+  if (!b.bind(n, tq, tk, tv) || !bind_scale(scale, b) || !b.bind_grads(tq, tk, tv, dout))
     return false;
   Shape shape = tq.shape();
-  const runtime::Strides part = row_major(shape);
-  const std::int64_t part_size = tq.size();
   shape.insert(shape.begin(), 3);
   Tensor result = Tensor::uninitialized(DType::f32, shape);
-  const Strides g = strides_of(b.l.out, dout.strides());
-  const Strides gq = strides_of(b.l.q, part), gk = strides_of(b.l.k, part),
-                gv = strides_of(b.l.v, part);
-  Item item = b.item;
-  item.o_i = at(g, b.l.i);
-  item.o_e = at(g, b.l.e);
-  item.gq_i = at(gq, b.l.i);
-  item.gq_d = at(gq, b.l.d);
-  item.gk_j = at(gk, b.l.j);
-  item.gk_d = at(gk, b.l.d);
-  item.gv_j = at(gv, b.l.j);
-  item.gv_e = at(gv, b.l.e);
-  // Each part holds every batch letter (q, k and v share a type), so the
-  // positions' places never overlap.
-  for (const auto& x : b.batch)
-    if (!at(gq, x) || !at(gk, x) || !at(gv, x)) return false;
+  const Item& item = b.item;
   const auto* q = static_cast<const float*>(tq.raw());
   const auto* k = static_cast<const float*>(tk.raw());
   const auto* v = static_cast<const float*>(tv.raw());
   const auto* dy = static_cast<const float*>(dout.raw());
   auto* dq = static_cast<float*>(result.raw());
-  float* dk = dq + part_size;
-  float* dv = dk + part_size;
+  float* dk = dq + b.part_size;
+  float* dv = dk + b.part_size;
   const bool ok = each_position(b.positions(), threads, [&](std::int64_t p, Scratch& s) {
     return kernel.backward(item, q + b.offset(p, b.q), k + b.offset(p, b.k), v + b.offset(p, b.v),
-                           dy + b.offset(p, g), dq + b.offset(p, gq), dk + b.offset(p, gk),
-                           dv + b.offset(p, gv), s);
+                           dy + b.offset(p, b.g), dq + b.offset(p, b.gq), dk + b.offset(p, b.gk),
+                           dv + b.offset(p, b.gv), s);
   });
   if (ok) grads = std::move(result);
   return ok;
