@@ -1,6 +1,7 @@
 #include "kernels/cuda_device.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <variant>
 
@@ -19,6 +20,17 @@ runtime::DeviceError failed_call(const std::string& what) {
   return runtime::DeviceError(diag::Code::E1910, what,
                               "the device may have been lost or reset; a driver that matches the "
                               "CUDA toolkit, or running on the CPU, avoids it");
+}
+
+// cuBLASLt comes with cuBLAS. SHAPESCRIPT_CUBLASLT=0: none (a kernel adds
+// the bias), to measure the epilogues or rule them out; a path: that
+// library, cuBLAS or not (the tests' stand-in).
+std::unique_ptr<CublasLt> open_lt(bool with_blas, CUstream stream) {
+  const char* v = std::getenv("SHAPESCRIPT_CUBLASLT");
+  const std::string path = v ? v : "";
+  std::string why;
+  if (path == "0" || (path.empty() && !with_blas)) return nullptr;
+  return CublasLt::open(path, stream, &why);
 }
 
 }  // namespace
@@ -81,6 +93,7 @@ std::shared_ptr<Gpu> Gpu::open(std::shared_ptr<const Driver> driver,
   }
   std::string no_blas;
   gpu->blas_ = Cublas::open(gpu->stream_, &no_blas);
+  gpu->lt_ = open_lt(gpu->blas_ != nullptr, gpu->stream_);
   return gpu;
 }
 
@@ -90,6 +103,7 @@ Gpu::~Gpu() {
   const auto& c = driver_->calls();
   const auto& k = *driver_->kernel_calls();
   if (stream_) k.cuStreamSynchronize(stream_);
+  lt_.reset();
   blas_.reset();
   release_cache();
   for (const CUmodule m : modules_) k.cuModuleUnload(m);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/cublas.hpp"
+#include "kernels/cublas_lt.hpp"
 #include "kernels/cuda_code_cache.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/nvrtc.hpp"
@@ -157,6 +158,10 @@ class Gpu : public std::enable_shared_from_this<Gpu> {
   // cuBLAS on this device's stream; null when it can't be loaded (the
   // contractions then use the executor's own GEMM kernel).
   const Cublas* blas() const { return blas_.get(); }
+  // cuBLASLt, for GEMMs with a bias (and a ReLU) in their epilogue; null
+  // without cuBLAS, or with SHAPESCRIPT_CUBLASLT=0 (then a kernel adds
+  // them). SHAPESCRIPT_CUBLASLT=PATH opens that library instead.
+  const CublasLt* lt() const { return lt_.get(); }
   GpuStats stats() const;
 
  private:
@@ -181,6 +186,7 @@ class Gpu : public std::enable_shared_from_this<Gpu> {
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
   std::unique_ptr<Cublas> blas_;
+  std::unique_ptr<CublasLt> lt_;
 
   mutable std::recursive_mutex run_lock_;
   mutable std::mutex mutex_;                              // the allocator's lists and the kernels

@@ -2,19 +2,74 @@
 
 namespace ss::cuda::detail {
 
+GemmEpilogue gemm_epilogue(const ir::Graph& g, const ir::FusedKernel& kernel) {
+  using Kind = ir::FusedStep::Kind;
+  const auto& steps = kernel.steps;
+  if (kernel.epilogue < 0 || steps.size() < 3 || steps.size() > 4) return {};
+  int top = static_cast<int>(steps.size()) - 1;
+  const bool relu =
+      steps[top].kind == Kind::unary && steps[top].sub == static_cast<int>(ir::Unary::relu);
+  if (relu) top = steps[top].a;
+  if (top < 0 || steps.size() != (relu ? 4u : 3u)) return {};
+  const auto& add = steps[static_cast<std::size_t>(top)];
+  if (add.kind != Kind::binary || add.sub != static_cast<int>(ir::Binary::add)) return {};
+  const auto load = [&](int s) {
+    return s >= 0 && steps[static_cast<std::size_t>(s)].kind == Kind::load
+               ? steps[static_cast<std::size_t>(s)].a
+               : -1;
+  };
+  int product = load(add.a), bias = load(add.b);
+  if (bias == kernel.epilogue) std::swap(product, bias);
+  if (product != kernel.epilogue || bias < 0 || bias == product) return {};
+  const int bias_node = kernel.inputs[static_cast<std::size_t>(bias)];
+  if (g.nodes[static_cast<std::size_t>(bias_node)].type.axes.size() != 1) return {};
+  return {kernel.inputs[static_cast<std::size_t>(product)], bias_node, relu};
+}
+
+GemmEpilogue gemm_epilogue(const ir::Graph& g, std::size_t add, const std::vector<int>& uses) {
+  const ir::Node& n = g.nodes[add];
+  if (n.op != ir::Op::binary || n.sub != static_cast<int>(ir::Binary::add) || n.in.size() != 2)
+    return {};
+  for (const int side : {0, 1}) {
+    const auto product = static_cast<std::size_t>(n.in[static_cast<std::size_t>(side)]);
+    const auto bias = static_cast<std::size_t>(n.in[static_cast<std::size_t>(1 - side)]);
+    const ir::Node& m = g.nodes[product];
+    if (m.op == ir::Op::matmul && uses[product] == 1 && m.type.axes == n.type.axes &&
+        g.nodes[static_cast<std::size_t>(m.in[1])].type.axes.size() == 2 &&
+        g.nodes[bias].type.axes.size() == 1 && product != bias)
+      return {static_cast<int>(product), static_cast<int>(bias), false};
+  }
+  return {};
+}
+
 std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
   auto plan = std::make_shared<GraphPlan>();
   const std::size_t n = g.nodes.size();
   plan->root_of.assign(n, -1);
   plan->member.assign(n, 0);
+  plan->made_at_root.assign(n, 0);
+  plan->epilogues.assign(n, {});
   std::vector<int> read_at(n);
   std::iota(read_at.begin(), read_at.end(), 0);
+  std::vector<int> uses(n, 0);  // readers, the graph's outputs among them
+  for (const auto& node : g.nodes)
+    for (const int x : node.in) ++uses[static_cast<std::size_t>(x)];
+  for (const int x : g.outputs) ++uses[static_cast<std::size_t>(x)];
+  const auto fold = [&](std::size_t root, GemmEpilogue e) {
+    if (e.product < 0) return;
+    plan->epilogues[root] = e;
+    plan->made_at_root[static_cast<std::size_t>(e.product)] = 1;
+    read_at[static_cast<std::size_t>(e.product)] = static_cast<int>(root);
+  };
   for (auto kernel : ir::plan_fusion(g)) {
-    // The GPU makes a kernel's root whole: a fused reduction or a GEMM
-    // epilogue runs as its own node after it.
+    const int k = static_cast<int>(plan->kernels.size());
+    // A bias (and ReLU) over a product goes into the GEMM by cuBLASLt where
+    // it can, so the product is made at the root, its operands kept till
+    // then. Otherwise the GPU makes a kernel's root whole: a fused
+    // reduction or a GEMM epilogue runs as its own node after it.
+    fold(static_cast<std::size_t>(kernel.root), gemm_epilogue(g, kernel));
     kernel.reduce = -1;
     kernel.epilogue = -1;
-    const int k = static_cast<int>(plan->kernels.size());
     const std::string name = "ss_fused_" + std::to_string(k);
     plan->inner_broadcast.push_back(ir::inner_broadcast(g, kernel));
     plan->sources.push_back(elementwise_source(kernel, plan->inner_broadcast.back(), name));
@@ -26,6 +81,9 @@ std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
     }
     plan->kernels.push_back(std::move(kernel));
   }
+  for (std::size_t i = 0; i < n; ++i)  // a lone add of a bias
+    if (plan->root_of[i] < 0 && !plan->member[i] && !plan->made_at_root[i])
+      fold(i, gemm_epilogue(g, i, uses));
   plan->releases = ir::plan_releases(g, read_at);
   return plan;
 }
@@ -40,8 +98,14 @@ std::vector<DTensor> GraphRun::run_on_device() {
   checks_.errors = allocate(DType::i32, {2 * kSlots}, "range checks");
   gpu_.set_bytes(checks_.errors.at(), 0xff, kSlots * 8);
   for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
-    if (!plan_.member[i]) {
-      if (const int k = plan_.root_of[i]; k < 0 || !fused(k, i)) {
+    if (!plan_.member[i] && !plan_.made_at_root[i]) {
+      const int k = plan_.root_of[i];
+      const GemmEpilogue& e = plan_.epilogues[i];
+      bool done = e.product >= 0 && gemm_with_epilogue(e, i);
+      if (e.product >= 0 && !done)
+        node(static_cast<std::size_t>(e.product));  // late, where the plan kept its operands
+      if (k >= 0 && !done) done = fused(k, i);
+      if (!done) {
         if (k >= 0)  // its members one by one, then the root
           for (const int m : plan_.kernels[static_cast<std::size_t>(k)].members)
             node(static_cast<std::size_t>(m));

@@ -56,6 +56,17 @@ struct DeviceTwin {
   const Gpu* gpu;
 };
 
+// A bias, maybe then a ReLU, over a product (`@` by a matrix) that nothing
+// else reads: a fused region of just that (ir/fusion.hpp's epilogue), or a
+// lone `add` of a vector. cuBLASLt's epilogue computes it in the GEMM
+// (kernels/cublas_lt.hpp). Node ids; product -1 where there is none.
+struct GemmEpilogue {
+  int product = -1, bias = -1;
+  bool relu = false;
+};
+GemmEpilogue gemm_epilogue(const ir::Graph& g, const ir::FusedKernel& kernel);
+GemmEpilogue gemm_epilogue(const ir::Graph& g, std::size_t add, const std::vector<int>& uses);
+
 // Per graph: its fused regions with their sources, which node roots or
 // belongs to one, and when values die.
 struct GraphPlan {
@@ -64,6 +75,10 @@ struct GraphPlan {
   std::vector<std::vector<std::uint8_t>> inner_broadcast;  // per kernel, per input
   std::vector<int> root_of;                                // node -> kernel it roots, or -1
   std::vector<char> member;  // node computed inside a kernel (not its root)
+  // Per node: the epilogue whose root it is; and whether it is a product
+  // made at such a root (which may fold it into cuBLASLt's epilogue).
+  std::vector<GemmEpilogue> epilogues;
+  std::vector<char> made_at_root;
   ir::ReleasePlan releases;
 };
 
@@ -151,6 +166,7 @@ class GraphRun {
         worker_(worker),
         precision_(options.precision),
         cublas_(options.cublas && gpu->blas()),
+        epilogues_(options.cublas && gpu->lt()),
         deterministic_(options.deterministic),
         counts_(counts),
         capture_(capture),
@@ -211,8 +227,11 @@ class GraphRun {
   // The kernel on the GPU, or false when an input's layout isn't one its
   // code reads (then its nodes run one by one).
   bool fused(int k, std::size_t root);
+  // Root's bias (and ReLU) in its product's GEMM, through cuBLASLt; false
+  // where cuBLASLt isn't there or the operands aren't its shapes.
+  bool gemm_with_epilogue(const GemmEpilogue& e, std::size_t root);
 
-  RunOptions options() const { return {precision_, cublas_, deterministic_}; }
+  RunOptions options() const { return {precision_, cublas_ || epilogues_, deterministic_}; }
 
   // ---- one node ----
   void node(std::size_t i);
@@ -251,6 +270,7 @@ class GraphRun {
   runtime::WorkerContext* worker_;  // one of several workers', or null
   Precision precision_;
   bool cublas_;
+  bool epilogues_;  // cuBLASLt's (GemmEpilogue)
   bool deterministic_;
   Counts& counts_;
   std::map<std::string, std::int64_t> sizes_;

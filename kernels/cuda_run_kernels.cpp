@@ -205,3 +205,44 @@ bool GraphRun::fused(int k, std::size_t root) {
 }
 
 }  // namespace ss::cuda::detail
+
+namespace ss::cuda::detail {
+
+bool GraphRun::gemm_with_epilogue(const GemmEpilogue& e, std::size_t root) {
+  if (e.product < 0 || !epilogues_) return false;
+  const ir::Node& mm = g_.nodes[static_cast<std::size_t>(e.product)];
+  const DTensor &a0 = in(mm, 0), &b0 = in(mm, 1),
+                &bias0 = values_[static_cast<std::size_t>(e.bias)];
+  if (a0.dtype() != DType::f32 || b0.dtype() != DType::f32 || bias0.dtype() != DType::f32 ||
+      a0.shape().empty() || b0.shape().size() != 2 || a0.shape().back() != b0.shape()[0])
+    return false;
+  const std::int64_t depth = b0.shape()[0], cols = b0.shape()[1];
+  const std::int64_t rows = product(a0.shape(), 0, a0.shape().size() - 1);
+  const Shape shape = runtime::shape_of(g_.nodes[root].type, sizes_, dims_);
+  constexpr std::int64_t kInt = INT_MAX;
+  if (bias0.size() != cols || rows == 0 || cols == 0 || depth == 0 || rows > kInt || cols > kInt ||
+      depth > kInt || shape.empty() || shape.back() != cols ||
+      runtime::element_count(shape) != rows * cols)
+    return false;
+  const DTensor a = compact(a0), b = compact(b0), bias = compact(bias0);
+  DTensor out = make(root, DType::f32, shape);
+  const auto status = gpu_.lt()->gemm_bias(rows, cols, depth, a.at(), b.at(), bias.at(), out.at(),
+                                           e.relu, precision_);
+  if (status == cublas_lt_abi::kNotSupported) return false;  // the GEMM, then the kernel
+  if (status != cublas_lt_abi::kSuccess)
+    throw runtime::DeviceError(diag::Code::E1910,
+                               "cuBLASLt's GEMM with a bias failed with status " +
+                                   std::to_string(status) + " on " + gpu_.name(),
+                               "a cuBLAS that matches the driver avoids it; "
+                               "SHAPESCRIPT_CUBLASLT=0 adds the bias in a kernel instead");
+  values_[root] = std::move(out);
+  const int k = plan_.root_of[root];  // the product, the root and a region's members
+  counts_.nodes["gemm epilogue"] +=
+      2 +
+      (k < 0
+           ? 0
+           : static_cast<std::int64_t>(plan_.kernels[static_cast<std::size_t>(k)].members.size()));
+  return true;
+}
+
+}  // namespace ss::cuda::detail

@@ -2,7 +2,8 @@
 // test programs, the demos (the CNN and tinylm's stack of blocks among
 // them) and their gradients gives the reference
 // runtime's results within float32 rounding at each tensor's scale; the
-// tf32 and bf16 policies stay near f32; the executor's own GEMM kernel
+// tf32 and bf16 policies stay near f32 (cuBLASLt's bias and ReLU
+// epilogues among them); the executor's own GEMM kernel
 // (for machines without cuBLAS) agrees; running out of device memory is
 // E1909, naming the tensor, and the module keeps working.
 #include <doctest/doctest.h>
@@ -127,6 +128,9 @@ TEST_CASE(
   MESSAGE("nodes by path: " << paths);
   CHECK(graphs > 40);
   CHECK(counts.fused_kernels > 10);
+  // digits' and the MLP's relu(x @ w + b) in cuBLASLt's epilogue
+  if (counts.cublas && !std::getenv("SHAPESCRIPT_CUBLASLT"))
+    CHECK(counts.nodes.count("gemm epilogue") == 1);
   CHECK(counts.reused > counts.allocations);  // the allocator's cache serves most requests
 }
 

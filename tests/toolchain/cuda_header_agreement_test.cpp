@@ -34,6 +34,38 @@ using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOpera
 static_assert(std::is_same_v<decltype(static_cast<GemmEx>(&::cublasGemmStridedBatchedEx)), GemmEx>);
 #endif
 
+#if __has_include(<cublasLt.h>)
+#include <cublasLt.h>
+
+#include <cstddef>
+
+#include "kernels/cublas_lt.hpp"
+
+namespace lt = ss::cuda::cublas_lt_abi;
+static_assert(lt::kSuccess == CUBLAS_STATUS_SUCCESS);
+static_assert(lt::kNotSupported == CUBLAS_STATUS_NOT_SUPPORTED);
+static_assert(lt::kR32F == CUDA_R_32F);
+static_assert(lt::kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE);
+static_assert(lt::kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+static_assert(lt::kEpilogueBias == CUBLASLT_EPILOGUE_BIAS);
+static_assert(lt::kEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS);
+static_assert(sizeof(lt::Algo) == sizeof(cublasLtMatmulAlgo_t));
+static_assert(sizeof(lt::HeuristicResult) == sizeof(cublasLtMatmulHeuristicResult_t));
+static_assert(offsetof(lt::HeuristicResult, workspace_size) ==
+              offsetof(cublasLtMatmulHeuristicResult_t, workspaceSize));
+static_assert(offsetof(lt::HeuristicResult, state) ==
+              offsetof(cublasLtMatmulHeuristicResult_t, state));
+static_assert(sizeof(cublasLtEpilogue_t) == sizeof(std::uint32_t));
+// The entry points' signatures, the handles as the void* the table holds.
+static_assert(std::is_same_v<decltype(&::cublasLtMatrixLayoutCreate),
+                             cublasStatus_t (*)(cublasLtMatrixLayout_t*, cudaDataType, uint64_t,
+                                                uint64_t, int64_t)>);
+static_assert(
+    std::is_same_v<decltype(&::cublasLtMatmulDescSetAttribute),
+                   cublasStatus_t (*)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t,
+                                      const void*, size_t)>);
+#endif
+
 static_assert(ss::cuda::CUDA_SUCCESS == CUDA_SUCCESS);
 static_assert(ss::cuda::CUDA_ERROR_NOT_INITIALIZED == CUDA_ERROR_NOT_INITIALIZED);
 static_assert(ss::cuda::CUDA_ERROR_STUB_LIBRARY == CUDA_ERROR_STUB_LIBRARY);
