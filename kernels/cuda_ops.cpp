@@ -5,6 +5,7 @@
 
 #include "ir/formulas.hpp"
 #include "kernels/cuda_elementwise.hpp"
+#include "kernels/cuda_kahan.hpp"
 
 namespace ss::cuda {
 namespace {
@@ -122,16 +123,6 @@ __device__ float ss_block_sum(float v) {
   }
   return partial[0];
 }
-// A compensated (Kahan) running sum of a thread's share.
-struct SsKahanSum {
-  float sum = 0.0f, carry = 0.0f;
-  __device__ void add(float v) {
-    const float y = v - carry;
-    const float t = sum + y;
-    carry = (t - sum) - y;
-    sum = t;
-  }
-};
 #endif
 )";
 
@@ -251,9 +242,9 @@ std::string cross_entropy_source(const std::string& name) {
   return head(name,
               "const float* __restrict__ log_p, const int* __restrict__ labels, float* out,\n"
               "    long long outer, long long classes, long long inner, long long* error, int sum",
-              kBlockSum) +
+              std::string(kBlockSum) + kKahanSource) +
          "  const long long positions = outer * inner;\n"
-         "  SsKahanSum acc;\n"
+         "  SsKahan<float> acc;\n"
          "  for (long long p = threadIdx.x; p < positions; p += blockDim.x) {\n"
          "    const long long label = labels[p];\n" +
          bad_id("label", "classes", "p", "") +
@@ -318,19 +309,19 @@ std::string normalise_source(bool centre, const std::string& name) {
           name,
           "const float* __restrict__ x, float* __restrict__ out, long long rows, long long group,\n"
           "    float eps",
-          kBlockSum) +
+          std::string(kBlockSum) + kKahanSource) +
       "  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
       "    const float* row = x + r * group;\n"
       "    float mean = 0.0f;\n";
   if (centre)
     body +=
         "    {\n"
-        "      SsKahanSum acc;\n"
+        "      SsKahan<float> acc;\n"
         "      for (long long g = threadIdx.x; g < group; g += blockDim.x) acc.add(row[g]);\n"
         "      mean = ss_block_sum(acc.sum) / (float)group;\n"
         "    }\n";
   return body +
-         "    SsKahanSum acc;\n"
+         "    SsKahan<float> acc;\n"
          "    for (long long g = threadIdx.x; g < group; g += blockDim.x)\n"
          "      acc.add((row[g] - mean) * (row[g] - mean));\n"
          "    const float scale = 1.0f / __fsqrt_rn(ss_block_sum(acc.sum) / (float)group + eps);\n"
@@ -344,7 +335,8 @@ const char* const kWindowArgsSource = R"(struct WindowArgs {
   long long size[4], stride[4], dilation[4], before[4];
   int axis[8];
   int rank, axes;
-  double value;
+  float value;
+  int ivalue;
 };
 )";
 
@@ -371,9 +363,9 @@ std::string window_source(DType x, const std::string& name) {
          "      }\n"
          "      from = from * a.in_shape[d] + p;\n"
          "    }\n"
-         "    out[e] = inside ? x[from] : (" +
-         t +
-         ")a.value;\n"
+         "    out[e] = inside ? x[from] : " +
+         std::string(x == DType::f32 ? "a.value" : "a.ivalue") +
+         ";\n"
          "  }\n}\n";
 }
 

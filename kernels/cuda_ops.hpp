@@ -95,7 +95,8 @@ struct WindowArgs {
   long long size[kAxes] = {}, stride[kAxes] = {}, dilation[kAxes] = {}, before[kAxes] = {};
   int axis[kRank] = {};  // per input axis: its window's index, or -1
   int rank = 0, axes = 0;
-  double value = 0;  // the padding's
+  float value = 0;  // the padding's, for a float window...
+  int ivalue = 0;   // ...and an int one (no double in the kernels)
 };
 static_assert(sizeof(WindowArgs) == 336, "kWindowArgsSource's struct must match, field for field");
 extern const char* const kWindowArgsSource;  // the struct, for the kernels

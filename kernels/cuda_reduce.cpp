@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "kernels/cuda_kahan.hpp"
+
 namespace ss::cuda {
 namespace {
 
@@ -38,18 +40,6 @@ __device__ T ss_block(T v, F combine, T none) {
   __syncthreads();
   return partial[0];
 }
-// A compensated (Kahan) running sum: each thread's share adds with its
-// rounding error carried, so a long row loses no more than the tree does.
-template <typename T>
-struct SsKahan {
-  T sum = 0, carry = 0;
-  __device__ void add(T v) {
-    const T y = v - carry;
-    const T t = sum + y;
-    carry = (t - sum) - y;
-    sum = t;
-  }
-};
 #endif
 )";
 
@@ -66,8 +56,8 @@ std::string reduction_source(ir::Reduce op, const std::string& name, const std::
       floats ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
   std::ostringstream out;
   out << "// Generated (kernels/cuda_reduce.cpp).\n"
-      << kBlockPrelude << "extern \"C\" __global__ void " << name << "(const " << input
-      << "* __restrict__ x, float* __restrict__ out, long long rows, "
+      << kBlockPrelude << kKahanSource << "extern \"C\" __global__ void " << name << "(const "
+      << input << "* __restrict__ x, float* __restrict__ out, long long rows, "
       << "long long group) {\n"
       << "  const " << T << " n = (" << T << ")group;\n"
       << "  (void)n;\n"

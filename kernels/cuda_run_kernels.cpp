@@ -225,6 +225,10 @@ bool GraphRun::gemm_with_epilogue(const GemmEpilogue& e, std::size_t root) {
       runtime::element_count(shape) != rows * cols)
     return false;
   const DTensor a = compact(a0), b = compact(b0), bias = compact(bias0);
+  // The algorithm was picked for 16-byte aligned operands (the
+  // allocator's); a view into a value may not be.
+  for (const DTensor* x : {&a, &b, &bias})
+    if (x->at() % 16 != 0) return false;
   DTensor out = make(root, DType::f32, shape);
   const auto status = gpu_.lt()->gemm_bias(rows, cols, depth, a.at(), b.at(), bias.at(), out.at(),
                                            e.relu, precision_);

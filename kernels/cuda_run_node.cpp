@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "kernels/cuda_graph_run.hpp"
 
 namespace ss::cuda::detail {
@@ -443,7 +445,12 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       WindowArgs a;
       a.rank = static_cast<int>(like.size());
       a.axes = static_cast<int>(w.axes.size());
-      a.value = w.value;
+      a.value = static_cast<float>(w.value);
+      // The reference's int conversion: toward zero, saturating, NaN 0.
+      a.ivalue = std::isnan(w.value)  ? 0
+                 : w.value <= INT_MIN ? INT_MIN
+                 : w.value >= INT_MAX ? INT_MAX
+                                      : static_cast<int>(w.value);
       const Shape windowed = w.shape_of(like);
       for (std::size_t d = 0; d < like.size(); ++d) {
         a.in_shape[d] = like[d];

@@ -115,7 +115,9 @@ TEST_CASE("the CUDA executor runs a layer's bias and ReLU in cuBLASLt's epilogue
   REQUIRE_MESSAGE(cuda, why);
   const auto& dims = checked->typed.dims;
   std::int64_t folded = 0;
-  for (const auto& [function, g] : ss::test::lowered_graphs(*checked, false)) {
+  for (const auto& lowered : ss::test::lowered_graphs(*checked, false)) {
+    const std::string& function = lowered.function;  // named: clang 14 can't capture a binding
+    const auto& g = lowered.graph;
     CAPTURE(function);
     const auto in = ss::test::made_up_inputs(g, dims, 4, 1.4);
     const auto want = ss::runtime::run_graph(g, in, dims);

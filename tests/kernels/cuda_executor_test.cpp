@@ -168,10 +168,8 @@ TEST_CASE("a graph's outputs stay on the device until the host reads them") {
   }
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
   const auto& dims = program->typed.dims;
-  const ss::ir::Graph* step = nullptr;
   const auto graphs = ss::test::lowered_graphs(*program, false);
-  for (const auto& [function, g] : graphs)
-    if (function == "train_step") step = &g;
+  const ss::ir::Graph* step = ss::test::lowered_graph(graphs, "train_step");
   REQUIRE(step);
   auto inputs = ss::test::made_up_inputs(*step, dims);
   const auto fed_back = [&](const std::vector<ss::runtime::Tensor>& out) {
@@ -205,9 +203,7 @@ TEST_CASE("a resident value's tensors are copied to the device once, then kept w
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
   const auto& dims = program->typed.dims;
   const auto graphs = ss::test::lowered_graphs(*program, false);
-  const ss::ir::Graph* logits = nullptr;
-  for (const auto& [function, g] : graphs)
-    if (function == "logits") logits = &g;
+  const ss::ir::Graph* logits = ss::test::lowered_graph(graphs, "logits");
   REQUIRE(logits);
   auto inputs = ss::test::made_up_inputs(*logits, dims);
   const auto copied = [&] {

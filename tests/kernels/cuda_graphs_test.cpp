@@ -139,9 +139,7 @@ TEST_CASE("a training step replays as a CUDA graph that launches what the uncapt
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
   const auto& dims = program->typed.dims;
   const auto graphs = ss::test::lowered_graphs(*program, false);
-  const ss::ir::Graph* step = nullptr;
-  for (const auto& [function, g] : graphs)
-    if (function == "train_step") step = &g;
+  const ss::ir::Graph* step = ss::test::lowered_graph(graphs, "train_step");
   REQUIRE(step);
   const auto to_device = fake<long long (*)()>("ss_fake_bytes_to_device");
   const auto graph_launches = fake<int (*)()>("ss_fake_graph_launches");
@@ -398,9 +396,7 @@ TEST_CASE(
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
   const auto& dims = program->typed.dims;
   const auto graphs = ss::test::lowered_graphs(*program, false);
-  const ss::ir::Graph* logits = nullptr;
-  for (const auto& [function, g] : graphs)
-    if (function == "logits") logits = &g;
+  const ss::ir::Graph* logits = ss::test::lowered_graph(graphs, "logits");
   REQUIRE(logits);
   ss::test::TempDir cache;
   const auto captured = executor(true, cache);

@@ -73,4 +73,11 @@ std::map<std::string, Tensor> made_up_inputs(const ir::Graph& g, const runtime::
   return out;
 }
 
+const ir::Graph* lowered_graph(const std::vector<LoweredGraph>& graphs,
+                               const std::string& function) {
+  for (const auto& g : graphs)
+    if (g.function == function) return &g.graph;
+  return nullptr;
+}
+
 }  // namespace ss::test

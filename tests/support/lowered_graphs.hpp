@@ -34,6 +34,10 @@ struct LoweredGraph {
 // those gradients), and the others are left out.
 std::vector<LoweredGraph> lowered_graphs(const CheckedProgram& program, bool gradients = false);
 
+// The graph of `function` among `graphs`; null where there is none.
+const ir::Graph* lowered_graph(const std::vector<LoweredGraph>& graphs,
+                               const std::string& function);
+
 // Inputs for a graph: generic axes of size `generic`, indices in range,
 // bools every third, floats a scaled sine.
 std::map<std::string, runtime::Tensor> made_up_inputs(const ir::Graph& g, const runtime::Dims& dims,

@@ -54,12 +54,15 @@ __device__ float ss_block_sum(float v) {
   }
   return partial[0];
 }
-// A compensated (Kahan) running sum of a thread's share.
-struct SsKahanSum {
-  float sum = 0.0f, carry = 0.0f;
-  __device__ void add(float v) {
-    const float y = v - carry;
-    const float t = sum + y;
+#endif
+#ifndef SS_KAHAN
+#define SS_KAHAN
+template <typename T>
+struct SsKahan {
+  T sum = 0, carry = 0;
+  __device__ void add(T v) {
+    const T y = v - carry;
+    const T t = sum + y;
     carry = (t - sum) - y;
     sum = t;
   }
@@ -68,7 +71,7 @@ struct SsKahanSum {
 extern "C" __global__ void cross_entropy(const float* __restrict__ log_p, const int* __restrict__ labels, float* out,
     long long outer, long long classes, long long inner, long long* error, int sum) {
   const long long positions = outer * inner;
-  SsKahanSum acc;
+  SsKahan<float> acc;
   for (long long p = threadIdx.x; p < positions; p += blockDim.x) {
     const long long label = labels[p];
     if (label < 0 || label >= classes) {
