@@ -4,6 +4,13 @@
 
 namespace ss::cuda {
 
+int cublas_compute_type(Precision precision) {
+  using namespace cublas_abi;
+  return precision == Precision::bf16   ? kCompute32FFast16BF
+         : precision == Precision::tf32 ? kCompute32FFastTF32
+                                        : kCompute32F;
+}
+
 std::unique_ptr<Cublas> Cublas::open(CUstream stream, std::string* why) {
   std::unique_ptr<Cublas> blas(new Cublas());
   // cuBLASLt first, from the toolkit's folder if need be: cuBLAS needs it.
@@ -40,9 +47,7 @@ cublas_abi::Status Cublas::gemm(std::int64_t m, std::int64_t n, std::int64_t k, 
                                 CUdeviceptr c, std::int64_t stride_c, std::int64_t batches,
                                 Precision precision) const {
   using namespace cublas_abi;
-  const int compute = precision == Precision::bf16   ? kCompute32FFast16BF
-                      : precision == Precision::tf32 ? kCompute32FFastTF32
-                                                     : kCompute32F;
+  const int compute = cublas_compute_type(precision);
   const float one = 1.0f, zero = 0.0f;
   // cuBLAS is column-major: row-major C = A B is column-major C^T = B^T A^T,
   // so B comes first and the sizes swap.

@@ -38,6 +38,10 @@ using GemmStridedBatchedEx_t = Status (*)(Handle handle, int transa, int transb,
                                           int compute_type, int algo);
 }  // namespace cublas_abi
 
+// The precision policy's compute type (cuBLAS's and cuBLASLt's alike):
+// float32, or tensor cores on inputs rounded to TF32 or bf16.
+int cublas_compute_type(Precision precision);
+
 class Cublas {
  public:
   // Null, with *why, when cuBLAS can't be loaded or a handle can't be made

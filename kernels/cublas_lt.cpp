@@ -87,12 +87,8 @@ CublasLt::Plan& CublasLt::plan(const Key& key) const {
 Status CublasLt::gemm_bias(std::int64_t m, std::int64_t n, std::int64_t k, CUdeviceptr a,
                            CUdeviceptr b, CUdeviceptr bias, CUdeviceptr c, bool relu,
                            Precision precision) const {
-  namespace blas = cublas_abi;
-  const int compute = precision == Precision::bf16   ? blas::kCompute32FFast16BF
-                      : precision == Precision::tf32 ? blas::kCompute32FFastTF32
-                                                     : blas::kCompute32F;
   std::lock_guard lock(mutex_);
-  const Plan& p = plan({m, n, k, relu, compute});
+  const Plan& p = plan({m, n, k, relu, cublas_compute_type(precision)});
   if (p.status != kSuccess) return p.status;
   const void* bias_pointer = reinterpret_cast<const void*>(bias);
   if (const Status s = desc_set_(p.desc, kDescBiasPointer, &bias_pointer, sizeof bias_pointer);

@@ -64,8 +64,8 @@ using Matmul_t = Status (*)(Handle, Desc, const void* alpha, const void* a, Layo
 class CublasLt {
  public:
   // `path` empty: the toolkit's library (cublas_lt_candidates). Null, with
-  // *why, when it can't be loaded or a handle can't be made. Its GEMMs run
-  // on `stream`.
+  // *why (where `why` isn't null), when it can't be loaded or a handle
+  // can't be made. Its GEMMs run on `stream`.
   static std::unique_ptr<CublasLt> open(const std::string& path, CUstream stream, std::string* why);
   ~CublasLt();
   CublasLt(const CublasLt&) = delete;

@@ -1,6 +1,7 @@
 #include "kernels/cuda_attention.hpp"
 
-#include <cstdlib>
+#include <map>
+#include <utility>
 
 namespace ss::cuda {
 
@@ -35,16 +36,13 @@ std::optional<AttentionLaunch> attention_launch(const attn::Bound& b) {
   a.gk_d = s.gk_d;
   a.gv_j = s.gv_j;
   a.gv_e = s.gv_e;
-  // dout's strides where the gradient is bound, else a row-major output's.
-  const attn::LetterStrides o =
-      b.g.empty() ? attn::strides_of(b.l.out, attn::row_major(b.out_shape)) : b.g;
   for (std::size_t k = 0; k < b.batch.size(); ++k) {
     const std::string& x = b.batch[k];
     a.size[k] = b.size.at(x);
     a.q_b[k] = attn::stride_at(b.q, x);
     a.k_b[k] = attn::stride_at(b.k, x);
     a.v_b[k] = attn::stride_at(b.v, x);
-    a.o_b[k] = attn::stride_at(o, x);
+    a.o_b[k] = attn::stride_at(b.o, x);  // the output's, or dout's
     a.gq_b[k] = attn::stride_at(b.gq, x);
     a.gk_b[k] = attn::stride_at(b.gk, x);
     a.gv_b[k] = attn::stride_at(b.gv, x);
@@ -73,18 +71,20 @@ std::string attention_kernel_name(AttentionKernel kernel, int width) {
   return std::string("ss_attention_") + stem(kernel) + "_" + std::to_string(width);
 }
 
-std::string attention_source(AttentionKernel kernel, int width) {
-  std::string entry = "SS_ATTENTION_";
-  for (const char* c = stem(kernel); *c; ++c) entry += static_cast<char>(*c - 'a' + 'A');
-  return std::string(attention_kernels_text()) + entry + "(" + std::to_string(width) + ")\n";
-}
-
-bool attention_kernel_on() {
-  static const bool on = [] {
-    const char* v = std::getenv("SHAPESCRIPT_ATTENTION_KERNEL");
-    return !v || std::string(v) != "0";
+const std::string& attention_source(AttentionKernel kernel, int width) {
+  // Made once: a launch looks its kernel up by this text.
+  static const auto sources = [] {
+    std::map<std::pair<AttentionKernel, int>, std::string> made;
+    for (const auto k : {AttentionKernel::forward, AttentionKernel::dq, AttentionKernel::dkv})
+      for (const int w : kAttentionWidths) {
+        std::string entry = "SS_ATTENTION_";
+        for (const char* c = stem(k); *c; ++c) entry += static_cast<char>(*c - 'a' + 'A');
+        made[{k, w}] =
+            std::string(attention_kernels_text()) + entry + "(" + std::to_string(w) + ")\n";
+      }
+    return made;
   }();
-  return on;
+  return sources.at({kernel, width});
 }
 
 }  // namespace ss::cuda

@@ -100,12 +100,34 @@ __device__ __forceinline__ float ss_dot(const float* x, const float* y) {
   return s;
 }
 
+// Calls key(j) for each key query row `row` sees (ks[j] and vs[j] its k
+// and v), tile by tile through shared memory. Every thread of the block
+// calls it (the tiles are shared); `live` says whether this one has a row.
+// The tiles end at the last key any row of the block (row0 on) sees.
+template <int H, typename Key>
+__device__ __forceinline__ void ss_each_key(const SsAttentionArgs& a, const float* k,
+                                            const float* v, long long row0, long long row,
+                                            bool live, float (*ks)[H], float (*vs)[H], Key key) {
+  const long long last = (row0 + kSsRows < a.ti ? row0 + kSsRows : a.ti) - 1;
+  const long long cols = ss_seen(a, last), seen = ss_seen(a, row);
+  for (long long c0 = 0; c0 < cols; c0 += kSsTile) {
+    const int n = (int)(cols - c0 < kSsTile ? cols - c0 : kSsTile);
+    __syncthreads();
+    ss_tile<H>(ks, k, c0, n, a.k_j, a.k_d, a.d);
+    ss_tile<H>(vs, v, c0, n, a.v_j, a.v_e, a.e);
+    __syncthreads();
+    if (!live) continue;
+    const int valid = (int)(seen - c0 < n ? (seen - c0 > 0 ? seen - c0 : 0) : n);
+    for (int j = 0; j < valid; ++j) key(j);
+  }
+}
+
 // One query row's pass over its keys: the online softmax's running max and
 // sum, and acc = the sum of exp(s - max) v (divide by the sum for the
-// output). Every thread of the block calls it (the tiles are shared);
-// `live` says whether this one has a row. False: the row is NaN, and
-// *lse the composition's log-sum (NaN for a NaN score, else +inf for a
-// +inf one, else -inf: every score -inf); true: *lse = max + log(sum).
+// output). Every thread of the block calls it; `live` says whether this
+// one has a row. False: the row is NaN, and lse the composition's log-sum
+// (NaN for a NaN score, else +inf for a +inf one, else -inf: every score
+// -inf); true: lse = max + log(sum).
 template <int H>
 __device__ bool ss_attention_row(const SsAttentionArgs& a, const float* k, const float* v,
                                  float factor, long long row0, long long row, bool live,
@@ -116,36 +138,29 @@ __device__ bool ss_attention_row(const SsAttentionArgs& a, const float* k, const
   bool nan = false, infinite = false;
   SS_UNROLL
   for (int c = 0; c < H; ++c) acc[c] = 0.0f;
-  const long long last = (row0 + kSsRows < a.ti ? row0 + kSsRows : a.ti) - 1;
-  const long long cols = ss_seen(a, last);  // the keys any row of the block sees
-  const long long seen = ss_seen(a, row);
-  for (long long c0 = 0; c0 < cols; c0 += kSsTile) {
-    const int n = (int)(cols - c0 < kSsTile ? cols - c0 : kSsTile);
-    __syncthreads();
-    ss_tile<H>(ks, k, c0, n, a.k_j, a.k_d, a.d);
-    ss_tile<H>(vs, v, c0, n, a.v_j, a.v_e, a.e);
-    __syncthreads();
-    if (!live) continue;
-    const int valid = (int)(seen - c0 < n ? (seen - c0 > 0 ? seen - c0 : 0) : n);
-    for (int j = 0; j < valid; ++j) {
-      const float s = ss_dot<H>(qr, ks[j]) * factor;
-      nan = nan || s != s;
-      infinite = infinite || s == -ss_attention_minus_inf();
-      if (s != s || s == -ss_attention_minus_inf()) continue;
-      if (s == ss_attention_minus_inf()) continue;  // its weight is 0
-      if (s > peak) {  // rescale what the row has summed (0 at its first key)
-        const float shrink = expf(peak - s);
-        total *= shrink;
-        SS_UNROLL
-        for (int c = 0; c < H; ++c) acc[c] *= shrink;
-        peak = s;
-      }
-      const float w = expf(s - peak);
-      total += w;
-      SS_UNROLL
-      for (int c = 0; c < H; ++c) acc[c] += w * vs[j][c];
+  ss_each_key<H>(a, k, v, row0, row, live, ks, vs, [&](int j) {
+    const float s = ss_dot<H>(qr, ks[j]) * factor;
+    if (s != s) {
+      nan = true;
+      return;
     }
-  }
+    if (s == -ss_attention_minus_inf()) {
+      infinite = true;
+      return;
+    }
+    if (s == ss_attention_minus_inf()) return;  // its weight is 0
+    if (s > peak) {  // rescale what the row has summed (0 at its first key)
+      const float shrink = expf(peak - s);
+      total *= shrink;
+      SS_UNROLL
+      for (int c = 0; c < H; ++c) acc[c] *= shrink;
+      peak = s;
+    }
+    const float w = expf(s - peak);
+    total += w;
+    SS_UNROLL
+    for (int c = 0; c < H; ++c) acc[c] += w * vs[j][c];
+  });
   const bool ok = !nan && !infinite && total > 0.0f;
   lse = ok         ? peak + logf(total)
         : nan      ? ss_attention_nan()
@@ -178,8 +193,9 @@ __device__ void ss_attention_forward(const float* __restrict__ q, const float* _
     const bool ok = ss_attention_row<H>(a, k + at.k, v + at.v, factor, row0, row, live, qr, acc,
                                         total, lse, ks, vs);
     if (!live) continue;
-    for (long long c = 0; c < a.e; ++c)
-      out[at.o + row * a.o_i + c * a.o_e] = ok ? acc[c] / total : ss_attention_nan();
+    SS_UNROLL  // a constant index each: acc stays in registers
+        for (int c = 0; c < H; ++c) if (c < a.e) out[at.o + row * a.o_i + c * a.o_e] =
+            ok ? acc[c] / total : ss_attention_nan();
   }
 }
 
@@ -214,25 +230,16 @@ __device__ void ss_attention_dq(const float* __restrict__ q, const float* __rest
     }
     SS_UNROLL
     for (int c = 0; c < H; ++c) acc[c] = 0.0f;  // now dq
-    const long long last = (row0 + kSsRows < a.ti ? row0 + kSsRows : a.ti) - 1;
-    const long long cols = ss_seen(a, last), seen = ss_seen(a, row);
-    for (long long c0 = 0; c0 < cols; c0 += kSsTile) {
-      const int n = (int)(cols - c0 < kSsTile ? cols - c0 : kSsTile);
-      __syncthreads();
-      ss_tile<H>(ks, k + at.k, c0, n, a.k_j, a.k_d, a.d);
-      ss_tile<H>(vs, v + at.v, c0, n, a.v_j, a.v_e, a.e);
-      __syncthreads();
-      if (!live) continue;
-      const int valid = (int)(seen - c0 < n ? (seen - c0 > 0 ? seen - c0 : 0) : n);
-      for (int j = 0; j < valid; ++j) {
-        const float pj = expf(ss_dot<H>(qr, ks[j]) * factor - lse);
-        const float ds = pj * (ss_dot<H>(gr, vs[j]) - dsum) * factor;
-        SS_UNROLL
-        for (int c = 0; c < H; ++c) acc[c] += ds * ks[j][c];
-      }
-    }
+    ss_each_key<H>(a, k + at.k, v + at.v, row0, row, live, ks, vs, [&](int j) {
+      const float pj = expf(ss_dot<H>(qr, ks[j]) * factor - lse);
+      const float ds = pj * (ss_dot<H>(gr, vs[j]) - dsum) * factor;
+      SS_UNROLL
+      for (int c = 0; c < H; ++c) acc[c] += ds * ks[j][c];
+    });
     if (!live) continue;
-    for (long long c = 0; c < a.d; ++c) dq[at.gq + row * a.gq_i + c * a.gq_d] = acc[c];
+    SS_UNROLL
+    for (int c = 0; c < H; ++c)
+      if (c < a.d) dq[at.gq + row * a.gq_i + c * a.gq_d] = acc[c];
   }
 }
 
@@ -293,8 +300,11 @@ __device__ void ss_attention_dkv(const float* __restrict__ q, const float* __res
       }
     }
     if (!live) continue;
-    for (long long c = 0; c < a.d; ++c) dk[at.gk + key * a.gk_j + c * a.gk_d] = gk[c];
-    for (long long c = 0; c < a.e; ++c) dv[at.gv + key * a.gv_j + c * a.gv_e] = gv[c];
+    SS_UNROLL
+    for (int c = 0; c < H; ++c) {
+      if (c < a.d) dk[at.gk + key * a.gk_j + c * a.gk_d] = gk[c];
+      if (c < a.e) dv[at.gv + key * a.gv_j + c * a.gv_e] = gv[c];
+    }
   }
 }
 

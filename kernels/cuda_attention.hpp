@@ -41,14 +41,10 @@ std::optional<AttentionLaunch> attention_launch(const runtime::fast::attn::Bound
 
 enum class AttentionKernel { forward, dq, dkv };
 // The kernel's name (`ss_attention_forward_64`) and its source: the .cuh
-// with that one entry point.
+// with that one entry point (width one of kAttentionWidths).
 std::string attention_kernel_name(AttentionKernel kernel, int width);
-std::string attention_source(AttentionKernel kernel, int width);
+const std::string& attention_source(AttentionKernel kernel, int width);
 // cuda_attention.cuh as it is (embedded at build time).
 const char* attention_kernels_text();
-
-// False with SHAPESCRIPT_ATTENTION_KERNEL=0 set (as on the CPU): every
-// attention node runs as its body, the composition.
-bool attention_kernel_on();
 
 }  // namespace ss::cuda

@@ -33,10 +33,8 @@ GemmEpilogue gemm_epilogue(const ir::Graph& g, std::size_t add, const std::vecto
   for (const int side : {0, 1}) {
     const auto product = static_cast<std::size_t>(n.in[static_cast<std::size_t>(side)]);
     const auto bias = static_cast<std::size_t>(n.in[static_cast<std::size_t>(1 - side)]);
-    const ir::Node& m = g.nodes[product];
-    if (m.op == ir::Op::matmul && uses[product] == 1 && m.type.axes == n.type.axes &&
-        g.nodes[static_cast<std::size_t>(m.in[1])].type.axes.size() == 2 &&
-        g.nodes[bias].type.axes.size() == 1 && product != bias)
+    if (ir::epilogue_product(g, uses, product, n) && g.nodes[bias].type.axes.size() == 1 &&
+        product != bias)
       return {static_cast<int>(product), static_cast<int>(bias), false};
   }
   return {};
@@ -51,10 +49,7 @@ std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
   plan->epilogues.assign(n, {});
   std::vector<int> read_at(n);
   std::iota(read_at.begin(), read_at.end(), 0);
-  std::vector<int> uses(n, 0);  // readers, the graph's outputs among them
-  for (const auto& node : g.nodes)
-    for (const int x : node.in) ++uses[static_cast<std::size_t>(x)];
-  for (const int x : g.outputs) ++uses[static_cast<std::size_t>(x)];
+  const std::vector<int> uses = ir::use_counts(g);
   const auto fold = [&](std::size_t root, GemmEpilogue e) {
     if (e.product < 0) return;
     plan->epilogues[root] = e;

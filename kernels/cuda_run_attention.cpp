@@ -8,7 +8,7 @@
 namespace ss::cuda::detail {
 
 bool GraphRun::attention(std::size_t i, const ir::Node& n) {
-  if (!attention_kernel_on()) return false;
+  if (!runtime::fast::attn::attention_kernel_on()) return false;
   const bool grads = n.op == ir::Op::attention_grad;
   const std::size_t operands = n.in.size();
   const DTensor &q = in(n, 0), &k = in(n, 1), &v = in(n, 2);

@@ -59,12 +59,24 @@ std::vector<std::uint8_t> inner_broadcast(const Graph& g, const FusedKernel& ker
   return flags;
 }
 
-std::vector<FusedKernel> plan_fusion(const Graph& g) {
-  const std::size_t count = g.nodes.size();
-  std::vector<int> uses(count, 0);
+std::vector<int> use_counts(const Graph& g) {
+  std::vector<int> uses(g.nodes.size(), 0);
   for (const Node& n : g.nodes)
     for (const int in : n.in) ++uses[static_cast<std::size_t>(in)];
   for (const int o : g.outputs) uses[static_cast<std::size_t>(o)] += 2;  // never a member
+  return uses;
+}
+
+bool epilogue_product(const Graph& g, const std::vector<int>& uses, std::size_t product,
+                      const Node& reader) {
+  const Node& m = g.nodes[product];
+  return m.op == Op::matmul && uses[product] == 1 && m.type.axes == reader.type.axes &&
+         g.nodes[static_cast<std::size_t>(m.in[1])].type.axes.size() == 2;
+}
+
+std::vector<FusedKernel> plan_fusion(const Graph& g) {
+  const std::size_t count = g.nodes.size();
+  const std::vector<int> uses = use_counts(g);
   std::vector<int> reader(count, -1);  // the last node to read each one
   for (std::size_t i = 0; i < count; ++i)
     for (const int in : g.nodes[i].in) reader[static_cast<std::size_t>(in)] = static_cast<int>(i);
@@ -136,10 +148,7 @@ std::vector<FusedKernel> plan_fusion(const Graph& g) {
         root.op == Op::unary && formula(static_cast<Unary>(root.sub)).width == Formula::kDouble;
     if (!ok || operations < (k.reduce >= 0 || function ? 1 : 2)) continue;
     for (std::size_t j = 0; j < k.inputs.size() && k.reduce < 0; ++j) {
-      const auto id = static_cast<std::size_t>(k.inputs[j]);
-      const Node& m = g.nodes[id];
-      if (m.op == Op::matmul && uses[id] == 1 && m.type.axes == root.type.axes &&
-          g.nodes[static_cast<std::size_t>(m.in[1])].type.axes.size() == 2) {
+      if (epilogue_product(g, uses, static_cast<std::size_t>(k.inputs[j]), root)) {
         k.epilogue = static_cast<int>(j);
         break;
       }

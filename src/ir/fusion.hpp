@@ -44,6 +44,16 @@ struct FusedKernel {
 // kernel's code reads such an input with stride 0 along the inner axis.
 std::vector<std::uint8_t> inner_broadcast(const Graph& g, const FusedKernel& kernel);
 
+// How many readers each node has, a graph output counting as two (so an
+// output is never a value only one node reads).
+std::vector<int> use_counts(const Graph& g);
+
+// Whether node `product` is a matmul by a matrix whose one reader is
+// `reader`, at its shape: a product the reader's work can finish in the
+// GEMM's epilogue (FusedKernel::epilogue; the CUDA executor's cuBLASLt).
+bool epilogue_product(const Graph& g, const std::vector<int>& uses, std::size_t product,
+                      const Node& reader);
+
 // The regions worth a kernel (two or more operations, or one feeding a
 // fused reduction), in no particular order.
 std::vector<FusedKernel> plan_fusion(const Graph& g);

@@ -58,6 +58,7 @@ using ss::runtime::Tensor;
 // The host's struct and the kernels' are one layout.
 #define SS_SAME_FIELD(f) static_assert(offsetof(AttentionArgs, f) == offsetof(SsAttentionArgs, f))
 static_assert(sizeof(AttentionArgs) == sizeof(SsAttentionArgs));
+static_assert(ss::cuda::kAttentionRows == kSsRows, "the launches' block is the kernels' rows");
 SS_SAME_FIELD(positions);
 SS_SAME_FIELD(o_e);
 SS_SAME_FIELD(gv_e);

@@ -1,5 +1,7 @@
 #include "runtime/fast/attention/attention_bind.hpp"
 
+#include <cstdlib>
+
 namespace ss::runtime::fast::attn {
 
 LetterStrides strides_of(const std::vector<std::string>& letters, const runtime::Strides& strides) {
@@ -21,6 +23,14 @@ runtime::Strides row_major(const Shape& shape) {
     step *= shape[a];
   }
   return out;
+}
+
+bool attention_kernel_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("SHAPESCRIPT_ATTENTION_KERNEL");
+    return !v || std::string(v) != "0";
+  }();
+  return on;
 }
 
 bool Bound::bind(const ir::Node& n, const Tensor& tq, const Tensor& tk, const Tensor& tv) {
@@ -54,7 +64,7 @@ bool Bound::bind(const ir::Node& n, const Tensor& tq, const Tensor& tk, const Te
   item.k_d = stride_at(k, l.d);
   item.v_j = stride_at(v, l.j);
   item.v_e = stride_at(v, l.e);
-  const LetterStrides o = strides_of(l.out, row_major(out_shape));
+  o = strides_of(l.out, row_major(out_shape));
   item.o_i = stride_at(o, l.i);
   item.o_e = stride_at(o, l.e);
   item.causal = l.causal;
@@ -67,12 +77,12 @@ bool Bound::bind_grads(const Tensor& tq, const Tensor& tk, const Tensor& tv, con
     return false;
   const runtime::Strides part = row_major(tq.shape());
   part_size = tq.size();
-  g = strides_of(l.out, dout.strides());
+  o = strides_of(l.out, dout.strides());
   gq = strides_of(l.q, part);
   gk = strides_of(l.k, part);
   gv = strides_of(l.v, part);
-  item.o_i = stride_at(g, l.i);
-  item.o_e = stride_at(g, l.e);
+  item.o_i = stride_at(o, l.i);
+  item.o_e = stride_at(o, l.e);
   item.gq_i = stride_at(gq, l.i);
   item.gq_d = stride_at(gq, l.d);
   item.gk_j = stride_at(gk, l.j);

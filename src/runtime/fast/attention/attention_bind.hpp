@@ -25,6 +25,11 @@ LetterStrides strides_of(const std::vector<std::string>& letters, const runtime:
 std::int64_t stride_at(const LetterStrides& s, const std::string& letter);
 runtime::Strides row_major(const Shape& shape);
 
+// False with SHAPESCRIPT_ATTENTION_KERNEL=0 set: every attention node runs
+// as its body, the composition, on the CPU and on CUDA alike (to measure
+// or rule out the kernels).
+bool attention_kernel_on();
+
 struct Bound {
   ir::AttentionLayout l;
   std::map<std::string, std::int64_t> size;
@@ -32,13 +37,16 @@ struct Bound {
   Shape out_shape;
   Item item;  // the scale's factor left at 1
   LetterStrides q, k, v;
-  // Set by bind_grads: the gradient's strides (dout's, and each part's
-  // in the [3, q's shape] result, row-major).
-  LetterStrides g, gq, gk, gv;
+  // The output's strides, row-major (item.o_* are its i's and e's); once
+  // bind_grads has run, dout's instead.
+  LetterStrides o;
+  // Set by bind_grads: each part's strides in the [3, q's shape] result,
+  // row-major.
+  LetterStrides gq, gk, gv;
   std::int64_t part_size = 0;
 
   // Binds q, k and v (float32, each letter one size); false where the
-  // tensors don't fit the layout. Sets item.o_* to a row-major output's.
+  // tensors don't fit the layout.
   bool bind(const ir::Node& n, const Tensor& tq, const Tensor& tk, const Tensor& tv);
   // Binds the value's gradient and the result's parts; false where dout
   // isn't the output's shape, k or v not q's, or a part lacks a batch

@@ -1,7 +1,6 @@
 #include "runtime/fast/attention/fast_attention.hpp"
 
 #include <atomic>
-#include <cstdlib>
 
 #include "ir/attention.hpp"
 #include "runtime/core/helper_threads.hpp"
@@ -34,16 +33,6 @@ std::vector<Kernel> supported() {
 const std::vector<Kernel>& kernels() {
   static const std::vector<Kernel> k = supported();
   return k;
-}
-
-// SHAPESCRIPT_ATTENTION_KERNEL=0 leaves every attention to its body (the
-// composition), to measure or rule out the kernel.
-bool kernel_on() {
-  static const bool on = [] {
-    const char* v = std::getenv("SHAPESCRIPT_ATTENTION_KERNEL");
-    return !v || std::string(v) != "0";
-  }();
-  return on;
 }
 
 const Kernel* kernel_named(const std::string& name) {
@@ -79,7 +68,6 @@ bool forward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Te
   Bound b;
   if (!b.bind(n, tq, tk, tv) || !bind_scale(scale, b)) return false;
   Tensor result = Tensor::uninitialized(DType::f32, b.out_shape);
-  const attn::LetterStrides o = attn::strides_of(b.l.out, result.strides());
   const Item& item = b.item;
   const auto* q = static_cast<const float*>(tq.raw());
   const auto* k = static_cast<const float*>(tk.raw());
@@ -87,7 +75,7 @@ bool forward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Te
   auto* y = static_cast<float*>(result.raw());
   const bool ok = each_position(b.positions(), threads, [&](std::int64_t p, Scratch& s) {
     return kernel.forward(item, q + b.offset(p, b.q), k + b.offset(p, b.k), v + b.offset(p, b.v),
-                          y + b.offset(p, o), s);
+                          y + b.offset(p, b.o), s);
   });
   if (ok) out = std::move(result);
   return ok;
@@ -112,7 +100,7 @@ bool backward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const T
   float* dv = dk + b.part_size;
   const bool ok = each_position(b.positions(), threads, [&](std::int64_t p, Scratch& s) {
     return kernel.backward(item, q + b.offset(p, b.q), k + b.offset(p, b.k), v + b.offset(p, b.v),
-                           dy + b.offset(p, b.g), dq + b.offset(p, b.gq), dk + b.offset(p, b.gk),
+                           dy + b.offset(p, b.o), dq + b.offset(p, b.gq), dk + b.offset(p, b.gk),
                            dv + b.offset(p, b.gv), s);
   });
   if (ok) grads = std::move(result);
@@ -123,12 +111,13 @@ bool backward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const T
 
 bool attention(const ir::Node& n, const Tensor& q, const Tensor& k, const Tensor& v,
                const Tensor* scale, Tensor& out, int threads) {
-  return kernel_on() && forward(kernels().front(), n, q, k, v, scale, out, threads);
+  return attn::attention_kernel_on() && forward(kernels().front(), n, q, k, v, scale, out, threads);
 }
 
 bool attention_grad(const ir::Node& n, const Tensor& q, const Tensor& k, const Tensor& v,
                     const Tensor* scale, const Tensor& dout, Tensor& grads, int threads) {
-  return kernel_on() && backward(kernels().front(), n, q, k, v, scale, dout, grads, threads);
+  return attn::attention_kernel_on() &&
+         backward(kernels().front(), n, q, k, v, scale, dout, grads, threads);
 }
 
 std::vector<std::string> attention_kernels() {
