@@ -32,6 +32,15 @@ std::unique_ptr<CublasLt> open_lt(bool with_blas, CUstream stream) {
   return CublasLt::open(path, stream, nullptr);  // none: the GEMM and a kernel, as before
 }
 
+// cuDNN likewise, where cuBLAS opened: SHAPESCRIPT_CUDNN=0 none (a window
+// and a GEMM), a path that library.
+std::unique_ptr<Cudnn> open_dnn(bool with_blas, CUstream stream) {
+  const char* v = std::getenv("SHAPESCRIPT_CUDNN");
+  const std::string path = v ? v : "";
+  if (path == "0" || (path.empty() && !with_blas)) return nullptr;
+  return Cudnn::open(path, stream, nullptr);
+}
+
 }  // namespace
 
 Params& Params::add_bytes(const void* data, std::size_t size, std::size_t align) {
@@ -93,6 +102,7 @@ std::shared_ptr<Gpu> Gpu::open(std::shared_ptr<const Driver> driver,
   std::string no_blas;
   gpu->blas_ = Cublas::open(gpu->stream_, &no_blas);
   gpu->lt_ = open_lt(gpu->blas_ != nullptr, gpu->stream_);
+  gpu->dnn_ = open_dnn(gpu->blas_ != nullptr, gpu->stream_);
   return gpu;
 }
 
@@ -102,6 +112,7 @@ Gpu::~Gpu() {
   const auto& c = driver_->calls();
   const auto& k = *driver_->kernel_calls();
   if (stream_) k.cuStreamSynchronize(stream_);
+  dnn_.reset();
   lt_.reset();
   blas_.reset();
   release_cache();

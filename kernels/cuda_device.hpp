@@ -19,6 +19,7 @@
 #include "kernels/cublas_lt.hpp"
 #include "kernels/cuda_code_cache.hpp"
 #include "kernels/cuda_driver.hpp"
+#include "kernels/cudnn.hpp"
 #include "kernels/nvrtc.hpp"
 #include "shapescript/engine.hpp"
 
@@ -162,6 +163,11 @@ class Gpu : public std::enable_shared_from_this<Gpu> {
   // without cuBLAS, or with SHAPESCRIPT_CUBLASLT=0 (then a kernel adds
   // them). SHAPESCRIPT_CUBLASLT=PATH opens that library instead.
   const CublasLt* lt() const { return lt_.get(); }
+  // cuDNN, for 2-D convolutions and their gradients; null without cuBLAS
+  // (it stands for a working toolkit), without cuDNN, or with
+  // SHAPESCRIPT_CUDNN=0 (then a window and a GEMM). SHAPESCRIPT_CUDNN=PATH
+  // opens that library instead.
+  const Cudnn* dnn() const { return dnn_.get(); }
   GpuStats stats() const;
 
  private:
@@ -187,6 +193,7 @@ class Gpu : public std::enable_shared_from_this<Gpu> {
   CUstream stream_ = nullptr;
   std::unique_ptr<Cublas> blas_;
   std::unique_ptr<CublasLt> lt_;
+  std::unique_ptr<Cudnn> dnn_;
 
   mutable std::recursive_mutex run_lock_;
   mutable std::mutex mutex_;                              // the allocator's lists and the kernels

@@ -57,6 +57,7 @@ class CudaExecutor final : public runtime::Accelerator {
     c.kernels_compiled = s.kernels_compiled;
     c.kernels_from_store = s.kernels_from_store;
     c.cublas = options_.cublas && gpu_->blas();
+    c.cudnn = options_.cublas && gpu_->dnn();
     const GraphCounts& r = replays_.counts();
     c.graph_captures = r.captures;
     c.graph_replays = r.replays;

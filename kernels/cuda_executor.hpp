@@ -29,7 +29,9 @@ struct CudaExecutorOptions {
   int device = 0;
   CodeCache code_cache;  // compiled kernels between processes
   Precision precision = Precision::f32;
-  bool cublas = true;  // false: the executor's GEMM kernel even where cuBLAS loads
+  // false: the executor's GEMM kernel even where cuBLAS loads (and no
+  // cuBLASLt or cuDNN: a convolution is its window and that GEMM)
+  bool cublas = true;
   // Replay a function's launches as a CUDA graph per input sizes
   // (kernels/cuda_graph_replay.hpp); SHAPESCRIPT_CUDA_GRAPHS=off also says no.
   bool graphs = true;
@@ -42,14 +44,14 @@ std::unique_ptr<runtime::Accelerator> make_cuda_executor(CudaExecutorOptions opt
                                                          std::string* why);
 
 // What a CUDA executor did: nodes by path ("fused", "kernels", "gemm",
-// "moves", "host OP"), graph runs, and its device's allocator and kernel
-// counts. Empty for another accelerator.
+// "gemm epilogue", "cudnn", "attention", "moves", "host OP"), graph runs, and its device's
+// allocator and kernel counts. Empty for another accelerator.
 struct CudaCounts {
   std::map<std::string, std::int64_t> nodes;
   std::int64_t graphs = 0, fused_kernels = 0;
   std::int64_t allocations = 0, reused = 0;
   std::int64_t kernels_compiled = 0, kernels_from_store = 0;
-  bool cublas = false;
+  bool cublas = false, cudnn = false;
   // CUDA graphs captured and replayed; calls run uncaptured because their
   // graph can't be (or both of its graphs' results were held); results
   // the host held moved out of a replay's way.

@@ -79,6 +79,18 @@ std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
   for (std::size_t i = 0; i < n; ++i)  // a lone add of a bias
     if (plan->root_of[i] < 0 && !plan->member[i] && !plan->made_at_root[i])
       fold(i, gemm_epilogue(g, i, uses));
+  // A convolution's window, or its input gradient's einsum, is made by its
+  // reader (on cuDNN where it can), so its inputs are read where the last
+  // reader reads them: a product made at its epilogue's root reads there.
+  const ir::ConvDeferral conv = ir::plan_conv_deferral(g, [&](std::size_t i) {
+    return plan->member[i] || plan->made_at_root[i] || plan->root_of[i] >= 0;
+  });
+  plan->deferred = conv.deferred;
+  for (std::size_t r = 0; r < n; ++r)
+    for (const int x : g.nodes[r].in)
+      if (conv.deferred[static_cast<std::size_t>(x)])
+        read_at[static_cast<std::size_t>(x)] =
+            std::max(read_at[static_cast<std::size_t>(x)], read_at[r]);
   plan->releases = ir::plan_releases(g, read_at);
   return plan;
 }
@@ -93,7 +105,7 @@ std::vector<DTensor> GraphRun::run_on_device() {
   checks_.errors = allocate(DType::i32, {2 * kSlots}, "range checks");
   gpu_.set_bytes(checks_.errors.at(), 0xff, kSlots * 8);
   for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
-    if (!plan_.member[i] && !plan_.made_at_root[i]) {
+    if (!plan_.member[i] && !plan_.made_at_root[i] && !plan_.deferred[i]) {
       const int k = plan_.root_of[i];
       const GemmEpilogue& e = plan_.epilogues[i];
       bool done = e.product >= 0 && gemm_with_epilogue(e, i);

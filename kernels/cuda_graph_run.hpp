@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "ir/attributes.hpp"
+#include "ir/conv_deferral.hpp"
 #include "ir/fusion.hpp"
 #include "ir/memory_plan.hpp"
 #include "kernels/cuda_device.hpp"
@@ -79,6 +80,10 @@ struct GraphPlan {
   // made at such a root (which may fold it into cuBLASLt's epilogue).
   std::vector<GemmEpilogue> epilogues;
   std::vector<char> made_at_root;
+  // Per node: a convolution's window, or its input gradient's einsum, left
+  // unmade (ir/conv_deferral.hpp): what reads it runs on cuDNN with it, or
+  // makes it first (GraphRun::make_deferred).
+  std::vector<bool> deferred;
   ir::ReleasePlan releases;
 };
 
@@ -167,6 +172,7 @@ class GraphRun {
         precision_(options.precision),
         cublas_(options.cublas && gpu->blas()),
         epilogues_(options.cublas && gpu->lt()),
+        cudnn_(options.cublas && gpu->dnn()),
         deterministic_(options.deterministic),
         counts_(counts),
         capture_(capture),
@@ -231,7 +237,28 @@ class GraphRun {
   // where cuBLASLt isn't there or the operands aren't its shapes.
   bool gemm_with_epilogue(const GemmEpilogue& e, std::size_t root);
 
-  RunOptions options() const { return {precision_, cublas_ || epilogues_, deterministic_}; }
+  // ---- convolutions (cuda_run_conv.cpp) ----
+  // Whether node v is one the plan deferred and nothing has made yet.
+  bool unmade(int v) const {
+    return plan_.deferred[static_cast<std::size_t>(v)] &&
+           !values_[static_cast<std::size_t>(v)].memory;
+  }
+  // Makes node v, where it is an unmade deferred node.
+  void make_deferred(int v);
+  // A two-operand einsum over an unmade window (a convolution's forward
+  // pass, or its kernel's gradient), or a window_fold of an unmade einsum
+  // (its input's gradient), as one cuDNN call (kernels/cuda_conv_match);
+  // false where cuDNN isn't there or refuses it, or the shapes aren't a
+  // 2-D convolution it takes.
+  bool conv_on_cudnn(std::size_t i, const ir::Node& n);
+  // One pass on operands as cudnn.hpp takes them; false where cuDNN
+  // refuses it, E1910 where it fails.
+  bool cudnn_pass(Cudnn::Pass pass, const ConvShape& s, const DTensor& a, const DTensor& b,
+                  const DTensor& out);
+
+  RunOptions options() const {
+    return {precision_, cublas_ || epilogues_ || cudnn_, deterministic_};
+  }
 
   // ---- one node ----
   void node(std::size_t i);
@@ -271,6 +298,7 @@ class GraphRun {
   Precision precision_;
   bool cublas_;
   bool epilogues_;  // cuBLASLt's (GemmEpilogue)
+  bool cudnn_;      // convolutions on cuDNN (cuda_run_conv.cpp)
   bool deterministic_;
   Counts& counts_;
   std::map<std::string, std::int64_t> sizes_;

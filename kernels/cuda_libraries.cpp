@@ -31,6 +31,10 @@ std::vector<std::string> cublas_lt_candidates() {
   return toolkit_candidates("libcublasLt", {13, 12});
 }
 
+std::vector<std::string> cudnn_candidates() {
+  return toolkit_candidates("libcudnn", {9, 8});
+}
+
 LibraryStatus probe_cublas() {
   LibraryStatus status;
   std::string why;
@@ -51,6 +55,34 @@ LibraryStatus probe_cublas() {
   status.path = lib.path();
   status.version =
       std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  return status;
+}
+
+LibraryStatus probe_cudnn() {
+  LibraryStatus status;
+  const char* v = std::getenv("SHAPESCRIPT_CUDNN");
+  const std::string requested = v ? v : "";
+  if (requested == "0") {
+    status.detail = "turned off (SHAPESCRIPT_CUDNN=0)";
+    return status;
+  }
+  std::string why;
+  auto lib = support::DynamicLibrary::open_first(
+      requested.empty() ? cudnn_candidates() : std::vector<std::string>{requested}, &why);
+  using GetVersion = std::size_t (*)();
+  GetVersion get_version = nullptr;
+  if (!lib || !lib.load(get_version, "cudnnGetVersion")) {
+    status.detail = lib ? lib.path() + " lacks cudnnGetVersion" : why;
+    return status;
+  }
+  // 8: major * 1000 + minor * 100 + patch; 9 and later: major * 10000 + minor * 100 + patch.
+  const std::size_t n = get_version();
+  const std::size_t major = n >= 90000 ? n / 10000 : n / 1000;
+  const std::size_t minor = n >= 90000 ? n / 100 % 100 : n / 100 % 10;
+  status.found = true;
+  status.path = lib.path();
+  status.version =
+      std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(n % 100);
   return status;
 }
 

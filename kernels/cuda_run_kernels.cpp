@@ -211,6 +211,9 @@ namespace ss::cuda::detail {
 bool GraphRun::gemm_with_epilogue(const GemmEpilogue& e, std::size_t root) {
   if (e.product < 0 || !epilogues_) return false;
   const ir::Node& mm = g_.nodes[static_cast<std::size_t>(e.product)];
+  // A convolution's product over its unmade window: cuDNN's, then the bias.
+  for (const int x : mm.in)
+    if (unmade(x)) return false;
   const DTensor &a0 = in(mm, 0), &b0 = in(mm, 1),
                 &bias0 = values_[static_cast<std::size_t>(e.bias)];
   if (a0.dtype() != DType::f32 || b0.dtype() != DType::f32 || bias0.dtype() != DType::f32 ||

@@ -28,6 +28,7 @@ void GraphRun::on_host(std::size_t i, const ir::Node& n) {
   // A captured graph would replay the host's result as it was (a random
   // draw, a sort of the first call's values).
   if (capture_) throw NotCapturable{std::string("`") + ir::op_name(n.op) + "` runs on the host"};
+  for (const int k : n.in) make_deferred(k);
   for (const int k : n.in)
     if (host_[static_cast<std::size_t>(k)].shape().empty() &&
         host_[static_cast<std::size_t>(k)].buffer() == nullptr)
@@ -153,6 +154,8 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
     }
     case Op::einsum: {
       if (n.in.size() == 2) {
+        if (conv_on_cudnn(i, n)) return "cudnn";
+        for (const int x : n.in) make_deferred(x);  // the window after all
         out = einsum(i, n, in(n, 0), in(n, 1));
         return "gemm";
       }
@@ -434,6 +437,8 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
     case Op::window:
     case Op::window_fold: {
       const bool fold = n.op == Op::window_fold;
+      if (fold && conv_on_cudnn(i, n)) return "cudnn";
+      if (fold) make_deferred(n.in[0]);  // the einsum after all
       const DTensor x = compact(in(n, 0));
       const ir::Window w = ir::window_of(n);
       const Shape& like = fold ? in(n, 1).shape() : x.shape();

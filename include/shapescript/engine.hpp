@@ -134,6 +134,7 @@ struct BackendReport {
   LibraryStatus cuda_driver;
   LibraryStatus nvrtc;
   LibraryStatus cublas;
+  LibraryStatus cudnn;  // the CUDA executor's convolutions, where cuBLAS is too
   LibraryStatus nccl;
   // libshapescript_mpi, the MPI adapter (version: the MPI library's), for
   // several processes; finding it starts no MPI.

@@ -105,6 +105,7 @@ BackendReport Engine::backends() const {
   }
 
   report.cublas = cuda::probe_cublas();
+  report.cudnn = cuda::probe_cudnn();
   report.nccl = cuda::probe_nccl(impl_->options.nccl_library);
   report.mpi.found =
       runtime::MpiComm::probe("", &report.mpi.path, &report.mpi.version, &report.mpi.detail);

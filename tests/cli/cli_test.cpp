@@ -110,7 +110,7 @@ TEST_CASE("devices: the CPU is always there; a CUDA device without a driver is E
   CHECK((cpu_line.find("bf16 contractions yes (AVX512-BF16)") != std::string::npos) ==
         (bf16 == "avx512bf16"));
   CHECK(report.out.find("\ncuda        not found: CUDA isn't available") != std::string::npos);
-  for (const char* line : {"\nonednn ", "\njit ", "\nnvrtc ", "\ncublas ", "\nnccl "})
+  for (const char* line : {"\nonednn ", "\njit ", "\nnvrtc ", "\ncublas ", "\ncudnn ", "\nnccl "})
     CHECK(report.out.find(line) != std::string::npos);
 }
 

@@ -7,12 +7,11 @@
 // A GEMM on a stream first waits for the work queued there (its copies)
 // through the stand-in driver that SS_FAKE_CUDA_PATH names: the driver's
 // stream runs its work in order, this computes at once.
-#include <dlfcn.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
+
+#include "fakes/fake_stream_wait.hpp"
 
 namespace {
 
@@ -90,14 +89,7 @@ int cublasLtMatmulAlgoGetHeuristic(void*, void* desc, void*, void*, void*, void*
 int cublasLtMatmul(void*, void* desc, const void* alpha, const void* a, void* a_layout,
                    const void* b, void* b_layout, const void* beta, const void*, void* c_layout,
                    void* d, void* d_layout, const void*, void*, std::size_t, void* stream) {
-  if (stream) {
-    using Sync = int (*)(void*);
-    const char* path = std::getenv("SS_FAKE_CUDA_PATH");
-    void* driver = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-    const auto sync =
-        driver ? reinterpret_cast<Sync>(dlsym(driver, "cuStreamSynchronize")) : nullptr;
-    if (!sync || sync(stream) != 0) return kInvalidValue;
-  }
+  if (!ss_fake::wait_for_stream(stream)) return kInvalidValue;
   const auto& e = *static_cast<Desc*>(desc);
   const auto &la = *static_cast<Layout*>(a_layout), &lb = *static_cast<Layout*>(b_layout),
              &lc = *static_cast<Layout*>(c_layout), &ld = *static_cast<Layout*>(d_layout);

@@ -120,9 +120,10 @@ TEST_CASE(
   const auto counts = ss::cuda::cuda_counts(*cuda);
   MESSAGE(graphs << " graphs, " << a.elements << " elements; worst difference " << a.worst
                  << " of the scale, " << a.flipped << " integer elements flipped; cuBLAS "
-                 << (counts.cublas ? "yes" : "no") << ", " << counts.kernels_compiled
-                 << " kernels compiled, " << counts.kernels_from_store << " from the cache, "
-                 << counts.allocations << " cuMemAlloc calls, " << counts.reused << " reused");
+                 << (counts.cublas ? "yes" : "no") << ", cuDNN " << (counts.cudnn ? "yes" : "no")
+                 << ", " << counts.kernels_compiled << " kernels compiled, "
+                 << counts.kernels_from_store << " from the cache, " << counts.allocations
+                 << " cuMemAlloc calls, " << counts.reused << " reused");
   std::string paths;
   for (const auto& [path, n] : counts.nodes) paths += path + " " + std::to_string(n) + "; ";
   MESSAGE("nodes by path: " << paths);
@@ -131,6 +132,8 @@ TEST_CASE(
   // digits' and the MLP's relu(x @ w + b) in cuBLASLt's epilogue
   if (counts.cublas && !std::getenv("SHAPESCRIPT_CUBLASLT"))
     CHECK(counts.nodes.count("gemm epilogue") == 1);
+  // the CNN's convolutions, and the gradients' passes, on cuDNN
+  if (counts.cudnn) CHECK(counts.nodes.count("cudnn") == 1);
   CHECK(counts.reused > counts.allocations);  // the allocator's cache serves most requests
 }
 

@@ -21,17 +21,27 @@ for cuda_lib in "${CUDA_HOME:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64; do
   [ -d "$cuda_lib" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cuda_lib" && break
 done
 
-if [ -z "${SHAPESCRIPT_NCCL:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2'; then
-  nccl=$(python3 - <<'PY' 2>/dev/null
+# A library from Python's nvidia-* packages (PyTorch's): nvidia/PACKAGE/lib/FILE.
+python_nvidia() {
+  python3 - "$1" "$2" <<'PY' 2>/dev/null
 import glob, os, site, sys
 roots = site.getsitepackages() + [site.getusersitepackages()] + sys.path
 for root in roots:
-    for hit in glob.glob(os.path.join(root, "nvidia", "nccl", "lib", "libnccl.so.2")):
+    for hit in glob.glob(os.path.join(root, "nvidia", sys.argv[1], "lib", sys.argv[2])):
         print(hit)
         raise SystemExit
 PY
-  )
+}
+if [ -z "${SHAPESCRIPT_NCCL:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2'; then
+  nccl=$(python_nvidia nccl libnccl.so.2)
   [ -n "$nccl" ] && export SHAPESCRIPT_NCCL="$nccl"
+fi
+# cuDNN likewise, where the toolkit's folder lacks it (its sub-libraries
+# beside it, found through its own folder).
+if [ -z "${SHAPESCRIPT_CUDNN:-}" ] && [ ! -e "${CUDA_HOME:-/usr/local/cuda}/lib64/libcudnn.so.9" ] &&
+  ! ldconfig -p 2>/dev/null | grep -q 'libcudnn\.so\.9'; then
+  cudnn=$(python_nvidia cudnn libcudnn.so.9)
+  [ -n "$cudnn" ] && export SHAPESCRIPT_CUDNN="$cudnn" LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cudnn")"
 fi
 
 echo "== machine"
@@ -39,6 +49,7 @@ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,nohea
 echo "bundle: $packed (commit $(cat "$bundle/commit" 2>/dev/null || echo unknown)," \
   "$(ls "$bundle/cache" 2>/dev/null | wc -l) precompiled kernels)"
 echo "NCCL: ${SHAPESCRIPT_NCCL:-as the loader finds libnccl.so.2}"
+echo "cuDNN: ${SHAPESCRIPT_CUDNN:-as the loader finds libcudnn.so.9}"
 
 echo "== GPU checks (several devices, generated kernels, the CUDA executor)"
 export SS_TEST_SOURCE_DIR=$PWD SS_REQUIRE_GPU=1 SS_GPU_CODE_CACHE="$work/cache"

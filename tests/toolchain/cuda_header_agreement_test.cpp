@@ -66,6 +66,62 @@ static_assert(
                                       const void*, size_t)>);
 #endif
 
+#if __has_include(<cudnn.h>)
+// The legacy convolution API is marked deprecated in cuDNN 9 (it is still
+// there, and what kernels/cudnn calls).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#include <cudnn.h>
+
+#include <cstddef>
+
+#include "kernels/cudnn.hpp"
+
+namespace dnn = ss::cuda::cudnn_abi;
+static_assert(dnn::kSuccess == CUDNN_STATUS_SUCCESS);
+static_assert(dnn::kNotSupported == CUDNN_STATUS_NOT_SUPPORTED);
+static_assert(dnn::kDataFloat == CUDNN_DATA_FLOAT);
+static_assert(dnn::kTensorNhwc == CUDNN_TENSOR_NHWC);
+static_assert(dnn::kCrossCorrelation == CUDNN_CROSS_CORRELATION);
+static_assert(dnn::kDefaultMath == CUDNN_DEFAULT_MATH);
+static_assert(dnn::kTensorOpMath == CUDNN_TENSOR_OP_MATH);
+static_assert(dnn::kFmaMath == CUDNN_FMA_MATH);
+static_assert(dnn::kDeterministic == CUDNN_DETERMINISTIC);
+static_assert(sizeof(cudnnStatus_t) == sizeof(int) && sizeof(cudnnDataType_t) == sizeof(int) &&
+              sizeof(cudnnTensorFormat_t) == sizeof(int) && sizeof(cudnnMathType_t) == sizeof(int));
+// One layout stands for the three passes' perf structs: each field alike.
+#define SS_SAME_PERF(T)                                                            \
+  static_assert(sizeof(dnn::AlgoPerf) == sizeof(T));                               \
+  static_assert(offsetof(dnn::AlgoPerf, status) == offsetof(T, status));           \
+  static_assert(offsetof(dnn::AlgoPerf, memory) == offsetof(T, memory));           \
+  static_assert(offsetof(dnn::AlgoPerf, determinism) == offsetof(T, determinism)); \
+  static_assert(offsetof(dnn::AlgoPerf, math_type) == offsetof(T, mathType));
+SS_SAME_PERF(cudnnConvolutionFwdAlgoPerf_t)
+SS_SAME_PERF(cudnnConvolutionBwdDataAlgoPerf_t)
+SS_SAME_PERF(cudnnConvolutionBwdFilterAlgoPerf_t)
+#undef SS_SAME_PERF
+// The descriptors' setters, whose argument orders differ (format, then
+// type for a tensor; type, then format for a filter).
+static_assert(std::is_same_v<decltype(&::cudnnSetTensor4dDescriptor),
+                             cudnnStatus_t (*)(cudnnTensorDescriptor_t, cudnnTensorFormat_t,
+                                               cudnnDataType_t, int, int, int, int)>);
+static_assert(std::is_same_v<decltype(&::cudnnSetFilter4dDescriptor),
+                             cudnnStatus_t (*)(cudnnFilterDescriptor_t, cudnnDataType_t,
+                                               cudnnTensorFormat_t, int, int, int, int)>);
+static_assert(std::is_same_v<
+              decltype(&::cudnnGetConvolutionBackwardFilterAlgorithm_v7),
+              cudnnStatus_t (*)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t,
+                                cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t, int, int*,
+                                cudnnConvolutionBwdFilterAlgoPerf_t*)>);
+static_assert(
+    std::is_same_v<decltype(&::cudnnConvolutionBackwardData),
+                   cudnnStatus_t (*)(cudnnHandle_t, const void*, cudnnFilterDescriptor_t,
+                                     const void*, cudnnTensorDescriptor_t, const void*,
+                                     cudnnConvolutionDescriptor_t, cudnnConvolutionBwdDataAlgo_t,
+                                     void*, size_t, const void*, cudnnTensorDescriptor_t, void*)>);
+#pragma GCC diagnostic pop
+#endif
+
 static_assert(ss::cuda::CUDA_SUCCESS == CUDA_SUCCESS);
 static_assert(ss::cuda::CUDA_ERROR_NOT_INITIALIZED == CUDA_ERROR_NOT_INITIALIZED);
 static_assert(ss::cuda::CUDA_ERROR_STUB_LIBRARY == CUDA_ERROR_STUB_LIBRARY);

@@ -35,6 +35,7 @@ int report_all() {
                 static_cast<double>(d.memory_bytes) / (1 << 30), d.compute_major, d.compute_minor);
   print_library("nvrtc", report.nvrtc);
   print_library("cublas", report.cublas);
+  print_library("cudnn", report.cudnn);
   print_library("nccl", report.nccl);
   print_library("mpi", report.mpi);
   return kOk;

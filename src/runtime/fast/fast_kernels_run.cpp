@@ -1,6 +1,7 @@
 #include <cstring>
 #include <map>
 
+#include "ir/conv_deferral.hpp"
 #include "runtime/fast/fast_executor_impl.hpp"
 
 namespace ss::runtime::fastexec {
@@ -93,56 +94,13 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
       plan->member[static_cast<std::size_t>(
           kernels[k].inputs[static_cast<std::size_t>(kernels[k].epilogue)])] = true;
   }
-  // Windows read only by two-operand einsums, not outputs: left unmade, so
-  // their input lives until the last of those einsums reads it.
-  plan->deferred.assign(g.nodes.size(), false);
-  std::vector<int> last_einsum(g.nodes.size(), -1);
-  std::vector<bool> other_reader(g.nodes.size(), false);
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const ir::Node& n = g.nodes[i];
-    const bool pair = n.op == ir::Op::einsum && n.in.size() == 2 && n.in[0] != n.in[1];
-    for (const int x : n.in) {
-      if (pair)
-        last_einsum[static_cast<std::size_t>(x)] = static_cast<int>(i);
-      else
-        other_reader[static_cast<std::size_t>(x)] = true;
-    }
-  }
-  for (const int o : g.outputs) other_reader[static_cast<std::size_t>(o)] = true;
-  bool any_deferred = false;
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const ir::Node& n = g.nodes[i];
-    if (n.op == ir::Op::window && n.type.elem.kind == types::ElemKind::f32 && last_einsum[i] >= 0 &&
-        !other_reader[i] && !plan->member[i] && !n.axes.empty() && n.axes.front() != 0)
-      plan->deferred[i] = any_deferred = true;
-  }
-  // Two-operand einsums read only by a window_fold (a convolution's input
-  // gradient): left unmade, the fold computing both (fast::folded_einsum,
-  // or the product then the fold), so their inputs live until the fold.
-  std::vector<int> fold_of(g.nodes.size(), -1), readers(g.nodes.size(), 0);
-  for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    for (std::size_t k = 0; k < g.nodes[i].in.size(); ++k) {
-      const auto x = static_cast<std::size_t>(g.nodes[i].in[k]);
-      ++readers[x];
-      if (g.nodes[i].op == ir::Op::window_fold && k == 0) fold_of[x] = static_cast<int>(i);
-    }
-  for (const int o : g.outputs) ++readers[static_cast<std::size_t>(o)];
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const ir::Node& n = g.nodes[i];
-    bool reads_deferred = false;
-    for (const int x : n.in)
-      reads_deferred = reads_deferred || plan->deferred[static_cast<std::size_t>(x)];
-    if (n.op == ir::Op::einsum && n.in.size() == 2 && n.type.elem.kind == types::ElemKind::f32 &&
-        fold_of[i] >= 0 && readers[i] == 1 && !plan->member[i] && !reads_deferred) {
-      plan->deferred[i] = any_deferred = true;
-      last_einsum[i] = fold_of[i];  // where its inputs are read
-    }
-  }
-  if (!kernels.empty() || any_deferred) {
-    std::vector<int> read_at(g.nodes.size());
-    for (std::size_t i = 0; i < read_at.size(); ++i) read_at[i] = static_cast<int>(i);
-    for (std::size_t i = 0; i < g.nodes.size(); ++i)
-      if (plan->deferred[i]) read_at[i] = last_einsum[i];  // it reads its inputs there
+  // A convolution's window and its input gradient's einsum, left unmade:
+  // what reads them computes them (ir/conv_deferral.hpp).
+  const ir::ConvDeferral conv =
+      ir::plan_conv_deferral(g, [&](std::size_t i) { return plan->member[i]; });
+  plan->deferred = conv.deferred;
+  if (!kernels.empty() || conv.any) {
+    std::vector<int> read_at = conv.read_at;
     for (const auto& kernel : kernels) {
       const int at = kernel.reduce >= 0 ? kernel.reduce : kernel.root;
       for (const int m : kernel.members) read_at[static_cast<std::size_t>(m)] = at;
