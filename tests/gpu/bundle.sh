@@ -21,10 +21,29 @@ for exe in shapescript_gpu_tests shapescript_tests shapescript bench_gemm bench_
   cp "build/default/bin/$exe" "$stage/bin/"
   strip "$stage/bin/$exe"
 done
-ldd "$stage"/bin/* | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
+# Open MPI, relocated by OPAL_PREFIX, for run.sh's one-process MPI check
+# (that machine has none): its launcher and daemon, its plugins and help
+# texts under the same paths below mpi/ as below its prefix here, and the
+# adapter (found beside the CLI, lib/) with what it and the plugins load.
+mpi_libs=()
+if command -v ompi_info >/dev/null && [ -f build/default/lib/libshapescript_mpi.so ]; then
+  path() { ompi_info --path "$1" | awk '{print $2}'; }
+  prefix=$(path prefix) libdir=$(path libdir) datadir=$(path pkgdatadir) bindir=$(path bindir)
+  plugins=$(dirname "$libdir")
+  mkdir -p "$stage/mpi/bin" "$stage/mpi/$(dirname "${plugins#"$prefix"/}")" \
+    "$stage/mpi/$(dirname "${datadir#"$prefix"/}")"
+  cp -a "$plugins" "$stage/mpi/${plugins#"$prefix"/}"
+  cp -a "$datadir" "$stage/mpi/${datadir#"$prefix"/}"
+  cp -L "$bindir/orterun" "$bindir/orted" "$stage/mpi/bin/"
+  ln -s orterun "$stage/mpi/bin/mpirun"
+  cp -L build/default/lib/libshapescript_mpi.so "$stage/lib/"
+  mpi_libs=("$stage/lib/libshapescript_mpi.so" "$stage/mpi/bin/orterun" "$stage/mpi/bin/orted")
+  while IFS= read -r -d '' so; do mpi_libs+=("$so"); done < <(find "$stage/mpi" -name '*.so*' -type f -print0)
+fi
+ldd "$stage"/bin/* "${mpi_libs[@]}" 2>/dev/null | awk '/=> \// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | ld-linux*) ;;
-    *) cp -L "$lib" "$stage/lib/" ;;
+    *) [ -e "$stage/lib/$(basename "$lib")" ] || cp -L "$lib" "$stage/lib/" ;;
   esac
 done
 if ! build/default/bin/cuda_precompile "$stage/cache" | tail -1; then

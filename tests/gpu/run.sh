@@ -59,11 +59,15 @@ timeout 240 "$bundle/bin/shapescript_gpu_tests" --no-breaks --success=false -s 2
   grep -E '^(TEST CASE|.*(MESSAGE|ERROR|FATAL)|\[doctest\] (test cases|assertions))' | tee "$log"
 status=${PIPESTATUS[0]}
 
-# A demo trained on cuda:0: NAME FOLDER FILE MINIMUM; its status in $demo_status.
+# A demo trained on cuda:0: NAME FOLDER FILE MINIMUM [LAUNCHER...] (the
+# program's devices line then picks its devices); its status in $demo_status.
 demo() {
   local name=$1 folder=$2 file=$3 minimum=$4 accuracy
+  shift 4
+  local device=(--device cuda:0)
+  [ $# -gt 0 ] && device=()
   demo_status=1
-  if (cd "$folder" && timeout 240 "$bundle/bin/shapescript" run "$file" --device cuda:0 \
+  if (cd "$folder" && timeout 240 "$@" "$bundle/bin/shapescript" run "$file" "${device[@]}" \
     --sink metrics="$work/$name.csv" --code-cache "$work/cache" --stats >"$work/$name.out" \
     2>"$work/$name.err"); then
     tail -3 "$work/$name.out"
@@ -83,6 +87,19 @@ digits_status=$demo_status
 echo "== the CNN on cuda:0 (examples/cnn: 3 seeds, 20 epochs; mean accuracy at least 0.98)"
 demo cnn examples/cnn cnn.ss 0.98
 cnn_status=$demo_status
+echo "== MPI, one process of cuda[0] (digits; its NCCL communicator made over MPI)"
+mpi_status=0
+if [ -x "$bundle/mpi/bin/orterun" ]; then
+  mkdir -p "$work/mpi" && cp examples/digits/*.safetensors "$work/mpi/"
+  { echo "devices cuda[0]"; cat examples/digits/digits.ss; } >"$work/mpi/digits.ss"
+  demo mpi "$work/mpi" digits.ss 0.97 env OPAL_PREFIX="$bundle/mpi" OMPI_ALLOW_RUN_AS_ROOT=1 \
+    OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo \
+    OMPI_MCA_oob_tcp_if_include=lo "$bundle/mpi/bin/orterun" -np 1
+  mpi_status=$demo_status
+  grep -E 'rank|all-reduce' "$work/mpi.err" | head -4
+else
+  echo "no Open MPI in the bundle (none where it was built): skipped"
+fi
 
 echo "== benchmark on cuda:0 (microseconds a call; ours beside PyTorch on this GPU)"
 # PyTorch keeps its state and inputs on the GPU: `_resident` is ours alike.
@@ -123,7 +140,8 @@ failed=$(sed -n 's/.*| *\([0-9]*\) failed.*/\1/p' "$log" | head -1)
 echo "== summary: ${passed:-0} passed, ${failed:-?} failed (exit $status)"
 echo "== digits on cuda:0: $([ $digits_status -eq 0 ] && echo passed || echo FAILED)"
 echo "== the CNN on cuda:0: $([ $cnn_status -eq 0 ] && echo passed || echo FAILED)"
+echo "== MPI, one process: $([ $mpi_status -eq 0 ] && echo passed || echo FAILED)"
 echo "== CPU kernels: GEMM tests exit $cpu_status"
 rm -rf "$log" "$work"
 [ "$status" -eq 0 ] && [ "$cpu_status" -eq 0 ] && [ "$digits_status" -eq 0 ] &&
-  [ "$cnn_status" -eq 0 ]
+  [ "$cnn_status" -eq 0 ] && [ "$mpi_status" -eq 0 ]
