@@ -27,7 +27,7 @@ grep -m1 'model name' /proc/cpuinfo | sed 's/.*: /CPU: /'
 echo "host microseconds a call on the stand-in driver (no-op kernels), best of $rounds"
 printf '%-30s %12s %12s %8s\n' "call" "uncaptured" "graphs" "ratio"
 for name in mlp_train_b256 mlp_train_b256_values mlp_train_b256_resident \
-  attention_step attention_step_values attention_step_resident; do
+  attention_step attention_step_values attention_step_resident cnn_step_b256_resident; do
   a=${best["$name off"]:-}
   b=${best["$name on"]:-}
   printf '%-30s %12s %12s %8s\n' "$name" "${a:--}" "${b:--}" \
