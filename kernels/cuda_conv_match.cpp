@@ -17,9 +17,11 @@ bool identity(const Order& order) {
   return true;
 }
 
-// The view permuted by p, then by q, as one permutation.
+// The view permuted by p, then by q, as one permutation (an empty one is
+// no permutation).
 Order then(const Order& p, const Order& q) {
   if (p.empty()) return q;
+  if (q.empty()) return p;
   Order out(q.size());
   for (std::size_t j = 0; j < q.size(); ++j) out[j] = p[static_cast<std::size_t>(q[j])];
   return out;
