@@ -67,6 +67,14 @@ Cudnn::~Cudnn() {
   if (handle_) destroy_(handle_);
 }
 
+namespace {
+
+// The most workspace an algorithm may ask for: some of the fastest ask for
+// gigabytes, which the model's own memory may need.
+constexpr std::size_t kMaxWorkspace = std::size_t{256} << 20;
+
+}  // namespace
+
 Status Cudnn::pick(Pass pass, Plan& p, int math, bool deterministic) const {
   constexpr int kAsked = 8;  // more than cuDNN has of any pass
   AlgoPerf found[kAsked]{};
@@ -91,7 +99,7 @@ Status Cudnn::pick(Pass pass, Plan& p, int math, bool deterministic) const {
     s = pass == Pass::forward ? forward_workspace_(handle_, p.x, p.w, p.conv, p.y, a.algo, &bytes)
         : pass == Pass::data  ? data_workspace_(handle_, p.w, p.y, p.conv, p.x, a.algo, &bytes)
                               : filter_workspace_(handle_, p.x, p.y, p.conv, p.w, a.algo, &bytes);
-    if (s != kSuccess) continue;
+    if (s != kSuccess || bytes > kMaxWorkspace) continue;  // the next, not out of memory
     p.algo = a.algo;
     p.workspace = bytes;
     return kSuccess;

@@ -10,7 +10,7 @@
 // convolutions have no bf16 rounding of float inputs): the window and a
 // bf16 GEMM run instead. Under --deterministic only algorithms cuDNN
 // marks deterministic are taken (its backward passes may add with
-// atomics otherwise).
+// atomics otherwise), and none that wants more than 256 MiB of workspace.
 #pragma once
 
 #include <cstdint>

@@ -7,10 +7,11 @@
 // formula, is CUDNN_STATUS_BAD_PARAM, as a wrong call would be.
 //
 // Its heuristics offer, best first, an algorithm with tensor-core math
-// (which may round to TF32 on a real GPU), a nondeterministic one, then a
-// deterministic one with the descriptor's math that needs a workspace
-// (checked, and written over whole): ss_fake_cudnn_last_algo() says which
-// ran, so a test sees f32 and --deterministic pass over the first two.
+// (which may round to TF32 on a real GPU), one that wants 1 GiB of
+// workspace, a nondeterministic one, then a deterministic one with the
+// descriptor's math that needs 4 KiB (checked, and written over whole):
+// ss_fake_cudnn_last_algo() says which ran, so a test sees f32,
+// --deterministic and the workspace cap pass over the others.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -22,7 +23,7 @@ namespace {
 
 constexpr int kSuccess = 0, kBadParam = 2000;
 constexpr int kFloat = 0, kNhwc = 1, kCrossCorrelation = 1, kDefaultMath = 0, kTensorOpMath = 1;
-constexpr std::size_t kWorkspace = 4096;
+constexpr std::size_t kWorkspace = 4096, kHuge = std::size_t{1} << 30;
 
 struct Handle {
   void* stream = nullptr;
@@ -58,16 +59,17 @@ bool chains(const Dims& x, const Dims& w, const Conv& c, const Dims& y) {
 }
 
 int offer(const Conv& c, int requested, int* returned, Perf* perf) {
-  const Perf all[3] = {{5, kSuccess, 0.1f, 0, 1, kTensorOpMath, {}},
+  const Perf all[4] = {{5, kSuccess, 0.1f, 0, 1, kTensorOpMath, {}},
+                       {0, kSuccess, 0.15f, kHuge, 1, c.math, {}},
                        {3, kSuccess, 0.2f, 0, 0, c.math, {}},
                        {1, kSuccess, 0.3f, kWorkspace, 1, c.math, {}}};
-  *returned = requested < 3 ? requested : 3;
+  *returned = requested < 4 ? requested : 4;
   for (int k = 0; k < *returned; ++k) perf[k] = all[k];
   return kSuccess;
 }
 
 std::size_t workspace_of(int algo) {
-  return algo == 1 ? kWorkspace : 0;
+  return algo == 1 ? kWorkspace : algo == 0 ? kHuge : 0;
 }
 
 bool take_workspace(int algo, void* workspace, std::size_t bytes) {

@@ -128,7 +128,9 @@ TEST_CASE("cuDNN's three passes are the language's conv and its gradients, chann
   CHECK(dot(w, dw) == doctest::Approx(forward).epsilon(1e-5));
 }
 
-TEST_CASE("cuDNN's algorithm: no tensor-core math under f32, a deterministic one when asked") {
+TEST_CASE(
+    "cuDNN's algorithm: no tensor-core math under f32, deterministic when asked, no huge "
+    "workspace") {
   std::string why;
   const auto dnn = Cudnn::open(SS_TEST_FAKE_CUDNN_PATH, nullptr, &why);
   REQUIRE_MESSAGE(dnn, why);
@@ -145,9 +147,9 @@ TEST_CASE("cuDNN's algorithm: no tensor-core math under f32, a deterministic one
   };
   using ss::cuda::cudnn_abi::kNotSupported;
   using ss::cuda::cudnn_abi::kSuccess;
-  // The stand-in's offers, best first: 5 (tensor-core math, deterministic), 3
-  // (the descriptor's math, not deterministic), 1 (deterministic, 4 KiB of
-  // workspace).
+  // The stand-in's offers, best first: 5 (tensor-core math, deterministic),
+  // 0 (1 GiB of workspace: past the cap), 3 (the descriptor's math, not
+  // deterministic), 1 (deterministic, 4 KiB of workspace).
   struct Case {
     ss::Precision precision;
     bool deterministic;
