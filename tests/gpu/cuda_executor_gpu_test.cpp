@@ -3,7 +3,8 @@
 // them) and their gradients gives the reference
 // runtime's results within float32 rounding at each tensor's scale; the
 // tf32 and bf16 policies stay near f32 (cuBLASLt's bias and ReLU
-// epilogues among them); the executor's own GEMM kernel
+// epilogues among them); cuDNN's convolution passes agree, and repeat
+// their bits under --deterministic; the executor's own GEMM kernel
 // (for machines without cuBLAS) agrees; running out of device memory is
 // E1909, naming the tensor, and the module keeps working.
 #include <doctest/doctest.h>
@@ -21,6 +22,7 @@
 #include "shapescript/shapescript.hpp"
 #include "support/attention_forms.hpp"
 #include "support/checked_program.hpp"
+#include "support/conv_programs.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/numerics.hpp"
@@ -30,13 +32,14 @@ namespace {
 using ss::runtime::Tensor;
 
 std::unique_ptr<ss::runtime::Accelerator> open_executor(ss::Precision precision, bool cublas,
-                                                        bool graphs = true) {
+                                                        bool graphs = true,
+                                                        bool deterministic = false) {
   if (!ss::test::driver_or_skip()) return nullptr;
   const char* cache = std::getenv("SS_GPU_CODE_CACHE");
   std::string why;
   auto made =
       ss::test::cuda_executor_on("", cache ? ss::directory_code_cache(cache) : ss::CodeCache{},
-                                 precision, cublas, &why, graphs);
+                                 precision, cublas, &why, graphs, deterministic);
   REQUIRE_MESSAGE(made, why);
   return made;
 }
@@ -172,6 +175,54 @@ TEST_CASE("gpu: the fused attention kernels agree with the reference in every fo
   MESSAGE(graphs << " graphs, " << fused << " attention nodes; worst difference " << a.worst
                  << " of the scale");
   CHECK((it != counts.end() && it->second == fused));
+}
+
+TEST_CASE(
+    "gpu: cuDNN's convolution passes agree with the reference, and repeat when deterministic") {
+  // Each graph's passes on cuDNN where it opened (the uneven padding a
+  // window and a GEMM), under f32 and tf32 (its default math: the
+  // cuda-reduced row); under --deterministic two runs give the same bits.
+  const auto checked = ss::test::check_source_text(ss::test::kConvPrograms);
+  const auto& dims = checked->typed.dims;
+  for (const auto precision : {ss::Precision::f32, ss::Precision::tf32}) {
+    for (const bool deterministic : {false, true}) {
+      CAPTURE(static_cast<int>(precision));
+      CAPTURE(deterministic);
+      const auto cuda = open_executor(precision, true, false, deterministic);
+      if (!cuda) return;
+      const bool cudnn = ss::cuda::cuda_counts(*cuda).cudnn;
+      const std::string row = precision == ss::Precision::f32 ? "cuda" : "cuda-reduced";
+      Agreement a;
+      for (const bool gradients : {false, true})
+        for (const auto& lowered : ss::test::lowered_graphs(*checked, gradients)) {
+          const std::string function = lowered.function;  // clang 14 can't capture a binding
+          CAPTURE(function);
+          CAPTURE(gradients);
+          const auto& g = lowered.graph;
+          const auto inputs = ss::test::made_up_inputs(g, dims, 5, 1.3);
+          const auto passes = [&] {
+            const auto nodes = ss::cuda::cuda_counts(*cuda).nodes;
+            const auto it = nodes.find("cudnn");
+            return it == nodes.end() ? std::int64_t{0} : it->second;
+          };
+          const std::int64_t before = passes();
+          const auto got = ss::runtime::run_graph(g, inputs, dims, nullptr, cuda.get());
+          CHECK(passes() - before == (cudnn ? ss::test::cudnn_passes(function, gradients) : 0));
+          Agreement one;
+          compare(ss::runtime::run_graph(g, inputs, dims), got, one);
+          CHECK_MESSAGE(one.worst <= ss::test::tolerance(row).relative,
+                        "worst difference at the tensor's scale: " << one.worst);
+          a.worst = std::max(a.worst, one.worst);
+          if (deterministic) {
+            const auto again = ss::runtime::run_graph(g, inputs, dims, nullptr, cuda.get());
+            for (std::size_t k = 0; k < got.size(); ++k)
+              CHECK(again[k].values() == got[k].values());
+          }
+        }
+      MESSAGE("cuDNN " << (cudnn ? "yes" : "no") << ", " << row << ", deterministic "
+                       << deterministic << ": worst difference " << a.worst << " of the scale");
+    }
+  }
 }
 
 TEST_CASE("gpu: a CUDA graph's replays agree with the uncaptured runs of the same inputs") {

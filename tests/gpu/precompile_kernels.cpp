@@ -20,6 +20,7 @@
 #include "runtime/reference/interpreter.hpp"
 #include "support/attention_forms.hpp"
 #include "support/checked_program.hpp"
+#include "support/conv_programs.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/lowered_graphs.hpp"
 
@@ -63,6 +64,8 @@ TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
   }
   for (const auto& form : ss::test::kAttentionForms)
     programs.push_back({ss::test::check_source_text(ss::test::attention_program(form)), true});
+  for (const bool gradients : {false, true})  // the convolutions' check
+    programs.push_back({ss::test::check_source_text(ss::test::kConvPrograms), gradients});
   int graphs = 0;
   for (const auto& [program, gradients] : programs)
     for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients))

@@ -30,6 +30,7 @@
 #include "kernels/nvrtc.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
+#include "support/conv_programs.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/fake_cuda.hpp"
 #include "support/lowered_graphs.hpp"
@@ -176,33 +177,6 @@ TEST_CASE(
                  workspace) == kNotSupported);
 }
 
-namespace {
-
-// Strides, dilations, mixed settings per axis, a two-layer CNN; and an
-// even kernel's uneven padding, which cuDNN can't take.
-const char* const kConvs =
-    "fn layer(x: [b 6 5 3], k: [3 3 3 4]) -> [b 6 5 4] = conv(x, k, over=[1 2], padding=1)\n"
-    "fn strided(x: [b 9 11 2], k: [3 3 2 5], r: [b 5 6 5]) -> [] = "
-    "sum(conv(x, k, over=[1 2], stride=2, padding=1, out=[5 6]) * r)\n"
-    "fn mixed(x: [b 12 9 3], k: [3 2 3 4], r: [b 5 5 4]) -> [] = "
-    "sum(conv(x, k, over=[1 2], stride=[2 2], padding=[1 1], dilation=[2 1], out=[5 5]) * r)\n"
-    "fn same_even(x: [b 7 8 2], k: [2 4 2 3], r: [b 7 8 3]) -> [] = "
-    "sum(conv(x, k, over=[1 2], padding=same) * r)\n"
-    "fn two(x: [b 6 5 3], k1: [3 3 3 4], k2: [3 3 4 2], r: [b 6 5 2]) -> [] = "
-    "sum(conv(relu(conv(x, k1, over=[1 2], padding=1)), k2, over=[1 2], padding=1) * r)\n";
-
-// How many cuDNN passes each graph of kConvs has: a forward graph its
-// convolutions; a gradient graph (every input's) its forward passes again
-// (for r's gradient, the ReLU's mask) and each image's and kernel's
-// gradient.
-std::int64_t passes(const std::string& function, bool gradients) {
-  if (function == "same_even") return 0;
-  if (function == "two") return gradients ? 6 : 2;
-  return gradients ? 3 : 1;
-}
-
-}  // namespace
-
 TEST_CASE("each convolution pass the CUDA plan leaves unmade is one cuDNN call, values and all") {
   // On the reference's values: the operands cuda_conv_match picks,
   // permuted as it says, through the wrapper to the stand-in cuDNN, then
@@ -211,7 +185,7 @@ TEST_CASE("each convolution pass the CUDA plan leaves unmade is one cuDNN call, 
   std::string why;
   const auto dnn = Cudnn::open(SS_TEST_FAKE_CUDNN_PATH, nullptr, &why);
   REQUIRE_MESSAGE(dnn, why);
-  const auto checked = ss::test::check_source_text(kConvs);
+  const auto checked = ss::test::check_source_text(ss::test::kConvPrograms);
   const auto& dims = checked->typed.dims;
   std::int64_t total = 0;
   for (const bool gradients : {false, true})
@@ -254,7 +228,7 @@ TEST_CASE("each convolution pass the CUDA plan leaves unmade is one cuDNN call, 
         const Tensor got = call->out_order.empty() ? out : out.permute(call->out_order).compact();
         ss::test::check_agrees(got, values[i], "cuda", function + " node " + std::to_string(i));
       }
-      CHECK(found == passes(function, gradients));
+      CHECK(found == ss::test::cudnn_passes(function, gradients));
       total += found;
     }
   CHECK(total == 1 + 1 + 3 + 1 + 3 + 2 + 6);
@@ -270,7 +244,7 @@ TEST_CASE("the CUDA executor runs every convolution pass on cuDNN, or a window a
   // cuDNN's passes are real.
   ss::test::NoopDevice device;
   setenv("SS_FAKE_CUDA_PATH", SS_TEST_FAKE_CUDA_PATH, 1);
-  const auto checked = ss::test::check_source_text(kConvs);
+  const auto checked = ss::test::check_source_text(ss::test::kConvPrograms);
   std::string why;
   std::map<std::string, std::int64_t> moves;  // without cuDNN, per graph
   for (const bool with_cudnn : {false, true}) {
@@ -293,7 +267,7 @@ TEST_CASE("the CUDA executor runs every convolution pass on cuDNN, or a window a
         const auto got = ss::runtime::run_graph(g, in, dims, nullptr, cuda.get());
         CHECK(got.size() == g.outputs.size());
         const std::int64_t ran = path_count(*cuda, "cudnn") - before;
-        CHECK(ran == (with_cudnn ? passes(function, gradients) : 0));
+        CHECK(ran == (with_cudnn ? ss::test::cudnn_passes(function, gradients) : 0));
         // A window (or a fold) is made only where cuDNN didn't take its
         // passes.
         std::int64_t made = 0;
