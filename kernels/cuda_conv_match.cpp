@@ -33,33 +33,29 @@ Shape permuted(const Shape& s, const Order& order) {
   return out;
 }
 
-// The 2-D convolution a window over axes 1 and 2 of images [n h w c]
-// makes, zero padded. cuDNN pads both sides alike, so a window padded
-// unevenly (`padding=same` with an even kernel) is one only where padding
-// `before` on both sides gives the same windows. The filters are the
-// caller's (fits).
+// The window's 2-D convolution (ir::conv2d_of) as cuDNN takes it. cuDNN
+// pads both sides alike, so a window padded unevenly (`padding=same` with
+// an even kernel) is one only where padding `before` on both sides gives
+// the same windows. The filters are the caller's (fits).
 std::optional<ConvShape> conv_shape(const Shape& x, const ir::Window& w) {
-  if (x.size() != 4 || !w.valid(4) || w.axes.size() != 2 || w.axes[0].axis != 1 ||
-      w.axes[1].axis != 2 || w.value != 0)
-    return std::nullopt;
+  const auto c = ir::conv2d_of(x, w);
+  if (!c) return std::nullopt;
   ConvShape s;
-  s.n = x[0];
-  s.h = x[1];
-  s.w = x[2];
-  s.c = x[3];
-  s.kh = w.axes[0].size;
-  s.kw = w.axes[1].size;
-  const Shape out = w.shape_of(x);
-  s.oh = out[1];
-  s.ow = out[2];
+  s.n = c->n;
+  s.h = c->h;
+  s.w = c->w;
+  s.c = c->c;
+  s.kh = c->kh;
+  s.kw = c->kw;
+  s.oh = c->oh;
+  s.ow = c->ow;
   for (std::size_t k = 0; k < 2; ++k) {
-    const ir::WindowAxis& a = w.axes[k];
-    s.stride[k] = a.stride;
-    s.dilation[k] = a.dilation;
-    s.pad[k] = a.before;
-    ir::WindowAxis even = a;
-    even.after = a.before;
-    if (even.count(x[k + 1]) != out[k + 1]) return std::nullopt;
+    s.stride[k] = c->stride[k];
+    s.dilation[k] = c->dilation[k];
+    s.pad[k] = c->before[k];
+    ir::WindowAxis even = w.axes[k];
+    even.after = even.before;
+    if (even.count(x[k + 1]) != (k == 0 ? c->oh : c->ow)) return std::nullopt;
   }
   return s;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,28 @@ struct Window {
     return shape;
   }
 };
+
+// The 2-D convolution a zero-padded window over axes 1 and 2 of
+// channels-last images [n h w c] is (lower/lower_windows.cpp's conv), as
+// oneDNN and cuDNN take it; none for another window.
+struct Conv2d {
+  std::int64_t n = 0, h = 0, w = 0, c = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+  std::int64_t stride[2] = {1, 1}, dilation[2] = {1, 1}, before[2] = {0, 0}, after[2] = {0, 0};
+};
+inline std::optional<Conv2d> conv2d_of(const std::vector<std::int64_t>& x, const Window& w) {
+  if (x.size() != 4 || !w.valid(4) || w.axes.size() != 2 || w.axes[0].axis != 1 ||
+      w.axes[1].axis != 2 || w.value != 0)
+    return std::nullopt;
+  const std::vector<std::int64_t> out = w.shape_of(x);
+  Conv2d c{x[0], x[1], x[2], x[3], w.axes[0].size, w.axes[1].size, out[1], out[2]};
+  for (std::size_t k = 0; k < 2; ++k) {
+    c.stride[k] = w.axes[k].stride;
+    c.dilation[k] = w.axes[k].dilation;
+    c.before[k] = w.axes[k].before;
+    c.after[k] = w.axes[k].after;
+  }
+  return c;
+}
 
 inline Window window_of(const Node& n) {
   Window w;

@@ -200,14 +200,10 @@ TEST_CASE(
           CAPTURE(gradients);
           const auto& g = lowered.graph;
           const auto inputs = ss::test::made_up_inputs(g, dims, 5, 1.3);
-          const auto passes = [&] {
-            const auto nodes = ss::cuda::cuda_counts(*cuda).nodes;
-            const auto it = nodes.find("cudnn");
-            return it == nodes.end() ? std::int64_t{0} : it->second;
-          };
-          const std::int64_t before = passes();
+          const std::int64_t before = ss::test::path_count(*cuda, "cudnn");
           const auto got = ss::runtime::run_graph(g, inputs, dims, nullptr, cuda.get());
-          CHECK(passes() - before == (cudnn ? ss::test::cudnn_passes(function, gradients) : 0));
+          CHECK(ss::test::path_count(*cuda, "cudnn") - before ==
+                (cudnn ? ss::test::cudnn_passes(function, gradients) : 0));
           Agreement one;
           compare(ss::runtime::run_graph(g, inputs, dims), got, one);
           CHECK_MESSAGE(one.worst <= ss::test::tolerance(row).relative,

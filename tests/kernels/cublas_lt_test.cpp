@@ -124,10 +124,9 @@ TEST_CASE("the CUDA executor runs a layer's bias and ReLU in cuBLASLt's epilogue
     const auto got = ss::runtime::run_graph(g, in, dims, nullptr, cuda.get());
     REQUIRE(got.size() == 1);
     ss::test::check_agrees(got[0], want[0], "cuda", function);
-    const auto nodes = ss::cuda::cuda_counts(*cuda).nodes;
-    const auto it = nodes.find("gemm epilogue");
-    CHECK((it != nodes.end() && it->second - folded == (function == "layer" ? 3 : 2)));
-    folded = it == nodes.end() ? 0 : it->second;
+    const std::int64_t now = ss::test::path_count(*cuda, "gemm epilogue");
+    CHECK(now - folded == (function == "layer" ? 3 : 2));
+    folded = now;
   }
   CHECK(folded == 5);
   unsetenv("SS_FAKE_CUDA_PATH");

@@ -70,13 +70,6 @@ int last_algo() {
   return last();
 }
 
-// The executor's counts of a path, by name.
-std::int64_t path_count(const ss::runtime::Accelerator& cuda, const std::string& path) {
-  const auto nodes = ss::cuda::cuda_counts(cuda).nodes;
-  const auto it = nodes.find(path);
-  return it == nodes.end() ? 0 : it->second;
-}
-
 }  // namespace
 
 TEST_CASE("cuDNN's three passes are the language's conv and its gradients, channels last") {
@@ -262,11 +255,11 @@ TEST_CASE("the CUDA executor runs every convolution pass on cuDNN, or a window a
         CAPTURE(gradients);
         const auto& g = lowered.graph;
         const auto in = ss::test::made_up_inputs(g, dims, 3, 1.2);
-        const std::int64_t before = path_count(*cuda, "cudnn"),
-                           windows = path_count(*cuda, "moves");
+        const std::int64_t before = ss::test::path_count(*cuda, "cudnn"),
+                           windows = ss::test::path_count(*cuda, "moves");
         const auto got = ss::runtime::run_graph(g, in, dims, nullptr, cuda.get());
         CHECK(got.size() == g.outputs.size());
-        const std::int64_t ran = path_count(*cuda, "cudnn") - before;
+        const std::int64_t ran = ss::test::path_count(*cuda, "cudnn") - before;
         CHECK(ran == (with_cudnn ? ss::test::cudnn_passes(function, gradients) : 0));
         // A window (or a fold) is made only where cuDNN didn't take its
         // passes.
@@ -274,7 +267,7 @@ TEST_CASE("the CUDA executor runs every convolution pass on cuDNN, or a window a
         for (const auto& n : g.nodes)
           made += n.op == ss::ir::Op::window || n.op == ss::ir::Op::window_fold ? 1 : 0;
         const std::string key = function + (gradients ? " gradients" : "");
-        const std::int64_t moved = path_count(*cuda, "moves") - windows;
+        const std::int64_t moved = ss::test::path_count(*cuda, "moves") - windows;
         if (!with_cudnn) {
           CHECK(made > 0);
           moves[key] = moved;

@@ -41,4 +41,11 @@ inline std::unique_ptr<runtime::Accelerator> cuda_executor_on(const std::string&
   return cuda::make_cuda_executor(std::move(options), why);
 }
 
+// How many nodes a CUDA executor has run by `path` (CudaCounts::nodes).
+inline std::int64_t path_count(const runtime::Accelerator& executor, const std::string& path) {
+  const auto nodes = cuda::cuda_counts(executor).nodes;
+  const auto it = nodes.find(path);
+  return it == nodes.end() ? 0 : it->second;
+}
+
 }  // namespace ss::test

@@ -214,29 +214,25 @@ bool finish(Tensor& out, const Tensor& result, const std::vector<std::int64_t>& 
   return true;
 }
 
-// The 2-D convolution a window over axes 1 and 2 of images `x` [n h w c]
-// (channels last, zero padded) makes with `filters` outputs, as oneDNN
-// takes it; none for another window, or for bfloat16 contractions.
+// The window's 2-D convolution (ir::conv2d_of) with `filters` outputs, as
+// oneDNN takes it; none for another window, or for bfloat16 contractions.
 std::optional<ConvForward> conv_of(const Shape& x, const ir::Window& w, std::int64_t filters,
                                    GemmSettings how) {
-  if (how.bf16 || x.size() != 4 || w.axes.size() != 2 || w.axes[0].axis != 1 ||
-      w.axes[1].axis != 2 || w.value != 0)
-    return std::nullopt;
-  const ir::WindowAxis &r = w.axes[0], &c = w.axes[1];
-  const Shape out = w.shape_of(x);
-  return ConvForward{x[0],
-                     x[1],
-                     x[2],
-                     x[3],
+  const auto c = ir::conv2d_of(x, w);
+  if (how.bf16 || !c) return std::nullopt;
+  return ConvForward{c->n,
+                     c->h,
+                     c->w,
+                     c->c,
                      filters,
-                     r.size,
-                     c.size,
-                     out[1],
-                     out[2],
-                     {r.stride, c.stride},
-                     {r.dilation, c.dilation},
-                     {r.before, c.before},
-                     {r.after, c.after}};
+                     c->kh,
+                     c->kw,
+                     c->oh,
+                     c->ow,
+                     {c->stride[0], c->stride[1]},
+                     {c->dilation[0], c->dilation[1]},
+                     {c->before[0], c->before[1]},
+                     {c->after[0], c->after[1]}};
 }
 
 // A 2-D convolution (window(x) over axes 1 and 2 of a channels-last x [n h
