@@ -45,16 +45,17 @@ Cublas::~Cublas() {
 cublas_abi::Status Cublas::gemm(std::int64_t m, std::int64_t n, std::int64_t k, CUdeviceptr a,
                                 std::int64_t stride_a, CUdeviceptr b, std::int64_t stride_b,
                                 CUdeviceptr c, std::int64_t stride_c, std::int64_t batches,
-                                Precision precision) const {
+                                Precision precision, Bf16Operands bf16) const {
   using namespace cublas_abi;
-  const int compute = cublas_compute_type(precision);
+  const int compute = bf16.ab ? kCompute32F : cublas_compute_type(precision);
+  const int ab = bf16.ab ? kR16BF : kR32F, c_type = bf16.c ? kR16BF : kR32F;
   const float one = 1.0f, zero = 0.0f;
   // cuBLAS is column-major: row-major C = A B is column-major C^T = B^T A^T,
   // so B comes first and the sizes swap.
   return gemm_(handle_, kOpN, kOpN, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-               &one, reinterpret_cast<const void*>(b), kR32F, static_cast<int>(n), stride_b,
-               reinterpret_cast<const void*>(a), kR32F, static_cast<int>(k), stride_a, &zero,
-               reinterpret_cast<void*>(c), kR32F, static_cast<int>(n), stride_c,
+               &one, reinterpret_cast<const void*>(b), ab, static_cast<int>(n), stride_b,
+               reinterpret_cast<const void*>(a), ab, static_cast<int>(k), stride_a, &zero,
+               reinterpret_cast<void*>(c), c_type, static_cast<int>(n), stride_c,
                static_cast<int>(batches), compute, kGemmDefault);
 }
 

@@ -3,7 +3,7 @@
 // float32 in and out. The precision policy picks the compute type: f32
 // (the default, no down-conversion), tf32 or bf16 (tensor cores on the
 // inputs, accumulation and results in float32: the master weights stay
-// f32).
+// f32). Under bf16, operands kept in bf16 go in as bf16 (Bf16Operands).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,8 @@ using Handle = struct cublasContext*;
 using Status = int;
 inline constexpr Status kSuccess = 0;
 inline constexpr int kOpN = 0;
-inline constexpr int kR32F = 0;  // library_types.h: CUDA_R_32F
+inline constexpr int kR32F = 0;    // library_types.h: CUDA_R_32F
+inline constexpr int kR16BF = 14;  // CUDA_R_16BF
 inline constexpr int kCompute32F = 68;
 inline constexpr int kCompute32FFast16BF = 75;
 inline constexpr int kCompute32FFastTF32 = 77;
@@ -37,6 +38,14 @@ using GemmStridedBatchedEx_t = Status (*)(Handle handle, int transa, int transb,
                                           int c_type, int ldc, long long stride_c, int batches,
                                           int compute_type, int algo);
 }  // namespace cublas_abi
+
+// Which of a GEMM's operands lie in bf16 (--precision bf16's kept values,
+// kernels/cuda_bf16_plan.hpp): A and B both or neither, C either way.
+// bf16 A and B sum in float32 (CUBLAS_COMPUTE_32F).
+struct Bf16Operands {
+  bool ab = false;
+  bool c = false;
+};
 
 // The precision policy's compute type (cuBLAS's and cuBLASLt's alike):
 // float32, or tensor cores on inputs rounded to TF32 or bf16.
@@ -59,7 +68,7 @@ class Cublas {
   cublas_abi::Status gemm(std::int64_t m, std::int64_t n, std::int64_t k, CUdeviceptr a,
                           std::int64_t stride_a, CUdeviceptr b, std::int64_t stride_b,
                           CUdeviceptr c, std::int64_t stride_c, std::int64_t batches,
-                          Precision precision) const;
+                          Precision precision, Bf16Operands bf16 = {}) const;
 
  private:
   Cublas() = default;

@@ -1,11 +1,13 @@
 #include "kernels/cuda_elementwise.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
 #include "ir/formulas.hpp"
 #include "ir/ops.hpp"
+#include "kernels/cuda_bf16.hpp"
 
 namespace ss::cuda {
 namespace {
@@ -135,20 +137,28 @@ __device__ __forceinline__ float ss_min(float x, float y) {
 
 std::string elementwise_source(const ir::FusedKernel& kernel,
                                const std::vector<std::uint8_t>& inner_broadcast,
-                               const std::string& name) {
+                               const std::string& name, const std::vector<std::uint8_t>& bf16_in,
+                               bool bf16_out) {
   const std::size_t inputs = kernel.inputs.size();
   if (inner_broadcast.size() != inputs)
     throw std::invalid_argument("one inner-broadcast flag per input");
+  if (!bf16_in.empty() && bf16_in.size() != inputs)
+    throw std::invalid_argument("one bf16 flag per input, or none");
+  const auto in_bf16 = [&](std::size_t j) { return !bf16_in.empty() && bf16_in[j] != 0; };
+  const bool any_bf16 =
+      bf16_out || std::find(bf16_in.begin(), bf16_in.end(), std::uint8_t{1}) != bf16_in.end();
   std::ostringstream out;
   out << "// Generated from a fused kernel of the IR (kernels/cuda_elementwise.cpp).\n"
-      << kFloatHelpers << "#ifndef SS_PRELUDE\n#define SS_PRELUDE\n"
+      << kFloatHelpers << (any_bf16 ? bf16_helpers_text() : "")
+      << "#ifndef SS_PRELUDE\n#define SS_PRELUDE\n"
       << kPrelude << "#endif\n"
       << "struct " << name << "_args {\n"
       << "  const void* in[" << (inputs ? inputs : 1) << "];\n"
       << "  long long stride[" << (inputs ? inputs : 1) << "];\n"
       << "};\n"
-      << "extern \"C\" __global__ void " << name << "(" << name
-      << "_args args, float* __restrict__ out, long long outer, long long inner) {\n"
+      << "extern \"C\" __global__ void " << name << "(" << name << "_args args, "
+      << (bf16_out ? "unsigned short" : "float")
+      << "* __restrict__ out, long long outer, long long inner) {\n"
       << "  const long long total = outer * inner;\n"
       << "  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;\n"
       << "       e += (long long)gridDim.x * blockDim.x) {\n"
@@ -170,9 +180,14 @@ std::string elementwise_source(const ir::FusedKernel& kernel,
         if (st.a < 0 || static_cast<std::size_t>(st.a) >= inputs)
           throw std::invalid_argument("a load of input " + std::to_string(st.a));
         const auto j = static_cast<std::size_t>(st.a);
-        out << "((const " << (boolean ? "unsigned char" : "float") << "*)args.in[" << j
-            << "])[o * args.stride[" << j << "]" << (inner_broadcast[j] ? "" : " + i") << "]"
-            << (boolean ? " != 0" : "");
+        const bool narrow = !boolean && in_bf16(j);
+        out << (narrow ? "ss_from_bf16(" : "") << "((const "
+            << (boolean  ? "unsigned char"
+                : narrow ? "unsigned short"
+                         : "float")
+            << "*)args.in[" << j << "])[o * args.stride[" << j << "]"
+            << (inner_broadcast[j] ? "" : " + i") << "]" << (boolean ? " != 0" : "")
+            << (narrow ? ")" : "");
         break;
       }
       case FusedStep::Kind::constant:
@@ -192,7 +207,8 @@ std::string elementwise_source(const ir::FusedKernel& kernel,
   }
   if (kernel.steps.empty() || is_bool.back())
     throw std::invalid_argument("a kernel's result is a float");
-  out << "    out[e] = v" << kernel.steps.size() - 1 << ";\n  }\n}\n";
+  const std::string result = "v" + std::to_string(kernel.steps.size() - 1);
+  out << "    out[e] = " << (bf16_out ? "ss_bf16(" + result + ")" : result) << ";\n  }\n}\n";
   return out.str();
 }
 

@@ -30,8 +30,14 @@ std::string float_function(const std::string& name);
 // (guarded: any number of sources may include it).
 extern const char* const kFloatHelpers;
 
+// `bf16_in` (one flag an input, or empty for none) marks the inputs kept
+// in bf16 (kernels/cuda_bf16_plan.hpp), each load widened exactly to float;
+// `bf16_out` stores the result rounded to bf16 (to nearest, ties to even),
+// `out` then an `unsigned short*`. The arithmetic stays float32.
 std::string elementwise_source(const ir::FusedKernel& kernel,
                                const std::vector<std::uint8_t>& inner_broadcast,
-                               const std::string& name);
+                               const std::string& name,
+                               const std::vector<std::uint8_t>& bf16_in = {},
+                               bool bf16_out = false);
 
 }  // namespace ss::cuda

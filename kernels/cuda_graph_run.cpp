@@ -86,6 +86,7 @@ std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
     return plan->member[i] || plan->made_at_root[i] || plan->root_of[i] >= 0;
   });
   plan->deferred = conv.deferred;
+  plan->bf16_storage = bf16_storage(g, plan->kernels, plan->root_of, plan->member);
   for (std::size_t r = 0; r < n; ++r)
     for (const int x : g.nodes[r].in)
       if (conv.deferred[static_cast<std::size_t>(x)])

@@ -16,6 +16,7 @@
 #include "ir/conv_deferral.hpp"
 #include "ir/fusion.hpp"
 #include "ir/memory_plan.hpp"
+#include "kernels/cuda_bf16_plan.hpp"
 #include "kernels/cuda_device.hpp"
 #include "kernels/cuda_elementwise.hpp"
 #include "kernels/cuda_executor.hpp"
@@ -84,6 +85,9 @@ struct GraphPlan {
   // unmade (ir/conv_deferral.hpp): what reads it runs on cuDNN with it, or
   // makes it first (GraphRun::make_deferred).
   std::vector<bool> deferred;
+  // Per node: 1 where --precision bf16 keeps its value in bf16
+  // (kernels/cuda_bf16_plan.hpp).
+  std::vector<char> bf16_storage;
   ir::ReleasePlan releases;
 };
 
@@ -205,6 +209,24 @@ class GraphRun {
   std::optional<DTensor> twin_of(const Tensor& host) { return detail::twin_of(gpu_, host); }
 
   Tensor download(const DTensor& d);
+
+  // Whether node i's value is kept in bf16 on this run (--precision bf16).
+  bool narrowed(std::size_t i) const {
+    return precision_ == Precision::bf16 && plan_.bf16_storage[i];
+  }
+  // Node n's inputs kept in bf16, widened back to float32 in place: for a
+  // reader that doesn't read bf16 (only where a fused region fell back to
+  // its nodes one by one, or a GEMM to the host).
+  void widen_inputs(const ir::Node& n);
+  // Whether node v's value is a GEMM's operand as it lies: float32, or a
+  // float32 value kept in bf16 (a bf16 value of the program's own runs on
+  // the host, as the reference rounds it).
+  bool gemm_operand(int v) const {
+    const DType t = values_[static_cast<std::size_t>(v)].dtype();
+    return t == DType::f32 ||
+           (t == DType::bf16 &&
+            g_.nodes[static_cast<std::size_t>(v)].type.elem.kind == types::ElemKind::f32);
+  }
 
   // ---- pointwise work ----
   // out (any strides) = op(inputs broadcast into out's shape).

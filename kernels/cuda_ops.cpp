@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "ir/formulas.hpp"
+#include "kernels/cuda_bf16.hpp"
 #include "kernels/cuda_elementwise.hpp"
 #include "kernels/cuda_kahan.hpp"
 
@@ -103,6 +104,15 @@ const char* type_of(DType dtype) {
   return c_type(dtype);
 }
 
+// A bf16 value's load and store in float work (cuda_bf16.cuh's
+// conversions), for the copies that move, narrow or widen one.
+constexpr const char* kBf16Access = R"(#ifndef SS_BF16_ACCESS
+#define SS_BF16_ACCESS
+__device__ __forceinline__ float ss_loadf(const unsigned short* p) { return ss_from_bf16(*p); }
+__device__ __forceinline__ void ss_store(unsigned short* p, float v) { *p = ss_bf16(v); }
+#endif
+)";
+
 // The head of a grid-stride loop over `total` elements.
 constexpr const char* kLoop =
     "  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;\n"
@@ -161,16 +171,28 @@ bool on_device(DType dtype) {
   return dtype == DType::f32 || dtype == DType::i32 || dtype == DType::boolean;
 }
 
+bool bf16_copy(const Pointwise& op, DType in, DType out) {
+  const bool floats =
+      (in == DType::f32 || in == DType::bf16) && (out == DType::f32 || out == DType::bf16);
+  return op.kind == Pointwise::Kind::copy && floats && (in == DType::bf16 || out == DType::bf16);
+}
+
 std::string pointwise_source(const Pointwise& op, const std::vector<DType>& inputs, DType out,
                              const std::string& name) {
   const std::size_t arity = op.kind == Pointwise::Kind::binary  ? 2
                             : op.kind == Pointwise::Kind::where ? 3
                                                                 : 1;
   if (inputs.size() != arity) throw std::invalid_argument("pointwise: wrong number of operands");
+  // A bf16 copy (a move, a narrowing or a widening) loads a float and
+  // stores one, rounded to bf16 where the result is one.
+  const bool bf16 = bf16_copy(op, inputs[0], out);
+  const auto type = [&](DType t) {
+    return bf16 && t == DType::bf16 ? "unsigned short" : type_of(t);
+  };
   // Float work in float: every operand and the result f32 or bool (an
   // integer is exact in double, so integer work stays there).
-  bool floats = !op.integers && (out == DType::f32 || out == DType::boolean);
-  for (const DType t : inputs) floats = floats && (t == DType::f32 || t == DType::boolean);
+  bool floats = bf16 || (!op.integers && (out == DType::f32 || out == DType::boolean));
+  for (const DType t : inputs) floats = floats && (bf16 || t == DType::f32 || t == DType::boolean);
   std::string expression;
   switch (op.kind) {
     case Pointwise::Kind::copy:
@@ -188,12 +210,13 @@ std::string pointwise_source(const Pointwise& op, const std::vector<DType>& inpu
   }
   std::ostringstream s;
   s << "// Generated (kernels/cuda_ops.cpp).\n" << kPrelude << (floats ? kFloatHelpers : "");
+  if (bf16) s << bf16_helpers_text() << kBf16Access;
   const char* names[] = {"a", "b", "c"};
   s << "extern \"C\" __global__ void " << name << "(";
   for (std::size_t k = 0; k < 3; ++k)
-    s << "const " << (k < arity ? type_of(inputs[k]) : "float") << "* __restrict__ " << names[k]
+    s << "const " << (k < arity ? type(inputs[k]) : "float") << "* __restrict__ " << names[k]
       << "_p, ";
-  s << type_of(out) << "* __restrict__ out, ss_layout l, long long total) {\n" << kLoop;
+  s << type(out) << "* __restrict__ out, ss_layout l, long long total) {\n" << kLoop;
   s << "    long long rest = e, at[4] = {0, 0, 0, 0};\n"
     << "    for (int d = l.rank - 1; d >= 0; --d) {\n"
     << "      const long long i = rest % l.shape[d];\n"

@@ -43,6 +43,11 @@ struct Pointwise {
   bool integers = false;  // a binary op on two integer operands (Python's // and %)
 };
 
+// Whether `op` is a copy that reads or writes bf16 (a move of a bf16
+// value, a narrowing of a float, a widening): the one pointwise work that
+// takes bf16 (kernels/cuda_bf16_plan.hpp's values), in float.
+bool bf16_copy(const Pointwise& op, runtime::DType in, runtime::DType out);
+
 //   extern "C" __global__ void NAME(const A* a, const B* b, const C* c, OUT* out,
 //                                   Layout layout, long long total)
 // One thread an element, grid-stride; `inputs` has one dtype per operand

@@ -5,14 +5,15 @@ namespace ss::cuda::detail {
 void GraphRun::pointwise(const Pointwise& op, const std::vector<const DTensor*>& ins,
                          const DTensor& out) {
   const Shape& shape = out.shape();
-  if (shape.size() > static_cast<std::size_t>(kMaxRank) || !on_device(out.dtype()))
+  const bool bf16 = ins.size() == 1 && bf16_copy(op, ins[0]->dtype(), out.dtype());
+  if (shape.size() > static_cast<std::size_t>(kMaxRank) || !(bf16 || on_device(out.dtype())))
     throw NotOnDevice{};
   Layout l;
   l.rank = static_cast<int>(shape.size());
   std::vector<DType> types;
   for (std::size_t k = 0; k < ins.size(); ++k) {
     const DTensor& x = *ins[k];
-    if (!on_device(x.dtype()) || x.shape().size() > shape.size()) throw NotOnDevice{};
+    if (!(bf16 || on_device(x.dtype())) || x.shape().size() > shape.size()) throw NotOnDevice{};
     types.push_back(x.dtype());
     const std::size_t lead = shape.size() - x.shape().size();
     for (std::size_t d = 0; d < x.shape().size(); ++d)
@@ -115,9 +116,36 @@ void GraphRun::gemm(std::int64_t m, std::int64_t n, std::int64_t k, const DTenso
                     std::int64_t sa, const DTensor& b, std::int64_t sb, const DTensor& c,
                     std::int64_t sc, std::int64_t batches) {
   if (m == 0 || n == 0 || batches == 0) return;
-  if (k == 0) return gpu_.set_bytes(c.at(), 0, static_cast<std::size_t>(c.size()) * 4);
+  if (k == 0)
+    return gpu_.set_bytes(c.at(), 0,
+                          static_cast<std::size_t>(c.size()) * runtime::dtype_size(c.dtype()));
   constexpr std::int64_t kInt = INT_MAX;
-  if (cublas_ && m <= kInt && n <= kInt && k <= kInt && batches <= kInt) {
+  const bool cublas = cublas_ && m <= kInt && n <= kInt && k <= kInt && batches <= kInt;
+  const bool bf16 =
+      a.dtype() == DType::bf16 || b.dtype() == DType::bf16 || c.dtype() == DType::bf16;
+  if (bf16) {
+    if (cublas) {
+      // bf16 A and B (a float32 operand, a weight, narrowed for this call),
+      // products summed in float32, C as it is kept.
+      const DTensor a16 = cast(a, DType::bf16), b16 = cast(b, DType::bf16);
+      const auto status = gpu_.blas()->gemm(m, n, k, a16.at(), sa, b16.at(), sb, c.at(), sc,
+                                            batches, precision_, {true, c.dtype() == DType::bf16});
+      if (status != cublas_abi::kSuccess)
+        throw runtime::DeviceError(diag::Code::E1910,
+                                   "cuBLAS's bf16 GEMM failed with status " +
+                                       std::to_string(status) + " on " + gpu_.name(),
+                                   "a cuBLAS that matches the driver avoids it; --precision f32 "
+                                   "uses no tensor-core path");
+      return;
+    }
+    // The executor's own kernel is float32: widen, multiply, then narrow.
+    const DTensor a32 = cast(a, DType::f32), b32 = cast(b, DType::f32);
+    const DTensor c32 = c.dtype() == DType::f32 ? c : allocate(DType::f32, c.shape(), "a product");
+    gemm(m, n, k, a32, sa, b32, sb, c32, sc, batches);
+    if (c32.memory != c.memory) pointwise({}, {&c32}, c);
+    return;
+  }
+  if (cublas) {
     const auto status =
         gpu_.blas()->gemm(m, n, k, a.at(), sa, b.at(), sb, c.at(), sc, batches, precision_);
     if (status != cublas_abi::kSuccess)
@@ -141,12 +169,13 @@ void GraphRun::gemm(std::int64_t m, std::int64_t n, std::int64_t k, const DTenso
 }
 
 DTensor GraphRun::einsum(std::size_t i, const ir::Node& n, const DTensor& a, const DTensor& b) {
-  if (a.dtype() != DType::f32 || b.dtype() != DType::f32) throw NotOnDevice{};
+  for (const DTensor* x : {&a, &b})
+    if (x->dtype() != DType::f32 && x->dtype() != DType::bf16) throw NotOnDevice{};
   const auto plan = runtime::plan_einsum(n, a.shape(), b.shape());
   if (!plan) throw NotOnDevice{};
   const DTensor left = compact(a.with(a.view.permute(plan->a_order)));
   const DTensor right = compact(b.with(b.view.permute(plan->b_order)));
-  DTensor result = make(i, DType::f32, plan->computed);
+  DTensor result = make(i, narrowed(i) ? DType::bf16 : DType::f32, plan->computed);
   gemm(plan->m, plan->n, plan->k, left, plan->m * plan->k, right, plan->k * plan->n, result,
        plan->m * plan->n, plan->batches);
   if (plan->out_order.empty()) return result;
@@ -163,9 +192,13 @@ bool GraphRun::fused(int k, std::size_t root) {
   const std::size_t slots = std::max<std::size_t>(1, kernel.inputs.size());
   std::vector<unsigned char> args(slots * 16, 0);
   std::vector<DTensor> kept;
+  std::vector<std::uint8_t> bf16_in(kernel.inputs.size(), 0);
   for (std::size_t j = 0; j < kernel.inputs.size(); ++j) {
     const DTensor& x = values_[static_cast<std::size_t>(kernel.inputs[j])];
-    if (x.dtype() != DType::f32 && x.dtype() != DType::boolean) return false;
+    bf16_in[j] = x.dtype() == DType::bf16;
+    if (x.dtype() != DType::f32 && x.dtype() != DType::boolean &&
+        !(bf16_in[j] && gemm_operand(kernel.inputs[j])))
+      return false;
     if (x.shape().size() > shape.size()) return false;
     const std::int64_t n = x.size();
     long long stride = 0;
@@ -189,9 +222,18 @@ bool GraphRun::fused(int k, std::size_t root) {
     std::memcpy(args.data() + j * 8, &p, 8);
     std::memcpy(args.data() + (slots + j) * 8, &stride, 8);
   }
-  DTensor out = make(root, DType::f32, shape);
-  const std::string& name = plan_.names[static_cast<std::size_t>(k)];
-  const CUfunction f = gpu_.kernel(plan_.sources[static_cast<std::size_t>(k)], name);
+  const bool bf16_out = narrowed(root);
+  DTensor out = make(root, bf16_out ? DType::bf16 : DType::f32, shape);
+  const std::string& base = plan_.names[static_cast<std::size_t>(k)];
+  CUfunction f;
+  if (bf16_out || std::find(bf16_in.begin(), bf16_in.end(), 1) != bf16_in.end()) {
+    // The same kernel reading or writing bf16 where those values lie so.
+    std::string name = base + "_bf16_" + (bf16_out ? "o" : "");
+    for (const std::uint8_t b : bf16_in) name += b ? '1' : '0';
+    f = gpu_.kernel(elementwise_source(kernel, flags, name, bf16_in, bf16_out), name);
+  } else {
+    f = gpu_.kernel(plan_.sources[static_cast<std::size_t>(k)], base);
+  }
   Params p;
   p.add_bytes(args.data(), args.size(), 8)
       .add(out.at())

@@ -4,8 +4,18 @@
 
 namespace ss::cuda::detail {
 
+void GraphRun::widen_inputs(const ir::Node& n) {
+  for (const int k : n.in) {
+    DTensor& x = values_[static_cast<std::size_t>(k)];
+    if (x.memory && x.dtype() == DType::bf16 &&
+        g_.nodes[static_cast<std::size_t>(k)].type.elem.kind == types::ElemKind::f32)
+      x = cast(x, DType::f32);
+  }
+}
+
 void GraphRun::node(std::size_t i) {
   const ir::Node& n = g_.nodes[i];
+  if (!bf16_gemm(n)) widen_inputs(n);
   try {
     const char* path = device_node(i, n);
     ++counts_.nodes[path];
@@ -13,9 +23,10 @@ void GraphRun::node(std::size_t i) {
     on_host(i, n);
     ++counts_.nodes[std::string("host ") + ir::op_name(n.op)];
   }
-  const DType want = runtime::dtype_of(n.type.elem);
+  const DType want = narrowed(i) ? DType::bf16 : runtime::dtype_of(n.type.elem);
   if (values_[i].dtype() != want) {
-    if (on_device(values_[i].dtype()) && on_device(want)) {
+    if ((on_device(values_[i].dtype()) && on_device(want)) ||
+        bf16_copy({}, values_[i].dtype(), want)) {
       values_[i] = cast(values_[i], want);
     } else {
       Tensor t = ref::cast(download(values_[i]), want);
@@ -29,6 +40,7 @@ void GraphRun::on_host(std::size_t i, const ir::Node& n) {
   // draw, a sort of the first call's values).
   if (capture_) throw NotCapturable{std::string("`") + ir::op_name(n.op) + "` runs on the host"};
   for (const int k : n.in) make_deferred(k);
+  widen_inputs(n);
   for (const int k : n.in)
     if (host_[static_cast<std::size_t>(k)].shape().empty() &&
         host_[static_cast<std::size_t>(k)].buffer() == nullptr)
@@ -139,7 +151,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       return "kernels";
     case Op::matmul: {
       const DTensor &a0 = in(n, 0), &b0 = in(n, 1);
-      if (a0.dtype() != DType::f32 || b0.dtype() != DType::f32 || a0.shape().empty() ||
+      if (!gemm_operand(n.in[0]) || !gemm_operand(n.in[1]) || a0.shape().empty() ||
           b0.shape().empty() || a0.shape().back() != b0.shape().front())
         throw NotOnDevice{};
       const DTensor a = compact(a0), b = compact(b0);
@@ -148,7 +160,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       const std::int64_t cols = product(b.shape(), 1, b.shape().size());
       Shape shape(a.shape().begin(), a.shape().end() - 1);
       shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
-      out = make(i, DType::f32, shape);
+      out = make(i, narrowed(i) ? DType::bf16 : DType::f32, shape);
       gemm(rows, cols, k, a, 0, b, 0, out, 0, 1);
       return "gemm";
     }
@@ -156,6 +168,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       if (n.in.size() == 2) {
         if (conv_on_cudnn(i, n)) return "cudnn";
         for (const int x : n.in) make_deferred(x);  // the window after all
+        if (!gemm_operand(n.in[0]) || !gemm_operand(n.in[1])) throw NotOnDevice{};
         out = einsum(i, n, in(n, 0), in(n, 1));
         return "gemm";
       }

@@ -79,8 +79,11 @@ const std::vector<Program> kAll = {{"tests/programs/valid/operations.ss", false}
                                    {"examples/cnn/cnn.ss", false},
                                    {"tests/programs/gradients/ops.ss", true}};
 
+// Each graph within `row` of docs/numerics.md; `flips`: how many integer
+// or bool elements of a graph may differ (a comparison of nearly equal
+// values: one under f32, a share of them under bf16's roundings).
 Agreement run_programs(const ss::runtime::Accelerator& cuda, const std::vector<Program>& programs,
-                       int* graphs) {
+                       int* graphs, const std::string& row = "cuda", double flips = 0) {
   Agreement a;
   for (const auto& entry : programs) {
     const auto& file = entry.file;  // named: clang 14 can't capture a binding
@@ -100,9 +103,11 @@ Agreement run_programs(const ss::runtime::Accelerator& cuda, const std::vector<P
       }
       Agreement one;
       compare(want, ss::runtime::run_graph(g, inputs, dims, nullptr, &cuda), one);
-      CHECK_MESSAGE(one.worst <= ss::test::tolerance("cuda").relative,
+      CHECK_MESSAGE(one.worst <= ss::test::tolerance(row).relative,
                     "worst difference at the tensor's scale: " << one.worst);
-      CHECK(one.flipped <= 1);
+      CHECK(one.flipped <=
+            std::max<std::int64_t>(
+                1, static_cast<std::int64_t>(flips * static_cast<double>(one.elements))));
       a.worst = std::max(a.worst, one.worst);
       a.flipped += one.flipped;
       a.elements += one.elements;
@@ -270,6 +275,21 @@ TEST_CASE("gpu: the executor's own GEMM kernel agrees, for machines without cuBL
   const auto a = run_programs(*cuda, {kAll[0], kAll[1], kAll[3]}, &graphs);
   MESSAGE(graphs << " graphs without cuBLAS; worst difference " << a.worst);
   CHECK_FALSE(ss::cuda::cuda_counts(*cuda).cublas);
+}
+
+TEST_CASE("gpu: under bf16, with values kept in bf16, every graph stays within cuda-reduced") {
+  for (const bool cublas : {true, false}) {
+    const auto cuda = open_executor(ss::Precision::bf16, cublas);
+    if (!cuda) return;
+    int graphs = 0;
+    const auto a = cublas ? run_programs(*cuda, kAll, &graphs, "cuda-reduced", 0.02)
+                          : run_programs(*cuda, {kAll[1], kAll[3]}, &graphs, "cuda-reduced", 0.02);
+    const auto counts = ss::cuda::cuda_counts(*cuda);
+    MESSAGE("bf16, cuBLAS " << (cublas && counts.cublas ? "yes" : "no") << ": " << graphs
+                            << " graphs, worst difference " << a.worst << " of the scale, "
+                            << a.flipped << " of " << a.elements << " integer elements flipped");
+    CHECK(graphs > (cublas ? 40 : 5));
+  }
 }
 
 TEST_CASE("gpu: tf32 and bf16 contractions stay near f32's, and change them") {

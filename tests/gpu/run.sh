@@ -66,6 +66,7 @@ demo() {
   shift 4
   local device=(--device cuda:0)
   [ $# -gt 0 ] && device=()
+  [ -n "${DEMO_PRECISION:-}" ] && device+=(--precision "$DEMO_PRECISION")
   demo_status=1
   if (cd "$folder" && timeout 240 "$@" "$bundle/bin/shapescript" run "$file" "${device[@]}" \
     --sink metrics="$work/$name.csv" --code-cache "$work/cache" --stats >"$work/$name.out" \
@@ -84,6 +85,9 @@ demo() {
 echo "== digits on cuda:0 (30 epochs; accuracy at least 0.97)"
 demo digits examples/digits digits.ss 0.97
 digits_status=$demo_status
+echo "== digits on cuda:0 under --precision bf16 (activations kept in bf16; accuracy at least 0.96)"
+DEMO_PRECISION=bf16 demo digits_bf16 examples/digits digits.ss 0.96
+digits_bf16_status=$demo_status
 echo "== the CNN on cuda:0 (examples/cnn: 3 seeds, 20 epochs; mean accuracy at least 0.98)"
 demo cnn examples/cnn cnn.ss 0.98
 cnn_status=$demo_status
@@ -139,9 +143,11 @@ passed=$(sed -n 's/.*test cases: *[0-9]* | *\([0-9]*\) passed.*/\1/p' "$log")
 failed=$(sed -n 's/.*| *\([0-9]*\) failed.*/\1/p' "$log" | head -1)
 echo "== summary: ${passed:-0} passed, ${failed:-?} failed (exit $status)"
 echo "== digits on cuda:0: $([ $digits_status -eq 0 ] && echo passed || echo FAILED)"
+echo "== digits on cuda:0 under bf16: $([ $digits_bf16_status -eq 0 ] && echo passed || echo FAILED)"
 echo "== the CNN on cuda:0: $([ $cnn_status -eq 0 ] && echo passed || echo FAILED)"
 echo "== MPI, one process: $([ $mpi_status -eq 0 ] && echo passed || echo FAILED)"
 echo "== CPU kernels: GEMM tests exit $cpu_status"
 rm -rf "$log" "$work"
 [ "$status" -eq 0 ] && [ "$cpu_status" -eq 0 ] && [ "$digits_status" -eq 0 ] &&
+  [ "$digits_bf16_status" -eq 0 ] &&
   [ "$cnn_status" -eq 0 ] && [ "$mpi_status" -eq 0 ]

@@ -294,3 +294,41 @@ TEST_CASE("several CUDA workers each run on their own GPU's executor") {
   // The one device's executor of the module is the CPU's: the workers' are their own.
   CHECK(m.executor_stats().executor == "fast");
 }
+
+TEST_CASE("under --precision bf16 every graph runs with values kept in bf16, its results float32") {
+  NoopDevice device;
+  ss::test::TempDir dir;
+  const ss::CodeCache cache = ss::directory_code_cache(dir.path() + "/cache");
+  const auto f32 = executor(cache, ss::Precision::f32, true, false);
+  if (!f32) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  const auto bf16 = executor(cache, ss::Precision::bf16, true, false);
+  int stale = 0;
+  run_all(*f32, &stale);
+  ss::test::fake_cuda<void (*)(int)>("ss_fake_log")(1);
+  std::free(ss::test::fake_cuda<char* (*)()>("ss_fake_log_take")());
+  const int graphs = run_all(*bf16, &stale);  // each result's shape and float32 type
+  char* text = ss::test::fake_cuda<char* (*)()>("ss_fake_log_take")();
+  const std::string log = text;
+  std::free(text);
+  ss::test::fake_cuda<void (*)(int)>("ss_fake_log")(0);
+  CHECK(graphs > 20);
+  // Fused kernels that store bf16 and that load it, and GEMM operands
+  // narrowed (a weight) on the way in.
+  CHECK(log.find("_bf16_o") != std::string::npos);
+  CHECK(log.find("_bf16_1") != std::string::npos);
+  CHECK(log.find("kernel ss_pw_0_0_f32_bf16 ") != std::string::npos);
+  // Nothing more runs on the host than under f32: every reader of a kept
+  // value reads bf16 on the device.
+  const auto host_paths = [](const ss::runtime::Accelerator& cuda) {
+    std::map<std::string, std::int64_t> host;
+    for (const auto& [path, n] : ss::cuda::cuda_counts(cuda).nodes)
+      if (path.rfind("host ", 0) == 0) host[path] = n;
+    return host;
+  };
+  CHECK(host_paths(*bf16) == host_paths(*f32));
+  CHECK(ss::cuda::cuda_counts(*bf16).nodes.at("fused") ==
+        ss::cuda::cuda_counts(*f32).nodes.at("fused"));
+}

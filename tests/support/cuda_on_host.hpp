@@ -36,6 +36,18 @@ inline float __int_as_float(int x) {
   return f;
 }
 
+inline unsigned __float_as_uint(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+inline float __uint_as_float(unsigned u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
 namespace ss::test {
 
 // Runs `kernel` over a grid of (gx, gy) blocks of `threads` threads.

@@ -17,6 +17,7 @@ namespace abi = ss::cuda::cublas_abi;
 static_assert(abi::kSuccess == CUBLAS_STATUS_SUCCESS);
 static_assert(abi::kOpN == CUBLAS_OP_N);
 static_assert(abi::kR32F == CUDA_R_32F);
+static_assert(abi::kR16BF == CUDA_R_16BF);
 static_assert(abi::kCompute32F == CUBLAS_COMPUTE_32F);
 static_assert(abi::kCompute32FFast16BF == CUBLAS_COMPUTE_32F_FAST_16BF);
 static_assert(abi::kCompute32FFastTF32 == CUBLAS_COMPUTE_32F_FAST_TF32);
