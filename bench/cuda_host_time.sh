@@ -3,7 +3,8 @@
 # stand-in driver (tests/fakes), where every kernel is a no-op: what is left
 # is what the host spends dispatching, launching and copying. Uncaptured
 # (SHAPESCRIPT_CUDA_GRAPHS=off) beside CUDA graphs replayed, in the same run,
-# alternating, best of ROUNDS (default 3). Needs the default build with NVRTC.
+# alternating, best of ROUNDS (default 3), under PRECISION (default f32;
+# bf16 keeps activations in bf16). Needs the default build with NVRTC.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build/default
@@ -12,6 +13,7 @@ export SS_FAKE_CUDA_LAUNCHES=noop SS_FAKE_CUDA_SM=90
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 rounds=${ROUNDS:-3}
+precision=${PRECISION:-f32}
 declare -A best
 for ((r = 0; r < rounds; ++r)); do
   for graphs in off on; do
@@ -20,11 +22,11 @@ for ((r = 0; r < rounds; ++r)); do
       if [ -z "${best[$key]:-}" ] || awk "BEGIN { exit !($us < ${best[$key]}) }"; then
         best[$key]=$us
       fi
-    done < <(SHAPESCRIPT_CUDA_GRAPHS=$graphs "$build/bin/bench_gpu" f32 "$cache" 2>/dev/null)
+    done < <(SHAPESCRIPT_CUDA_GRAPHS=$graphs "$build/bin/bench_gpu" "$precision" "$cache" 2>/dev/null)
   done
 done
 grep -m1 'model name' /proc/cpuinfo | sed 's/.*: /CPU: /'
-echo "host microseconds a call on the stand-in driver (no-op kernels), best of $rounds"
+echo "host microseconds a call on the stand-in driver (no-op kernels), $precision, best of $rounds"
 printf '%-30s %12s %12s %8s\n' "call" "uncaptured" "graphs" "ratio"
 for name in mlp_train_b256 mlp_train_b256_values mlp_train_b256_resident \
   attention_step attention_step_values attention_step_resident cnn_step_b256_resident; do

@@ -43,7 +43,8 @@ struct CudaExecutorOptions {
 std::unique_ptr<runtime::Accelerator> make_cuda_executor(CudaExecutorOptions options,
                                                          std::string* why);
 
-// What a CUDA executor did: nodes by path ("fused", "kernels", "gemm",
+// What a CUDA executor did: nodes by path ("fused", "kernels", "gemm", "gemm bf16" (a
+// value kept in bf16 read or written: --precision bf16),
 // "gemm epilogue", "cudnn", "attention", "moves", "host OP"), graph runs, and its device's
 // allocator and kernel counts. Empty for another accelerator.
 struct CudaCounts {

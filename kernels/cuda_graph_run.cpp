@@ -40,6 +40,13 @@ GemmEpilogue gemm_epilogue(const ir::Graph& g, std::size_t add, const std::vecto
   return {};
 }
 
+std::string bf16_kernel_name(const std::string& base, const std::vector<std::uint8_t>& inputs,
+                             bool out) {
+  std::string name = base + "_bf16_" + (out ? "o" : "");
+  for (const std::uint8_t b : inputs) name += b ? '1' : '0';
+  return name;
+}
+
 std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
   auto plan = std::make_shared<GraphPlan>();
   const std::size_t n = g.nodes.size();
@@ -87,6 +94,19 @@ std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
   });
   plan->deferred = conv.deferred;
   plan->bf16_storage = bf16_storage(g, plan->kernels, plan->root_of, plan->member);
+  for (std::size_t k = 0; k < plan->kernels.size(); ++k) {
+    const auto& kernel = plan->kernels[k];
+    std::vector<std::uint8_t> in;
+    for (const int x : kernel.inputs) in.push_back(plan->bf16_storage[static_cast<std::size_t>(x)]);
+    const bool out = plan->bf16_storage[static_cast<std::size_t>(kernel.root)];
+    const bool any = out || std::find(in.begin(), in.end(), 1) != in.end();
+    const std::string name = any ? bf16_kernel_name(plan->names[k], in, out) : "";
+    plan->bf16_sources.push_back(
+        any ? elementwise_source(kernel, plan->inner_broadcast[k], name, in, out) : "");
+    plan->bf16_names.push_back(name);
+    plan->bf16_inputs.push_back(std::move(in));
+    plan->bf16_out.push_back(out);
+  }
   for (std::size_t r = 0; r < n; ++r)
     for (const int x : g.nodes[r].in)
       if (conv.deferred[static_cast<std::size_t>(x)])

@@ -88,8 +88,18 @@ struct GraphPlan {
   // Per node: 1 where --precision bf16 keeps its value in bf16
   // (kernels/cuda_bf16_plan.hpp).
   std::vector<char> bf16_storage;
+  // Per kernel, as bf16_storage keeps its inputs and root: which inputs
+  // it loads as bf16 and whether it stores bf16, with that variant's
+  // source and name (empty where it reads and writes float32 alone).
+  std::vector<std::vector<std::uint8_t>> bf16_inputs;
+  std::vector<char> bf16_out;
+  std::vector<std::string> bf16_sources, bf16_names;
   ir::ReleasePlan releases;
 };
+
+// A fused kernel's name with the bf16 it reads and writes.
+std::string bf16_kernel_name(const std::string& base, const std::vector<std::uint8_t>& inputs,
+                             bool out);
 
 std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g);
 

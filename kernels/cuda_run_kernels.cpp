@@ -123,37 +123,37 @@ void GraphRun::gemm(std::int64_t m, std::int64_t n, std::int64_t k, const DTenso
   const bool cublas = cublas_ && m <= kInt && n <= kInt && k <= kInt && batches <= kInt;
   const bool bf16 =
       a.dtype() == DType::bf16 || b.dtype() == DType::bf16 || c.dtype() == DType::bf16;
+  if (bf16 && a.dtype() == DType::f32 && b.dtype() == DType::f32 &&
+      c.size() < a.size() + b.size()) {
+    // Only the result is kept in bf16, and it is the smaller: the float32
+    // GEMM (its inputs rounded to bf16 by the compute type), then one
+    // narrowing of C, not two of A and B.
+    const DTensor c32 = allocate(DType::f32, c.shape(), "a product");
+    gemm(m, n, k, a, sa, b, sb, c32, sc, batches);
+    pointwise({}, {&c32}, c);
+    return;
+  }
+  if (cublas) {
+    // With a value kept in bf16: bf16 A and B (a float32 one, a weight,
+    // narrowed for this call), products summed in float32, C as it is kept.
+    const DTensor a_in = bf16 ? cast(a, DType::bf16) : a, b_in = bf16 ? cast(b, DType::bf16) : b;
+    const auto status = gpu_.blas()->gemm(m, n, k, a_in.at(), sa, b_in.at(), sb, c.at(), sc,
+                                          batches, precision_, {bf16, c.dtype() == DType::bf16});
+    if (status != cublas_abi::kSuccess)
+      throw runtime::DeviceError(diag::Code::E1910,
+                                 std::string("cuBLAS's ") + (bf16 ? "bf16 " : "") +
+                                     "GEMM failed with status " + std::to_string(status) + " on " +
+                                     gpu_.name(),
+                                 "a cuBLAS that matches the driver avoids it; --precision f32 "
+                                 "uses no tensor-core path");
+    return;
+  }
   if (bf16) {
-    if (cublas) {
-      // bf16 A and B (a float32 operand, a weight, narrowed for this call),
-      // products summed in float32, C as it is kept.
-      const DTensor a16 = cast(a, DType::bf16), b16 = cast(b, DType::bf16);
-      const auto status = gpu_.blas()->gemm(m, n, k, a16.at(), sa, b16.at(), sb, c.at(), sc,
-                                            batches, precision_, {true, c.dtype() == DType::bf16});
-      if (status != cublas_abi::kSuccess)
-        throw runtime::DeviceError(diag::Code::E1910,
-                                   "cuBLAS's bf16 GEMM failed with status " +
-                                       std::to_string(status) + " on " + gpu_.name(),
-                                   "a cuBLAS that matches the driver avoids it; --precision f32 "
-                                   "uses no tensor-core path");
-      return;
-    }
     // The executor's own kernel is float32: widen, multiply, then narrow.
     const DTensor a32 = cast(a, DType::f32), b32 = cast(b, DType::f32);
     const DTensor c32 = c.dtype() == DType::f32 ? c : allocate(DType::f32, c.shape(), "a product");
     gemm(m, n, k, a32, sa, b32, sb, c32, sc, batches);
     if (c32.memory != c.memory) pointwise({}, {&c32}, c);
-    return;
-  }
-  if (cublas) {
-    const auto status =
-        gpu_.blas()->gemm(m, n, k, a.at(), sa, b.at(), sb, c.at(), sc, batches, precision_);
-    if (status != cublas_abi::kSuccess)
-      throw runtime::DeviceError(
-          diag::Code::E1910,
-          "cuBLAS's GEMM failed with status " + std::to_string(status) + " on " + gpu_.name(),
-          "a cuBLAS that matches the driver avoids it; --precision f32 "
-          "uses no tensor-core path");
     return;
   }
   if (batches > 65535 || (n + kGemmTile - 1) / kGemmTile > INT_MAX ||
@@ -225,14 +225,17 @@ bool GraphRun::fused(int k, std::size_t root) {
   const bool bf16_out = narrowed(root);
   DTensor out = make(root, bf16_out ? DType::bf16 : DType::f32, shape);
   const std::string& base = plan_.names[static_cast<std::size_t>(k)];
+  const auto at = static_cast<std::size_t>(k);
   CUfunction f;
-  if (bf16_out || std::find(bf16_in.begin(), bf16_in.end(), 1) != bf16_in.end()) {
-    // The same kernel reading or writing bf16 where those values lie so.
-    std::string name = base + "_bf16_" + (bf16_out ? "o" : "");
-    for (const std::uint8_t b : bf16_in) name += b ? '1' : '0';
-    f = gpu_.kernel(elementwise_source(kernel, flags, name, bf16_in, bf16_out), name);
+  if (!bf16_out && std::find(bf16_in.begin(), bf16_in.end(), 1) == bf16_in.end()) {
+    f = gpu_.kernel(plan_.sources[at], base);
+  } else if (bf16_in == plan_.bf16_inputs[at] &&
+             bf16_out == static_cast<bool>(plan_.bf16_out[at])) {
+    f = gpu_.kernel(plan_.bf16_sources[at], plan_.bf16_names[at]);  // as the plan kept them
   } else {
-    f = gpu_.kernel(plan_.sources[static_cast<std::size_t>(k)], base);
+    // Another mix (a kept value widened on the way): that variant.
+    const std::string name = bf16_kernel_name(base, bf16_in, bf16_out);
+    f = gpu_.kernel(elementwise_source(kernel, flags, name, bf16_in, bf16_out), name);
   }
   Params p;
   p.add_bytes(args.data(), args.size(), 8)

@@ -4,6 +4,18 @@
 
 namespace ss::cuda::detail {
 
+namespace {
+
+// A GEMM's path in the counts: "gemm bf16" where it read or wrote a value
+// kept in bf16.
+const char* gemm_path(const DTensor& a, const DTensor& b, const DTensor& c) {
+  const bool bf16 =
+      a.dtype() == DType::bf16 || b.dtype() == DType::bf16 || c.dtype() == DType::bf16;
+  return bf16 ? "gemm bf16" : "gemm";
+}
+
+}  // namespace
+
 void GraphRun::widen_inputs(const ir::Node& n) {
   for (const int k : n.in) {
     DTensor& x = values_[static_cast<std::size_t>(k)];
@@ -162,7 +174,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       shape.insert(shape.end(), b.shape().begin() + 1, b.shape().end());
       out = make(i, narrowed(i) ? DType::bf16 : DType::f32, shape);
       gemm(rows, cols, k, a, 0, b, 0, out, 0, 1);
-      return "gemm";
+      return gemm_path(a0, b0, out);
     }
     case Op::einsum: {
       if (n.in.size() == 2) {
@@ -170,7 +182,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
         for (const int x : n.in) make_deferred(x);  // the window after all
         if (!gemm_operand(n.in[0]) || !gemm_operand(n.in[1])) throw NotOnDevice{};
         out = einsum(i, n, in(n, 0), in(n, 1));
-        return "gemm";
+        return gemm_path(in(n, 0), in(n, 1), out);
       }
       if (n.in.size() != 3) throw NotOnDevice{};
       // Autodiff's three operands, one with the output's names: the

@@ -38,7 +38,12 @@ TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
   // The own GEMM kernel's checks too.
   const auto own_gemm =
       ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::f32, false, &why);
-  REQUIRE_MESSAGE((cuda && own_gemm), why);
+  // bf16's (the kept values' kernels), with cuBLAS and without.
+  const auto bf16 =
+      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::bf16, true, &why);
+  const auto bf16_own =
+      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::bf16, false, &why);
+  REQUIRE_MESSAGE((cuda && own_gemm && bf16 && bf16_own), why);
   // As the GPU checks lower them (the tf32 and bf16 check takes digits'
   // gradients), and as the CLI and the benchmark do.
   struct Program {
@@ -57,6 +62,7 @@ TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
   programs.push_back({ss::test::check_source_text(ss::bench::kMlpProgram), false});
   programs.push_back(
       {ss::test::check_source_text(ss::bench::attention_program(512, 256, 8)), false});
+  const std::size_t under_bf16 = programs.size();  // the bf16 checks' and benchmark's programs
   for (const char* head : ss::test::kWideAttentionHeads) {  // the attention kernels' widths
     ss::test::AttentionForm form = ss::test::kAttentionForms[0];
     form.head = head;
@@ -67,9 +73,12 @@ TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
   for (const bool gradients : {false, true})  // the convolutions' check
     programs.push_back({ss::test::check_source_text(ss::test::kConvPrograms), gradients});
   int graphs = 0;
-  for (const auto& [program, gradients] : programs)
-    for (const auto& [function, g] : ss::test::lowered_graphs(*program, gradients))
-      for (const auto* executor : {cuda.get(), own_gemm.get()}) {
+  for (std::size_t p = 0; p < programs.size(); ++p)
+    for (const auto& [function, g] :
+         ss::test::lowered_graphs(*programs[p].checked, programs[p].gradients))
+      for (const auto* executor : {cuda.get(), own_gemm.get(), bf16.get(), bf16_own.get()}) {
+        if (p >= under_bf16 && (executor == bf16.get() || executor == bf16_own.get())) continue;
+        const auto& program = programs[p].checked;
         try {
           ss::runtime::run_graph(g, ss::test::made_up_inputs(g, program->typed.dims),
                                  program->typed.dims, nullptr, executor);
@@ -79,7 +88,9 @@ TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
         }
       }
   const auto a = ss::cuda::cuda_counts(*cuda), b = ss::cuda::cuda_counts(*own_gemm);
-  const auto compiled = a.kernels_compiled + b.kernels_compiled;
+  const auto c = ss::cuda::cuda_counts(*bf16), d = ss::cuda::cuda_counts(*bf16_own);
+  const auto compiled =
+      a.kernels_compiled + b.kernels_compiled + c.kernels_compiled + d.kernels_compiled;
   std::printf("cuda_precompile: %d graph runs, %lld kernels compiled for sm_90 into %s\n", graphs,
               static_cast<long long>(compiled), g_directory.c_str());
   CHECK(graphs > 60);

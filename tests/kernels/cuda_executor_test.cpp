@@ -320,6 +320,8 @@ TEST_CASE("under --precision bf16 every graph runs with values kept in bf16, its
   CHECK(log.find("_bf16_o") != std::string::npos);
   CHECK(log.find("_bf16_1") != std::string::npos);
   CHECK(log.find("kernel ss_pw_0_0_f32_bf16 ") != std::string::npos);
+  CHECK(ss::test::path_count(*bf16, "gemm bf16") > 10);
+  CHECK(ss::test::path_count(*f32, "gemm bf16") == 0);
   // Nothing more runs on the host than under f32: every reader of a kept
   // value reads bf16 on the device.
   const auto host_paths = [](const ss::runtime::Accelerator& cuda) {
