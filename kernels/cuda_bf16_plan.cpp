@@ -8,6 +8,10 @@ bool bf16_gemm(const ir::Node& n) {
   return n.op == ir::Op::matmul || (n.op == ir::Op::einsum && n.in.size() == 2);
 }
 
+bool bf16_reader(const ir::Node& n) {
+  return bf16_gemm(n) || n.op == ir::Op::reduce;
+}
+
 std::vector<char> bf16_storage(const ir::Graph& g, const std::vector<ir::FusedKernel>& kernels,
                                const std::vector<int>& root_of, const std::vector<char>& member) {
   const std::size_t n = g.nodes.size();
@@ -35,7 +39,7 @@ std::vector<char> bf16_storage(const ir::Graph& g, const std::vector<ir::FusedKe
           k >= 0 && std::find(kernels[static_cast<std::size_t>(k)].inputs.begin(),
                               kernels[static_cast<std::size_t>(k)].inputs.end(),
                               v) != kernels[static_cast<std::size_t>(k)].inputs.end();
-      if (!(loads || (k < 0 && bf16_gemm(reader)))) kept[x] = 0;
+      if (!(loads || (k < 0 && bf16_reader(reader)))) kept[x] = 0;
     }
   }
   return kept;

@@ -232,10 +232,13 @@ class GraphRun {
   // float32 value kept in bf16 (a bf16 value of the program's own runs on
   // the host, as the reference rounds it).
   bool gemm_operand(int v) const {
-    const DType t = values_[static_cast<std::size_t>(v)].dtype();
-    return t == DType::f32 ||
-           (t == DType::bf16 &&
-            g_.nodes[static_cast<std::size_t>(v)].type.elem.kind == types::ElemKind::f32);
+    return values_[static_cast<std::size_t>(v)].dtype() == DType::f32 || kept_in_bf16(v);
+  }
+  // Whether node v's value is a float32 one kept in bf16 (not a bf16 value
+  // of the program's own).
+  bool kept_in_bf16(int v) const {
+    return values_[static_cast<std::size_t>(v)].dtype() == DType::bf16 &&
+           g_.nodes[static_cast<std::size_t>(v)].type.elem.kind == types::ElemKind::f32;
   }
 
   // ---- pointwise work ----

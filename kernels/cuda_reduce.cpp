@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "kernels/cuda_bf16.hpp"
 #include "kernels/cuda_kahan.hpp"
 
 namespace ss::cuda {
@@ -49,15 +50,22 @@ std::string reduction_source(ir::Reduce op, const std::string& name, const std::
   using ir::Reduce;
   // Float rows accumulate in float (no double anywhere); integer rows in
   // double, where every int32 is exact.
-  const bool floats = input == "float" || input == "unsigned char";
+  // "unsigned short": a float32 value kept in bf16 (cuda_bf16_plan.hpp),
+  // each element widened exactly as it is read.
+  const bool bf16 = input == "unsigned short";
+  const bool floats = input == "float" || input == "unsigned char" || bf16;
   const std::string T = floats ? "float" : "double";
+  const auto load = [&](const std::string& element) {
+    return bf16 ? "ss_from_bf16(" + element + ")" : "(" + T + ")" + element;
+  };
   const std::string f = floats ? "f" : "";  // C's float function suffix
   const std::string inf =
       floats ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
   std::ostringstream out;
   out << "// Generated (kernels/cuda_reduce.cpp).\n"
-      << kBlockPrelude << kKahanSource << "extern \"C\" __global__ void " << name << "(const "
-      << input << "* __restrict__ x, float* __restrict__ out, long long rows, "
+      << kBlockPrelude << kKahanSource << (bf16 ? bf16_helpers_text() : "")
+      << "extern \"C\" __global__ void " << name << "(const " << input
+      << "* __restrict__ x, float* __restrict__ out, long long rows, "
       << "long long group) {\n"
       << "  const " << T << " n = (" << T << ")group;\n"
       << "  (void)n;\n"
@@ -67,7 +75,7 @@ std::string reduction_source(ir::Reduce op, const std::string& name, const std::
   const auto each = [&](const std::string& init, const std::string& step) {
     out << "    {\n      " << init << "\n"
         << "      for (long long g = threadIdx.x; g < group; g += blockDim.x) {\n"
-        << "        const " << T << " v = (" << T << ")row[g];\n"
+        << "        const " << T << " v = " << load("row[g]") << ";\n"
         << "        " << step << "\n      }\n";
   };
   const auto sum_of = [&](const std::string& term, const std::string& into) {
@@ -91,8 +99,8 @@ std::string reduction_source(ir::Reduce op, const std::string& name, const std::
            std::string("acc = ") + (max ? "fmax" : "fmin") + f + "(acc, v);");
       out << "      best = ss_block(acc, " << (max ? "SsMax(), -" : "SsMin(), ") << inf
           << ");\n    }\n"
-          << "    if (threadIdx.x == 0) out[r] = group == 0 ? 0.0f : isnan((" << T
-          << ")row[0]) ? (float)row[0] : (float)best;\n";
+          << "    if (threadIdx.x == 0) out[r] = group == 0 ? 0.0f : isnan(" << load("row[0]")
+          << ") ? " << (bf16 ? load("row[0]") : "(float)row[0]") << " : (float)best;\n";
       break;
     }
     case Reduce::logsumexp:

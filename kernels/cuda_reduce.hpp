@@ -20,7 +20,8 @@ namespace ss::cuda {
 
 inline constexpr int kReduceThreads = 256;
 
-// `input`: the element's C type (float, int, or unsigned char for bool);
+// `input`: the element's C type (float, int, or unsigned char for bool;
+// unsigned short for a float32 value kept in bf16, widened as it is read);
 // the result is float either way.
 std::string reduction_source(ir::Reduce op, const std::string& name,
                              const std::string& input = "float");

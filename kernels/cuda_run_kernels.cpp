@@ -72,7 +72,7 @@ DTensor GraphRun::axes_last(const DTensor& x, const std::vector<std::int64_t>& a
 
 DTensor GraphRun::reduce_rows(ir::Reduce op, const DTensor& x, std::int64_t rows,
                               std::int64_t group) {
-  if (!on_device(x.dtype())) throw NotOnDevice{};
+  if (!on_device(x.dtype()) && x.dtype() != DType::bf16) throw NotOnDevice{};
   const std::string name =
       "ss_reduce_" + std::to_string(static_cast<int>(op)) + "_" + dtype_tag(x.dtype());
   const CUfunction f = gpu_.kernel(reduction_source(op, name, c_type(x.dtype())), name);

@@ -27,7 +27,7 @@ void GraphRun::widen_inputs(const ir::Node& n) {
 
 void GraphRun::node(std::size_t i) {
   const ir::Node& n = g_.nodes[i];
-  if (!bf16_gemm(n)) widen_inputs(n);
+  if (!bf16_reader(n)) widen_inputs(n);
   try {
     const char* path = device_node(i, n);
     ++counts_.nodes[path];
@@ -200,10 +200,12 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
     case Op::reduce: {
       const auto op = static_cast<ir::Reduce>(n.sub);
       const DTensor& x = in(n, 0);
-      // Integer sums, maxima and minima stay integers on the host.
+      // Integer sums, maxima and minima stay integers on the host, as do
+      // a program's own bf16 values.
       if (x.dtype() == DType::i32 &&
           (op == ir::Reduce::sum || op == ir::Reduce::max || op == ir::Reduce::min))
         throw NotOnDevice{};
+      if (x.dtype() == DType::bf16 && !kept_in_bf16(n.in[0])) throw NotOnDevice{};
       std::vector<std::int64_t> axes = n.axes;
       std::sort(axes.begin(), axes.end());
       const DTensor moved = axes_last(x, axes);

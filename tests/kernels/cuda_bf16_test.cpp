@@ -1,14 +1,17 @@
-// --precision bf16 on CUDA: the values kept in bf16 between the GEMMs and
-// the fused elementwise kernels (kernels/cuda_bf16_plan.hpp).
+// --precision bf16 on CUDA: the values kept in bf16 between the GEMMs, the
+// fused elementwise kernels and the reductions (kernels/cuda_bf16_plan.hpp).
 // - cuda_bf16.cuh's conversions, compiled for the host, give the
 //   reference's bf16 bits (runtime/core/dtype.cpp) for every float class;
-// - the plan keeps exactly the intermediates that only GEMMs and fused
-//   kernels read, never an output;
+// - the plan keeps exactly the intermediates that only those read, never
+//   an output;
 // - the kernels that read and write bf16 compile with NVRTC, in float32
 //   alone, and read and write 16-bit words;
+// - the plan's roundings, made on the reference (support/bf16_roundings),
+//   stay within the cuda-reduced row for values of order one;
 // - on the stand-in driver, every graph of the test programs runs under
-//   bf16 with those kernels, its results float32 as the reference's.
-// The values are compared with the reference on a GPU
+//   bf16 with those kernels, its results float32 as the reference's
+//   (kernels/cuda_executor_test.cpp, and its replays cuda_graphs_test.cpp).
+// The executor's values are compared with the reference on a GPU
 // (tests/gpu/cuda_executor_gpu_test.cpp, the cuda-reduced row).
 #include <doctest/doctest.h>
 
@@ -22,6 +25,7 @@
 #include "kernels/cuda_executor.hpp"
 #include "kernels/cuda_graph_run.hpp"
 #include "kernels/cuda_ops.hpp"
+#include "kernels/cuda_reduce.hpp"
 #include "kernels/nvrtc.hpp"
 #include "lower/lower.hpp"
 #include "runtime/core/dtype.hpp"
@@ -72,7 +76,10 @@ constexpr const char* kLayers =
     "    return tanh(h @ w2) * 2.0\n\n"
     "fn g(x: [b K], w1: [K H], b1: [H]) -> [b H]:\n"
     "    h = relu(x @ w1 + b1)\n"
-    "    return softmax(h, over=H)\n";
+    "    return softmax(h, over=H)\n\n"
+    "fn s(x: [b K], w1: [K H], b1: [H]) -> [H]:\n"
+    "    h = relu(x @ w1 + b1)\n"
+    "    return sum(h, over=b)\n";
 
 std::vector<std::size_t> kept_nodes(const ss::ir::Graph& g) {
   const auto plan = ss::cuda::detail::make_plan(g);
@@ -158,7 +165,8 @@ TEST_CASE("bf16's conversions on CUDA are the reference's, bit for bit") {
   CHECK(ss_bf16(float_of(0x7f7fffffu)) == 0x7f80);  // past the largest bf16: infinity
 }
 
-TEST_CASE("bf16 keeps the intermediates only GEMMs and fused kernels read, never an output") {
+TEST_CASE(
+    "bf16 keeps the intermediates only GEMMs, fused kernels and reductions read, not outputs") {
   const auto program = ss::test::check_source_text(kLayers);
   {
     const auto g = ss::lower::lower_function(program->typed, "f");
@@ -181,10 +189,18 @@ TEST_CASE("bf16 keeps the intermediates only GEMMs and fused kernels read, never
     REQUIRE(kept.size() == 1);
     CHECK(g.nodes[kept[0]].op == ss::ir::Op::matmul);
   }
+  {
+    // Read by a reduction, which widens as it loads: the layer is kept too.
+    const auto g = ss::lower::lower_function(program->typed, "s");
+    const auto kept = kept_nodes(g);
+    REQUIRE(kept.size() == 2);
+    CHECK(g.nodes[kept[0]].op == ss::ir::Op::matmul);
+    CHECK(ss::cuda::detail::make_plan(g)->root_of[kept[1]] >= 0);
+  }
   // Over every graph of the demos and their gradients: each kept value is
   // float32, made by a GEMM or as a region's root, not an output, and
   // every reader is a GEMM or a fused region that loads it.
-  int kept_total = 0;
+  int kept_total = 0, reduced = 0;
   for (const char* file :
        {"examples/digits/digits.ss", "examples/tinylm/tinylm.ss", "examples/cnn/cnn.ss"})
     for (const auto& lowered : ss::test::lowered_graphs(*ss::test::check_source_file(file), true)) {
@@ -211,12 +227,14 @@ TEST_CASE("bf16 keeps the intermediates only GEMMs and fused kernels read, never
               k >= 0 && std::count(plan->kernels[static_cast<std::size_t>(k)].inputs.begin(),
                                    plan->kernels[static_cast<std::size_t>(k)].inputs.end(),
                                    static_cast<int>(v)) > 0;
-          CHECK((loads || ss::cuda::bf16_gemm(g.nodes[r])));
+          CHECK((loads || ss::cuda::bf16_reader(g.nodes[r])));
+          reduced += g.nodes[r].op == ss::ir::Op::reduce ? 1 : 0;
         }
       }
     }
   // The hidden activations and the gradients through them, in every demo.
   CHECK(kept_total > 20);
+  CHECK(reduced > 3);  // the gradients' bias sums over the batch among them
 }
 
 TEST_CASE("the kernels that read and write bf16 compile with NVRTC, in float32 alone") {
@@ -247,6 +265,11 @@ TEST_CASE("the kernels that read and write bf16 compile with NVRTC, in float32 a
     names.push_back(std::string("copy_") + ss::runtime::dtype_name(in) + "_" +
                     ss::runtime::dtype_name(out));
     all += ss::cuda::pointwise_source(copy, {in}, out, names.back());
+  }
+  for (int op = 0; op <= static_cast<int>(ss::ir::Reduce::std); ++op) {
+    names.push_back("reduce_bf16_" + std::to_string(op));
+    all +=
+        ss::cuda::reduction_source(static_cast<ss::ir::Reduce>(op), names.back(), "unsigned short");
   }
   REQUIRE(names.size() > 10);
   const auto result = nvrtc->compile(all, "bf16.cu", {.sm = 90, .cubin = false}, {"--fmad=false"});

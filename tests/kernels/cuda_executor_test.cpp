@@ -321,6 +321,7 @@ TEST_CASE("under --precision bf16 every graph runs with values kept in bf16, its
   CHECK(log.find("_bf16_1") != std::string::npos);
   CHECK(log.find("kernel ss_pw_0_0_f32_bf16 ") != std::string::npos);
   CHECK(ss::test::path_count(*bf16, "gemm bf16") > 10);
+  CHECK(log.find("kernel ss_reduce_0_bf16 ") != std::string::npos);  // a sum of kept values
   CHECK(ss::test::path_count(*f32, "gemm bf16") == 0);
   // Nothing more runs on the host than under f32: every reader of a kept
   // value reads bf16 on the device.
