@@ -195,10 +195,8 @@ bool GraphRun::fused(int k, std::size_t root) {
   std::vector<std::uint8_t> bf16_in(kernel.inputs.size(), 0);
   for (std::size_t j = 0; j < kernel.inputs.size(); ++j) {
     const DTensor& x = values_[static_cast<std::size_t>(kernel.inputs[j])];
-    bf16_in[j] = x.dtype() == DType::bf16;
-    if (x.dtype() != DType::f32 && x.dtype() != DType::boolean &&
-        !(bf16_in[j] && gemm_operand(kernel.inputs[j])))
-      return false;
+    bf16_in[j] = kept_in_bf16(kernel.inputs[j]);
+    if (x.dtype() != DType::f32 && x.dtype() != DType::boolean && !bf16_in[j]) return false;
     if (x.shape().size() > shape.size()) return false;
     const std::int64_t n = x.size();
     long long stride = 0;

@@ -19,9 +19,7 @@ const char* gemm_path(const DTensor& a, const DTensor& b, const DTensor& c) {
 void GraphRun::widen_inputs(const ir::Node& n) {
   for (const int k : n.in) {
     DTensor& x = values_[static_cast<std::size_t>(k)];
-    if (x.memory && x.dtype() == DType::bf16 &&
-        g_.nodes[static_cast<std::size_t>(k)].type.elem.kind == types::ElemKind::f32)
-      x = cast(x, DType::f32);
+    if (x.memory && kept_in_bf16(k)) x = cast(x, DType::f32);
   }
 }
 
