@@ -51,6 +51,11 @@ struct DTensor {
   DTensor with(Tensor v) const { return {std::move(v), memory}; }
 };
 
+// Whether a GEMM C = A B reads or writes a value kept in bf16.
+inline bool any_bf16(const DTensor& a, const DTensor& b, const DTensor& c) {
+  return a.dtype() == DType::bf16 || b.dtype() == DType::bf16 || c.dtype() == DType::bf16;
+}
+
 // A value the host holds a deferred copy of (Buffer::deferred): its
 // device memory, for a later graph on the same GPU to take as it is.
 struct DeviceTwin {

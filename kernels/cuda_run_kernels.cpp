@@ -121,8 +121,7 @@ void GraphRun::gemm(std::int64_t m, std::int64_t n, std::int64_t k, const DTenso
                           static_cast<std::size_t>(c.size()) * runtime::dtype_size(c.dtype()));
   constexpr std::int64_t kInt = INT_MAX;
   const bool cublas = cublas_ && m <= kInt && n <= kInt && k <= kInt && batches <= kInt;
-  const bool bf16 =
-      a.dtype() == DType::bf16 || b.dtype() == DType::bf16 || c.dtype() == DType::bf16;
+  const bool bf16 = any_bf16(a, b, c);
   if (bf16 && a.dtype() == DType::f32 && b.dtype() == DType::f32 &&
       c.size() < a.size() + b.size()) {
     // Only the result is kept in bf16, and it is the smaller: the float32

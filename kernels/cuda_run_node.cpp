@@ -9,9 +9,7 @@ namespace {
 // A GEMM's path in the counts: "gemm bf16" where it read or wrote a value
 // kept in bf16.
 const char* gemm_path(const DTensor& a, const DTensor& b, const DTensor& c) {
-  const bool bf16 =
-      a.dtype() == DType::bf16 || b.dtype() == DType::bf16 || c.dtype() == DType::bf16;
-  return bf16 ? "gemm bf16" : "gemm";
+  return any_bf16(a, b, c) ? "gemm bf16" : "gemm";
 }
 
 }  // namespace
