@@ -1,7 +1,9 @@
 #include "support/dynamic_library.hpp"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <utility>
@@ -72,9 +74,20 @@ std::string folder_of_this_library() {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&folder_of_this_library), &info) == 0 || !info.dli_fname)
     return {};
+  // Only an absolute folder: a relative one (the library found through a
+  // relative LD_LIBRARY_PATH entry) would be read against the working
+  // directory, where anyone may have put a library of that name.
   std::string path = info.dli_fname;
+  if (!path.empty() && path[0] != '/' && path == program_invocation_name) {
+    // Linked into the program, which was started by a relative path: the
+    // kernel's absolute one.
+    char exe[4096];
+    const auto n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    path = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : std::string();
+  }
+  if (path.empty() || path[0] != '/') return {};
   const auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+  return slash == std::string::npos || slash == 0 ? std::string() : path.substr(0, slash);
 }
 
 std::vector<std::string> module_candidates(const std::string& requested, const char* env,

@@ -52,9 +52,12 @@ bool mpi_here() {
 std::map<std::string, std::string> mpi_env() {
   const char* asan = std::getenv("ASAN_OPTIONS");
   return {{"ASAN_OPTIONS", std::string(asan ? asan : "") + ":fast_unwind_on_malloc=0"},
-          {"OMPI_ALLOW_RUN_AS_ROOT", "1"},       {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
-          {"OMPI_MCA_btl", "self,tcp"},          {"OMPI_MCA_btl_tcp_if_include", "lo"},
-          {"OMPI_MCA_oob_tcp_if_include", "lo"}, {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
+          {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+          {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
+          {"OMPI_MCA_btl", "self,tcp"},
+          {"OMPI_MCA_btl_tcp_if_include", "lo"},
+          {"OMPI_MCA_oob_tcp_if_include", "lo"},
+          {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
           {"SHAPESCRIPT_MPI", SS_TEST_MPI_PATH}};
 }
 
@@ -94,7 +97,8 @@ std::string mpirun(int processes) {
 // Two processes of `shapescript ARGS` under mpirun in the background, each
 // leaving its pid in pid.RANK; once rank 0 prints a line starting with
 // `ready`, rank 1 gets SIGNAL. Prints how mpirun exited and how long after
-// the signal, what is left of rank 1, then the job's output. A guard kills
+// the signal, what is left of rank 1 once it has had time to go, then the
+// job's output. A guard kills
 // mpirun after 60 s: a hang shows as exit 137 after about a minute.
 ss::test::ProcessResult signal_rank_one(const ss::test::TempDir& dir, const std::string& args,
                                         const std::string& ready, const std::string& signal) {
@@ -108,7 +112,14 @@ kill -$SIGNAL "$(cat pid.1)"
 wait $job; code=$?
 end=$(date +%s%N)
 echo "mpirun exited $code after $(( (end - start) / 1000000 )) ms"
-state=$(ps -o stat= -p "$(cat pid.1)" 2>/dev/null | tr -d ' ')
+# The job's end and rank 1's being reaped race: wait (10 s at most) until
+# it is gone or a zombie, rather than look once.
+i=0
+while :; do
+  state=$(ps -o stat= -p "$(cat pid.1)" 2>/dev/null | tr -d ' ')
+  case "$state" in ""|Z*) break ;; esac
+  i=$((i+1)); [ $i -gt 100 ] && break; sleep 0.1
+done
 echo "rank 1 left: ${state:-gone}"
 kill -KILL "$(cat pid.1)" 2>/dev/null
 cat out.txt
