@@ -29,7 +29,12 @@ struct Label {
   std::uint32_t length = 1;  // in characters, on that line (at least 1)
   std::string text;          // may be empty
   bool primary = true;
-  std::string line_text;  // the whole source line, for the snippet
+  // The source line, for the snippet: the whole line, or of a long one a
+  // window around the span, "..." marking each end cut off.
+  std::string line_text;
+  // Characters of the line cut off before the window (0: none), so the
+  // underline finds its column in line_text.
+  std::uint32_t cut_before = 0;
 };
 
 struct RenderOptions {
@@ -56,7 +61,8 @@ struct SS_API Diagnostic {
 };
 
 // One JSON object: {"code", "severity", "file", "line", "column", "message",
-// "labels": [{"line", "column", "length", "text", "primary"}], "notes", "help"}.
+// "labels": [{"line", "column", "length", "text", "primary", "line_text"}],
+// "notes", "help"}; line_text as rendered (a long line's window).
 SS_API std::string to_json(const Diagnostic& diagnostic);
 
 // The catalog's entry for a code ("E0603"), as markdown: its title,

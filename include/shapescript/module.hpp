@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -232,8 +233,12 @@ class SS_API Module {
   Module(Module&&) noexcept;
   Module& operator=(Module&&) noexcept;
 
-  // False when the program had errors; diagnostics() has them.
+  // False when the program had errors; diagnostics() has them. A default
+  // or moved-from Module is empty: false, with no diagnostics, and every
+  // call on it is E1612.
   explicit operator bool() const;
+  // Valid until the module is reloaded, moved or destroyed (a reload
+  // replaces the program they belong to: don't read them meanwhile).
   const std::vector<Diagnostic>& diagnostics() const;
 
   // Calls a function: a device function or a controller one (`fit`,
@@ -319,8 +324,11 @@ class SS_API Module {
   // for its calls ("m.w1", "opt.exp_avg.w1"). An entry stays when some device
   // function of the new program takes an input of that name with that
   // shape and element type (a generic axis takes any size). Any other
-  // entry is removed, and the report says why. Like any non-const member,
-  // it needs the module to itself: no call may run on it meanwhile.
+  // entry is removed, and the report says why. Calls may run on other
+  // threads meanwhile: each finishes on the program it started with, and
+  // calls that start after the reload returns run the new one. Two reloads
+  // of one module run one after the other. (`state` is the caller's: no
+  // other thread may use that map meanwhile.)
   ReloadReport reload(const Engine& engine, std::string_view text, std::string_view name,
                       const LoadOptions& options = {},
                       std::map<std::string, Tensor>* state = nullptr);
@@ -334,7 +342,18 @@ class SS_API Module {
 
  private:
   friend class Engine;
-  std::unique_ptr<Impl> impl_;
+  explicit Module(std::shared_ptr<Impl> impl);
+  // The program now, which a call holds to its end; an empty one for a
+  // default or moved-from Module.
+  std::shared_ptr<const Impl> current() const;
+  // impl_ as it is now (null when empty), and replacing it whole.
+  std::shared_ptr<Impl> held() const;
+  void publish(std::shared_ptr<Impl> next);
+  // Guards the pointer impl_ (a copy or a swap), never what it points to.
+  // (std::atomic<std::shared_ptr> would do, but GCC 12's is opaque to
+  // ThreadSanitizer.)
+  mutable std::mutex impl_mutex_;
+  std::shared_ptr<Impl> impl_;  // replaced whole by reload, read by calls on any thread
 };
 
 }  // namespace ss

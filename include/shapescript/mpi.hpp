@@ -43,6 +43,8 @@ class SS_API MpiWorld {
   // reported: a module whose collective failed (E1806) can't be used again,
   // and the other processes may still be waiting. Never returns.
   [[noreturn]] void abort_job(int code = 1) const;
+  // A moved-from MpiWorld is empty: process 0 of 0, no library, and
+  // abort_job ends this process alone.
 
   struct Impl;
   explicit MpiWorld(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}

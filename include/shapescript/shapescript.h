@@ -8,8 +8,16 @@
  * Errors. A call that can fail returns an ss_status*: NULL on success, or
  * a status holding the program's diagnostics (the first one's code, such
  * as "E1603", and every one rendered rustc-style). The caller frees it with
- * ss_status_free. No C++ exception ever crosses this boundary; a bug in
- * the library becomes a status with code "E0001" (internal error).
+ * ss_status_free. No C++ exception ever crosses this boundary; memory the
+ * machine can't give is "E1611", and a bug in the library becomes a status
+ * with code "E0001" (internal error).
+ *
+ * Null pointers. Every function checks each pointer it is given. One it
+ * needs that is NULL is "E1612" from a function that returns a status; a
+ * function that makes an object returns NULL instead, and an accessor an
+ * empty answer (0, "", NULL, SS_DTYPE_NONE). The pointers that may be NULL
+ * say so below (user data pointers always may); an array of `count` items
+ * may be NULL when count is 0, and none of its items may be.
  *
  * Ownership. Every object a `_new`, `_load`, `_make`, `_call` or `_value`
  * function returns (or sets through an `out` pointer)
@@ -61,10 +69,18 @@ SS_C_API const char* ss_version(void);
 
 /* ---- tensors ---- */
 
-typedef enum { SS_F32 = 0, SS_BF16 = 1, SS_F16 = 2, SS_I32 = 3, SS_BOOL = 4 } ss_dtype;
+typedef enum {
+  SS_DTYPE_NONE = -1, /* what ss_tensor_dtype says of NULL */
+  SS_F32 = 0,
+  SS_BF16 = 1,
+  SS_F16 = 2,
+  SS_I32 = 3,
+  SS_BOOL = 4
+} ss_dtype;
 
 /* Owned copies of `data` (row-major, `rank` axes of `shape`). NULL when
- * a size is negative. */
+ * a size is negative, the dtype unknown, or `data` (or `shape`) NULL for a
+ * tensor with elements (axes). */
 SS_C_API ss_tensor* ss_tensor_new(ss_dtype dtype, const void* data, const int64_t* shape,
                                   size_t rank);
 /* A view of the host's memory (row-major), not copied, for SS_F32 and
@@ -123,15 +139,17 @@ SS_C_API void ss_engine_free(ss_engine* engine);
 SS_C_API ss_load_options* ss_load_options_new(void);
 SS_C_API void ss_load_options_free(ss_load_options* options);
 /* The size of a dim declared without one (`dim V`). */
-SS_C_API void ss_load_options_set_dim(ss_load_options* options, const char* name, int64_t size);
+SS_C_API ss_status* ss_load_options_set_dim(ss_load_options* options, const char* name,
+                                            int64_t size);
 /* A sink's destination: called for each `write`, with the names and values.
- * A declared sink left unbound drops its records. */
+ * A declared sink left unbound drops its records; `fn` NULL unbinds it. The
+ * load options setters return NULL, or E1612 for a null pointer they need. */
 typedef void (*ss_sink_fn)(void* user, size_t count, const char* const* names,
                            const double* values);
-SS_C_API void ss_load_options_sink(ss_load_options* options, const char* name, ss_sink_fn fn,
-                                   void* user);
+SS_C_API ss_status* ss_load_options_sink(ss_load_options* options, const char* name, ss_sink_fn fn,
+                                         void* user);
 /* Nonzero: a declared sink left unbound is E1705 at load (default 0). */
-SS_C_API void ss_load_options_strict_sinks(ss_load_options* options, int strict);
+SS_C_API ss_status* ss_load_options_strict_sinks(ss_load_options* options, int strict);
 
 /* Host functions (`extern fn`). A value crossing: a tensor, a number or a
  * string. */
@@ -151,9 +169,9 @@ typedef int (*ss_host_fn)(void* user, const ss_host_value* args, size_t count,
                           ss_host_value* result, char* error, size_t error_size);
 /* Binds `name`'s `extern fn`: the kinds it takes, in order, and returns
  * (E1607 at load when they don't fit the declaration). */
-SS_C_API void ss_load_options_bind(ss_load_options* options, const char* name,
-                                   const ss_host_kind* params, size_t count, ss_host_kind result,
-                                   ss_host_fn fn, void* user);
+SS_C_API ss_status* ss_load_options_bind(ss_load_options* options, const char* name,
+                                         const ss_host_kind* params, size_t count,
+                                         ss_host_kind result, ss_host_fn fn, void* user);
 
 /* A host's own collectives for a several-device program (MPI, Gloo, its own
  * NCCL), as in the C++ API's CollectiveTable: each returns 0 on success
@@ -170,8 +188,8 @@ typedef struct {
   void (*abort)(void* context);                                                   /* may be NULL */
 } ss_collective_table;
 /* The table is copied; its context must outlive the module. */
-SS_C_API void ss_load_options_collectives(ss_load_options* options,
-                                          const ss_collective_table* table);
+SS_C_API ss_status* ss_load_options_collectives(ss_load_options* options,
+                                                const ss_collective_table* table);
 
 /* Several processes on MPI (the C++ API's LoadOptions::mpi): over the
  * host's communicator (`mpi_comm` points at its MPI_Comm) or MPI_COMM_WORLD
@@ -197,14 +215,14 @@ typedef struct {
 } ss_file_access;
 /* Everything allowed, on the real file system. */
 SS_C_API ss_file_access ss_file_access_default(void);
-SS_C_API void ss_load_options_files(ss_load_options* options, const ss_file_access* files);
+SS_C_API ss_status* ss_load_options_files(ss_load_options* options, const ss_file_access* files);
 /* How long one run may take, in milliseconds (E1609 past it; 0: no limit). */
-SS_C_API void ss_load_options_time_limit(ss_load_options* options, int64_t milliseconds);
+SS_C_API ss_status* ss_load_options_time_limit(ss_load_options* options, int64_t milliseconds);
 
 /* ---- modules ---- */
 
 /* A checked, loaded program; NULL with *status when it has errors.
- * `options` may be NULL. */
+ * `name`, `options` and `status` may be NULL. */
 SS_C_API ss_module* ss_engine_load_source(const ss_engine* engine, const char* text,
                                           const char* name, const ss_load_options* options,
                                           ss_status** status);
@@ -214,7 +232,9 @@ SS_C_API void ss_module_free(ss_module* module);
 
 /* Hot reload: loads `text` and, when it has no errors, makes it the
  * module's program (a status with the errors otherwise, the module
- * untouched). No call may run on the module meanwhile. `state_names` and
+ * untouched). Calls on other threads may run meanwhile: each finishes on
+ * the program it started with. `name`, `options` and `keep` may be NULL.
+ * `state_names` and
  * `state` are the host's `count` named tensors for its calls; `keep` (count
  * entries, may be NULL) gets 1 for each the new program still takes with
  * that shape and element type, 0 for each it doesn't. */
@@ -224,7 +244,8 @@ SS_C_API ss_status* ss_module_reload(ss_module* module, const ss_engine* engine,
                                      int* keep);
 
 /* Calls a device function with its inputs by name (`x`, `m.w1`,
- * `batch.pixels`). On success *result holds its outputs. */
+ * `batch.pixels`). On success *result holds its outputs (`result` may be
+ * NULL). */
 SS_C_API ss_status* ss_module_call(const ss_module* module, const char* function, size_t count,
                                    const char* const* names, const ss_tensor* const* inputs,
                                    ss_call_result** result);
@@ -357,11 +378,12 @@ SS_C_API ss_value* ss_call_result_value(const ss_call_result* result, size_t i);
 
 /* Where a controller function's `print` lines go when the host calls one
  * (NULL: the engine's log, at info). */
-SS_C_API void ss_load_options_print(ss_load_options* options,
-                                    void (*print)(void* user, const char* line), void* user);
+SS_C_API ss_status* ss_load_options_print(ss_load_options* options,
+                                          void (*print)(void* user, const char* line), void* user);
 
-/* Checks a program file and runs a function without parameters (`main`),
- * each printed line going to `print` (NULL: dropped). */
+/* Checks a program file and runs a function without parameters (`main`
+ * when `function` is NULL), each printed line going to `print` (NULL:
+ * dropped). `options` may be NULL. */
 SS_C_API ss_status* ss_engine_run_file(const ss_engine* engine, const char* path,
                                        const char* function,
                                        void (*print)(void* user, const char* line),

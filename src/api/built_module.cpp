@@ -76,6 +76,7 @@ std::string object_source(const std::string& name, const std::string& text,
 
 std::vector<Diagnostic> Engine::build_shared(const std::string& path,
                                              const std::string& output) const {
+  if (!impl_) return {api::empty_engine()};
   const auto compiled = api::compile_file(path, *impl_->log);
   if (!compiled->ok()) return compiled->diagnostics;
   std::string why;
@@ -147,7 +148,8 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
 }
 
 Module Engine::load_built(const std::string& path, const LoadOptions& options) const {
-  Module m;
+  if (!impl_) return Module(Module::Impl::failed_load(path, api::empty_engine()));
+  auto m = std::make_shared<Module::Impl>();
   std::string why;
   auto library = std::make_shared<support::DynamicLibrary>(support::DynamicLibrary::open_first(
       {path.find('/') == std::string::npos ? "./" + path : path}, &why));
@@ -161,12 +163,12 @@ Module Engine::load_built(const std::string& path, const LoadOptions& options) c
       !library->load(name, "ss_built_name") || !library->load(count, "ss_built_count") ||
       !library->load(keys, "ss_built_keys") || !library->load(data, "ss_built_data") ||
       !library->load(sizes, "ss_built_sizes")) {
-    m.impl_->compiled = std::make_unique<api::Compiled>();
-    m.impl_->compiled->name = path;
-    m.impl_->compiled->diagnostics.push_back(failed(
+    m->compiled = std::make_unique<api::Compiled>();
+    m->compiled->name = path;
+    m->compiled->diagnostics.push_back(failed(
         "`" + path + "` isn't a module `shapescript build` made" + (why.empty() ? "" : ": " + why),
         "build it with `shapescript build FILE -o " + path + "`"));
-    return m;
+    return Module(std::move(m));
   }
   std::map<std::string, std::string_view> entries;
   for (unsigned long k = 0; k < *count; ++k)
@@ -181,11 +183,11 @@ Module Engine::load_built(const std::string& path, const LoadOptions& options) c
     }
     return fallback.load && fallback.load(key, bytes);
   };
-  m.impl_->compiled = api::compile_text(*source, *name, *impl_->log);
-  m.impl_->bind(options, engine);
-  m.impl_->log = impl_->log;
-  m.impl_->set_file(path);
-  return m;
+  m->compiled = api::compile_text(*source, *name, *impl_->log);
+  m->bind(options, engine);
+  m->log = impl_->log;
+  m->set_file(path);
+  return Module(std::move(m));
 }
 
 }  // namespace ss

@@ -48,19 +48,22 @@ Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
 
 bool Engine::ok() const {
-  return !has_errors(impl_->diagnostics);
+  return impl_ && !has_errors(impl_->diagnostics);
 }
 
 const std::vector<Diagnostic>& Engine::diagnostics() const {
-  return impl_->diagnostics;
+  static const std::vector<Diagnostic> moved_from{api::empty_engine()};
+  return impl_ ? impl_->diagnostics : moved_from;
 }
 
 const Device& Engine::device() const {
-  return impl_->options.device;
+  static const Device none = Device::cpu();
+  return impl_ ? impl_->options.device : none;
 }
 
 BackendReport Engine::backends() const {
   BackendReport report;
+  if (!impl_) return report;
   report.cpu_gemm = gemm::sgemm_kernel();
   report.cpu_bf16 = gemm::bf16_supported();
   report.cpu_bf16_kernel = gemm::bf16_kernel();
@@ -123,46 +126,59 @@ std::vector<Diagnostic> checked(api::Compiled& c, const EngineOptions& options) 
 }  // namespace
 
 std::vector<Diagnostic> Engine::check_file(const std::string& path) const {
+  if (!impl_) return {api::empty_engine()};
   return checked(*api::compile_file(path, *impl_->log), impl_->options);
 }
 
 std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_view name) const {
+  if (!impl_) return {api::empty_engine()};
   return checked(*api::compile_text(text, name, *impl_->log), impl_->options);
 }
 
 Module Engine::load_file(const std::string& path, const LoadOptions& options) const {
-  Module m;
-  const FileAccess& files = options.files;
-  if (files.read || !files.root.empty() || !files.allow_read) {
-    // The host's file access serves (or confines) the program's own source too.
-    try {
-      m.impl_->compiled = api::compile_text(runtime::read_bytes(files, path), path, *impl_->log);
-    } catch (const runtime::DataError& e) {
-      m.impl_->compiled = std::make_unique<api::Compiled>();
-      m.impl_->compiled->name = path;
-      m.impl_->compiled->diagnostics.push_back(diag::error(e.code, e.what(), e.help));
-      return m;
+  if (!impl_) return Module(Module::Impl::failed_load(path, api::empty_engine()));
+  auto m = std::make_shared<Module::Impl>();
+  try {
+    const FileAccess& files = options.files;
+    if (files.read || !files.root.empty() || !files.allow_read) {
+      // The host's file access serves (or confines) the program's own source too.
+      try {
+        m->compiled = api::compile_text(runtime::read_bytes(files, path), path, *impl_->log);
+      } catch (const runtime::DataError& e) {
+        return Module(Module::Impl::failed_load(path, diag::error(e.code, e.what(), e.help)));
+      }
+    } else {
+      m->compiled = api::compile_file(path, *impl_->log);
     }
-  } else {
-    m.impl_->compiled = api::compile_file(path, *impl_->log);
+    m->bind(options, impl_->options);
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return Module(Module::Impl::failed_load(path, runtime::unexpected_failure(e)));
   }
-  m.impl_->bind(options, impl_->options);
-  m.impl_->log = impl_->log;
-  m.impl_->set_file(path);
-  return m;
+  m->log = impl_->log;
+  m->set_file(path);
+  return Module(std::move(m));
 }
 
 Module Engine::load_source(std::string_view text, std::string_view name,
                            const LoadOptions& options) const {
-  Module m;
-  m.impl_->compiled = api::compile_text(text, name, *impl_->log);
-  m.impl_->bind(options, impl_->options);
-  m.impl_->log = impl_->log;
-  return m;
+  if (!impl_) return Module(Module::Impl::failed_load(std::string(name), api::empty_engine()));
+  auto m = std::make_shared<Module::Impl>();
+  try {
+    m->compiled = api::compile_text(text, name, *impl_->log);
+    m->bind(options, impl_->options);
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return Module(Module::Impl::failed_load(std::string(name), runtime::unexpected_failure(e)));
+  }
+  m->log = impl_->log;
+  return Module(std::move(m));
 }
 
 std::string Engine::ir_listing(const std::string& path, std::vector<Diagnostic>* diagnostics,
                                std::string_view pass) const {
+  if (!impl_) {
+    if (diagnostics) *diagnostics = {api::empty_engine()};
+    return {};
+  }
   const auto c = api::compile_file(path, *impl_->log);
   if (!c->ok()) {
     if (diagnostics) *diagnostics = c->diagnostics;
@@ -181,6 +197,7 @@ std::vector<std::string> Engine::ir_passes() {
 
 std::vector<Diagnostic> Engine::build_standalone(const std::string& path,
                                                  const std::string& output) const {
+  if (!impl_) return {api::empty_engine()};
   const auto compiled = api::compile_file(path, *impl_->log);
   if (!compiled->ok()) return compiled->diagnostics;
   const auto& typed = compiled->typed;
@@ -229,12 +246,14 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
                                          const std::function<void(std::string_view)>& print,
                                          const std::map<std::string, Tensor>& args,
                                          const LoadOptions& options) const {
+  if (!impl_) return {api::empty_engine()};
   const bool built = path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0;
   Module module = built ? load_built(path, options) : load_file(path, options);
   if (!module) return module.diagnostics();
-  module.impl_->command_line = true;
-  if (auto unsized = api::unsized_dims(*module.impl_->compiled); !unsized.empty()) return unsized;
-  const auto& c = *module.impl_->compiled;
+  const auto impl = module.held();
+  impl->command_line = true;
+  if (auto unsized = api::unsized_dims(*impl->compiled); !unsized.empty()) return unsized;
+  const auto& c = *impl->compiled;
   const auto fn = c.typed.functions.find(function);
   if (fn == c.typed.functions.end() || fn->second.item->is_extern)
     return {diag::error(diag::Code::E1604,
@@ -249,12 +268,12 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       values[name] = Module::Impl::to_runtime(tensor);
     }
     try {
-      runtime::RunOptions run = module.impl_->run_options(print);
-      auto errors = runtime::run_function(module.impl_->program, *c.map, function, values, run);
+      runtime::RunOptions run = impl->run_options(print);
+      auto errors = runtime::run_function(impl->program, *c.map, function, values, run);
       if (options.executor_stats) options.executor_stats(module.executor_stats());
       return errors;
-    } catch (const std::exception& bug) {
-      return {runtime::internal_error(bug.what())};
+    } catch (const std::exception& e) {
+      return {runtime::unexpected_failure(e)};
     }
   }
   // A device function: called as a host would, its results printed.

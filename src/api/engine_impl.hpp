@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "diag/codes.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/nvrtc.hpp"
 #include "shapescript/engine.hpp"
@@ -40,4 +41,14 @@ struct Engine::Impl {
   }
 };
 
+namespace api {
+
+// A moved-from Engine has no state: it answers every load, check and run
+// with this, and never crashes.
+inline Diagnostic empty_engine() {
+  return diag::error(diag::Code::E1612, "this engine is empty: it was moved from",
+                     "use the Engine it was moved to, or make a new one");
+}
+
+}  // namespace api
 }  // namespace ss

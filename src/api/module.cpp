@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <utility>
 #include <variant>
 
 #include "api/devices.hpp"
@@ -7,6 +8,7 @@
 #include "api/prepare.hpp"
 #include "api/value_fit.hpp"
 #include "diag/codes.hpp"
+#include "ir/averaged_axes.hpp"
 #include "ir/distribute.hpp"
 #include "kernels/cuda_executor.hpp"
 #include "runtime/controller/controller.hpp"
@@ -98,6 +100,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   for (const auto& [name, g] : program.graphs) {
     Callable& c = callable[name];
     c.graph = &g;
+    c.averaged = ir::averaged_axes(g);
     c.inputs = {name,
                 {},
                 "input",
@@ -149,30 +152,69 @@ runtime::RunOptions Module::Impl::run_options(std::function<void(std::string_vie
 
 Value Module::Impl::keep(Value v) const {
   if (const auto& state = ValueAccess::state(v)) {
-    std::lock_guard lock(values_mutex);
-    std::erase_if(live_values, [](const auto& w) { return w.expired(); });
-    live_values.push_back(state);
+    std::lock_guard lock(lineage->values_mutex);
+    std::erase_if(lineage->live_values, [](const auto& w) { return w.expired(); });
+    lineage->live_values.push_back(state);
   }
   return v;
 }
 
-Module::Module() : impl_(std::make_unique<Impl>()) {}
+std::optional<Diagnostic> Module::Impl::empty_module() const {
+  if (compiled) return std::nullopt;
+  return diag::error(diag::Code::E1612, "this module is empty: it holds no program",
+                     "a default-constructed or moved-from ss::Module has none: call the Module "
+                     "that Engine::load_file or load_source returned (or that it was moved to)");
+}
+
+Module::Module() = default;
+Module::Module(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Module::~Module() = default;
-Module::Module(Module&&) noexcept = default;
-Module& Module::operator=(Module&&) noexcept = default;
+Module::Module(Module&& other) noexcept {
+  std::lock_guard lock(other.impl_mutex_);
+  impl_ = std::move(other.impl_);
+}
+Module& Module::operator=(Module&& other) noexcept {
+  if (this != &other) {
+    std::scoped_lock lock(impl_mutex_, other.impl_mutex_);
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+
+std::shared_ptr<Module::Impl> Module::held() const {
+  std::lock_guard lock(impl_mutex_);
+  return impl_;
+}
+
+void Module::publish(std::shared_ptr<Impl> next) {
+  std::shared_ptr<Impl> old;  // released outside the lock: its last call may have ended
+  {
+    std::lock_guard lock(impl_mutex_);
+    old = std::exchange(impl_, std::move(next));
+  }
+}
+
+std::shared_ptr<const Module::Impl> Module::current() const {
+  if (auto impl = held()) return impl;
+  return Impl::empty();
+}
 
 Module::operator bool() const {
-  return impl_->compiled && impl_->compiled->ok();
+  const auto impl = current();
+  return impl->compiled && impl->compiled->ok();
 }
 
 const std::vector<Diagnostic>& Module::diagnostics() const {
   static const std::vector<Diagnostic> none;
-  return impl_->compiled ? impl_->compiled->diagnostics : none;
+  // The program stays alive in impl_ until a reload replaces it.
+  const auto impl = current();
+  return impl->compiled ? impl->compiled->diagnostics : none;
 }
 
 ExecutorStats Module::executor_stats() const {
   ExecutorStats s;
-  const auto& fast = impl_->accelerator;
+  const auto impl = current();
+  const auto& fast = impl->accelerator;
   s.executor = fast ? "fast" : "reference";
   if (fast && cuda::is_cuda_executor(*fast)) {
     const auto c = cuda::cuda_counts(*fast);
@@ -197,8 +239,8 @@ ExecutorStats Module::executor_stats() const {
     for (auto& [name, g] : runtime::executor_functions(*fast))
       s.functions[name] = {"device", "fast", g.calls, g.fused_kernels, std::move(g.nodes)};
   }
-  std::lock_guard lock(impl_->controller_mutex);
-  for (const auto& [name, f] : impl_->controller_calls) s.functions[name] = f;
+  std::lock_guard lock(impl->controller_mutex);
+  for (const auto& [name, f] : impl->controller_calls) s.functions[name] = f;
   return s;
 }
 
@@ -234,12 +276,19 @@ std::string misfit(const Tensor& t, const types::Type& want, const runtime::Dims
 ReloadReport Module::reload(const Engine& engine, std::string_view text, std::string_view name,
                             const LoadOptions& options, std::map<std::string, Tensor>* state) {
   ReloadReport report;
+  // The lineage (reloads one at a time, the live values) goes on from the
+  // program now to the next; an empty module starts one.
+  const std::shared_ptr<Impl> old = held();
+  const auto lineage = old ? old->lineage : std::make_shared<Impl::Lineage>();
+  std::unique_lock reloading(lineage->reloading);
   Module fresh = engine.load_source(text, name, options);
   report.diagnostics = fresh.diagnostics();
   if (!fresh) return report;  // this module keeps its program
+  std::shared_ptr<Impl> next = fresh.held();
+  next->lineage = lineage;
   if (state) {
-    const auto& typed = fresh.impl_->compiled->typed;
-    const auto inputs = program_inputs(fresh.impl_->program.graphs);
+    const auto& typed = next->compiled->typed;
+    const auto inputs = program_inputs(next->program.graphs);
     for (auto it = state->begin(); it != state->end();) {
       const auto found = inputs.find(it->first);
       std::string why = found == inputs.end() ? "no function of the new program takes it"
@@ -253,27 +302,26 @@ ReloadReport Module::reload(const Engine& engine, std::string_view text, std::st
       }
     }
   }
-  // The values this module made live on in the new one, if they fit it.
+  // The values this module made live on in the new program, if they fit it.
   {
-    std::lock_guard lock(impl_->values_mutex);
-    for (const auto& weak : impl_->live_values)
+    std::lock_guard lock(lineage->values_mutex);
+    for (const auto& weak : lineage->live_values)
       if (auto held = weak.lock()) {
         Value v = ValueAccess::wrap(held);
-        const std::string why =
-            api::layout_misfit(fresh.impl_->program, *held, *held->current().value);
+        const std::string why = api::layout_misfit(next->program, *held, *held->current().value);
         if (why.empty())
           report.kept_values.push_back(std::move(v));
         else
           report.dropped_values.emplace_back(std::move(v), why);
-        fresh.impl_->live_values.push_back(weak);
       }
   }
-  impl_.swap(fresh.impl_);
+  // Published whole: a call that started before holds `old` to its end.
+  publish(std::move(next));
   return report;
 }
 
 std::size_t Module::prepared() const {
-  return impl_->program.graphs.size();
+  return current()->program.graphs.size();
 }
 
 CallResult Module::Impl::call_tensors(const std::string& function, const ir::Signature& sig,
@@ -315,6 +363,34 @@ CallResult Module::Impl::call_tensors(const std::string& function, const ir::Sig
   return r;
 }
 
+std::optional<Diagnostic> Module::Impl::empty_average(
+    const std::string& function, const Callable& prepared,
+    const std::map<std::string, runtime::Tensor>& inputs) {
+  if (prepared.averaged.empty()) return std::nullopt;
+  const ir::Graph& graph = *prepared.graph;
+  for (const int id : graph.inputs) {
+    const ir::Node& n = graph.nodes[static_cast<std::size_t>(id)];
+    const auto given = inputs.find(n.name);
+    if (given == inputs.end()) continue;
+    for (std::size_t k = 0; k < n.type.axes.size(); ++k) {
+      const types::Axis& axis = n.type.axes[k];
+      if (!axis.single() || axis.factors[0].kind != types::Factor::Kind::generic ||
+          !prepared.averaged.count(axis.factors[0].name) || k >= given->second.shape().size() ||
+          given->second.shape()[k] != 0)
+        continue;
+      const std::string& b = axis.factors[0].name;
+      return diag::error(diag::Code::E1613,
+                         "`" + function + "` takes a mean over `" + b + "`, and `" + n.name +
+                             "` gives it no elements: " + n.type.str() + " of shape " +
+                             runtime::shape_str(given->second.shape()),
+                         "call it with at least one example along `" + b +
+                             "`; a mean over none is no number (NaN), so nothing ran and no "
+                             "value changed");
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::vector<runtime::Tensor>> Module::Impl::run_device(
     const std::string& function, const Callable& prepared,
     std::map<std::string, runtime::Tensor>& inputs, runtime::ArgumentSource source,
@@ -328,6 +404,10 @@ std::optional<std::vector<runtime::Tensor>> Module::Impl::run_device(
     }
   if (auto bad = runtime::match_arguments(prepared.inputs, inputs, source)) {
     r.diagnostics.push_back(std::move(*bad));
+    return std::nullopt;
+  }
+  if (auto empty = empty_average(function, prepared, inputs)) {
+    r.diagnostics.push_back(std::move(*empty));
     return std::nullopt;
   }
   const auto& dims = compiled->typed.dims;
@@ -348,7 +428,7 @@ std::optional<std::vector<runtime::Tensor>> Module::Impl::run_device(
   } catch (const std::exception& e) {
     const auto at = compiled->typed.functions.at(function).item->name_span;
     auto d = runtime::program_failure(e, *compiled->map, at);
-    r.diagnostics.push_back(d ? std::move(*d) : runtime::internal_error(e.what()));
+    r.diagnostics.push_back(d ? std::move(*d) : runtime::unexpected_failure(e));
   }
   return std::nullopt;
 }

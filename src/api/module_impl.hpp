@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "api/compiled.hpp"
@@ -23,6 +24,28 @@
 namespace ss {
 
 struct Module::Impl {
+  // What stays with a module across reloads: reloads one at a time, and
+  // the values its programs made, loaded or returned that are still alive
+  // (a reload checks them against the new program).
+  struct Lineage {
+    std::mutex reloading;
+    std::mutex values_mutex;
+    std::vector<std::weak_ptr<Value::State>> live_values;
+  };
+  std::shared_ptr<Lineage> lineage = std::make_shared<Lineage>();
+  // This program among every module's programs: a value's version records
+  // the program whose layout it fits by it (an address could be reused).
+  const std::uint64_t serial = next_serial();
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
+  }
+  // What a default or moved-from Module answers with: no program.
+  static const std::shared_ptr<Impl>& empty() {
+    static const auto none = std::make_shared<Impl>();
+    return none;
+  }
+
   std::unique_ptr<api::Compiled> compiled;
   mutable std::mutex mutex;  // guards the caches: a module may be called from several threads
   ir::Program program;       // lowered at load (api/prepare)
@@ -33,6 +56,9 @@ struct Module::Impl {
     // Per parameter, a model's or record's tensors as the graph names its
     // inputs: (path, input), ("w1", "m.w1").
     std::vector<std::vector<std::pair<std::string, std::string>>> fields;
+    // The generic axes it averages over (ir/averaged_axes): an input that
+    // gives one of them size 0 is E1613, before anything runs.
+    std::set<std::string> averaged;
   };
   std::map<std::string, Callable> callable;   // by name, made at load
   std::map<std::string, SinkCallback> sinks;  // bound at load
@@ -59,10 +85,17 @@ struct Module::Impl {
       base_dir = path.substr(0, slash == 0 ? 1 : slash);
   }
   support::LoggerPtr log;  // the engine's: where print lines go without LoadOptions::print
-  // The values this module made, loaded or returned that are still alive,
-  // for hot reload to check against a new program.
-  mutable std::mutex values_mutex;
-  mutable std::vector<std::weak_ptr<Value::State>> live_values;
+  // A module that failed before its program was read (`name`: its file).
+  static std::shared_ptr<Impl> failed_load(std::string name, Diagnostic d) {
+    auto m = std::make_shared<Impl>();
+    m->compiled = std::make_unique<api::Compiled>();
+    m->compiled->name = std::move(name);
+    m->compiled->diagnostics.push_back(std::move(d));
+    return m;
+  }
+  // E1612 for a default or moved-from Module's (no program at all).
+  std::optional<Diagnostic> empty_module() const;
+  // Remembers a value for hot reload (Lineage::live_values).
   Value keep(Value v) const;
   // The controller's options for one run: the module's devices, executor,
   // JIT, sinks, host functions, files and limits; `print` where its print
@@ -81,6 +114,11 @@ struct Module::Impl {
   // unless given), on the workers when it splits a batch: its outputs, or
   // nullopt with the diagnostic in `r` (an input that doesn't fit worded
   // for where it came from, `source`).
+  // E1613 when an input gives a generic axis the function averages over
+  // no elements (an empty batch).
+  static std::optional<Diagnostic> empty_average(
+      const std::string& function, const Callable& prepared,
+      const std::map<std::string, runtime::Tensor>& inputs);
   std::optional<std::vector<runtime::Tensor>> run_device(
       const std::string& function, const Callable& prepared,
       std::map<std::string, runtime::Tensor>& inputs, runtime::ArgumentSource source,
@@ -89,8 +127,8 @@ struct Module::Impl {
   // Module::call and call_into: the values path (any function, its
   // parameters in order), or the named-tensor one when only host tensors
   // are given to a device function.
-  CallResult call_values(const Module& self, const std::string& function,
-                         const std::vector<Arg>& args, const std::map<std::string, Tensor>& named,
+  CallResult call_values(const std::string& function, const std::vector<Arg>& args,
+                         const std::map<std::string, Tensor>& named,
                          const std::vector<Tensor>* into) const;
 
   // What a load gives a program: its dims' sizes, its sinks' callbacks

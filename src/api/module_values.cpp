@@ -30,7 +30,8 @@ Value failed(std::vector<Diagnostic>* errors, std::vector<Diagnostic> ds) {
 // What stops values being made at all: a module without a program, or
 // dims still unsized.
 std::vector<Diagnostic> not_ready(const Module::Impl& impl) {
-  if (!impl.compiled || !impl.compiled->ok())
+  if (auto empty = impl.empty_module()) return {std::move(*empty)};
+  if (!impl.compiled->ok())
     return {diag::error(diag::Code::E1604, "no program is loaded",
                         "load a program without errors first")};
   return api::unsized_dims(*impl.compiled);
@@ -66,42 +67,57 @@ Diagnostic from_data_error(const runtime::DataError& e) {
 
 Value Module::make(const std::string& type, const MakeOptions& options,
                    std::vector<Diagnostic>* errors) const {
-  if (auto bad = not_ready(*impl_); !bad.empty()) return failed(errors, std::move(bad));
-  const ir::Program& p = impl_->program;
-  if (!p.models.count(type)) return failed(errors, no_model(type, p));
-  return impl_->keep(ValueAccess::make(runtime::new_model(p, type, options.seed), type, {},
-                                       type + "(seed=" + std::to_string(options.seed) + ")"));
+  try {
+    const auto impl = current();
+    if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
+    const ir::Program& p = impl->program;
+    if (!p.models.count(type)) return failed(errors, no_model(type, p));
+    return impl->keep(ValueAccess::make(runtime::new_model(p, type, options.seed), type, {},
+                                        type + "(seed=" + std::to_string(options.seed) + ")"));
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return failed(errors, runtime::unexpected_failure(e));
+  }
 }
 
 Value Module::make_optimizer(const std::string& kind, const Value& model,
                              const std::map<std::string, double>& settings,
                              std::vector<Diagnostic>* errors) const {
-  if (auto bad = not_ready(*impl_); !bad.empty()) return failed(errors, std::move(bad));
-  const ir::OptimizerSpec* spec = ir::optimizer_spec(kind);
-  if (!spec)
-    return failed(errors, diag::error(diag::Code::E1604, "there is no optimiser `" + kind + "`",
-                                      "make an SGD, Adam or AdamW"));
-  const auto& state = ValueAccess::state(model);
-  if (!state || model.kind() != Value::Kind::model)
-    return failed(
-        errors,
-        diag::error(diag::Code::E1603, "an optimiser is made for a model, given " + model.type(),
-                    "give it a model value: make_optimizer(\"" + kind + "\", mod.make(\"Mlp\"))"));
-  const auto known = names_of(spec->settings);
-  for (const auto& [name, value] : settings)
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      return failed(errors, diag::error(diag::Code::E1603, kind + " has no setting `" + name + "`",
-                                        "its settings are " + support::quoted_list(known)));
-  auto opt = runtime::new_optimizer(kind, *state->current().value, settings);
-  return impl_->keep(
-      ValueAccess::make(std::move(*opt), state->name, kind, kind + "(" + model.label() + ")"));
+  try {
+    const auto impl = current();
+    if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
+    const ir::OptimizerSpec* spec = ir::optimizer_spec(kind);
+    if (!spec)
+      return failed(errors, diag::error(diag::Code::E1604, "there is no optimiser `" + kind + "`",
+                                        "make an SGD, Adam or AdamW"));
+    const auto& state = ValueAccess::state(model);
+    if (!state || model.kind() != Value::Kind::model)
+      return failed(errors, diag::error(diag::Code::E1603,
+                                        "an optimiser is made for a model, given " + model.type(),
+                                        "give it a model value: make_optimizer(\"" + kind +
+                                            "\", mod.make(\"Mlp\"))"));
+    const auto known = names_of(spec->settings);
+    for (const auto& [name, value] : settings)
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        return failed(errors,
+                      diag::error(diag::Code::E1603, kind + " has no setting `" + name + "`",
+                                  "its settings are " + support::quoted_list(known)));
+    auto opt = runtime::new_optimizer(kind, *state->current().value, settings);
+    return impl->keep(
+        ValueAccess::make(std::move(*opt), state->name, kind, kind + "(" + model.label() + ")"));
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return failed(errors, runtime::unexpected_failure(e));
+  }
 }
 
 Value Module::tensor(const Tensor& t, std::vector<Diagnostic>* errors) const {
-  if (auto bad = Impl::unusable("the tensor", t)) return failed(errors, std::move(*bad));
-  runtime::Value v = runtime::of_kind(RKind::tensor);
-  v.tensor = Impl::to_runtime(t).clone();
-  return ValueAccess::make(std::move(v), {}, {}, "a tensor " + runtime::shape_str(t.shape()));
+  try {
+    if (auto bad = Impl::unusable("the tensor", t)) return failed(errors, std::move(*bad));
+    runtime::Value v = runtime::of_kind(RKind::tensor);
+    v.tensor = Impl::to_runtime(t).clone();
+    return ValueAccess::make(std::move(v), {}, {}, "a tensor " + runtime::shape_str(t.shape()));
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return failed(errors, runtime::unexpected_failure(e));
+  }
 }
 
 namespace {
@@ -139,41 +155,52 @@ std::variant<runtime::Fields, Diagnostic> record_fields(const Module::Impl& impl
 
 Value Module::batch(const std::string& record, const std::map<std::string, Tensor>& fields,
                     std::vector<Diagnostic>* errors) const {
-  if (auto bad = not_ready(*impl_); !bad.empty()) return failed(errors, std::move(bad));
-  auto made = record_fields(*impl_, record, fields, "a batch");
-  if (auto* d = std::get_if<Diagnostic>(&made)) return failed(errors, std::move(*d));
-  runtime::Value v = runtime::of_kind(RKind::record);
-  v.text = record;
-  v.fields = std::move(std::get<runtime::Fields>(made));
-  return ValueAccess::make(std::move(v), record, {}, "a batch of " + record);
+  try {
+    const auto impl = current();
+    if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
+    auto made = record_fields(*impl, record, fields, "a batch");
+    if (auto* d = std::get_if<Diagnostic>(&made)) return failed(errors, std::move(*d));
+    runtime::Value v = runtime::of_kind(RKind::record);
+    v.text = record;
+    v.fields = std::move(std::get<runtime::Fields>(made));
+    return ValueAccess::make(std::move(v), record, {}, "a batch of " + record);
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return failed(errors, runtime::unexpected_failure(e));
+  }
 }
 
 Value Module::dataset(const std::string& record, const std::map<std::string, Tensor>& fields,
                       std::vector<Diagnostic>* errors) const {
-  if (auto bad = not_ready(*impl_); !bad.empty()) return failed(errors, std::move(bad));
-  auto made = record_fields(*impl_, record, fields, "a dataset");
-  if (auto* d = std::get_if<Diagnostic>(&made)) return failed(errors, std::move(*d));
-  auto& columns = std::get<runtime::Fields>(made);
-  auto data = std::make_shared<runtime::Dataset>();
-  for (const auto& [name, type] : impl_->program.records.at(record)) {
-    data->names.push_back(name);
-    data->columns.push_back(columns.at(name));
+  try {
+    const auto impl = current();
+    if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
+    auto made = record_fields(*impl, record, fields, "a dataset");
+    if (auto* d = std::get_if<Diagnostic>(&made)) return failed(errors, std::move(*d));
+    auto& columns = std::get<runtime::Fields>(made);
+    auto data = std::make_shared<runtime::Dataset>();
+    for (const auto& [name, type] : impl->program.records.at(record)) {
+      data->names.push_back(name);
+      data->columns.push_back(columns.at(name));
+    }
+    const std::int64_t n = data->columns.empty() ? 0 : data->columns[0].dim(0);
+    for (std::int64_t k = 0; k < n; ++k) data->rows.push_back(k);
+    runtime::Value v = runtime::of_kind(RKind::dataset);
+    v.text = record;
+    v.data = std::move(data);
+    return impl->keep(ValueAccess::make(std::move(v), record, {}, "a dataset of " + record));
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return failed(errors, runtime::unexpected_failure(e));
   }
-  const std::int64_t n = data->columns.empty() ? 0 : data->columns[0].dim(0);
-  for (std::int64_t k = 0; k < n; ++k) data->rows.push_back(k);
-  runtime::Value v = runtime::of_kind(RKind::dataset);
-  v.text = record;
-  v.data = std::move(data);
-  return impl_->keep(ValueAccess::make(std::move(v), record, {}, "a dataset of " + record));
 }
 
 Value Module::copy(const Value& v) const {
+  const auto impl = current();
   const auto& state = ValueAccess::state(v);
   if (!state) return {};
   Value out = ValueAccess::make(*state->current().value, state->name, state->optimizer,
                                 state->label + " (a copy)");
-  return v.kind() == Value::Kind::model || v.kind() == Value::Kind::optimizer ? impl_->keep(out)
-                                                                              : out;
+  const bool structure = v.kind() == Value::Kind::model || v.kind() == Value::Kind::optimizer;
+  return structure && impl->compiled ? impl->keep(out) : out;
 }
 
 namespace {
@@ -207,17 +234,27 @@ Value load_from(const Module::Impl& impl, const std::string& type, const std::st
 
 Value Module::load(const std::string& type, const std::string& path,
                    const ValueLoadOptions& options, std::vector<Diagnostic>* errors) const {
-  return load_from(*impl_, type, path, impl_->load_options.files, options, errors);
+  try {
+    const auto impl = current();
+    return load_from(*impl, type, path, impl->load_options.files, options, errors);
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return failed(errors, runtime::unexpected_failure(e));
+  }
 }
 
 Value Module::load_bytes(const std::string& type, std::string_view bytes,
                          const ValueLoadOptions& options, std::vector<Diagnostic>* errors) const {
-  FileAccess files;
-  files.read = [bytes](const std::string&, std::string* out, std::string*) {
-    out->assign(bytes);
-    return true;
-  };
-  return load_from(*impl_, type, "(bytes)", files, options, errors);
+  try {
+    const auto impl = current();
+    FileAccess files;
+    files.read = [bytes](const std::string&, std::string* out, std::string*) {
+      out->assign(bytes);
+      return true;
+    };
+    return load_from(*impl, type, "(bytes)", files, options, errors);
+  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
+    return failed(errors, runtime::unexpected_failure(e));
+  }
 }
 
 namespace {
@@ -238,7 +275,8 @@ std::vector<Diagnostic> save_to(const Value& v, const std::string& path, const F
 }  // namespace
 
 std::vector<Diagnostic> Module::save(const Value& v, const std::string& path) const {
-  return save_to(v, path, impl_->load_options.files);
+  const auto impl = current();
+  return save_to(v, path, impl->load_options.files);
 }
 
 std::vector<Diagnostic> Module::save_bytes(const Value& v, std::string* bytes) const {

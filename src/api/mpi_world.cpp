@@ -21,20 +21,23 @@ std::shared_ptr<MpiWorld> MpiWorld::open(const void* mpi_comm, std::vector<Diagn
   return std::make_shared<MpiWorld>(std::make_shared<Impl>(Impl{std::move(comm)}));
 }
 
+// A moved-from MpiWorld has no communicator: one process of its own, no
+// library, and abort_job ends this process alone.
 int MpiWorld::process() const {
-  return impl_->comm->process();
+  return impl_ ? impl_->comm->process() : 0;
 }
 
 int MpiWorld::processes() const {
-  return impl_->comm->processes();
+  return impl_ ? impl_->comm->processes() : 0;
 }
 
 std::string MpiWorld::library() const {
-  return impl_->comm->library_version();
+  return impl_ ? impl_->comm->library_version() : std::string();
 }
 
 void MpiWorld::abort_job(int code) const {
-  impl_->comm->abort_job(code);
+  if (impl_) impl_->comm->abort_job(code);
+  std::_Exit(code);
 }
 
 bool launched_by_mpi() {

@@ -59,9 +59,9 @@ class WriterLocks {
 
 // Checks each argument against its parameter and takes the versions it
 // reads; the diagnostic of the first that doesn't fit.
-std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string& function,
-                                         const ir::Signature& sig, const std::vector<Arg>& args,
-                                         std::vector<Bound>& bound) {
+std::optional<Diagnostic> bind_arguments(const ir::Program& p, std::uint64_t serial,
+                                         const std::string& function, const ir::Signature& sig,
+                                         const std::vector<Arg>& args, std::vector<Bound>& bound) {
   const auto misfit = [&](const ir::Parameter& param, const std::string& why,
                           std::string help = {}) {
     return diag::error(
@@ -103,11 +103,11 @@ std::optional<Diagnostic> bind_arguments(const ir::Program& p, const std::string
       const auto version = b.state->current();
       b.value = version.value;
       if (auto why = api::value_misfit(p, param.type, *b.state, *b.value,
-                                       /*layout_known=*/version.fits == &p);
+                                       /*layout_known=*/version.fits == serial);
           !why.empty())
         return misfit(param, "given " + b.state->label + ": " + why);
-      if (version.fits != &p && b.value->kind != RKind::tensor)
-        b.state->mark_fits(version.number, &p);
+      if (version.fits != serial && b.value->kind != RKind::tensor)
+        b.state->mark_fits(version.number, serial);
     } else if (!Module::Impl::takes_tensor(param.type)) {
       return misfit(
           param,
@@ -234,25 +234,35 @@ std::string write_into(const runtime::Tensor& result, const Tensor& buffer, std:
 
 }  // namespace
 
+// The program current when the call starts runs it to its end (`current()`
+// holds it), whatever a reload on another thread publishes meanwhile.
+// Nothing escapes to the host: what no coded path caught (memory the
+// machine refused, a bug) comes back as E1611 or E0001.
 CallResult Module::call(const std::string& function, const std::vector<Arg>& args,
                         const std::map<std::string, Tensor>& named) const {
-  return impl_->call_values(*this, function, args, named, nullptr);
+  try {
+    return current()->call_values(function, args, named, nullptr);
+  } catch (const std::exception& e) {
+    return failure(runtime::unexpected_failure(e));
+  }
 }
 
 CallResult Module::call_into(const std::string& function, const std::vector<Arg>& args,
                              const std::vector<Tensor>& outputs) const {
-  return impl_->call_values(*this, function, args, {}, &outputs);
+  try {
+    return current()->call_values(function, args, {}, &outputs);
+  } catch (const std::exception& e) {
+    return failure(runtime::unexpected_failure(e));
+  }
 }
 
-CallResult Module::Impl::call_values(const Module& self, const std::string& function,
-                                     const std::vector<Arg>& args,
+CallResult Module::Impl::call_values(const std::string& function, const std::vector<Arg>& args,
                                      const std::map<std::string, Tensor>& named,
                                      const std::vector<Tensor>* into) const {
-  if (!self) {
+  if (auto empty = empty_module()) return failure(std::move(*empty));
+  if (!compiled->ok()) {
     CallResult r;
-    r.diagnostics = self.diagnostics();
-    if (r.diagnostics.empty())
-      r.diagnostics.push_back(diag::error(diag::Code::E1604, "no program is loaded"));
+    r.diagnostics = compiled->diagnostics;
     return r;
   }
   const auto sig = program.functions.find(function);
@@ -292,7 +302,7 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
   // argument reads: a `mut` value's is the latest, after any call before.
   WriterLocks locks(args);
   std::vector<Bound> bound;
-  if (auto bad = bind_arguments(program, function, sig->second, args, bound))
+  if (auto bad = bind_arguments(program, serial, function, sig->second, args, bound))
     return failure(std::move(*bad));
   const auto& params = sig->second.params;
 
@@ -315,7 +325,7 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
     }
     for (std::size_t i = 0; i < params.size() && i < done.finals.size(); ++i)
       if (params[i].is_mut && bound[i].state)
-        bound[i].state->publish(owned(std::move(done.finals[i])), &program);
+        bound[i].state->publish(owned(std::move(done.finals[i])), serial);
     if (sig->second.has_ret && done.result.kind != RKind::none)
       result_values(*this, std::move(done.result), sig->second.ret, function, r.values);
     return r;
@@ -364,7 +374,7 @@ CallResult Module::Impl::call_values(const Module& self, const std::string& func
     for (std::size_t k = 0; k < graph->updated.size(); ++k)
       if (graph->updated[k].compare(0, prefix.size(), prefix) == 0)
         next.fields[graph->updated[k].substr(prefix.size())] = outputs[results + k];
-    bound[i].state->publish(owned(std::move(next)), &program);
+    bound[i].state->publish(owned(std::move(next)), serial);
   }
   r.updated = graph->updated;
   return r;

@@ -29,9 +29,10 @@ struct Value::State {
   struct Version {
     std::shared_ptr<const runtime::Value> value;
     std::uint64_t number = 0;
-    // The program whose layout this version was found to fit (a call
-    // checks it once per version and program, not once per call).
-    const void* fits = nullptr;
+    // The program (Module::Impl::serial) whose layout this version was
+    // found to fit (a call checks it once per version and program, not once
+    // per call); 0: none.
+    std::uint64_t fits = 0;
   };
   Version current() const {
     std::lock_guard lock(guard_);
@@ -39,13 +40,13 @@ struct Value::State {
   }
   // Makes `next` the current version (the caller holds `writer`); `fits`:
   // the program that made it, whose layout it has.
-  void publish(runtime::Value next, const void* fits = nullptr) {
+  void publish(runtime::Value next, std::uint64_t fits = 0) {
     auto v = std::make_shared<const runtime::Value>(std::move(next));
     std::lock_guard lock(guard_);
     current_ = {std::move(v), current_.number + 1, fits};
   }
   // Notes that version `number` fits `program`, if it is still current.
-  void mark_fits(std::uint64_t number, const void* program) {
+  void mark_fits(std::uint64_t number, std::uint64_t program) {
     std::lock_guard lock(guard_);
     if (current_.number == number) current_.fits = program;
   }

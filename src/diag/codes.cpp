@@ -1,5 +1,7 @@
 #include "diag/codes.hpp"
 
+#include "diag/shorten.hpp"
+
 #include <cstddef>
 
 namespace ss::diag {
@@ -50,8 +52,8 @@ Diagnostic error(Code code, std::string message, std::string help) {
   Diagnostic d;
   d.code = std::string(code_name(code));
   d.severity = Severity::error;
-  d.message = std::move(message);
-  d.help = std::move(help);
+  d.message = shorten(std::move(message));
+  d.help = shorten(std::move(help));
   return d;
 }
 

@@ -65,7 +65,9 @@ std::string to_json(const Diagnostic& d) {
            ",\"column\":" + std::to_string(l.start.column) +
            ",\"length\":" + std::to_string(l.length) + ",\"text\":";
     append_string(out, l.text);
-    out += std::string(",\"primary\":") + (l.primary ? "true" : "false") + "}";
+    out += std::string(",\"primary\":") + (l.primary ? "true" : "false") + ",\"line_text\":";
+    append_string(out, l.line_text);
+    out += "}";
   }
   out += "],\"notes\":[";
   for (std::size_t i = 0; i < d.notes.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "diag/source_map.hpp"
 #include "shapescript/diagnostic.hpp"
 
 namespace ss {
@@ -83,7 +84,12 @@ std::string Diagnostic::render(const RenderOptions& options) const {
         out += "\n";
       }
       gutter("");
-      out.append(" ").append(label->start.column > 0 ? label->start.column - 1 : 0, ' ');
+      // The column within line_text: past what a long line's window cut
+      // off, after its "..." marker.
+      std::uint32_t at = label->start.column > 0 ? label->start.column - 1 : 0;
+      if (label->cut_before > 0)
+        at = at - std::min(at, label->cut_before) + diag::kLineCutMarker.size();
+      out.append(" ").append(at, ' ');
       out.append(label->primary ? mark_color : blue);
       out.append(std::max<std::uint32_t>(label->length, 1), label->primary ? '^' : '-');
       if (!label->text.empty()) out.append(" ").append(label->text);

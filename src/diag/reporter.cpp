@@ -1,5 +1,7 @@
 #include "diag/reporter.hpp"
 
+#include "diag/shorten.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -11,7 +13,10 @@ Diagnostic& Reporter::error(Code code, diag::Span span, std::string message, std
     overflow_ = Diagnostic{};
     return overflow_;
   }
-  Diagnostic d = diag::error(code, std::move(message));
+  // The one before is complete now (its help and notes added): shortened
+  // while it is the only long one held.
+  if (!diagnostics_.empty()) shorten(diagnostics_.back());
+  Diagnostic d = diag::error(code, shorten(std::move(message)));
   d.labels.push_back(map_.label(span, std::move(label), true));
   d.location = d.labels.back().start;
   diagnostics_.push_back(std::move(d));
@@ -24,6 +29,7 @@ void Reporter::secondary(Diagnostic& d, diag::Span span, std::string label) {
 }
 
 std::vector<Diagnostic> Reporter::take() {
+  if (!diagnostics_.empty()) shorten(diagnostics_.back());
   // In source order, whatever order the stages found them in.
   std::stable_sort(diagnostics_.begin(), diagnostics_.end(),
                    [](const Diagnostic& a, const Diagnostic& b) {

@@ -19,6 +19,11 @@ struct Span {
   }
 };
 
+// A label shows at most this many characters of its line: a longer line
+// is cut to a window around the span, each cut end marked.
+inline constexpr std::uint32_t kLineWindow = 160;
+inline constexpr std::string_view kLineCutMarker = "...";
+
 class SourceMap {
  public:
   SourceMap(std::string name, std::string_view text);
@@ -29,7 +34,8 @@ class SourceMap {
   // 1-based line and column (in characters) of a byte offset.
   SourceLocation location(std::uint32_t offset) const;
   std::string_view line_text(std::uint32_t line) const;
-  // A label for a span; a span over several lines is cut at its first line's end.
+  // A label for a span; a span over several lines is cut at its first line's
+  // end, and a line longer than kLineWindow to a window around the span.
   Label label(Span span, std::string text, bool primary) const;
   std::string_view slice(Span span) const {
     return text_.substr(span.begin, span.end - span.begin);

@@ -5,7 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "shapescript/shapescript.hpp"
 
@@ -101,4 +105,79 @@ TEST_CASE("a reload with errors changes nothing: the old program keeps running")
   REQUIRE(still);
   CHECK(still.tensor().shape() == std::vector<std::int64_t>{2, 3});
   CHECK(m.call("hidden", {filled({2, 4}, 1.0f)}, state).diagnostics.at(0).code == "E1604");
+}
+
+namespace {
+
+// Two programs of one layout that differ in every node after the product:
+// a call's result is all 22 (kA) or all 33 (kB) for x = 1, never a mix.
+constexpr const char* kA = R"(dim D = 4
+
+model M:
+    param w: [D D] = zeros
+
+fn f(m: M, x: [n D]) -> [n D] = (x @ m.w + x) * 2.0 + 20.0
+)";
+
+constexpr const char* kB = R"(dim D = 4
+
+model M:
+    param w: [D D] = zeros
+
+fn f(m: M, x: [n D]) -> [n D] = (x @ m.w + x) * 3.0 + 30.0
+)";
+
+}  // namespace
+
+TEST_CASE("threads call while another reloads 1,000 times: every call runs one whole program") {
+  const ss::Engine engine;
+  ss::Module mod = engine.load_source(kA, "ab.ss");
+  REQUIRE(mod);
+  const ss::Value m = mod.make("M");
+  REQUIRE(m);
+  const ss::Tensor x = filled({8, 4}, 1.0f);
+  std::atomic<bool> done{false};
+  std::atomic<int> calls{0}, wrong{0};
+  std::vector<std::string> problems;  // the first few, for the report
+  std::mutex problems_mutex;
+  const auto caller = [&] {
+    while (!done.load()) {
+      const auto r = mod.call("f", {m, x});
+      std::string problem;
+      if (!r) {
+        problem = r.diagnostics.empty() ? "failed" : r.diagnostics[0].render();
+      } else {
+        const auto values = r.tensor().to_floats();
+        const float first = values.empty() ? 0.0f : values[0];
+        if (values.size() != 32 || (first != 22.0f && first != 33.0f))
+          problem = "a result of " + std::to_string(first);
+        for (const float v : values)
+          if (v != first) problem = "a mixed result";
+      }
+      ++calls;
+      if (!problem.empty()) {
+        ++wrong;
+        std::lock_guard lock(problems_mutex);
+        if (problems.size() < 3) problems.push_back(problem);
+      }
+    }
+  };
+  std::thread a(caller), b(caller);
+  int reloaded = 0, kept = 0;
+  for (int k = 0; k < 1000; ++k) {
+    const auto report = mod.reload(engine, k % 2 == 0 ? kB : kA, "ab.ss");
+    reloaded += report ? 1 : 0;
+    kept += report.kept_values.size() == 1 && report.dropped_values.empty() ? 1 : 0;
+  }
+  done = true;
+  a.join();
+  b.join();
+  CHECK(reloaded == 1000);
+  CHECK(kept == 1000);  // the model fits both programs: it lives on
+  CHECK(calls.load() > 0);
+  CHECK_MESSAGE(wrong.load() == 0, (problems.empty() ? std::string() : problems[0]));
+  // The last reload (k = 999) published kA.
+  const auto last = mod.call("f", {m, x});
+  REQUIRE(last);
+  CHECK(last.tensor().to_floats()[0] == 22.0f);
 }

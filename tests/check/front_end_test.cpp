@@ -86,7 +86,8 @@ TEST_CASE("diagnostics carry structured spans and convert to JSON") {
           "{\"code\":\"E0601\",\"severity\":\"error\",\"file\":\"t.ss\",\"line\":3,\"column\":31,",
           0) == 0);
   CHECK(json.find("\"labels\":[{\"line\":3,\"column\":31,\"length\":1,\"text\":\"[D]\",\"primary\":"
-                  "true}") != std::string::npos);
+                  "true,\"line_text\":\"fn f(x: [D], y: [E]) -> [D] = x + y\"}") !=
+        std::string::npos);
 
   ss::Diagnostic quoted;
   quoted.message = "a \"quote\", a \\ and a\nnewline\x01";

@@ -38,7 +38,7 @@ struct Parser {
       }
       if (at >= s.size()) return fail("a `[` is never closed");
       ++at;
-      if (!inner) return fail("an empty list");
+      if (!inner) return std::vector<std::int64_t>{0};  // `[]`: no elements, shape [0]
       std::vector<std::int64_t> shape = {count};
       shape.insert(shape.end(), inner->begin(), inner->end());
       return shape;

@@ -91,6 +91,9 @@ std::optional<Diagnostic> program_failure(const std::exception& e, const diag::S
                     "the host limits the memory a run may hold (LoadOptions::memory_limit, "
                     "--memory-limit): use smaller batches or models, or ask the host for more");
     d->labels.push_back(map.label(at, "in this call", true));
+  } else if (const auto* refused = dynamic_cast<const std::bad_alloc*>(&e)) {
+    d = out_of_memory(*refused);
+    d->labels.push_back(map.label(at, "in this call", true));
   } else if (const auto* device = dynamic_cast<const DeviceError*>(&e)) {
     d = diag::error(device->code, device->what(), device->help);
     d->labels.push_back(map.label(at, "in this call", true));
@@ -105,6 +108,22 @@ Diagnostic internal_error(const std::string& what) {
   return diag::error(
       diag::Code::E0001, "internal error: " + what,
       "this is a bug in shapescript, not in the program: please report it with the program");
+}
+
+Diagnostic out_of_memory(const std::bad_alloc& e) {
+  const bool sized = dynamic_cast<const OutOfMemory*>(&e) != nullptr;
+  return diag::error(
+      diag::Code::E1611,
+      sized ? std::string(e.what())
+            : "out of memory: the system refused an allocation (" + std::string(e.what()) + ")",
+      "use smaller batches or models, free memory the host holds, or run on a "
+      "machine with more; LoadOptions::memory_limit stops a run before it gets "
+      "this far");
+}
+
+Diagnostic unexpected_failure(const std::exception& e) {
+  if (const auto* memory = dynamic_cast<const std::bad_alloc*>(&e)) return out_of_memory(*memory);
+  return internal_error(e.what());
 }
 
 namespace {
@@ -176,8 +195,8 @@ std::vector<Diagnostic> run_function(const ir::Program& program, const diag::Sou
     if (result.kind != Value::Kind::none && options.print) options.print(show(result) + "\n");
   } catch (const Failure& failure) {
     return {failure.diagnostic};
-  } catch (const std::exception& bug) {
-    return {internal_error(bug.what())};
+  } catch (const std::exception& e) {
+    return {unexpected_failure(e)};
   }
   return {};
 }
@@ -193,8 +212,8 @@ FunctionCall call_function(const ir::Program& program, const diag::SourceMap& ma
     out.result = controller.call(function, std::move(args), {}, &out.finals);
   } catch (const Failure& failure) {
     out.errors.push_back(failure.diagnostic);
-  } catch (const std::exception& bug) {
-    out.errors.push_back(internal_error(bug.what()));
+  } catch (const std::exception& e) {
+    out.errors.push_back(unexpected_failure(e));
   }
   return out;
 }

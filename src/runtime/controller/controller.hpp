@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -83,6 +84,14 @@ SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
 // Our own bug, reached at run time, as a diagnostic for the host (never an
 // exception across the API).
 Diagnostic internal_error(const std::string& what);
+
+// Memory the machine couldn't give (E1611), with how much was asked for
+// where the runtime knows it (OutOfMemory).
+Diagnostic out_of_memory(const std::bad_alloc& e);
+
+// An exception that no coded path caught, at the API's edge: E1611 for a
+// std::bad_alloc, else our bug (E0001).
+Diagnostic unexpected_failure(const std::exception& e);
 
 // A graph's run-time failure in the program (a split that doesn't divide,
 // a value outside its Index range) as its coded diagnostic: a split points

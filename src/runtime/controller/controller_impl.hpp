@@ -18,6 +18,7 @@
 #include "runtime/controller/controller_ops.hpp"
 #include "runtime/core/device_error.hpp"
 #include "runtime/core/format.hpp"
+#include "runtime/core/out_of_memory.hpp"
 #include "runtime/core/value.hpp"
 #include "runtime/data/data_error.hpp"
 #include "runtime/fast/compiled_code.hpp"

@@ -7,17 +7,20 @@
 #include <memory>
 #include <new>
 
+#include "runtime/core/out_of_memory.hpp"
+
 namespace ss::runtime {
 
 class AlignedScratch {
  public:
-  // At least `bytes`; throws std::bad_alloc where it can't grow.
+  // At least `bytes`; throws OutOfMemory where it can't grow.
   void* get(std::size_t bytes) {
     if (!memory_ || bytes > bytes_) {
       const std::size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-      memory_.reset(std::aligned_alloc(64, rounded));
-      bytes_ = memory_ ? rounded : 0;
-      if (!memory_) throw std::bad_alloc();
+      memory_.reset();
+      bytes_ = 0;
+      memory_.reset(allocate_aligned(64, rounded));
+      bytes_ = rounded;
     }
     return memory_.get();
   }

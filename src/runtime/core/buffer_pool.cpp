@@ -1,5 +1,7 @@
 #include "runtime/core/buffer_pool.hpp"
 
+#include "runtime/core/out_of_memory.hpp"
+
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -36,9 +38,7 @@ void* BufferPool::take(std::size_t bytes, std::size_t alignment) {
     }
     ++p.fresh;
   }
-  void* data = std::aligned_alloc(alignment, bytes);
-  if (!data) throw std::bad_alloc();
-  return data;
+  return allocate_aligned(alignment, bytes);
 }
 
 void BufferPool::give(void* data, std::size_t bytes) {

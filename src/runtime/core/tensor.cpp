@@ -71,7 +71,13 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
     while (used > peak && !budget->peak.compare_exchange_weak(peak, used)) {
     }
   }
-  void* data = BufferPool::take(rounded, kAlignment);
+  void* data = nullptr;
+  try {
+    data = BufferPool::take(rounded, kAlignment);  // OutOfMemory when the machine refuses
+  } catch (...) {
+    if (budget) budget->used.fetch_sub(static_cast<std::int64_t>(rounded));
+    throw;
+  }
   if (zeroed) std::memset(data, 0, rounded);
   try {
     auto buffer = std::shared_ptr<Buffer>(new Buffer(data, bytes, rounded, true));

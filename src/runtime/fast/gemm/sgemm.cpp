@@ -217,8 +217,7 @@ std::shared_ptr<const PackedB> pack_with(int index, std::int64_t k, std::int64_t
   out->kernel = index;
   const std::int64_t floats = std::max<std::int64_t>(1, choice.packed_floats(k, n));
   float* memory = static_cast<float*>(
-      std::aligned_alloc(64, static_cast<std::size_t>(round_up(floats * 4, 64))));
-  if (!memory) throw std::bad_alloc();
+      runtime::allocate_aligned(64, static_cast<std::size_t>(round_up(floats * 4, 64))));
   out->panels = std::shared_ptr<float>(memory, runtime::AlignedScratch::Free{});
   if (k > 0 && n > 0) choice.pack_b(arguments(0, n, k, 1.0f, {}, b, 0.0f, {}), memory);
   return out;

@@ -1,0 +1,38 @@
+#include "runtime/core/out_of_memory.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace ss::runtime {
+
+OutOfMemory::OutOfMemory(std::size_t b) : bytes(b) {
+  const std::size_t machine = physical_memory();
+  if (machine > 0 && b > machine)
+    std::snprintf(message_, sizeof message_,
+                  "out of memory: %zu bytes were asked for, more than this machine's %zu", b,
+                  machine);
+  else
+    std::snprintf(message_, sizeof message_,
+                  "out of memory: %zu bytes were asked for, and the system refused them", b);
+}
+
+std::size_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                               : 0;
+}
+
+void* allocate_aligned(std::size_t alignment, std::size_t bytes) {
+  if (bytes > static_cast<std::size_t>(-1) - alignment) throw OutOfMemory(bytes);
+  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  const std::size_t machine = physical_memory();
+  if (machine > 0 && rounded > machine) throw OutOfMemory(bytes);
+  void* data = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+  if (!data) throw OutOfMemory(bytes);
+  return data;
+}
+
+}  // namespace ss::runtime
