@@ -351,7 +351,8 @@ TEST_CASE("every C function, given each pointer NULL in turn, answers with E1612
 #define SS_C_FUNCTION(f) check(#f, &f);
 #include "c_api_functions.inc"
 #undef SS_C_FUNCTION
-  for (const auto& [name, params] : header) CHECK_MESSAGE(covered.count(name), name);
+  // (Not a structured binding: clang 14 won't capture one in CHECK's lambda.)
+  for (const auto& entry : header) CHECK_MESSAGE(covered.count(entry.first), entry.first);
   CHECK(covered.size() >= 60);
   MESSAGE(calls << " calls with a NULL argument over " << covered.size() << " functions");
   unsetenv("SHAPESCRIPT_MPI");
