@@ -149,7 +149,6 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
 
 Module Engine::load_built(const std::string& path, const LoadOptions& options) const {
   if (!impl_) return Module(Module::Impl::failed_load(path, api::empty_engine()));
-  auto m = std::make_shared<Module::Impl>();
   std::string why;
   auto library = std::make_shared<support::DynamicLibrary>(support::DynamicLibrary::open_first(
       {path.find('/') == std::string::npos ? "./" + path : path}, &why));
@@ -163,12 +162,10 @@ Module Engine::load_built(const std::string& path, const LoadOptions& options) c
       !library->load(name, "ss_built_name") || !library->load(count, "ss_built_count") ||
       !library->load(keys, "ss_built_keys") || !library->load(data, "ss_built_data") ||
       !library->load(sizes, "ss_built_sizes")) {
-    m->compiled = std::make_unique<api::Compiled>();
-    m->compiled->name = path;
-    m->compiled->diagnostics.push_back(failed(
-        "`" + path + "` isn't a module `shapescript build` made" + (why.empty() ? "" : ": " + why),
-        "build it with `shapescript build FILE -o " + path + "`"));
-    return Module(std::move(m));
+    return Module(Module::Impl::failed_load(
+        path, failed("`" + path + "` isn't a module `shapescript build` made" +
+                         (why.empty() ? "" : ": " + why),
+                     "build it with `shapescript build FILE -o " + path + "`")));
   }
   std::map<std::string, std::string_view> entries;
   for (unsigned long k = 0; k < *count; ++k)
@@ -183,6 +180,7 @@ Module Engine::load_built(const std::string& path, const LoadOptions& options) c
     }
     return fallback.load && fallback.load(key, bytes);
   };
+  auto m = std::make_shared<Module::Impl>();
   m->compiled = api::compile_text(*source, *name, *impl_->log);
   m->bind(options, engine);
   m->log = impl_->log;

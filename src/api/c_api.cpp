@@ -55,6 +55,13 @@ ss_status* from_exception(const std::exception& e) {
   return internal(e.what());
 }
 
+std::map<std::string, ss::Tensor> named_tensors(std::size_t count, const char* const* names,
+                                                const ss_tensor* const* tensors) {
+  std::map<std::string, ss::Tensor> out;
+  for (std::size_t k = 0; k < count; ++k) out[names[k]] = tensors[k]->t;
+  return out;
+}
+
 void set(ss_status** out, ss_status* s) {
   if (out)
     *out = s;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <exception>
+#include <map>
 #include <memory>
 #include <new>
 #include <string>
@@ -60,6 +61,11 @@ ss_status* null_argument(const char* function, const char* parameter);
 // What an exception that reached the boundary becomes: E1611 for memory
 // the machine refused, else E0001.
 ss_status* from_exception(const std::exception& e);
+
+// `count` tensors by name, from the C API's two parallel arrays (checked
+// with null_in first).
+std::map<std::string, ss::Tensor> named_tensors(std::size_t count, const char* const* names,
+                                                const ss_tensor* const* tensors);
 
 // Hands `s` to the caller through `out`, or frees it when there is none.
 void set(ss_status** out, ss_status* s);

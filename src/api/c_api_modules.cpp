@@ -111,8 +111,7 @@ ss_status* ss_module_reload(ss_module* module, const ss_engine* engine, const ch
   if (auto* bad = null_in(__func__, "state_names", state_names, count)) return bad;
   if (auto* bad = null_in(__func__, "state", state, count)) return bad;
   return run([&]() -> ss_status* {
-    std::map<std::string, ss::Tensor> named;
-    for (size_t k = 0; k < count; ++k) named[state_names[k]] = state[k]->t;
+    auto named = named_tensors(count, state_names, state);
     const auto report =
         module->module.reload(engine->engine, text, name ? name : "source.ss",
                               options ? options->options : ss::LoadOptions{}, &named);
@@ -131,9 +130,7 @@ ss_status* ss_module_call(const ss_module* module, const char* function, size_t 
   if (auto* bad = null_in(__func__, "names", names, count)) return bad;
   if (auto* bad = null_in(__func__, "inputs", inputs, count)) return bad;
   return run([&]() -> ss_status* {
-    std::map<std::string, ss::Tensor> named;
-    for (size_t k = 0; k < count; ++k) named[names[k]] = inputs[k]->t;
-    const auto r = module->module.call(function, {}, named);
+    const auto r = module->module.call(function, {}, named_tensors(count, names, inputs));
     if (!r) return status_of(r.diagnostics);
     if (result) *result = result_of(r).release();
     return nullptr;

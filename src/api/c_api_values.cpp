@@ -35,13 +35,6 @@ ss_status* making(const char* function, const ss_module* module, ss_value** out,
   });
 }
 
-std::map<std::string, ss::Tensor> fields_of(size_t count, const char* const* fields,
-                                            const ss_tensor* const* tensors) {
-  std::map<std::string, ss::Tensor> out;
-  for (size_t k = 0; k < count; ++k) out[fields[k]] = tensors[k]->t;
-  return out;
-}
-
 // A batch or a dataset (`make`: Module::batch or Module::dataset) of
 // `record` from one tensor per field.
 using RecordMaker = ss::Value (ss::Module::*)(const std::string&,
@@ -58,7 +51,7 @@ ss_status* of_record(const char* self, RecordMaker make, const ss_module* module
         return null_in(self, "tensors", tensors, count);
       },
       [&](std::vector<ss::Diagnostic>* errors) {
-        return (module->module.*make)(record, fields_of(count, fields, tensors), errors);
+        return (module->module.*make)(record, named_tensors(count, fields, tensors), errors);
       });
 }
 

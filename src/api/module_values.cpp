@@ -27,6 +27,17 @@ Value failed(std::vector<Diagnostic>* errors, std::vector<Diagnostic> ds) {
   return {};
 }
 
+// Runs a value maker's body: what no coded path caught (memory the machine
+// refused, a bug) comes back in *errors as E1611 or E0001, never thrown.
+template <typename F>
+Value guarded(std::vector<Diagnostic>* errors, F body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return failed(errors, runtime::unexpected_failure(e));
+  }
+}
+
 // What stops values being made at all: a module without a program, or
 // dims still unsized.
 std::vector<Diagnostic> not_ready(const Module::Impl& impl) {
@@ -67,22 +78,20 @@ Diagnostic from_data_error(const runtime::DataError& e) {
 
 Value Module::make(const std::string& type, const MakeOptions& options,
                    std::vector<Diagnostic>* errors) const {
-  try {
+  return guarded(errors, [&]() -> Value {
     const auto impl = current();
     if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
     const ir::Program& p = impl->program;
     if (!p.models.count(type)) return failed(errors, no_model(type, p));
     return impl->keep(ValueAccess::make(runtime::new_model(p, type, options.seed), type, {},
                                         type + "(seed=" + std::to_string(options.seed) + ")"));
-  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
-    return failed(errors, runtime::unexpected_failure(e));
-  }
+  });
 }
 
 Value Module::make_optimizer(const std::string& kind, const Value& model,
                              const std::map<std::string, double>& settings,
                              std::vector<Diagnostic>* errors) const {
-  try {
+  return guarded(errors, [&]() -> Value {
     const auto impl = current();
     if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
     const ir::OptimizerSpec* spec = ir::optimizer_spec(kind);
@@ -104,20 +113,16 @@ Value Module::make_optimizer(const std::string& kind, const Value& model,
     auto opt = runtime::new_optimizer(kind, *state->current().value, settings);
     return impl->keep(
         ValueAccess::make(std::move(*opt), state->name, kind, kind + "(" + model.label() + ")"));
-  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
-    return failed(errors, runtime::unexpected_failure(e));
-  }
+  });
 }
 
 Value Module::tensor(const Tensor& t, std::vector<Diagnostic>* errors) const {
-  try {
+  return guarded(errors, [&]() -> Value {
     if (auto bad = Impl::unusable("the tensor", t)) return failed(errors, std::move(*bad));
     runtime::Value v = runtime::of_kind(RKind::tensor);
     v.tensor = Impl::to_runtime(t).clone();
     return ValueAccess::make(std::move(v), {}, {}, "a tensor " + runtime::shape_str(t.shape()));
-  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
-    return failed(errors, runtime::unexpected_failure(e));
-  }
+  });
 }
 
 namespace {
@@ -155,7 +160,7 @@ std::variant<runtime::Fields, Diagnostic> record_fields(const Module::Impl& impl
 
 Value Module::batch(const std::string& record, const std::map<std::string, Tensor>& fields,
                     std::vector<Diagnostic>* errors) const {
-  try {
+  return guarded(errors, [&]() -> Value {
     const auto impl = current();
     if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
     auto made = record_fields(*impl, record, fields, "a batch");
@@ -164,14 +169,12 @@ Value Module::batch(const std::string& record, const std::map<std::string, Tenso
     v.text = record;
     v.fields = std::move(std::get<runtime::Fields>(made));
     return ValueAccess::make(std::move(v), record, {}, "a batch of " + record);
-  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
-    return failed(errors, runtime::unexpected_failure(e));
-  }
+  });
 }
 
 Value Module::dataset(const std::string& record, const std::map<std::string, Tensor>& fields,
                       std::vector<Diagnostic>* errors) const {
-  try {
+  return guarded(errors, [&]() -> Value {
     const auto impl = current();
     if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
     auto made = record_fields(*impl, record, fields, "a dataset");
@@ -188,9 +191,7 @@ Value Module::dataset(const std::string& record, const std::map<std::string, Ten
     v.text = record;
     v.data = std::move(data);
     return impl->keep(ValueAccess::make(std::move(v), record, {}, "a dataset of " + record));
-  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
-    return failed(errors, runtime::unexpected_failure(e));
-  }
+  });
 }
 
 Value Module::copy(const Value& v) const {
@@ -234,17 +235,15 @@ Value load_from(const Module::Impl& impl, const std::string& type, const std::st
 
 Value Module::load(const std::string& type, const std::string& path,
                    const ValueLoadOptions& options, std::vector<Diagnostic>* errors) const {
-  try {
+  return guarded(errors, [&]() -> Value {
     const auto impl = current();
     return load_from(*impl, type, path, impl->load_options.files, options, errors);
-  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
-    return failed(errors, runtime::unexpected_failure(e));
-  }
+  });
 }
 
 Value Module::load_bytes(const std::string& type, std::string_view bytes,
                          const ValueLoadOptions& options, std::vector<Diagnostic>* errors) const {
-  try {
+  return guarded(errors, [&]() -> Value {
     const auto impl = current();
     FileAccess files;
     files.read = [bytes](const std::string&, std::string* out, std::string*) {
@@ -252,9 +251,7 @@ Value Module::load_bytes(const std::string& type, std::string_view bytes,
       return true;
     };
     return load_from(*impl, type, "(bytes)", files, options, errors);
-  } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
-    return failed(errors, runtime::unexpected_failure(e));
-  }
+  });
 }
 
 namespace {

@@ -16,7 +16,7 @@ Diagnostic& Reporter::error(Code code, diag::Span span, std::string message, std
   // The one before is complete now (its help and notes added): shortened
   // while it is the only long one held.
   if (!diagnostics_.empty()) shorten(diagnostics_.back());
-  Diagnostic d = diag::error(code, shorten(std::move(message)));
+  Diagnostic d = diag::error(code, std::move(message));  // shortens the message
   d.labels.push_back(map_.label(span, std::move(label), true));
   d.location = d.labels.back().start;
   diagnostics_.push_back(std::move(d));

@@ -17,8 +17,8 @@ class AlignedScratch {
   void* get(std::size_t bytes) {
     if (!memory_ || bytes > bytes_) {
       const std::size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-      memory_.reset();
-      bytes_ = 0;
+      memory_.reset();  // the old block first: growing needs only the new size
+      bytes_ = 0;       // (and stays consistent if the allocation throws)
       memory_.reset(allocate_aligned(64, rounded));
       bytes_ = rounded;
     }

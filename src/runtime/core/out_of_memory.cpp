@@ -28,7 +28,7 @@ std::size_t physical_memory() {
 void* allocate_aligned(std::size_t alignment, std::size_t bytes) {
   if (bytes > static_cast<std::size_t>(-1) - alignment) throw OutOfMemory(bytes);
   const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  const std::size_t machine = physical_memory();
+  static const std::size_t machine = physical_memory();  // once: a syscall, on the alloc path
   if (machine > 0 && rounded > machine) throw OutOfMemory(bytes);
   void* data = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
   if (!data) throw OutOfMemory(bytes);
