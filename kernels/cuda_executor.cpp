@@ -2,6 +2,9 @@
 
 #include <mutex>
 
+#include "ir/fusion.hpp"
+#include "runtime/core/plan_store.hpp"
+
 #include "kernels/cuda_graph_replay.hpp"
 
 namespace ss::cuda {
@@ -9,17 +12,32 @@ namespace {
 
 using namespace detail;
 
-class CudaExecutor final : public runtime::Accelerator {
+class CudaExecutor final : public runtime::GraphExecutor {
  public:
   CudaExecutor(std::shared_ptr<Gpu> gpu, RunOptions options, bool graphs)
       : gpu_(std::move(gpu)), options_(options), replays_(gpu_, options) {
     graphs_ = graphs && gpu_->graphs();
   }
 
-  bool run(const ir::Graph&, std::size_t, std::vector<Tensor>&,
-           const std::map<std::string, std::int64_t>&, const runtime::Dims&) const override {
-    return false;
+  std::string name() const override { return "the CUDA executor"; }
+
+  // At load: the graph's plan (its bodies' with it, and the bf16 plan),
+  // and its fused kernels compiled through the code cache. A kernel that
+  // fails to compile is left for the call, which reports it (E1910).
+  void plan(const ir::Graph& g) const override {
+    const auto plan = plans_.get(g, make_plan, true);
+    std::lock_guard lock(gpu_->run_lock());
+    gpu_->make_current();
+    compile(*plan);
   }
+  std::string listing(const ir::Graph& g, std::string_view pass) const override {
+    const GraphPlan& p = *plans_.get(g, make_plan, false);
+    if (pass == "fuse") return ir::print_fusion(g, p.kernels);
+    return "graph " + g.name + "\n  on " + name() + "\n" + ir::print_kernels(p.kernels) +
+           ir::print_releases(p.releases);
+  }
+  runtime::PlanCounts plan_counts() const override { return plans_.counts(); }
+
   std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph&) const override {
     return nullptr;
   }
@@ -27,12 +45,7 @@ class CudaExecutor final : public runtime::Accelerator {
   bool run_whole(const ir::Graph& g, const std::map<std::string, Tensor>& inputs,
                  const runtime::Dims& dims, runtime::WorkerContext* worker,
                  std::vector<Tensor>& outputs) const override {
-    std::shared_ptr<const GraphPlan> plan;
-    {
-      std::lock_guard lock(g.device_plan.mutex);
-      if (!g.device_plan.value) g.device_plan.value = make_plan(g);
-      plan = std::static_pointer_cast<const GraphPlan>(g.device_plan.value);
-    }
+    const std::shared_ptr<const GraphPlan> plan = plans_.get(g, make_plan, false);
     std::lock_guard lock(gpu_->run_lock());  // one stream: one graph at a time
     gpu_->make_current();
     // Several workers' all-reduces go through the host: never captured.
@@ -72,12 +85,29 @@ class CudaExecutor final : public runtime::Accelerator {
   bool graphs_ = false;
   mutable Counts counts_;         // under the GPU's run lock
   mutable GraphReplays replays_;  // under the GPU's run lock
+  runtime::PlanStore<GraphPlan> plans_;
+
+  // A plan's fused kernels and its bodies', as its runs will ask for them
+  // (the bf16 variants the plan keeps with them), under the run lock.
+  void compile(const GraphPlan& plan) const {
+    try {
+      for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+        (void)gpu_->kernel(plan.sources[k], plan.names[k]);
+        if (!plan.bf16_names[k].empty() && options_.precision == Precision::bf16)
+          (void)gpu_->kernel(plan.bf16_sources[k], plan.bf16_names[k]);
+      }
+    } catch (const std::exception&) {
+      return;  // the call that runs it reports the failure as its diagnostic
+    }
+    for (const auto& body : plan.bodies)
+      if (body) compile(*body);
+  }
 };
 
 }  // namespace
 
-std::unique_ptr<runtime::Accelerator> make_cuda_executor(CudaExecutorOptions options,
-                                                         std::string* why) {
+std::unique_ptr<runtime::GraphExecutor> make_cuda_executor(CudaExecutorOptions options,
+                                                           std::string* why) {
   auto gpu = Gpu::open(options.driver, options.nvrtc, options.device, options.code_cache, why);
   if (!gpu) return nullptr;
   return std::make_unique<CudaExecutor>(
@@ -141,12 +171,12 @@ const char* cuda_runs_on_host(ir::Op op) {
   return nullptr;
 }
 
-bool is_cuda_executor(const runtime::Accelerator& accelerator) {
-  return dynamic_cast<const CudaExecutor*>(&accelerator) != nullptr;
+bool is_cuda_executor(const runtime::GraphExecutor& executor) {
+  return dynamic_cast<const CudaExecutor*>(&executor) != nullptr;
 }
 
-CudaCounts cuda_counts(const runtime::Accelerator& accelerator) {
-  const auto* e = dynamic_cast<const CudaExecutor*>(&accelerator);
+CudaCounts cuda_counts(const runtime::GraphExecutor& executor) {
+  const auto* e = dynamic_cast<const CudaExecutor*>(&executor);
   return e ? e->counts() : CudaCounts{};
 }
 

@@ -1,14 +1,12 @@
-// The CUDA executor: runs a whole graph on one GPU (the Accelerator's
-// run_whole). The inputs are copied to the device when the graph starts
-// and its outputs back when it ends; in between every value stays in
-// device memory. Elementwise regions run as the fused kernels
-// cuda_elementwise generates, contractions through cuBLAS (or the
-// executor's own GEMM kernel without it), reductions, softmax,
-// cross-entropy, argmax, gathers, causal masks and the moves (views,
-// rearranges, joins, pads) as cuda_ops's kernels. An operation it has no
-// kernel for (sorts, norms, random draws, bf16 values) runs on the host's
-// reference operation, its operands copied over and back: every program
-// runs, and run --stats names what did.
+// The CUDA executor: runs a whole graph on one GPU (the executor
+// interface's run_whole), each graph planned at load. The inputs are copied to the device when the
+// graph starts and its outputs back when it ends; in between every value stays in device memory.
+// Elementwise regions run as the fused kernels cuda_elementwise generates, contractions through
+// cuBLAS (or the executor's own GEMM kernel without it), reductions, softmax, cross-entropy,
+// argmax, gathers, causal masks and the moves (views, rearranges, joins, pads) as cuda_ops's
+// kernels. An operation it has no kernel for (sorts, norms, random draws, bf16 values) runs on the
+// host's reference operation, its operands copied over and back: every program runs, and run
+// --stats names what did.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +16,7 @@
 
 #include "kernels/cuda_driver.hpp"
 #include "kernels/nvrtc.hpp"
-#include "runtime/reference/interpreter.hpp"
+#include "runtime/core/executor.hpp"
 #include "shapescript/engine.hpp"
 
 namespace ss::cuda {
@@ -40,13 +38,13 @@ struct CudaExecutorOptions {
 };
 
 // Null with *why when the device can't be opened for running.
-std::unique_ptr<runtime::Accelerator> make_cuda_executor(CudaExecutorOptions options,
-                                                         std::string* why);
+std::unique_ptr<runtime::GraphExecutor> make_cuda_executor(CudaExecutorOptions options,
+                                                           std::string* why);
 
 // What a CUDA executor did: nodes by path ("fused", "kernels", "gemm", "gemm bf16" (a
 // value kept in bf16 read or written: --precision bf16),
 // "gemm epilogue", "cudnn", "attention", "moves", "host OP"), graph runs, and its device's
-// allocator and kernel counts. Empty for another accelerator.
+// allocator and kernel counts. Empty for another executor.
 struct CudaCounts {
   std::map<std::string, std::int64_t> nodes;
   std::int64_t graphs = 0, fused_kernels = 0;
@@ -58,10 +56,10 @@ struct CudaCounts {
   // the host held moved out of a replay's way.
   std::int64_t graph_captures = 0, graph_replays = 0, graph_uncaptured = 0, graph_moved_out = 0;
 };
-bool is_cuda_executor(const runtime::Accelerator& accelerator);
+bool is_cuda_executor(const runtime::GraphExecutor& executor);
 // Why the CUDA executor runs `op` on the host, or null when it runs it on
 // the device (one it runs may still come back for a shape it lacks).
 const char* cuda_runs_on_host(ir::Op op);
-CudaCounts cuda_counts(const runtime::Accelerator& accelerator);
+CudaCounts cuda_counts(const runtime::GraphExecutor& executor);
 
 }  // namespace ss::cuda

@@ -113,6 +113,9 @@ std::shared_ptr<const GraphPlan> make_plan(const ir::Graph& g) {
         read_at[static_cast<std::size_t>(x)] =
             std::max(read_at[static_cast<std::size_t>(x)], read_at[r]);
   plan->releases = ir::plan_releases(g, read_at);
+  plan->bodies.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (g.nodes[i].body) plan->bodies[i] = make_plan(*g.nodes[i].body);
   return plan;
 }
 

@@ -2,7 +2,7 @@
 // its parts: cuda_graph_run.cpp (the plan, the run, memory and copies),
 // cuda_run_kernels.cpp (pointwise work, reductions, contractions, fused
 // regions) and cuda_run_node.cpp (one node: the op switch, the host's
-// fallback, range checks). cuda_executor.cpp is the Accelerator around it.
+// fallback, range checks). cuda_executor.cpp is the executor around it.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +24,7 @@
 #include "kernels/cuda_reduce.hpp"
 #include "runtime/core/device_error.hpp"
 #include "runtime/fast/einsum_plan.hpp"
+#include "runtime/reference/nodes.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::cuda::detail {
@@ -100,6 +101,9 @@ struct GraphPlan {
   std::vector<char> bf16_out;
   std::vector<std::string> bf16_sources, bf16_names;
   ir::ReleasePlan releases;
+  // Per node: a loop's or fused node's body's own plan, made with this one
+  // (null for a node without a body).
+  std::vector<std::shared_ptr<const GraphPlan>> bodies;
 };
 
 // A fused kernel's name with the bf16 it reads and writes.

@@ -554,12 +554,7 @@ namespace ss::cuda::detail {
 void GraphRun::loop(std::size_t i, const ir::Node& n) {
   const ir::LoopShape shape = ir::loop_of(n);
   const ir::Graph& body = *n.body;
-  std::shared_ptr<const GraphPlan> plan;
-  {
-    std::lock_guard lock(body.device_plan.mutex);
-    if (!body.device_plan.value) body.device_plan.value = make_plan(body);
-    plan = std::static_pointer_cast<const GraphPlan>(body.device_plan.value);
-  }
+  const std::shared_ptr<const GraphPlan>& plan = plan_.bodies.at(i);  // made with the graph's
   const std::size_t carries = shape.carries, stacked = shape.stacked;
   std::vector<std::string> names;
   for (const int id : body.inputs) names.push_back(body.nodes[static_cast<std::size_t>(id)].name);
@@ -602,16 +597,11 @@ void GraphRun::loop(std::size_t i, const ir::Node& n) {
   values_[i] = outputs.at(0);
 }
 
-// Its plan and kernels made once, kept in the body; its inputs the device
+// Its plan made with the graph's, its kernels once; its inputs the device
 // values as they are.
 void GraphRun::body(std::size_t i, const ir::Node& n) {
   const ir::Graph& body = *n.body;
-  std::shared_ptr<const GraphPlan> plan;
-  {
-    std::lock_guard lock(body.device_plan.mutex);
-    if (!body.device_plan.value) body.device_plan.value = make_plan(body);
-    plan = std::static_pointer_cast<const GraphPlan>(body.device_plan.value);
-  }
+  const std::shared_ptr<const GraphPlan>& plan = plan_.bodies.at(i);  // made with the graph's
   std::map<std::string, Tensor> inputs;
   for (std::size_t k = 0; k < n.in.size(); ++k)
     inputs[body.nodes[static_cast<std::size_t>(body.inputs[k])].name] = deferred(in(n, k));

@@ -102,13 +102,10 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
   const auto fast = runtime::make_fast_executor(executor);
   // A function that doesn't lower has nothing to compile; a controller
   // function that doesn't runs interpreted, its graphs compiled at run time.
-  const ir::Program program = lower::run_pipeline(compiled->typed).program;
-  for (const auto& [name, g] : program.graphs)
-    (void)fast->releases(g);  // plans it: compiles its kernels
-  for (const auto& [name, fn] : program.controller) {
-    for (const auto& g : fn.graphs) (void)fast->releases(g);
+  // Planning every graph compiles its kernels (the pipeline's last pass).
+  const ir::Program program = lower::run_pipeline(compiled->typed, {.planner = fast.get()}).program;
+  for (const auto& [name, fn] : program.controller)
     (void)runtime::controller_code(jit->api(), fn, capture);
-  }
 
   const std::string c_file = output + ".build-" + std::to_string(::getpid()) + ".c";
   {

@@ -13,6 +13,8 @@
 #include "kernels/nccl.hpp"
 #include "kernels/nccl_collectives.hpp"
 #include "kernels/nvrtc.hpp"
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "support/fingerprint.hpp"
 #include "syntax/lexer.hpp"
 #include "syntax/parser.hpp"
@@ -349,8 +351,8 @@ std::string executor_name(const Compiled& c, const EngineOptions& engine, bool w
   return cuda_device(c, engine.device) && !workers ? "the CUDA executor" : "the fast executor";
 }
 
-std::shared_ptr<const runtime::Accelerator> make_cuda_accelerator(Compiled& c, int index,
-                                                                  const EngineOptions& engine) {
+std::shared_ptr<const runtime::GraphExecutor> cuda_executor_for(Compiled& c, int index,
+                                                                const EngineOptions& engine) {
   const auto driver = driver_with(c, {index}, engine);
   if (!driver) return nullptr;
   auto nvrtc_or = nvrtc::Compiler::open(engine.nvrtc_library);
@@ -376,6 +378,18 @@ std::shared_ptr<const runtime::Accelerator> make_cuda_accelerator(Compiled& c, i
     return nullptr;
   }
   return executor;
+}
+
+std::shared_ptr<const runtime::GraphExecutor> make_executor(Compiled& c,
+                                                            const EngineOptions& engine,
+                                                            bool workers) {
+  if (engine.executor != Executor::fast) return runtime::make_reference_executor();
+  if (const auto gpu = cuda_device(c, engine.device); gpu && !workers && c.ok())
+    return cuda_executor_for(c, *gpu, engine);
+  return runtime::make_fast_executor({.threads = std::max(1, engine.threads),
+                                      .bf16 = engine.precision == Precision::bf16,
+                                      .jit_library = engine.jit_library,
+                                      .code_cache = engine.code_cache});
 }
 
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats) {

@@ -39,8 +39,16 @@ std::string executor_name(const Compiled& c, const EngineOptions& engine, bool w
 // The CUDA executor on that device; null with E1901, E1902 or E1903 added
 // to the program's diagnostics when the driver, the device or NVRTC is
 // missing.
-std::shared_ptr<const runtime::Accelerator> make_cuda_accelerator(Compiled& c, int index,
-                                                                  const EngineOptions& engine);
+std::shared_ptr<const runtime::GraphExecutor> cuda_executor_for(Compiled& c, int index,
+                                                                const EngineOptions& engine);
+
+// The executor a module's device functions run on, as the engine's options
+// and the program choose (executor_name names it): CUDA's on one CUDA
+// device, the fast CPU executor, or the reference interpreter. Null only
+// where CUDA's can't open (its diagnostic added).
+std::shared_ptr<const runtime::GraphExecutor> make_executor(Compiled& c,
+                                                            const EngineOptions& engine,
+                                                            bool workers);
 
 // The runtime's per-worker stats as the API's.
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats);

@@ -184,10 +184,14 @@ std::string Engine::ir_listing(const std::string& path, std::vector<Diagnostic>*
     if (diagnostics) *diagnostics = c->diagnostics;
     return {};
   }
-  // What doesn't lower is a line of the listing, not an error.
-  return lower::run_pipeline(c->typed, {.distribute = c->typed.device_count > 1,
+  // What doesn't lower is a line of the listing, not an error. The plans
+  // listed are the engine's executor's, as a load would make them.
+  const bool several = c->typed.device_count > 1;
+  const auto executor = api::make_executor(*c, impl_->options, several);
+  return lower::run_pipeline(c->typed, {.distribute = several,
                                         .dump_after = std::string(pass),
-                                        .map = c->map.get()})
+                                        .map = c->map.get(),
+                                        .planner = executor.get()})
       .dump;
 }
 

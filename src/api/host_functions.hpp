@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "api/compiled.hpp"
-#include "runtime/core/value.hpp"
+#include "runtime/controller/value.hpp"
 #include "shapescript/host_function.hpp"
 
 namespace ss::api {

@@ -74,28 +74,30 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   api::check_host_functions(*compiled, options.host_functions);
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
-  const auto gpu = api::cuda_device(*compiled, engine.device);
   const bool fast = engine.executor == Executor::fast;
-  if (gpu && !devices && compiled->ok() && fast)
-    accelerator = api::make_cuda_accelerator(*compiled, *gpu, engine);
-  else if (fast)
-    accelerator = runtime::make_fast_executor({.threads = std::max(1, engine.threads),
-                                               .bf16 = engine.precision == Precision::bf16,
-                                               .jit_library = engine.jit_library,
-                                               .code_cache = engine.code_cache});
-  if (devices) devices->set_accelerator(accelerator);
+  executor = api::make_executor(*compiled, engine, devices != nullptr);
+  if (devices) devices->set_executor(executor);
   // Several CUDA devices: each worker runs on its own GPU's executor.
+  std::vector<std::shared_ptr<const runtime::GraphExecutor>> per_worker;
   if (devices && fast && compiled->ok() && compiled->typed.device_kind == "cuda") {
-    std::vector<std::shared_ptr<const runtime::Accelerator>> per_worker;
     for (const auto index : compiled->typed.device_indices)
-      if (auto on_gpu = api::make_cuda_accelerator(*compiled, static_cast<int>(index), engine))
+      if (auto on_gpu = api::cuda_executor_for(*compiled, static_cast<int>(index), engine))
         per_worker.push_back(std::move(on_gpu));
-    if (compiled->ok()) devices->set_accelerators(std::move(per_worker));
   }
   code_cache = engine.code_cache;
   executor_name = api::executor_name(*compiled, engine, devices != nullptr);
-  // What lowering couldn't turn into code is found now, not when it runs.
-  program = api::prepare_program(*compiled, {.executor = executor_name, .distribute = !!devices});
+  // What lowering couldn't turn into code is found now, not when it runs;
+  // the executor plans every graph (its kernels compiled) as the last pass.
+  program = api::prepare_program(
+      *compiled, {.executor = executor_name, .distribute = !!devices, .planner = executor.get()});
+  if (const SsJitApi* jit = executor ? runtime::executor_jit(*executor) : nullptr;
+      jit && compiled->ok())
+    controller_code = runtime::compile_controller(*jit, program, code_cache);
+  if (!per_worker.empty() && compiled->ok()) {
+    for (const auto& worker : per_worker)
+      for (const auto& [name, g] : program.distributed) worker->plan(g);
+    devices->set_executors(std::move(per_worker));
+  }
   callable.clear();
   for (const auto& [name, g] : program.graphs) {
     Callable& c = callable[name];
@@ -122,14 +124,15 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
 }
 
 runtime::RunOptions Module::Impl::run_options(std::function<void(std::string_view)> print) const {
-  const auto* fast = accelerator.get();
+  const auto* fast = executor.get();
   runtime::RunOptions run{.print = std::move(print),
                           .progress = load_options.progress,
                           .base_dir = base_dir,
                           .devices = devices.get(),
-                          .accelerator = fast,
+                          .executor = fast,
                           .jit = fast ? runtime::executor_jit(*fast) : nullptr,
-                          .code_cache = code_cache};
+                          .code_cache = code_cache,
+                          .compiled = &controller_code};
   run.call_host = api::host_caller(load_options.host_functions);
   run.files = load_options.files;
   run.time_limit = load_options.time_limit;
@@ -214,8 +217,8 @@ const std::vector<Diagnostic>& Module::diagnostics() const {
 ExecutorStats Module::executor_stats() const {
   ExecutorStats s;
   const auto impl = current();
-  const auto& fast = impl->accelerator;
-  s.executor = fast ? "fast" : "reference";
+  const auto& fast = impl->executor;
+  s.executor = "reference";
   if (fast && cuda::is_cuda_executor(*fast)) {
     const auto c = cuda::cuda_counts(*fast);
     s.executor = c.cublas ? "cuda (cuBLAS)" : "cuda";
@@ -228,7 +231,8 @@ ExecutorStats Module::executor_stats() const {
           {"graphs replayed", c.graph_replays},
           {"graph results moved out", c.graph_moved_out}})
       if (n) s.nodes[name] = n;
-  } else if (fast) {
+  } else if (fast && runtime::is_fast_executor(*fast)) {
+    s.executor = "fast";
     s.jit = runtime::executor_has_jit(*fast);
     const auto fused = runtime::fusion_counts(*fast);
     s.kernels_compiled = fused.kernels;
@@ -422,7 +426,7 @@ std::optional<std::vector<runtime::Tensor>> Module::Impl::run_device(
       if (load_options.stats) load_options.stats({function, r.workers});
       return outputs;
     }
-    return runtime::run_graph(graph, inputs, dims, nullptr, accelerator.get());
+    return runtime::run_graph(graph, inputs, dims, nullptr, executor.get());
   } catch (const runtime::InputMismatch& e) {
     r.diagnostics.push_back(runtime::mismatched_argument(e.what(), source));
   } catch (const std::exception& e) {

@@ -72,8 +72,11 @@ struct Module::Impl {
   // the program's `distributed`); their stats go to load_options.stats.
   std::shared_ptr<runtime::DeviceGroup> devices;
   // EngineOptions::executor's faster executor; null: the reference alone.
-  std::shared_ptr<const runtime::Accelerator> accelerator;
+  std::shared_ptr<const runtime::GraphExecutor> executor;
   CodeCache code_cache;  // the engine's, for the controller's compiled code
+  // Each controller function's compiled code, made at load (null:
+  // interpreted); empty without the JIT.
+  std::map<const ir::HostFunction*, SsJitHostFn> controller_code;
   // What the host's load gave (host functions, files, limits, print,
   // progress, stats), and the folder of the program's file, where the
   // controller's relative paths start.

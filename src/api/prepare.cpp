@@ -30,6 +30,7 @@ ir::Program prepare_program(Compiled& c, const PrepareOptions& options) {
   pipeline.device_functions = unsized_dims(c).empty();
   pipeline.distribute = options.distribute;
   pipeline.map = c.map.get();
+  pipeline.planner = options.planner;
   lower::Lowered lowered = lower::run_pipeline(c.typed, pipeline);
   // A controller's tensor expression lowering couldn't make is an
   // `unsupported` instruction; each is an error now, not when it runs.
@@ -46,9 +47,9 @@ ir::Program prepare_program(Compiled& c, const PrepareOptions& options) {
       if (in.op == ir::HostOp::unsupported)
         report(lowering_error(c, in.code, in.text, in.help, name, in.span, options.executor));
   for (const auto& f : lowered.failures)
-    report(f.internal ? runtime::internal_error(f.what)
-                      : lowering_error(c, f.code, f.what, f.help, f.function, f.span,
-                                       options.executor));
+    report(f.internal
+               ? runtime::internal_error(f.what)
+               : lowering_error(c, f.code, f.what, f.help, f.function, f.span, options.executor));
   return std::move(lowered.program);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "api/compiled.hpp"
+#include "ir/planner.hpp"
 #include "ir/program.hpp"
 
 namespace ss::api {
@@ -13,6 +14,7 @@ namespace ss::api {
 struct PrepareOptions {
   std::string executor = "the reference runtime";  // for messages: "the fast executor"
   bool distribute = false;                         // for the workers of several devices
+  const ir::Planner* planner = nullptr;            // the executor that plans every graph, at load
 };
 
 // The lowered program. What lowering finds goes into c's diagnostics: the

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "runtime/core/value.hpp"
+#include "runtime/controller/value.hpp"
 #include "shapescript/value.hpp"
 
 namespace ss {

@@ -160,3 +160,26 @@ std::vector<FusedKernel> plan_fusion(const Graph& g) {
 }
 
 }  // namespace ss::ir
+
+namespace ss::ir {
+
+std::string print_fusion(const Graph& g, const std::vector<FusedKernel>& kernels) {
+  return "graph " + g.name + ": " + std::to_string(kernels.size()) + " fused kernel" +
+         (kernels.size() == 1 ? "" : "s") + "\n" + print_kernels(kernels);
+}
+
+std::string print_kernels(const std::vector<FusedKernel>& kernels) {
+  std::string s;
+  for (const auto& k : kernels) {
+    s += "  kernel %" + std::to_string(k.root) + " computes";
+    for (const int m : k.members) s += " %" + std::to_string(m);
+    s += " reads";
+    for (const int i : k.inputs) s += " %" + std::to_string(i);
+    if (k.reduce >= 0) s += ", reduced by %" + std::to_string(k.reduce);
+    if (k.epilogue >= 0) s += ", the epilogue of %" + std::to_string(k.inputs[k.epilogue]);
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace ss::ir

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/graph.hpp"
@@ -57,5 +58,16 @@ bool epilogue_product(const Graph& g, const std::vector<int>& uses, std::size_t 
 // The regions worth a kernel (two or more operations, or one feeding a
 // fused reduction), in no particular order.
 std::vector<FusedKernel> plan_fusion(const Graph& g);
+
+}  // namespace ss::ir
+
+namespace ss::ir {
+
+// `kernels` as `--dump-ir=fuse` lists them, under a `graph NAME: N fused
+// kernels` line: each kernel's root, members, inputs, and the reduction or
+// product it runs with.
+std::string print_fusion(const Graph& g, const std::vector<FusedKernel>& kernels);
+// The kernels' lines alone.
+std::string print_kernels(const std::vector<FusedKernel>& kernels);
 
 }  // namespace ss::ir

@@ -6,10 +6,10 @@
 // generic sizes stay symbolic: one graph serves every batch size.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,23 +66,27 @@ struct Node {
   types::Type type;  // always a tensor
   diag::Span span;
   // A loop's body: a graph of its own, shared by copies, never changed once
-  // made (executors keep their plans in it).
+  // made (an executor plans it with the graph around it).
   std::shared_ptr<const Graph> body;
 };
 
-// What an executor derived from a graph and keeps with it (the fast
-// executor's compiled fusion plan), guarded for threads running the graph
-// at once. A copied or assigned graph starts without: it may be changed.
-struct ExecutorCache {
-  ExecutorCache() = default;
-  ExecutorCache(const ExecutorCache&) {}
-  ExecutorCache& operator=(const ExecutorCache&) {
-    std::lock_guard lock(mutex);
-    value.reset();
+// A graph's identity among the process's graphs, by which an executor
+// keeps its plan for it (the module owns the executor, so the plans): a
+// copy is another graph, with an identity of its own, as it may be changed.
+struct GraphId {
+  GraphId() : value(next()) {}
+  GraphId(const GraphId&) : value(next()) {}
+  GraphId& operator=(const GraphId&) {
+    value = next();
     return *this;
   }
-  mutable std::mutex mutex;
-  mutable std::shared_ptr<const void> value;
+  std::uint64_t value;
+
+ private:
+  static std::uint64_t next() {
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
+  }
 };
 
 struct Graph {
@@ -100,9 +104,7 @@ struct Graph {
   // After distribution: per output, whether it is split (each worker
   // returns its part, joined in rank order) rather than whole.
   std::vector<bool> split_outputs;
-  ExecutorCache executor_cache;  // the fast CPU executor's plan
-  ExecutorCache device_plan;     // the CUDA executor's (kernels/cuda_executor.cpp)
-  ExecutorCache memory_plan;     // the runtime's ir::ReleasePlan for this graph
+  GraphId id;
 
   int add(Node node);
 };

@@ -22,3 +22,18 @@ ReleasePlan plan_releases(const Graph& graph, const std::vector<int>& read_at) {
 }
 
 }  // namespace ss::ir
+
+namespace ss::ir {
+
+std::string print_releases(const ReleasePlan& plan) {
+  std::string s;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].empty()) continue;
+    s += "  after %" + std::to_string(i) + " drop";
+    for (const int v : plan[i]) s += " %" + std::to_string(v);
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace ss::ir

@@ -5,6 +5,7 @@
 // that died before them, and a steady-state step takes none from the system.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ir/graph.hpp"
@@ -18,5 +19,13 @@ namespace ss::ir {
 // a value nothing reads is dropped right after it is made.
 using ReleasePlan = std::vector<std::vector<int>>;
 ReleasePlan plan_releases(const Graph& graph, const std::vector<int>& read_at = {});
+
+}  // namespace ss::ir
+
+namespace ss::ir {
+
+// A release plan as `--dump-ir=plan` lists it: a line per node that drops
+// values, "  after %7 drop %3 %5".
+std::string print_releases(const ReleasePlan& plan);
 
 }  // namespace ss::ir

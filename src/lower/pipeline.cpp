@@ -1,7 +1,6 @@
 #include "lower/pipeline.hpp"
 
 #include <exception>
-#include <sstream>
 
 #include "ir/distribute.hpp"
 #include "ir/fusion.hpp"
@@ -89,40 +88,45 @@ struct Driver {
     return s;
   }
 
-  // The kernels the fast executor makes of each device function.
-  std::string fusion() const {
-    std::ostringstream s;
-    for (const auto& [name, g] : out.program.graphs) {
-      const auto kernels = ir::plan_fusion(g);
-      s << "graph " << name << ": " << kernels.size() << " fused kernel"
-        << (kernels.size() == 1 ? "" : "s") << "\n";
-      for (const auto& k : kernels) {
-        s << "  kernel %" << k.root << " computes";
-        for (const int m : k.members) s << " %" << m;
-        s << " reads";
-        for (const int i : k.inputs) s << " %" << i;
-        if (k.reduce >= 0) s << ", reduced by %" << k.reduce;
-        if (k.epilogue >= 0) s << ", the epilogue of %" << k.inputs[k.epilogue];
-        s << "\n";
-      }
-    }
-    return s.str();
+  // Every graph a call may run: the device functions' (as the workers run
+  // them, with several devices) and the controller's expressions'.
+  template <class Visit>
+  void each_graph(const Visit& visit) const {
+    const auto& p = out.program;
+    for (const auto& [name, g] : p.graphs) visit(g);
+    for (const auto& [name, g] : p.distributed) visit(g);
+    for (const auto& [name, fn] : p.controller)
+      for (const auto& g : fn.graphs) visit(g);
   }
 
-  // After which node each value is dropped, per device function.
-  std::string releases() const {
-    std::ostringstream s;
-    for (const auto& [name, g] : out.program.graphs) {
-      s << "graph " << name << "\n";
-      const auto plan = ir::plan_releases(g);
-      for (std::size_t i = 0; i < plan.size(); ++i) {
-        if (plan[i].empty()) continue;
-        s << "  after %" << i << " drop";
-        for (const int v : plan[i]) s << " %" << v;
-        s << "\n";
+  // The executor's plan of every graph, made now, at load: a call finds
+  // its kernels compiled. Without an executor (`check`, the standalone
+  // emitter) nothing is planned.
+  void plan() {
+    if (!options.planner) return;
+    each_graph([&](const ir::Graph& g) {
+      try {
+        options.planner->plan(g);
+      } catch (const std::exception& bug) {
+        out.failures.push_back({g.name, std::nullopt, bug.what(), {}, {}, true});
       }
+    });
+  }
+
+  // The device functions' plans as the executor made them (kernels,
+  // releases); without one, what ir/fusion and ir/memory_plan would make.
+  std::string plans(std::string_view pass) const {
+    std::string s;
+    const auto& graphs = options.distribute ? out.program.distributed : out.program.graphs;
+    for (const auto& [name, g] : graphs) {
+      if (options.planner)
+        s += options.planner->listing(g, pass);
+      else if (pass == "fuse")
+        s += ir::print_fusion(g, ir::plan_fusion(g));
+      else
+        s += "graph " + name + "\n" + ir::print_releases(ir::plan_releases(g));
     }
-    return s.str();
+    return s;
   }
 
   std::string listing(std::string_view pass) const {
@@ -130,8 +134,7 @@ struct Driver {
       return !options.distribute
                  ? "# one device: the graphs run as lowered\n" + functions(out.program.graphs)
                  : functions(out.program.distributed);
-    if (pass == "fuse") return fusion();
-    if (pass == "plan") return releases();
+    if (pass == "fuse" || pass == "plan") return plans(pass);
     return functions(out.program.graphs);
   }
 
@@ -157,9 +160,9 @@ Lowered run_pipeline(const check::TypedProgram& typed, const PipelineOptions& op
   d.after("verify");
   d.distribute();
   d.after("distribute");
-  // Fusing and planning memory are each executor's own, on the graphs
-  // above (the fast executor's kernels, the runtime's release plan); the
-  // listings after them show what those plans are.
+  // Fusing and planning memory are the executor's own, on the graphs
+  // above, done in one pass; the listings after them show its plans.
+  d.plan();
   d.after("fuse");
   d.after("plan");
   return out;

@@ -12,6 +12,7 @@
 #include "check/checker.hpp"
 #include "diag/codes.hpp"
 #include "diag/source_map.hpp"
+#include "ir/planner.hpp"
 #include "ir/program.hpp"
 
 namespace ss::lower {
@@ -33,6 +34,8 @@ struct PipelineOptions {
   bool distribute = false;       // for several devices' workers: the device functions distributed
   std::string dump_after;        // a pass's name: the listing after it goes to `dump`
   const diag::SourceMap* map = nullptr;  // for the listing's lines
+  // The executor that will run the program: its plans are the last pass.
+  const ir::Planner* planner = nullptr;
 };
 
 struct Lowered {

@@ -33,9 +33,9 @@ namespace {
 
 using ss::runtime::Tensor;
 
-std::unique_ptr<ss::runtime::Accelerator> open_executor(ss::Precision precision, bool cublas,
-                                                        bool graphs = true,
-                                                        bool deterministic = false) {
+std::unique_ptr<ss::runtime::GraphExecutor> open_executor(ss::Precision precision, bool cublas,
+                                                          bool graphs = true,
+                                                          bool deterministic = false) {
   if (!ss::test::driver_or_skip()) return nullptr;
   const char* cache = std::getenv("SS_GPU_CODE_CACHE");
   std::string why;
@@ -62,7 +62,7 @@ const std::vector<Program> kAll = {{"tests/programs/valid/operations.ss", false}
 // Each graph within `row` of docs/numerics.md; `flips`: how many integer
 // or bool elements of a graph may differ (a comparison of nearly equal
 // values: one under f32, a share of them under bf16's roundings).
-Agreement run_programs(const ss::runtime::Accelerator& cuda, const std::vector<Program>& programs,
+Agreement run_programs(const ss::runtime::GraphExecutor& cuda, const std::vector<Program>& programs,
                        int* graphs, const std::string& row = "cuda", double flips = 0,
                        double scale = 1.7) {
   Agreement a;

@@ -36,9 +36,9 @@ int launches() {
 
 // `graphs` false: every call uncaptured, as the first call of each size is
 // (tests/kernels/cuda_graphs_test.cpp checks the captured ones).
-std::unique_ptr<ss::runtime::Accelerator> executor(const ss::CodeCache& cache,
-                                                   ss::Precision precision, bool cublas,
-                                                   bool graphs = true) {
+std::unique_ptr<ss::runtime::GraphExecutor> executor(const ss::CodeCache& cache,
+                                                     ss::Precision precision, bool cublas,
+                                                     bool graphs = true) {
   if (!std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""))) return nullptr;
   std::string why;
   auto made =
@@ -58,7 +58,7 @@ const std::vector<Program> kPrograms = {{"tests/programs/valid/operations.ss", f
 
 // Runs every graph on `cuda`, checking each result's shape and type
 // against the reference's; returns the graphs run.
-int run_all(const ss::runtime::Accelerator& cuda, int* stale) {
+int run_all(const ss::runtime::GraphExecutor& cuda, int* stale) {
   int graphs = 0;
   for (const auto& entry : kPrograms) {
     const auto& file = entry.file;  // named: clang 14 can't capture a binding
@@ -325,7 +325,7 @@ TEST_CASE("under --precision bf16 every graph runs with values kept in bf16, its
   CHECK(ss::test::path_count(*f32, "gemm bf16") == 0);
   // Nothing more runs on the host than under f32: every reader of a kept
   // value reads bf16 on the device.
-  const auto host_paths = [](const ss::runtime::Accelerator& cuda) {
+  const auto host_paths = [](const ss::runtime::GraphExecutor& cuda) {
     std::map<std::string, std::int64_t> host;
     for (const auto& [path, n] : ss::cuda::cuda_counts(cuda).nodes)
       if (path.rfind("host ", 0) == 0) host[path] = n;

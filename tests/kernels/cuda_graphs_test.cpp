@@ -94,8 +94,8 @@ void check_same(const Ran& replayed, const Ran& eager) {
 }
 
 // Both executors of a test share a code cache, so NVRTC compiles each kernel once.
-std::unique_ptr<ss::runtime::Accelerator> executor(bool graphs, const ss::test::TempDir& cache,
-                                                   ss::Precision precision = ss::Precision::f32) {
+std::unique_ptr<ss::runtime::GraphExecutor> executor(bool graphs, const ss::test::TempDir& cache,
+                                                     ss::Precision precision = ss::Precision::f32) {
   std::string why;
   auto made = ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH,
                                          ss::directory_code_cache(cache.path() + "/cache"),
@@ -146,7 +146,7 @@ TEST_CASE("a training step replays as a CUDA graph that launches what the uncapt
   const auto graph_launches = fake<int (*)()>("ss_fake_graph_launches");
 
   // Six steps, each on a new batch, the state fed back; what each ran.
-  const auto train = [&](const ss::runtime::Accelerator& cuda, std::vector<Ran>& ran,
+  const auto train = [&](const ss::runtime::GraphExecutor& cuda, std::vector<Ran>& ran,
                          std::vector<long long>& copied) {
     auto inputs = ss::test::made_up_inputs(*step, dims);
     Log log;
@@ -225,7 +225,7 @@ int replays_match(const std::vector<std::pair<std::string, bool>>& programs,
       }
       // Three calls each, their results read (so the stream has run them):
       // the third is a replay where the graph can be captured.
-      const auto three = [&](const ss::runtime::Accelerator& cuda) {
+      const auto three = [&](const ss::runtime::GraphExecutor& cuda) {
         Log log;
         std::vector<ss::runtime::Tensor> out;
         Ran last;

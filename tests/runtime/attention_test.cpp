@@ -41,7 +41,7 @@ bool same_bits(const Tensor& a, const Tensor& b) {
          std::memcmp(x.raw(), y.raw(), static_cast<std::size_t>(x.size()) * 4) == 0;
 }
 
-std::int64_t attention_path(const ss::runtime::Accelerator& fast) {
+std::int64_t attention_path(const ss::runtime::GraphExecutor& fast) {
   const auto nodes = ss::runtime::executor_nodes(fast);
   const auto it = nodes.find("attention");
   return it == nodes.end() ? 0 : it->second;

@@ -144,7 +144,7 @@ TEST_CASE("a max_pool's gradient goes to the first maximum of a window with ties
   const Tensor x = Tensor::from_values(DType::f32, {1, 2, 4, 1}, {1, 1, 0, 2, 1, 1, 2, 0});
   const Tensor r = Tensor::from_values(DType::f32, {1, 1, 2, 1}, {3, 5});
   const auto fast = ss::runtime::make_fast_executor({.threads = 2});
-  for (const auto* executor : {static_cast<ss::runtime::Accelerator*>(nullptr), fast.get()}) {
+  for (const auto* executor : {static_cast<ss::runtime::GraphExecutor*>(nullptr), fast.get()}) {
     const auto out = ss::runtime::run_graph(g, {{"x", x}, {"r", r}}, {}, nullptr, executor);
     CHECK(out[0].values() == std::vector<double>{3, 0, 0, 5, 0, 0, 0, 0});
     CHECK(out[1].values() == std::vector<double>{1, 2});  // d/dr: the maxima

@@ -29,10 +29,11 @@ using ss::runtime::Tensor;
 using ss::types::Factor;
 
 // The fast executor, counting the nodes it takes, by operation.
-struct Counting final : ss::runtime::Accelerator {
-  std::unique_ptr<ss::runtime::Accelerator> fast =
+struct Counting final : ss::runtime::GraphExecutor {
+  std::unique_ptr<ss::runtime::GraphExecutor> fast =
       ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
   mutable std::map<std::string, int> taken;
+  std::string name() const override { return "the fast executor, counted"; }
   std::shared_ptr<const ss::ir::ReleasePlan> releases(const ss::ir::Graph& g) const override {
     return fast->releases(g);
   }
@@ -366,8 +367,8 @@ TEST_CASE("the fast executor's other operations agree with the reference, and it
   // An id out of its range is the reference's RangeError, at the same position.
   Tensor bad = ids;
   bad.set(4, 6);
-  for (const ss::runtime::Accelerator* executor :
-       std::vector<const ss::runtime::Accelerator*>{nullptr, &counting}) {
+  for (const ss::runtime::GraphExecutor* executor :
+       std::vector<const ss::runtime::GraphExecutor*>{nullptr, &counting}) {
     try {
       ss::runtime::run_graph(f, {{"x", x}, {"labels", labels}, {"table", table}, {"ids", bad}},
                              dims, nullptr, executor);

@@ -3,7 +3,7 @@
 // rounded to bf16, as cuBLAS's tensor cores take them, and each value the
 // plan keeps in bf16 rounded once it is made; everything else, sums
 // included, the reference's own. Run a graph through it (run_graph's
-// accelerator) to see what bf16's roundings alone cost, apart from the
+// executor) to see what bf16's roundings alone cost, apart from the
 // order of float32 sums: tests/kernels/cuda_bf16_test.cpp holds them to
 // docs/numerics.md's cuda-reduced row.
 #pragma once
@@ -24,8 +24,9 @@ namespace ss::test {
 // (logits of 1e3 differenced into a loss) lose more (cuda_bf16_test.cpp).
 inline constexpr double kBf16InputScale = 0.25;
 
-class Bf16Roundings : public runtime::Accelerator {
+class Bf16Roundings : public runtime::GraphExecutor {
  public:
+  std::string name() const override { return "the reference with bf16's roundings"; }
   bool run(const ir::Graph& g, std::size_t i, std::vector<runtime::Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes,
            const runtime::Dims& dims) const override {

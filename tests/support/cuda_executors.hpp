@@ -14,11 +14,9 @@
 
 namespace ss::test {
 
-inline std::unique_ptr<runtime::Accelerator> cuda_executor_on(const std::string& driver_path,
-                                                              const CodeCache& cache,
-                                                              Precision precision, bool cublas,
-                                                              std::string* why, bool graphs = true,
-                                                              bool deterministic = false) {
+inline std::unique_ptr<runtime::GraphExecutor> cuda_executor_on(
+    const std::string& driver_path, const CodeCache& cache, Precision precision, bool cublas,
+    std::string* why, bool graphs = true, bool deterministic = false) {
   auto driver = cuda::Driver::open(driver_path);
   if (auto* d = std::get_if<Diagnostic>(&driver)) {
     *why = d->message;
@@ -42,7 +40,7 @@ inline std::unique_ptr<runtime::Accelerator> cuda_executor_on(const std::string&
 }
 
 // How many nodes a CUDA executor has run by `path` (CudaCounts::nodes).
-inline std::int64_t path_count(const runtime::Accelerator& executor, const std::string& path) {
+inline std::int64_t path_count(const runtime::GraphExecutor& executor, const std::string& path) {
   const auto nodes = cuda::cuda_counts(executor).nodes;
   const auto it = nodes.find(path);
   return it == nodes.end() ? 0 : it->second;

@@ -21,6 +21,15 @@ Value from_output(const Tensor& t, HostKind kind) {
 
 }  // namespace control
 
+std::map<const ir::HostFunction*, SsJitHostFn> compile_controller(const SsJitApi& api,
+                                                                  const ir::Program& program,
+                                                                  const CodeCache& cache) {
+  std::map<const ir::HostFunction*, SsJitHostFn> compiled;
+  for (const auto& [name, fn] : program.controller)
+    compiled[&fn] = controller_code(api, fn, cache);  // null: interpreted
+  return compiled;
+}
+
 SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
                             const CodeCache& cache) {
   std::vector<SsJitHostStep> steps;

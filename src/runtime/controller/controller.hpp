@@ -20,8 +20,8 @@
 #include "ir/host.hpp"
 #include "ir/program.hpp"
 #include "jit/jit_api.h"
+#include "runtime/controller/value.hpp"
 #include "runtime/core/tensor.hpp"
-#include "runtime/core/value.hpp"
 #include "runtime/devices/workers.hpp"
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/engine.hpp"
@@ -45,8 +45,8 @@ struct RunOptions {
   // A several-device program's workers; null: one device, the controller's
   // thread runs every graph.
   DeviceGroup* devices = nullptr;
-  // The faster executor offered each node first (null: the reference alone).
-  const Accelerator* accelerator = nullptr;
+  // The executor every graph runs on (null: the reference interpreter).
+  const GraphExecutor* executor = nullptr;
   // Told, after each graph the workers ran, its name (the function it
   // calls) and what each worker did.
   std::function<void(const std::string&, const std::vector<WorkerStats>&)> stats;
@@ -56,6 +56,9 @@ struct RunOptions {
   // instruction's work); one the JIT can't compile is interpreted.
   const SsJitApi* jit = nullptr;
   CodeCache code_cache;
+  // The functions a load compiled already (compile_controller), found
+  // here before anything is compiled at a call (null: interpreted).
+  const std::map<const ir::HostFunction*, SsJitHostFn>* compiled = nullptr;
   // Told each call of a controller function: its name, and whether
   // compiled code ran it.
   std::function<void(const std::string& function, bool compiled)> on_call;
@@ -78,6 +81,12 @@ struct HostFunctionError : std::runtime_error {
 // A controller function's control flow compiled (tier 1), found in
 // `cache` when compiled before; null when the JIT can't compile it (it is
 // interpreted then).
+// Every controller function of `program` compiled, as a load does so that
+// no call compiles; null for one the JIT can't compile.
+std::map<const ir::HostFunction*, SsJitHostFn> compile_controller(const SsJitApi& api,
+                                                                  const ir::Program& program,
+                                                                  const CodeCache& cache);
+
 SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
                             const CodeCache& cache);
 

@@ -71,7 +71,7 @@ Value Controller::graph(const ir::HostFunction& fn, const HostInstr& in,
 std::vector<Tensor> Controller::run(const ir::Graph& g,
                                     const std::map<std::string, Tensor>& inputs) {
   if (!options_.devices || !has_split_input(g))
-    return run_graph(g, inputs, p_.dims, nullptr, options_.accelerator);
+    return run_graph(g, inputs, p_.dims, nullptr, options_.executor);
   auto found = distributed_.find(&g);
   if (found == distributed_.end()) found = distributed_.emplace(&g, ir::distribute(g)).first;
   std::vector<WorkerStats> stats;
@@ -101,7 +101,7 @@ Value Controller::map_examples(const Value& data, const std::string& function, d
     for (auto& [name, t] : data.data->batch(k, k + 1)) inputs[param + "." + name] = t.select(0, 0);
     std::vector<Tensor> out;
     try {
-      out = run_graph(g, inputs, p_.dims, nullptr, options_.accelerator);
+      out = run_graph(g, inputs, p_.dims, nullptr, options_.executor);
     } catch (const std::exception& failure) {
       if (auto d = program_failure(failure, map_, span)) throw Failure{std::move(*d)};
       throw;

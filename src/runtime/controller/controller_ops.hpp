@@ -9,7 +9,7 @@
 #include <string>
 
 #include "ir/program.hpp"
-#include "runtime/core/value.hpp"
+#include "runtime/controller/value.hpp"
 
 namespace ss::runtime {
 

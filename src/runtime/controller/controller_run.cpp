@@ -101,6 +101,9 @@ Value Controller::interpret(const ir::HostFunction& fn, std::vector<Value>& slot
 SsJitHostFn Controller::compiled_function(const ir::HostFunction& fn) {
   if (!options_.jit) return nullptr;
   if (const auto it = compiled_.find(&fn); it != compiled_.end()) return it->second;
+  if (options_.compiled)
+    if (const auto it = options_.compiled->find(&fn); it != options_.compiled->end())
+      return compiled_[&fn] = it->second;
   return compiled_[&fn] = controller_code(*options_.jit, fn, options_.code_cache);
 }
 

@@ -118,9 +118,8 @@ std::vector<Tensor> DeviceGroup::run(const ir::Graph& g,
   on_every_worker([&](int local) {
     const auto k = static_cast<std::size_t>(local);
     try {
-      const Accelerator* accelerator =
-          k < accelerators_.size() ? accelerators_[k].get() : accelerator_.get();
-      results[k] = run_graph(g, parts[k], dims, &contexts[k], accelerator);
+      const GraphExecutor* executor = k < executors_.size() ? executors_[k].get() : executor_.get();
+      results[k] = run_graph(g, parts[k], dims, &contexts[k], executor);
       // Other processes' workers hold the rest of a split output: each rank
       // puts its part into zeros of the whole shape, and a sum joins them.
       if (world > local_count)

@@ -67,13 +67,13 @@ class DeviceGroup {
 
   // The faster executor each worker offers its nodes first (null: the
   // reference alone). Set before the first run.
-  void set_accelerator(std::shared_ptr<const Accelerator> accelerator) {
-    accelerator_ = std::move(accelerator);
+  void set_executor(std::shared_ptr<const GraphExecutor> executor) {
+    executor_ = std::move(executor);
   }
   // Or one per worker, in the order of devices() (a CUDA executor on each
   // worker's GPU).
-  void set_accelerators(std::vector<std::shared_ptr<const Accelerator>> accelerators) {
-    accelerators_ = std::move(accelerators);
+  void set_executors(std::vector<std::shared_ptr<const GraphExecutor>> executors) {
+    executors_ = std::move(executors);
   }
 
  private:
@@ -82,8 +82,8 @@ class DeviceGroup {
 
   std::vector<std::string> devices_;
   std::unique_ptr<Collectives> collectives_;
-  std::shared_ptr<const Accelerator> accelerator_;
-  std::vector<std::shared_ptr<const Accelerator>> accelerators_;
+  std::shared_ptr<const GraphExecutor> executor_;
+  std::vector<std::shared_ptr<const GraphExecutor>> executors_;
   std::mutex run_mutex_;  // one run at a time: hosts may call from several threads
   std::mutex mutex_;
   std::condition_variable start_, done_;

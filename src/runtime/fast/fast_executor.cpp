@@ -59,10 +59,10 @@ bool FastExecutor::run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& v
   // The plan, looked up once per run of the graph (node 0 comes first), and
   // again after a loop's body ran its own in between.
   thread_local const FusionPlan* plan = nullptr;
-  thread_local const ir::Graph* planned = nullptr;
-  if (i == 0 || planned != &g) {
+  thread_local std::uint64_t planned = 0;
+  if (i == 0 || planned != g.id.value) {
     plan = plan_for(g);
-    planned = &g;
+    planned = g.id.value;
     if (i == 0) ++plan->counters->calls;
   }
   const ir::Node& n = g.nodes[i];
@@ -280,7 +280,7 @@ namespace ss::runtime {
 
 using fastexec::FastExecutor;
 
-std::unique_ptr<Accelerator> make_fast_executor(const FastExecutorOptions& options) {
+std::unique_ptr<GraphExecutor> make_fast_executor(const FastExecutorOptions& options) {
   return std::make_unique<FastExecutor>(options);
 }
 
@@ -338,27 +338,31 @@ const char* fast_leaves_to_reference(ir::Op op) {
   return nullptr;
 }
 
-std::map<std::string, std::int64_t> executor_nodes(const Accelerator& fast_executor) {
+std::map<std::string, std::int64_t> executor_nodes(const GraphExecutor& fast_executor) {
   const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
   return fast ? fast->nodes() : std::map<std::string, std::int64_t>{};
 }
 
-bool executor_has_jit(const Accelerator& fast_executor) {
+bool is_fast_executor(const GraphExecutor& executor) {
+  return dynamic_cast<const FastExecutor*>(&executor) != nullptr;
+}
+
+bool executor_has_jit(const GraphExecutor& fast_executor) {
   const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
   return fast && fast->has_jit();
 }
 
-std::map<std::string, GraphStats> executor_functions(const Accelerator& fast_executor) {
+std::map<std::string, GraphStats> executor_functions(const GraphExecutor& fast_executor) {
   const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
   return fast ? fast->functions() : std::map<std::string, GraphStats>{};
 }
 
-const SsJitApi* executor_jit(const Accelerator& fast_executor) {
+const SsJitApi* executor_jit(const GraphExecutor& fast_executor) {
   const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
   return fast ? fast->jit_api() : nullptr;
 }
 
-FusionCounts fusion_counts(const Accelerator& fast_executor) {
+FusionCounts fusion_counts(const GraphExecutor& fast_executor) {
   const auto* fast = dynamic_cast<const FastExecutor*>(&fast_executor);
   return fast ? fast->counts() : FusionCounts{};
 }

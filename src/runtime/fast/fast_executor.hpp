@@ -1,7 +1,7 @@
-// The fast CPU executor, offered each node before the reference interpreter
-// (runtime/reference/interpreter.hpp's Accelerator): contractions through the packed
+// The fast CPU executor (runtime/core/executor.hpp), offered each node
+// before the reference's operations: contractions through the packed
 // GEMM (runtime/gemm); elementwise regions (ir/fusion.hpp) as kernels the
-// LLVM JIT compiles, once per graph, when the JIT module is present; other
+// LLVM JIT compiles when a load plans the graph, when the JIT module is present; other
 // float32 elementwise nodes in C++ loops. What it doesn't take runs on the
 // reference operations, so every program runs, and the tests hold it to
 // the reference's results (elementwise ones bit for bit).
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "jit/jit_api.h"
-#include "runtime/reference/interpreter.hpp"
+#include "runtime/core/executor.hpp"
 #include "shapescript/engine.hpp"
 
 namespace ss::runtime {
@@ -38,17 +38,18 @@ struct FusionCounts {
   std::int64_t kernels = 0, runs = 0, stepped = 0;
   std::int64_t from_memory = 0, from_store = 0;
 };
-FusionCounts fusion_counts(const Accelerator& fast_executor);
+FusionCounts fusion_counts(const GraphExecutor& fast_executor);
 
 // The nodes the executor ran, by path: "gemm", "fused", "loops",
 // "reductions", and "reference OP" for those it left to the reference.
-std::map<std::string, std::int64_t> executor_nodes(const Accelerator& fast_executor);
+std::map<std::string, std::int64_t> executor_nodes(const GraphExecutor& fast_executor);
 // Why the fast executor leaves `op` to the reference, or null when it runs
 // it (an op it runs may still fall back for a layout or type it lacks).
 const char* fast_leaves_to_reference(ir::Op op);
-bool executor_has_jit(const Accelerator& fast_executor);
+bool executor_has_jit(const GraphExecutor& fast_executor);
+bool is_fast_executor(const GraphExecutor& executor);
 // The JIT module's table, for the controller's code (null without it).
-const SsJitApi* executor_jit(const Accelerator& fast_executor);
+const SsJitApi* executor_jit(const GraphExecutor& fast_executor);
 
 // Per graph name (a device function's, or "expression in main"): its
 // runs, its fused kernels, and its nodes by path as executor_nodes counts.
@@ -56,8 +57,8 @@ struct GraphStats {
   std::int64_t calls = 0, fused_kernels = 0;
   std::map<std::string, std::int64_t> nodes;
 };
-std::map<std::string, GraphStats> executor_functions(const Accelerator& fast_executor);
+std::map<std::string, GraphStats> executor_functions(const GraphExecutor& fast_executor);
 
-std::unique_ptr<Accelerator> make_fast_executor(const FastExecutorOptions& options);
+std::unique_ptr<GraphExecutor> make_fast_executor(const FastExecutorOptions& options);
 
 }  // namespace ss::runtime

@@ -10,6 +10,7 @@
 #include "ir/attributes.hpp"
 #include "ir/fusion.hpp"
 #include "runtime/core/helper_threads.hpp"
+#include "runtime/core/plan_store.hpp"
 #include "runtime/fast/attention/fast_attention.hpp"
 #include "runtime/fast/compiled_code.hpp"
 #include "runtime/fast/fast_contractions.hpp"
@@ -19,11 +20,12 @@
 #include "runtime/fast/gemm/sgemm.hpp"
 #include "runtime/fast/jit_module.hpp"
 #include "runtime/fast/jit_steps.hpp"
+#include "runtime/reference/nodes.hpp"
 #include "runtime/reference/ops.hpp"
 
 namespace ss::runtime::fastexec {
 
-// A graph's fused kernels, compiled: kept in the graph's executor cache.
+// A graph's fused kernels, compiled: kept in the executor's plan store.
 constexpr std::size_t kPaths = 8;  // FastExecutor::Path's
 using fast::kMinElements;
 constexpr std::size_t kOps = static_cast<std::size_t>(ir::Op::all_reduce) + 1;
@@ -39,7 +41,6 @@ struct GraphCounters {
 
 struct FusionPlan {
   std::shared_ptr<GraphCounters> counters;
-  std::size_t nodes = 0;  // the graph's node count when planned
   std::vector<ir::FusedKernel> kernels;
   std::vector<std::vector<std::uint8_t>> inner_broadcast;  // per kernel, per input
   std::vector<SsJitKernelFn> fns;
@@ -66,7 +67,7 @@ inline const Tensor& placeholder(DType dtype) {
   return dtype == DType::boolean ? boolean : f32;
 }
 
-class FastExecutor final : public Accelerator {
+class FastExecutor final : public GraphExecutor {
  public:
   explicit FastExecutor(FastExecutorOptions options)
       : options_(std::move(options)),
@@ -85,6 +86,12 @@ class FastExecutor final : public Accelerator {
   std::map<std::string, GraphStats> functions() const;
   bool has_jit() const { return jit_.has_value(); }
   const SsJitApi* jit_api() const { return jit_ ? &jit_->api() : nullptr; }
+
+  std::string name() const override { return "the fast executor"; }
+  // At load: the graph's plan and its bodies', their kernels compiled.
+  void plan(const ir::Graph& g) const override;
+  std::string listing(const ir::Graph& g, std::string_view pass) const override;
+  PlanCounts plan_counts() const override { return plans_.counts(); }
 
   std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const override;
 
@@ -116,10 +123,12 @@ class FastExecutor final : public Accelerator {
   // them: x - logsumexp(x) (kept, rounded to float), then exp for softmax.
   bool softmax(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const;
 
-  // The graph's plan: made (and its kernels compiled, all in one module,
-  // when the JIT is there) the first time the graph runs. Without kernels
-  // (nothing fuses, no JIT, or it failed) the graph runs node by node.
+  // The graph's plan, made at load (made now for a graph the load didn't
+  // plan: a test's). Its kernels are compiled, all in one module, when the
+  // JIT is there; without kernels (nothing fuses, no JIT, or it failed) the
+  // graph runs node by node.
   const FusionPlan* plan_for(const ir::Graph& g) const;
+  std::shared_ptr<const FusionPlan> make_plan(const ir::Graph& g) const;
 
   // A kernel's inputs as its code reads them: each through two strides (its
   // row's, and 0 or 1 along the inner axis), made so when its layout
@@ -181,6 +190,7 @@ class FastExecutor final : public Accelerator {
   // Every plan's counters, kept after their graph is gone.
   mutable std::mutex registry_mutex_;
   mutable std::vector<std::shared_ptr<GraphCounters>> registry_;
+  PlanStore<FusionPlan> plans_;
 };
 
 }  // namespace ss::runtime::fastexec

@@ -7,10 +7,29 @@
 namespace ss::runtime::fastexec {
 
 const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
-  std::lock_guard lock(g.executor_cache.mutex);
-  if (auto* p = static_cast<const FusionPlan*>(g.executor_cache.value.get());
-      p && p->nodes == g.nodes.size())
-    return p;
+  return plans_
+      .get(
+          g, [this](const ir::Graph& graph) { return make_plan(graph); }, false)
+      .get();
+}
+
+void FastExecutor::plan(const ir::Graph& g) const {
+  const auto make = [this](const ir::Graph& graph) { return make_plan(graph); };
+  for_each_body(g, [&](const ir::Graph& body) { (void)plans_.get(body, make, true); });
+  (void)plans_.get(g, make, true);
+}
+
+std::string FastExecutor::listing(const ir::Graph& g, std::string_view pass) const {
+  const FusionPlan& p = *plan_for(g);
+  if (pass == "fuse") return ir::print_fusion(g, p.kernels);
+  std::string s = "graph " + g.name + "\n  on " + name() + (jit_ ? "" : " (no JIT: node by node)") +
+                  "\n" + ir::print_kernels(p.kernels);
+  for (std::size_t i = 0; i < p.deferred.size(); ++i)
+    if (p.deferred[i]) s += "  %" + std::to_string(i) + " made by what reads it\n";
+  return s + ir::print_releases(*p.releases);
+}
+
+std::shared_ptr<const FusionPlan> FastExecutor::make_plan(const ir::Graph& g) const {
   auto plan = std::make_shared<FusionPlan>();
   plan->counters = std::make_shared<GraphCounters>();
   plan->counters->name = g.name;
@@ -18,12 +37,6 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
     std::lock_guard registry(registry_mutex_);
     registry_.push_back(plan->counters);
   }
-  plan->nodes = g.nodes.size();
-  // A loop's body has a plan of its own, made now (so an AOT build compiles
-  // its kernels too), the same one for every step. An attention's body runs
-  // only where its kernel declines: planned then, if ever.
-  for (const auto& n : g.nodes)
-    if (n.body && n.op == ir::Op::loop) (void)plan_for(*n.body);
   plan->kernel_at.assign(g.nodes.size(), -1);
   plan->member.assign(g.nodes.size(), false);
   plan->reduce_at.assign(g.nodes.size(), -1);
@@ -110,12 +123,13 @@ const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
             kernel.inputs[static_cast<std::size_t>(kernel.epilogue)])] = at;
     }
     plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g, read_at));
+  } else {  // every node reads its inputs where it runs
+    plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g));
   }
   plan->counters->kernels = static_cast<std::int64_t>(kernels.size());
   plan->kernels = std::move(kernels);
   plan->fns = std::move(fns);
-  g.executor_cache.value = plan;
-  return plan.get();
+  return plan;
 }
 
 bool FastExecutor::bind(const FusionPlan& plan, std::size_t k, const std::vector<Tensor>& values,

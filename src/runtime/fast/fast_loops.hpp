@@ -15,7 +15,7 @@
 #include "ir/graph.hpp"
 #include "ir/ops.hpp"
 #include "runtime/core/tensor.hpp"
-#include "runtime/reference/interpreter.hpp"
+#include "runtime/reference/nodes.hpp"
 
 namespace ss::runtime::fast {
 

@@ -5,8 +5,9 @@
 #include <set>
 
 #include "ir/attributes.hpp"
+#include "runtime/core/collectives.hpp"
+#include "runtime/core/plan_store.hpp"
 #include "runtime/core/random.hpp"
-#include "runtime/devices/collectives.hpp"
 #include "runtime/reference/ops.hpp"
 #include "types/size_arith.hpp"
 
@@ -140,127 +141,6 @@ std::function<std::int64_t(std::int64_t)> global_index(const types::Type& type, 
 
 }  // namespace
 
-std::pair<int, std::string> batch_axis(const types::Type& t, const std::set<std::string>& batch) {
-  for (std::size_t k = 0; k < t.axes.size(); ++k) {
-    const auto& axis = t.axes[k];
-    if (axis.single() && axis.factors[0].kind == Factor::Kind::generic &&
-        batch.count(axis.factors[0].name))
-      return {static_cast<int>(k), axis.factors[0].name};
-  }
-  return {-1, {}};
-}
-
-DType dtype_of(const types::Elem& elem) {
-  switch (elem.kind) {
-    case types::ElemKind::f32:
-      return DType::f32;
-    case types::ElemKind::bf16:
-      return DType::bf16;
-    case types::ElemKind::f16:
-      return DType::f16;
-    case types::ElemKind::i32:
-    case types::ElemKind::index:
-      return DType::i32;
-    case types::ElemKind::boolean:
-      return DType::boolean;
-  }
-  return DType::f32;
-}
-
-std::optional<std::int64_t> size_of(const types::Axis& axis,
-                                    const std::map<std::string, std::int64_t>& sizes,
-                                    const Dims& dims) {
-  std::int64_t n = 1;
-  for (const auto& f : axis.factors) {
-    if (f.kind == Factor::Kind::literal) {
-      n *= f.value;
-    } else if (f.kind == Factor::Kind::dim) {
-      const auto it = dims.find(f.name);
-      if (it == dims.end() || !it->second) return std::nullopt;
-      n *= *it->second;
-    } else if (const auto it = sizes.find(f.name); it != sizes.end()) {
-      n *= it->second;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return n;
-}
-
-Shape shape_of(const types::Type& type, const std::map<std::string, std::int64_t>& sizes,
-               const Dims& dims) {
-  Shape shape;
-  for (const auto& axis : type.axes) {
-    const auto size = size_of(axis, sizes, dims);
-    if (!size) throw reference::InternalError("a value of unknown size " + axis.str());
-    shape.push_back(*size);
-  }
-  return shape;
-}
-
-std::map<std::string, std::int64_t> bind_sizes(const ir::Graph& graph,
-                                               const std::map<std::string, Tensor>& inputs,
-                                               const Dims& dims) {
-  std::map<std::string, std::int64_t> sizes;
-  // First the axes that are one generic factor, then check every axis.
-  for (int pass = 0; pass < 2; ++pass) {
-    for (const int id : graph.inputs) {
-      const ir::Node& n = graph.nodes[static_cast<std::size_t>(id)];
-      const auto it = inputs.find(n.name);
-      if (it == inputs.end()) throw InputMismatch(n.name, "no value given for `" + n.name + "`");
-      const Tensor& t = it->second;
-      if (t.rank() != static_cast<std::int64_t>(n.type.axes.size()))
-        throw InputMismatch(n.name, "`" + n.name + "` is " + n.type.str() +
-                                        ", given a tensor of shape " + shape_str(t.shape()));
-      if (t.dtype() != dtype_of(n.type.elem))
-        throw InputMismatch(n.name, "`" + n.name + "` holds " + n.type.elem.str() + ", given " +
-                                        dtype_name(t.dtype()));
-      for (std::size_t k = 0; k < n.type.axes.size(); ++k) {
-        const auto& axis = n.type.axes[k];
-        const std::int64_t given = t.dim(static_cast<std::int64_t>(k));
-        if (pass == 0 && axis.single() && axis.factors[0].kind == Factor::Kind::generic) {
-          const auto [at, fresh] = sizes.emplace(axis.factors[0].name, given);
-          if (!fresh && at->second != given)
-            throw InputMismatch(n.name, "`" + n.name + "`'s axis " + axis.str() + " is " +
-                                            std::to_string(given) + ", but " + axis.str() + " is " +
-                                            std::to_string(at->second) + " in another input");
-          continue;
-        }
-        if (pass == 1) {
-          const auto want = size_of(axis, sizes, dims);
-          if (want && *want != given)
-            throw InputMismatch(n.name, "`" + n.name + "` is " + n.type.str() + ": its axis " +
-                                            axis.str() + " has size " + std::to_string(*want) +
-                                            ", given " + std::to_string(given));
-        }
-      }
-    }
-  }
-  return sizes;
-}
-
-namespace {
-
-// The plan for a graph whose nodes read their inputs where they run, made
-// once per graph (graphs only grow while they are lowered).
-struct PlainReleases {
-  std::size_t nodes = 0;
-  std::shared_ptr<const ir::ReleasePlan> plan;
-};
-
-std::shared_ptr<const ir::ReleasePlan> plain_releases(const ir::Graph& graph) {
-  std::lock_guard lock(graph.memory_plan.mutex);
-  auto* cached = static_cast<const PlainReleases*>(graph.memory_plan.value.get());
-  if (cached && cached->nodes == graph.nodes.size()) return cached->plan;
-  auto made = std::make_shared<PlainReleases>();
-  made->nodes = graph.nodes.size();
-  made->plan = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(graph));
-  graph.memory_plan.value = made;
-  return made->plan;
-}
-
-}  // namespace
-
 void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tensor>& values,
                         const std::map<std::string, Tensor>& inputs,
                         const std::map<std::string, std::int64_t>& sizes, const Dims& dims,
@@ -283,7 +163,7 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
       if (worker && worker->whole.count(n.name)) size = worker->whole.at(n.name);
       if (const auto it = sizes.find(n.name); !size && it != sizes.end()) size = it->second;
       if (const auto it = dims.find(n.name); !size && it != dims.end()) size = it->second;
-      if (!size) throw ref::InternalError("size of an unbound axis " + n.name);
+      if (!size) throw InternalError("size of an unbound axis " + n.name);
       out = Tensor::scalar(DType::i32, static_cast<double>(*size));
       break;
     }
@@ -435,7 +315,7 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
     }
     case ir::Op::loop:
     case ir::Op::loop_part:
-      throw ref::InternalError("a loop runs in run_graph, not node by node");
+      throw InternalError("a loop runs in run_graph, not node by node");
     case ir::Op::attention:
     case ir::Op::attention_grad:
     case ir::Op::max_pool:
@@ -447,7 +327,7 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
     }
     case ir::Op::arange: {
       const auto s = size_of(n.type.axes.at(0), sizes, dims);
-      if (!s) throw ref::InternalError("arange of an unknown size");
+      if (!s) throw InternalError("arange of an unknown size");
       out = Tensor::zeros(DType::i32, {*s});
       for (std::int64_t k = 0; k < *s; ++k) out.set(k, static_cast<double>(k));
       break;
@@ -457,14 +337,15 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
 
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
                               const Dims& dims, WorkerContext* worker,
-                              const Accelerator* accelerator) {
+                              const GraphExecutor* executor) {
   if (std::vector<Tensor> outputs;
-      accelerator && accelerator->run_whole(graph, inputs, dims, worker, outputs))
+      executor && executor->run_whole(graph, inputs, dims, worker, outputs))
     return outputs;
   const auto sizes = bind_sizes(graph, inputs, dims);
   std::shared_ptr<const ir::ReleasePlan> releases;
-  if (accelerator) releases = accelerator->releases(graph);
-  if (!releases) releases = plain_releases(graph);
+  if (executor) releases = executor->releases(graph);
+  if (!releases)  // no executor, or one whose nodes read their inputs where they run
+    releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(graph));
   std::vector<Tensor> values(graph.nodes.size());
   // A loop's outputs (its own value first), until its parts take them.
   std::map<std::size_t, std::vector<Tensor>> loop_outputs;
@@ -483,17 +364,17 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
     if (n.op == ir::Op::loop) {
       std::vector<Tensor> given;
       for (const int x : n.in) given.push_back(values[static_cast<std::size_t>(x)]);
-      std::vector<Tensor> results = run_loop(n, given, dims, worker, accelerator);
+      std::vector<Tensor> results = run_loop(n, given, dims, worker, executor);
       out = std::move(results[0]);
       loop_outputs[i] = std::move(results);
     } else if (n.op == ir::Op::loop_part) {
       out =
           loop_outputs.at(static_cast<std::size_t>(n.in[0])).at(static_cast<std::size_t>(n.number));
-    } else if (accelerator && accelerator->run(graph, i, values, sizes, dims)) {
-    } else if (n.body) {  // a fused node the accelerator has no kernel for: its body there
+    } else if (executor && executor->run(graph, i, values, sizes, dims)) {
+    } else if (n.body) {  // a fused node the executor has no kernel for: its body there
       std::vector<Tensor> given;
       for (const int x : n.in) given.push_back(values[static_cast<std::size_t>(x)]);
-      out = run_body(n, given, dims, worker, accelerator);
+      out = run_body(n, given, dims, worker, executor);
     } else {
       run_reference_node(graph, i, values, inputs, sizes, dims, worker);
     }
@@ -504,6 +385,35 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
   std::vector<Tensor> results;
   for (const int o : graph.outputs) results.push_back(values[static_cast<std::size_t>(o)]);
   return results;
+}
+
+namespace {
+
+// The reference interpreter as an executor: it takes no node, so the walk
+// runs each on the reference's operations; its plan is the release plan.
+class ReferenceExecutor final : public GraphExecutor {
+ public:
+  std::string name() const override { return "the reference runtime"; }
+  void plan(const ir::Graph& g) const override {
+    for_each_body(g, [&](const ir::Graph& body) { (void)plans_.get(body, plain, true); });
+    (void)plans_.get(g, plain, true);
+  }
+  PlanCounts plan_counts() const override { return plans_.counts(); }
+  std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const override {
+    return plans_.get(g, plain, false);
+  }
+
+ private:
+  static std::shared_ptr<const ir::ReleasePlan> plain(const ir::Graph& g) {
+    return std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g));
+  }
+  PlanStore<ir::ReleasePlan> plans_;
+};
+
+}  // namespace
+
+std::unique_ptr<GraphExecutor> make_reference_executor() {
+  return std::make_unique<ReferenceExecutor>();
 }
 
 }  // namespace ss::runtime

@@ -27,7 +27,7 @@ Tensor stack_along(const std::vector<Tensor>& steps, std::int64_t axis) {
   for (std::int64_t t = 0; t < length; ++t) {
     const Tensor step = steps[static_cast<std::size_t>(t)].compact();
     if (step.shape() != first.shape() || step.dtype() != first.dtype())
-      throw reference::InternalError("a loop's steps made results of different shapes");
+      throw runtime::InternalError("a loop's steps made results of different shapes");
     const auto* from = static_cast<const char*>(step.raw());
     for (std::int64_t o = 0; o < outer; ++o)
       std::memcpy(to + (o * length + t) * inner, from + o * inner, inner);
@@ -38,7 +38,7 @@ Tensor stack_along(const std::vector<Tensor>& steps, std::int64_t axis) {
 }  // namespace
 
 std::vector<Tensor> run_loop(const ir::Node& n, const std::vector<Tensor>& given, const Dims& dims,
-                             WorkerContext* worker, const Accelerator* accelerator) {
+                             WorkerContext* worker, const GraphExecutor* executor) {
   const ir::LoopShape shape = ir::loop_of(n);
   const ir::Graph& body = *n.body;
   const std::size_t carries = shape.carries, stacked = shape.stacked;
@@ -47,7 +47,7 @@ std::vector<Tensor> run_loop(const ir::Node& n, const std::vector<Tensor>& given
   const std::int64_t length = given.at(carries).dim(shape.axes[0]);
   for (std::size_t j = 1; j < stacked; ++j)
     if (given.at(carries + j).dim(shape.axes[j]) != length)
-      throw reference::InternalError("a loop's stacked inputs differ in length");
+      throw runtime::InternalError("a loop's stacked inputs differ in length");
   std::map<std::string, Tensor> inputs;
   for (std::size_t k = 0; k < given.size(); ++k)
     if (k < carries || k >= carries + stacked) inputs[*names[k]] = given[k];
@@ -59,26 +59,26 @@ std::vector<Tensor> run_loop(const ir::Node& n, const std::vector<Tensor>& given
       inputs[*names[carries + j]] = shape.axes[j] == 0  // a view where it is contiguous
                                         ? given[carries + j].select(0, at)
                                         : reference::take(given[carries + j], shape.axes[j], at);
-    std::vector<Tensor> out = run_graph(body, inputs, dims, worker, accelerator);
+    std::vector<Tensor> out = run_graph(body, inputs, dims, worker, executor);
     for (std::size_t k = 0; k < carries; ++k) inputs[*names[k]] = std::move(out[k]);
     for (std::size_t r = 0; r < results; ++r) steps[r][at] = std::move(out[carries + r]);
   }
   std::vector<Tensor> outputs;
   for (std::size_t k = 0; k < carries; ++k) outputs.push_back(inputs[*names[k]]);
   for (std::size_t r = 0; r < results; ++r) {
-    if (steps[r].empty()) throw reference::InternalError("a loop of no steps has no results");
+    if (steps[r].empty()) throw runtime::InternalError("a loop of no steps has no results");
     outputs.push_back(stack_along(steps[r], shape.result_axes.at(r)));
   }
   return outputs;
 }
 
 Tensor run_body(const ir::Node& fused, const std::vector<Tensor>& given, const Dims& dims,
-                WorkerContext* worker, const Accelerator* accelerator) {
+                WorkerContext* worker, const GraphExecutor* executor) {
   const ir::Graph& body = *fused.body;
   std::map<std::string, Tensor> inputs;
   for (std::size_t k = 0; k < given.size(); ++k)
     inputs[body.nodes[static_cast<std::size_t>(body.inputs.at(k))].name] = given[k];
-  return run_graph(body, inputs, dims, worker, accelerator).at(0);
+  return run_graph(body, inputs, dims, worker, executor).at(0);
 }
 
 }  // namespace ss::runtime

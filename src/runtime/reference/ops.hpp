@@ -13,14 +13,10 @@
 
 #include "ir/attributes.hpp"
 #include "ir/ops.hpp"
+#include "runtime/core/internal_error.hpp"
 #include "runtime/core/tensor.hpp"
 
 namespace ss::runtime::reference {
-
-// Our bug: the checker let through what the runtime can't do.
-struct InternalError : std::logic_error {
-  using std::logic_error::logic_error;
-};
 
 // A value outside an Index[C] range: a gather's index or label.
 struct RangeError : std::runtime_error {

@@ -1,4 +1,4 @@
-#include "runtime/core/value.hpp"
+#include "runtime/controller/value.hpp"
 
 #include "runtime/core/format.hpp"
 
