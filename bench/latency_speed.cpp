@@ -3,7 +3,9 @@
 // and 64 called 10,000 times each into the host's output buffer, every
 // call timed; and a training step with the model and its AdamW resident
 // (`step(mut m, mut opt, batch)`), 1,000 calls at batch 64. Prints
-// `name p50 p99 mean` lines (microseconds) for bench/latency.sh, and the
+// `name p50 p99 mean first` lines (microseconds; `first`: the module's or
+// the batch size's first call, untimed warm-up aside) and `load US` for
+// bench/latency.sh, and the
 // same forward with the weights passed per call (the named-tensor path)
 // for comparison. `bench_latency [THREADS]`.
 #include <algorithm>
@@ -21,7 +23,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 void report(const char* name, std::int64_t batch, const std::function<void()>& call, int calls) {
-  for (int i = 0; i < 100; ++i) call();  // warm: kernels compiled, pools filled
+  // The first call: the load planned and compiled everything, so only the
+  // buffer pool is cold.
+  const auto cold = Clock::now();
+  call();
+  const double first = std::chrono::duration<double, std::micro>(Clock::now() - cold).count();
+  for (int i = 0; i < 100; ++i) call();  // warm: pools filled, caches hot
   std::vector<double> us(static_cast<std::size_t>(calls));
   for (auto& t : us) {
     const auto start = Clock::now();
@@ -32,8 +39,8 @@ void report(const char* name, std::int64_t batch, const std::function<void()>& c
   for (const double t : us) total += t;
   std::sort(us.begin(), us.end());
   const auto at = [&](double q) { return us[static_cast<std::size_t>(q * (us.size() - 1))]; };
-  std::printf("%s_b%lld %.1f %.1f %.1f\n", name, static_cast<long long>(batch), at(0.5), at(0.99),
-              total / static_cast<double>(us.size()));
+  std::printf("%s_b%lld %.1f %.1f %.1f %.1f\n", name, static_cast<long long>(batch), at(0.5),
+              at(0.99), total / static_cast<double>(us.size()), first);
 }
 
 }  // namespace
@@ -41,7 +48,10 @@ void report(const char* name, std::int64_t batch, const std::function<void()>& c
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
   ss::Engine engine({.executor = ss::Executor::fast, .threads = threads});
+  const auto load_start = Clock::now();
   const ss::Module mod = engine.load_source(ss::bench::kMlpProgram, "mlp.ss");
+  std::printf("load %.1f\n",
+              std::chrono::duration<double, std::micro>(Clock::now() - load_start).count());
   if (!mod) {
     for (const auto& d : mod.diagnostics()) std::fprintf(stderr, "%s", d.render().c_str());
     return 1;

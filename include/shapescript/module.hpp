@@ -76,6 +76,10 @@ struct ExecutorStats {
   // Kernels found compiled: earlier in this process (another module of the
   // same program, say), or in the engine's CodeCache.
   std::int64_t kernels_from_memory = 0, kernels_from_cache = 0;
+  // Graphs the executor planned (fused, compiled) when the module loaded,
+  // and graphs a call had to plan: none, but for graphs a load can't
+  // foresee.
+  std::int64_t plans_at_load = 0, plans_at_call = 0;
   std::map<std::string, std::int64_t> nodes;
   // Per function, by name: what ran it. Device functions appear here on
   // the fast executor; controller functions once a run called them.

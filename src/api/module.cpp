@@ -219,6 +219,11 @@ ExecutorStats Module::executor_stats() const {
   const auto impl = current();
   const auto& fast = impl->executor;
   s.executor = "reference";
+  if (fast) {
+    const auto plans = fast->plan_counts();
+    s.plans_at_load = plans.at_load;
+    s.plans_at_call = plans.at_call;
+  }
   if (fast && cuda::is_cuda_executor(*fast)) {
     const auto c = cuda::cuda_counts(*fast);
     s.executor = c.cublas ? "cuda (cuBLAS)" : "cuda";

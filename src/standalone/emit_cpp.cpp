@@ -5,7 +5,7 @@
 
 #include "ir/attributes.hpp"
 #include "ir/formulas.hpp"
-#include "runtime/reference/interpreter.hpp"
+#include "runtime/core/executor.hpp"
 #include "standalone/cpp_names.hpp"
 #include "types/unary_functions.hpp"
 

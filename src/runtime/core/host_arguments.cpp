@@ -1,7 +1,7 @@
 #include "runtime/core/host_arguments.hpp"
 
 #include "diag/codes.hpp"
-#include "runtime/reference/interpreter.hpp"
+#include "runtime/core/executor.hpp"
 
 namespace ss::runtime {
 namespace {
