@@ -11,7 +11,7 @@
 #include <string>
 
 #include "kernels/cuda_api.hpp"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 #include "support/dynamic_library.hpp"
 
 namespace ss::cuda {

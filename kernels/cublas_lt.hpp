@@ -14,7 +14,7 @@
 #include <tuple>
 
 #include "kernels/cuda_api.hpp"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 #include "support/dynamic_library.hpp"
 
 namespace ss::cuda {

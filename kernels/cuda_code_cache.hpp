@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/nvrtc.hpp"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::cuda {
 

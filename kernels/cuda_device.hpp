@@ -21,7 +21,7 @@
 #include "kernels/cuda_driver.hpp"
 #include "kernels/cudnn.hpp"
 #include "kernels/nvrtc.hpp"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::cuda {
 

@@ -9,7 +9,7 @@
 
 #include "kernels/cuda_api.hpp"
 #include "shapescript/diagnostic.hpp"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 #include "support/dynamic_library.hpp"
 
 namespace ss::cuda {

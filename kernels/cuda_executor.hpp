@@ -17,7 +17,7 @@
 #include "kernels/cuda_driver.hpp"
 #include "kernels/nvrtc.hpp"
 #include "runtime/core/executor.hpp"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::cuda {
 

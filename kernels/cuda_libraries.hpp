@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::cuda {
 

@@ -16,67 +16,9 @@
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/export.hpp"
 #include "shapescript/module.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss {
-
-// A device a program runs on: the CPU, or one local CUDA device by index.
-struct SS_API Device {
-  enum class Kind { cpu, cuda };
-  Kind kind = Kind::cpu;
-  int index = 0;
-
-  static Device cpu() { return {}; }
-  static Device cuda(int index) { return {Kind::cuda, index}; }
-
-  // "cpu" or "cuda:N".
-  std::string name() const;
-  // Accepts "cpu", "cuda" (meaning cuda:0) and "cuda:N"; nullopt otherwise.
-  static std::optional<Device> parse(std::string_view text);
-
-  friend bool operator==(const Device&, const Device&) = default;
-};
-
-enum class LogLevel { trace, debug, info, warn, error, off };
-
-// Accepts trace, debug, info, warn (or warning), error, off, in any case.
-SS_API std::optional<LogLevel> parse_log_level(std::string_view text);
-
-// Receives every log message at or above the engine's level. Called from the
-// thread that logged; it must not call back into the engine.
-using LogCallback = std::function<void(LogLevel level, std::string_view message)>;
-
-// What runs a program's device functions on the CPU: the fast executor
-// (contractions through a packed GEMM, vectorised elementwise loops, the
-// rest as the reference), or the reference runtime's plain loops, the
-// oracle the fast one is tested against.
-enum class Executor { reference, fast };
-
-// How contractions compute: f32 throughout (the default), or with the
-// inputs rounded to TF32 or bfloat16, accumulating in float32: a CUDA
-// device's on its tensor cores (cuBLAS's compute type); the CPU's bf16 with
-// AVX512-BF16 where it has it (tf32, and bf16 elsewhere, are f32 there).
-// Results and master weights stay float32 either way.
-enum class Precision { f32, tf32, bf16 };
-
-// Accepts f32, tf32 and bf16; nullopt otherwise.
-SS_API std::optional<Precision> parse_precision(std::string_view text);
-
-// Where compiled code is kept between processes. An entry's key names what
-// was compiled (a hash of the kernels, the CPU and the compiler), and its
-// bytes say it again in full, so a stale or clashing entry is never run;
-// a second run of the same program compiles nothing. `load` fills *bytes
-// and returns true when it has the entry; `store` may fail silently (the
-// next run compiles again). Both may be called from several threads at
-// once. Compiled code is also kept in memory for the process's life.
-struct CodeCache {
-  std::function<bool(const std::string& key, std::string* bytes)> load;
-  std::function<void(const std::string& key, std::string_view bytes)> store;
-};
-
-// A CodeCache in a directory (made, with its parents, on the first store),
-// one file per entry, written to a temporary name and renamed into place
-// so no reader sees half an entry.
-SS_API CodeCache directory_code_cache(std::string directory);
 
 struct EngineOptions {
   // The device asked for. A CUDA device that can't be used leaves the engine
@@ -103,22 +45,6 @@ struct EngineOptions {
   bool deterministic = false;
   // Unset (the default): compiled code is kept in memory only.
   CodeCache code_cache;
-};
-
-// What a run-time search found for one optional library.
-struct LibraryStatus {
-  bool found = false;
-  std::string path;     // the file that was loaded, when found
-  std::string version;  // as the library reports it, when found
-  std::string detail;   // why it wasn't found, or what it offers
-};
-
-struct CudaDeviceInfo {
-  int index = 0;
-  std::string name;
-  std::size_t memory_bytes = 0;
-  int compute_major = 0;
-  int compute_minor = 0;
 };
 
 struct BackendReport {

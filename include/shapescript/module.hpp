@@ -17,6 +17,7 @@
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/export.hpp"
 #include "shapescript/host_function.hpp"
+#include "shapescript/options.hpp"
 #include "shapescript/tensor.hpp"
 #include "shapescript/value.hpp"
 
@@ -109,26 +110,6 @@ struct CollectiveTable {
   int (*broadcast)(void* context, int local, void* data, std::size_t bytes, int root) = nullptr;
   int (*barrier)(void* context, int local) = nullptr;
   void (*abort)(void* context) = nullptr;
-};
-
-// The files a program's controller touches (`load` of datasets, models
-// and optimisers, `save`) go through here, so a host confines them,
-// forbids them, or serves them itself (an archive, a virtual file
-// system). Scripts from untrusted sources get a root and no writes. A path
-// the host doesn't allow is E1707. Engine::load_file and run_file read the
-// program's source through it too; the code cache is the host's to give.
-struct FileAccess {
-  // Reads the whole file into *bytes, or returns false with *why. Null:
-  // the real file system.
-  std::function<bool(const std::string& path, std::string* bytes, std::string* why)> read;
-  // Writes the whole file, or returns false with *why. Null: the real file
-  // system, through a temporary renamed into place.
-  std::function<bool(const std::string& path, std::string_view bytes, std::string* why)> write;
-  // Not empty: every path, once joined to the program's folder and its
-  // links resolved, must lie inside this folder.
-  std::string root;
-  bool allow_read = true;
-  bool allow_write = true;
 };
 
 struct LoadOptions {

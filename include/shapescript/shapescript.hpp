@@ -3,6 +3,7 @@
 //
 //   #include <shapescript/shapescript.hpp>
 //   #include <iostream>
+//   #include <vector>
 //
 //   int main() {
 //     ss::Engine engine({.device = ss::Device::cpu()});   // or ss::Device::cuda(0)
@@ -16,10 +17,15 @@
 //       return 1;
 //     }
 //     std::vector<float> x(64 * 8);                        // 8 examples of 64 pixels
+//     std::vector<float> w1(64 * 128), b1(128), w2(128 * 10), b2(10);   // the weights
 //     auto result = mod.call("logits", {ss::Tensor::view(x.data(), {8, 64})},
-//                            {{"m.w1", w1}, {"m.b1", b1}, {"m.w2", w2}, {"m.b2", b2}});
-//     if (!result) { /* E16xx: an argument of the wrong shape, say */ }
+//                            {{"m.w1", ss::Tensor::view(w1.data(), {64, 128})},
+//                             {"m.b1", ss::Tensor::view(b1.data(), {128})},
+//                             {"m.w2", ss::Tensor::view(w2.data(), {128, 10})},
+//                             {"m.b2", ss::Tensor::view(b2.data(), {10})}});
+//     if (!result) return 1;                               // E16xx: a wrong shape, say
 //     std::vector<float> logits = result.tensor().to_floats();   // [8 10]
+//     std::cout << logits.size() << " logits\n";
 //   }
 //
 // Nothing here throws on a user's mistake or on a missing device: those come

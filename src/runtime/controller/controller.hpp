@@ -24,7 +24,7 @@
 #include "runtime/core/tensor.hpp"
 #include "runtime/devices/workers.hpp"
 #include "shapescript/diagnostic.hpp"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::runtime {
 

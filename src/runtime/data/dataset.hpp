@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "runtime/core/tensor.hpp"
-#include "shapescript/module.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::runtime {
 

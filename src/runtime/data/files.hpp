@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "shapescript/module.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::runtime {
 

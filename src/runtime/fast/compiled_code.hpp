@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "jit/jit_api.h"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::runtime {
 

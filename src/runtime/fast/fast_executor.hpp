@@ -14,7 +14,7 @@
 
 #include "jit/jit_api.h"
 #include "runtime/core/executor.hpp"
-#include "shapescript/engine.hpp"
+#include "shapescript/options.hpp"
 
 namespace ss::runtime {
 
