@@ -115,62 +115,6 @@ std::unique_ptr<runtime::GraphExecutor> make_cuda_executor(CudaExecutorOptions o
       options.graphs && graphs_wanted());
 }
 
-// Each op the CUDA executor runs on the host, and why (null: on the
-// device). Every op is a case: a new row of ir/ops.def doesn't build until
-// it is decided here.
-const char* cuda_runs_on_host(ir::Op op) {
-  switch (op) {
-    case ir::Op::sort:
-      return "no device sort yet: the host's, its values copied across";
-    case ir::Op::argsort:
-      return "no device sort yet: the host's, its values copied across";
-    case ir::Op::random:
-      return "the host's counter-based draws, copied in";
-
-    case ir::Op::window:
-    case ir::Op::window_fold:
-    case ir::Op::input:
-    case ir::Op::constant:
-    case ir::Op::size:
-    case ir::Op::fill:
-    case ir::Op::unary:
-    case ir::Op::binary:
-    case ir::Op::where:
-    case ir::Op::cast:
-    case ir::Op::matmul:
-    case ir::Op::reduce:
-    case ir::Op::argmax:
-    case ir::Op::softmax:
-    case ir::Op::log_softmax:
-    case ir::Op::cross_entropy:
-    case ir::Op::causal:
-    case ir::Op::gather:
-    case ir::Op::index:
-    case ir::Op::slice:
-    case ir::Op::einops:
-    case ir::Op::einsum:
-    case ir::Op::layer_norm:
-    case ir::Op::rms_norm:
-    case ir::Op::concat:
-    case ir::Op::stack:
-    case ir::Op::pad:
-    case ir::Op::literal:
-    case ir::Op::arange:
-    case ir::Op::scatter_add:
-    case ir::Op::place:
-    case ir::Op::take_along:
-    case ir::Op::all_reduce:
-    case ir::Op::loop:
-    case ir::Op::loop_part:
-    case ir::Op::attention:
-    case ir::Op::attention_grad:
-    case ir::Op::max_pool:
-    case ir::Op::max_pool_grad:
-      return nullptr;
-  }
-  return nullptr;
-}
-
 bool is_cuda_executor(const runtime::GraphExecutor& executor) {
   return dynamic_cast<const CudaExecutor*>(&executor) != nullptr;
 }

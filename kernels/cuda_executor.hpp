@@ -57,9 +57,6 @@ struct CudaCounts {
   std::int64_t graph_captures = 0, graph_replays = 0, graph_uncaptured = 0, graph_moved_out = 0;
 };
 bool is_cuda_executor(const runtime::GraphExecutor& executor);
-// Why the CUDA executor runs `op` on the host, or null when it runs it on
-// the device (one it runs may still come back for a shape it lacks).
-const char* cuda_runs_on_host(ir::Op op);
 CudaCounts cuda_counts(const runtime::GraphExecutor& executor);
 
 }  // namespace ss::cuda

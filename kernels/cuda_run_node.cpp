@@ -506,7 +506,7 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
     case Op::sort:
     case Op::argsort:
     case Op::random:
-      throw NotOnDevice{};  // cuda_runs_on_host says why
+      throw NotOnDevice{};  // ir/ops.def's `cuda` column says why
   }
   throw NotOnDevice{};
 }

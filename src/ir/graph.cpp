@@ -20,10 +20,11 @@ using enum OpInfo::Inputs;
 using enum OpInfo::Axis;
 using enum OpInfo::Gradient;
 using enum OpInfo::Split;
+constexpr const char* kRuns = nullptr;  // an executor's column: it runs the op
 
 constexpr OpInfo kOps[] = {
-#define SS_OP(op, inputs, axis, gradient, split, attributes) \
-  {#op, inputs, axis, gradient, split, attributes},
+#define SS_OP(op, inputs, axis, gradient, split, fast, cuda, standalone, attributes) \
+  {#op, inputs, axis, gradient, split, fast, cuda, standalone, attributes},
 #include "ir/ops.def"
 #undef SS_OP
 };

@@ -22,13 +22,13 @@ namespace ss::ir {
 struct Graph;
 
 enum class Op {
-#define SS_OP(op, inputs, axis, gradient, split, attributes) op,
+#define SS_OP(op, inputs, axis, gradient, split, fast, cuda, standalone, attributes) op,
 #include "ir/ops.def"
 #undef SS_OP
 };
 
 inline constexpr std::size_t kOpCount = 0
-#define SS_OP(op, inputs, axis, gradient, split, attributes) +1
+#define SS_OP(op, inputs, axis, gradient, split, fast, cuda, standalone, attributes) +1
 #include "ir/ops.def"
 #undef SS_OP
     ;
@@ -44,6 +44,12 @@ struct OpInfo {
   Axis axis;
   Gradient gradient;
   Split split;
+  // Null where the executor runs the op, else why not: the fast CPU
+  // executor's (left to the reference), the CUDA executor's (run on the
+  // host), the standalone build's (E1808).
+  const char* fast;
+  const char* cuda;
+  const char* standalone;
   const char* attributes;
 };
 

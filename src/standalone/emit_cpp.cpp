@@ -376,7 +376,7 @@ class Emitter {
         return true;
       }
       case Op::random:
-        return false;  // standalone_lacks says why
+        return false;  // ir/ops.def's `standalone` column says why
       case Op::loop:   // function() writes these
       case Op::loop_part:
       case Op::attention:
@@ -393,60 +393,6 @@ class Emitter {
 };
 
 }  // namespace
-
-// Each op the standalone build can't write, and why (null: it can). Every
-// op is a case: a new row of ir/ops.def doesn't build until it is decided
-// here.
-const char* standalone_lacks(ir::Op op) {
-  switch (op) {
-    case ir::Op::random:
-      return "random draws need the library's generator (E1808)";
-
-    case ir::Op::window:
-    case ir::Op::window_fold:
-    case ir::Op::input:
-    case ir::Op::constant:
-    case ir::Op::size:
-    case ir::Op::fill:
-    case ir::Op::unary:
-    case ir::Op::binary:
-    case ir::Op::where:
-    case ir::Op::cast:
-    case ir::Op::matmul:
-    case ir::Op::reduce:
-    case ir::Op::argmax:
-    case ir::Op::softmax:
-    case ir::Op::log_softmax:
-    case ir::Op::cross_entropy:
-    case ir::Op::causal:
-    case ir::Op::gather:
-    case ir::Op::index:
-    case ir::Op::slice:
-    case ir::Op::einops:
-    case ir::Op::einsum:
-    case ir::Op::sort:
-    case ir::Op::argsort:
-    case ir::Op::layer_norm:
-    case ir::Op::rms_norm:
-    case ir::Op::concat:
-    case ir::Op::stack:
-    case ir::Op::pad:
-    case ir::Op::literal:
-    case ir::Op::arange:
-    case ir::Op::scatter_add:
-    case ir::Op::place:
-    case ir::Op::take_along:
-    case ir::Op::all_reduce:
-    case ir::Op::loop:
-    case ir::Op::loop_part:
-    case ir::Op::attention:
-    case ir::Op::attention_grad:
-    case ir::Op::max_pool:
-    case ir::Op::max_pool_grad:
-      return nullptr;
-  }
-  return nullptr;
-}
 
 Emitted emit_cpp(const ir::Program& program, const std::string& from) {
   std::ostringstream out;

@@ -28,9 +28,6 @@ struct Emitted {
   std::optional<Unsupported> unsupported;
 };
 
-// Why the standalone build can't write `op`, or null when it can.
-const char* standalone_lacks(ir::Op op);
-
 Emitted emit_cpp(const ir::Program& program, const std::string& from);
 
 }  // namespace ss::standalone

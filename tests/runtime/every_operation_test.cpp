@@ -144,7 +144,7 @@ TEST_CASE("every operation runs forward and backward on the reference and the fa
   for (const auto& entry : ran_fast) {
     const std::string name = ss::ir::op_name(entry.first);
     CAPTURE(name);
-    if (ss::runtime::fast_leaves_to_reference(entry.first))
+    if (ss::ir::op_info(entry.first).fast)
       CHECK(entry.second == 0);
     else
       CHECK(entry.second > 0);
@@ -168,10 +168,11 @@ TEST_CASE("each backend's unsupported ops, with their reasons, are listed and ma
       {"cuda (run on the host)", {"argsort", "random", "sort"}},
       {"standalone (E1808)", {"random"}},
   };
+  // ir/ops.def's columns.
   const std::map<std::string, const char* (*)(Op)> backends = {
-      {"fast (left to the reference)", ss::runtime::fast_leaves_to_reference},
-      {"cuda (run on the host)", ss::cuda::cuda_runs_on_host},
-      {"standalone (E1808)", ss::standalone::standalone_lacks},
+      {"fast (left to the reference)", [](Op op) { return ss::ir::op_info(op).fast; }},
+      {"cuda (run on the host)", [](Op op) { return ss::ir::op_info(op).cuda; }},
+      {"standalone (E1808)", [](Op op) { return ss::ir::op_info(op).standalone; }},
   };
   for (const auto& [backend, reason_of] : backends) {
     const std::string name = backend;  // clang 14's CAPTURE can't take a binding

@@ -109,7 +109,7 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
       return runtime;
     case ir::Op::random:
     case ir::Op::take_along:
-      return -1;  // fast_leaves_to_reference says why
+      return -1;  // ir/ops.def's `fast` column says why
     case ir::Op::constant:
       out = Tensor::scalar(dtype_of(n.type.elem), n.number);
       return created;
@@ -282,60 +282,6 @@ using fastexec::FastExecutor;
 
 std::unique_ptr<GraphExecutor> make_fast_executor(const FastExecutorOptions& options) {
   return std::make_unique<FastExecutor>(options);
-}
-
-// Each op the fast executor leaves to the reference, and why (null: it runs
-// it). Every op is a case: a new row of ir/ops.def doesn't build until it
-// is decided here.
-const char* fast_leaves_to_reference(ir::Op op) {
-  switch (op) {
-    case ir::Op::random:
-      return "its draws are the reference's counter-based ones, element by element";
-    case ir::Op::take_along:
-      return "sort's gradient: the reference's loop serves";
-    case ir::Op::input:
-    case ir::Op::constant:
-    case ir::Op::size:
-    case ir::Op::fill:
-    case ir::Op::unary:
-    case ir::Op::binary:
-    case ir::Op::where:
-    case ir::Op::cast:
-    case ir::Op::matmul:
-    case ir::Op::reduce:
-    case ir::Op::argmax:
-    case ir::Op::softmax:
-    case ir::Op::log_softmax:
-    case ir::Op::cross_entropy:
-    case ir::Op::causal:
-    case ir::Op::gather:
-    case ir::Op::index:
-    case ir::Op::slice:
-    case ir::Op::einops:
-    case ir::Op::attention:
-    case ir::Op::attention_grad:
-    case ir::Op::max_pool:
-    case ir::Op::max_pool_grad:
-    case ir::Op::einsum:
-    case ir::Op::sort:
-    case ir::Op::argsort:
-    case ir::Op::layer_norm:
-    case ir::Op::rms_norm:
-    case ir::Op::concat:
-    case ir::Op::stack:
-    case ir::Op::pad:
-    case ir::Op::literal:
-    case ir::Op::arange:
-    case ir::Op::scatter_add:
-    case ir::Op::place:
-    case ir::Op::window:
-    case ir::Op::window_fold:
-    case ir::Op::all_reduce:
-    case ir::Op::loop:
-    case ir::Op::loop_part:
-      return nullptr;
-  }
-  return nullptr;
 }
 
 std::map<std::string, std::int64_t> executor_nodes(const GraphExecutor& fast_executor) {

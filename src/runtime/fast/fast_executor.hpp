@@ -43,9 +43,6 @@ FusionCounts fusion_counts(const GraphExecutor& fast_executor);
 // The nodes the executor ran, by path: "gemm", "fused", "loops",
 // "reductions", and "reference OP" for those it left to the reference.
 std::map<std::string, std::int64_t> executor_nodes(const GraphExecutor& fast_executor);
-// Why the fast executor leaves `op` to the reference, or null when it runs
-// it (an op it runs may still fall back for a layout or type it lacks).
-const char* fast_leaves_to_reference(ir::Op op);
 bool executor_has_jit(const GraphExecutor& fast_executor);
 bool is_fast_executor(const GraphExecutor& executor);
 // The JIT module's table, for the controller's code (null without it).
