@@ -84,7 +84,8 @@ Value Module::make(const std::string& type, const MakeOptions& options,
     const ir::Program& p = impl->program;
     if (!p.models.count(type)) return failed(errors, no_model(type, p));
     return impl->keep(ValueAccess::make(runtime::new_model(p, type, options.seed), type, {},
-                                        type + "(seed=" + std::to_string(options.seed) + ")"));
+                                        type + "(seed=" + std::to_string(options.seed) + ")",
+                                        impl->serial));
   });
 }
 
@@ -220,12 +221,12 @@ Value load_from(const Module::Impl& impl, const std::string& type, const std::st
       if (!p.models.count(opt->second)) return failed(errors, no_model(opt->second, p));
       return impl.keep(ValueAccess::make(
           runtime::load_optimizer_value(p, opt->first, opt->second, path, files, options.names),
-          opt->second, opt->first, type + " from " + path));
+          opt->second, opt->first, type + " from " + path, impl.serial));
     }
     if (!p.models.count(type)) return failed(errors, no_model(type, p));
     return impl.keep(
         ValueAccess::make(runtime::load_model_value(p, type, path, files, options.names), type, {},
-                          type + " from " + path));
+                          type + " from " + path, impl.serial));
   } catch (const runtime::DataError& e) {
     return failed(errors, from_data_error(e));
   }

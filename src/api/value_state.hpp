@@ -61,7 +61,10 @@ struct ValueAccess {
   // A new handle (version 1) on `v`, whose tensors are made the library's
   // own first: a borrowed buffer (a host view) is copied, owned ones are
   // shared.
-  static Value make(runtime::Value v, std::string name, std::string optimizer, std::string label);
+  // `fits`: the program whose layout made it (Module::Impl::serial), so
+  // its calls there skip the layout check; 0 when none did.
+  static Value make(runtime::Value v, std::string name, std::string optimizer, std::string label,
+                    std::uint64_t fits = 0);
   static const std::shared_ptr<Value::State>& state(const Value& v) { return v.state_; }
   // A handle on an existing value.
   static Value wrap(std::shared_ptr<Value::State> state) {

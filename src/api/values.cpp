@@ -43,13 +43,13 @@ runtime::Value owned(runtime::Value v) {
 }
 
 Value ValueAccess::make(runtime::Value v, std::string name, std::string optimizer,
-                        std::string label) {
+                        std::string label, std::uint64_t fits) {
   Value out;
   out.state_ = std::make_shared<Value::State>();
   out.state_->name = std::move(name);
   out.state_->optimizer = std::move(optimizer);
   out.state_->label = std::move(label);
-  out.state_->publish(owned(std::move(v)));
+  out.state_->publish(owned(std::move(v)), fits);
   return out;
 }
 
