@@ -1,6 +1,6 @@
 // `shapescript build --standalone`: a program's device functions as one
-// self-contained C++17 source. The tiny runtime (tiny_runtime.hpp) comes
-// first, then one function per device function, taking its inputs by name
+// self-contained C++17 source. The tiny runtime (tiny_runtime/, its parts
+// in order) comes first, then one function per device function, taking its inputs by name
 // and returning its outputs in order. The source depends on nothing but
 // the C++ standard library, and gives the library's results within
 // float32 rounding.
