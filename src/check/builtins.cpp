@@ -8,31 +8,6 @@
 
 namespace ss::check {
 
-const std::set<std::string>& builtin_names() {
-  static const std::set<std::string> names = {
-      // math (besides types/unary.def's functions) and casts
-      "f32", "bf16", "f16", "i32", "where", "maximum", "minimum", "clip", "dropout",
-      // reductions and along-axis operations
-      "sum", "mean", "max", "min", "argmax", "logsumexp", "var", "std", "softmax", "log_softmax",
-      "sort", "argsort", "layer_norm", "rms_norm", "cross_entropy", "causal", "concat", "stack",
-      "pad", "matmul", "conv", "max_pool", "avg_pool", "slices",
-      // patterns
-      "einsum", "rearrange", "reduce", "repeat",
-      // constructors
-      "zeros", "ones", "full", "arange", "normal", "uniform",
-      // the program's world
-      "shape", "len", "range", "print", "write", "save", "load", "value_and_grad", "grad", "update",
-      "clip_norm", "norm", "SGD", "Adam", "AdamW", "shuffle", "batches", "take", "whole", "map",
-      "split"};
-  static const std::set<std::string> all = [] {
-    std::set<std::string> out = names;
-    for (const auto& f : types::unary_functions())
-      if (f.spelled == types::Spelled::function) out.insert(f.name);
-    return out;
-  }();
-  return all;
-}
-
 bool Checker::is_builtin(const std::string& name) const {
   return builtin_names().count(name) > 0;
 }
@@ -320,340 +295,56 @@ Type Checker::call_expr(const Expr& e, FnCtx& ctx, const Type* piped, Span piped
 
 Type Checker::builtin_call(const std::string& name, const Expr& e, std::vector<Type>& args,
                            std::vector<Span>& spans, FnCtx& ctx, const Type* expected) {
-  const auto count = [&](std::size_t lo, std::size_t hi) {
-    return arg_count(name, e, args.size(), lo, hi);
-  };
-  const auto tensor_arg = [&](std::size_t i, const char* what) -> std::optional<Type> {
-    Type t = as_tensor(args[i]);
-    if (t.is_tensor()) return t;
-    r_.error(Code::E0505, spans[i], "`" + name + "` needs " + what + ", not " + args[i].str(),
-             "this is " + args[i].str())
-        .help = args[i].is(Type::Kind::batch) ? "take one of the batch's fields: `batch.x`"
+  BuiltinCall call{name, e, args, spans, ctx, expected};
+  const auto rule = builtin_rules().find(name);
+  if (rule == builtin_rules().end()) {  // builtin_names() is the table's: never here
+    r_.error(Code::E0907, e.span, "`" + name + "` has no rule", "unknown");
+    return Type::error();
+  }
+  return (this->*rule->second)(call);
+}
+
+std::optional<Type> Checker::tensor_arg(BuiltinCall& c, std::size_t i, const char* what) {
+  Type t = as_tensor(c.args[i]);
+  if (t.is_tensor()) return t;
+  r_.error(Code::E0505, c.spans[i], "`" + c.name + "` needs " + what + ", not " + c.args[i].str(),
+           "this is " + c.args[i].str())
+      .help = c.args[i].is(Type::Kind::batch) ? "take one of the batch's fields: `batch.x`"
                                               : "pass a tensor";
+  return std::nullopt;
+}
+
+std::optional<Type> Checker::float_arg(BuiltinCall& c, std::size_t i) {
+  auto t = tensor_arg(c, i, "a tensor");
+  if (!t) return std::nullopt;
+  if (t->elem.weak && !t->elem.is_float()) t->elem = Elem{ElemKind::f32, {}, true};
+  if (!t->elem.is_float()) {
+    r_.error(Code::E0503, c.spans[i], "`" + c.name + "` needs floats, not " + t->elem.str(),
+             "not floats")
+        .help = "cast first: `f32(x)`";
     return std::nullopt;
-  };
-  const auto float_arg = [&](std::size_t i) -> std::optional<Type> {
-    auto t = tensor_arg(i, "a tensor");
-    if (!t) return std::nullopt;
-    if (t->elem.weak && !t->elem.is_float()) t->elem = Elem{ElemKind::f32, {}, true};
-    if (!t->elem.is_float()) {
-      r_.error(Code::E0503, spans[i], "`" + name + "` needs floats, not " + t->elem.str(),
-               "not floats")
-          .help = "cast first: `f32(x)`";
-      return std::nullopt;
-    }
-    return t;
-  };
+  }
+  return t;
+}
 
-  // types/unary.def's functions: of floats, or of numbers keeping their type.
-  if (const int row = types::unary_function(name); row >= 0) {
-    const bool floats = types::unary_functions()[static_cast<std::size_t>(row)].result ==
-                        types::UnaryResult::float_type;
-    check_kwargs(e, {}, name);
-    if (!count(1, 1)) return Type::error();
-    auto x = floats ? float_arg(0) : tensor_arg(0, "a number tensor");
-    if (!x) return Type::error();
-    if (x->elem.kind == ElemKind::boolean || x->elem.kind == ElemKind::index) {
-      r_.error(Code::E0503, spans[0], "`" + name + "` needs numbers, not " + x->elem.str(),
-               "not numbers")
-          .help = "cast first: `f32(x)`";
-      return Type::error();
-    }
-    return *x;
-  }
-  if (name == "f32" || name == "bf16" || name == "f16" || name == "i32") {
-    check_kwargs(e, {}, name);
-    if (!count(1, 1)) return Type::error();
-    auto x = tensor_arg(0, "a tensor");
-    if (!x) return Type::error();
-    const ElemKind kind = name == "f32"    ? ElemKind::f32
-                          : name == "bf16" ? ElemKind::bf16
-                          : name == "f16"  ? ElemKind::f16
-                                           : ElemKind::i32;
-    return Type::tensor(x->axes, Elem{kind, {}, false});
-  }
-  if (name == "dropout") {
-    check_kwargs(e, {"rate"}, name);
-    if (!count(1, 1)) return Type::error();
-    const auto* rate = kwarg(e, "rate");
-    if (!rate) {
-      r_.error(Code::E0903, e.span, "`dropout` needs `rate=`", "no rate").help =
-          "write `dropout(x, rate=0.1)`";
-      return Type::error();
-    }
-    if ((rate->value->kind == ExprKind::floating || rate->value->kind == ExprKind::integer) &&
-        (rate->value->float_value < 0 || rate->value->float_value >= 1))
-      r_.error(Code::E0912, rate->value->span, "`rate=` must lie in [0, 1)", "out of range").help =
-          "the share of values dropped: `rate=0.1`";
-    auto x = float_arg(0);
-    return x ? *x : Type::error();
-  }
-  if (name == "where" || name == "maximum" || name == "minimum") {
-    check_kwargs(e, {}, name);
-    const bool w = name == "where";
-    if (!count(w ? 3 : 2, w ? 3 : 2)) return Type::error();
-    std::vector<Type> ts;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      auto t = tensor_arg(i, "a tensor");
-      if (!t) return Type::error();
-      ts.push_back(*t);
-    }
-    if (w && ts[0].elem.kind != ElemKind::boolean) {
-      r_.error(Code::E0504, spans[0], "`where`'s condition must be bool, not " + ts[0].elem.str(),
-               "not a bool")
-          .help = "compare to make one: `where(x > 0, x, 0.0)`";
-      return Type::error();
-    }
-    const std::size_t a = w ? 1 : 0;
-    auto axes = broadcast(ts[a].axes, ts[a + 1].axes, e.span, spans[a], spans[a + 1], name.c_str());
-    if (!axes) return Type::error();
-    if (w) {
-      axes = broadcast(ts[0].axes, *axes, e.span, spans[0], spans[1], name.c_str());
-      if (!axes) return Type::error();
-    }
-    auto elem = unify_elems(ts[a].elem, ts[a + 1].elem, e.span, name);
-    if (!elem) return Type::error();
-    Type out = Type::tensor(std::move(*axes), *elem);
-    note_axes(out, e.span, ctx);
-    return out;
-  }
-  if (name == "clip") {
-    check_kwargs(e, {}, name);
-    if (!count(3, 3)) return Type::error();
-    auto x = tensor_arg(0, "a tensor");
-    if (!x) return Type::error();
-    for (std::size_t i = 1; i < 3; ++i) {
-      auto b = tensor_arg(i, "a bound");
-      if (!b) return Type::error();
-      if (!broadcast(x->axes, b->axes, e.span, spans[0], spans[i], "clip")) return Type::error();
-    }
-    return *x;
-  }
+bool Checker::count(BuiltinCall& c, std::size_t lo, std::size_t hi) {
+  return arg_count(c.name, c.e, c.args.size(), lo, hi);
+}
 
-  // Reductions: sum mean max min argmax logsumexp var std
-  if (name == "sum" || name == "mean" || name == "max" || name == "min" || name == "argmax" ||
-      name == "logsumexp" || name == "var" || name == "std") {
-    check_kwargs(e, {"over", "keep"}, name);
-    if (!count(1, 1)) return Type::error();
-    auto x = tensor_arg(0, "a tensor");
-    if (!x) return Type::error();
-    const auto* over = kwarg(e, "over");
-    auto at = over_axes(over ? over->value.get() : nullptr, *x, e.span, ctx, name == "argmax");
-    if (!at) return Type::error();
-    typed_.axes[&e] = *at;
-    const bool keep = kwarg(e, "keep") && kwarg(e, "keep")->value->kind == ExprKind::boolean &&
-                      kwarg(e, "keep")->value->bool_value;
-    const bool has_lowering = name == "sum" || name == "mean";
-    for (std::size_t k : *at)
-      if (!has_lowering) no_lowering(ctx, x->axes[k], over ? over->value->span : e.span, name);
-    Elem elem = x->elem;
-    if (name == "argmax") {
-      elem = Elem{ElemKind::index, x->axes[(*at)[0]], false};
-    } else if (name == "mean" || name == "var" || name == "std" || name == "logsumexp" ||
-               (name == "sum" && elem.kind == ElemKind::boolean)) {
-      if ((name == "logsumexp" || name == "var" || name == "std") && !elem.is_float() &&
-          !elem.weak) {
-        r_.error(Code::E0503, spans[0], "`" + name + "` needs floats, not " + elem.str(),
-                 "not floats")
-            .help = "cast first: `f32(x)`";
-        return Type::error();
-      }
-      if (!elem.is_float()) elem = Elem{ElemKind::f32, {}, false};
-    } else if (elem.kind == ElemKind::index) {
-      elem = Elem{ElemKind::i32, {}, false};
-    }
-    std::vector<Axis> axes;
-    for (std::size_t i = 0; i < x->axes.size(); ++i) {
-      if (std::find(at->begin(), at->end(), i) == at->end())
-        axes.push_back(x->axes[i]);
-      else if (keep)
-        axes.push_back(Axis::literal(1));
-    }
-    return Type::tensor(std::move(axes), elem);
-  }
-  // Along one axis: softmax log_softmax sort argsort layer_norm rms_norm
-  if (name == "softmax" || name == "log_softmax" || name == "sort" || name == "argsort" ||
-      name == "layer_norm" || name == "rms_norm") {
-    const bool norm = name == "layer_norm" || name == "rms_norm";
-    if (norm)
-      check_kwargs(e, {"over", "eps"}, name);
-    else
-      check_kwargs(e, {"over"}, name);
-    if (!count(1, 1)) return Type::error();
-    if (const auto* eps = norm ? kwarg(e, "eps") : nullptr) {
-      const Type t = expr(*eps->value, ctx);
-      const bool literal =
-          eps->value->kind == ExprKind::floating || eps->value->kind == ExprKind::integer;
-      if (!t.is_error() && (!literal || eps->value->float_value <= 0)) {
-        r_.error(Code::E0912, eps->value->span, "`eps=` takes a positive number, written out",
-                 literal ? "not positive" : "not a literal")
-            .help = "write `" + name + "(x, over=D, eps=1e-6)`; the default is 1e-5";
-        return Type::error();
-      }
-    }
-    auto x = (name == "sort" || name == "argsort") ? tensor_arg(0, "a tensor") : float_arg(0);
-    if (!x) return Type::error();
-    const auto* over = kwarg(e, "over");
-    auto at = over_axes(over ? over->value.get() : nullptr, *x, e.span, ctx, true);
-    if (!at) return Type::error();
-    typed_.axes[&e] = *at;
-    no_lowering(ctx, x->axes[(*at)[0]], over->value->span, name);
-    if (name == "argsort")
-      return Type::tensor(x->axes, Elem{ElemKind::index, x->axes[(*at)[0]], false});
-    return *x;
-  }
-  if (name == "cross_entropy") {
-    check_kwargs(e, {"over"}, name);
-    if (!count(2, 2)) return Type::error();
-    auto logits = float_arg(0);
-    auto labels = tensor_arg(1, "labels");
-    if (!logits || !labels) return Type::error();
-    const auto* over = kwarg(e, "over");
-    auto at = over_axes(over ? over->value.get() : nullptr, *logits, e.span, ctx, true);
-    if (!at) return Type::error();
-    typed_.axes[&e] = *at;
-    const Axis& classes = logits->axes[(*at)[0]];
-    if (labels->elem.kind != ElemKind::index || !labels->elem.index_of ||
-        !axes_match(*labels->elem.index_of, classes)) {
-      r_.error(Code::E0718, spans[1],
-               "labels must be Index[" + classes.str() + "], not " + labels->elem.str(), "labels")
-          .help = "declare the label field `[] Index[" + classes.str() + "]`, or cast: `Index[" +
-                  classes.str() + "](y)`";
-      return Type::error();
-    }
-    std::vector<Axis> rest = logits->axes;
-    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>((*at)[0]));
-    bool same = rest.size() == labels->axes.size();
-    for (std::size_t i = 0; same && i < rest.size(); ++i)
-      same = axes_match(rest[i], labels->axes[i]);
-    if (!same) {
-      r_.error(Code::E0717, spans[1],
-               "labels are " + axes_str(labels->axes) + "; the logits without " + classes.str() +
-                   " are " + axes_str(rest),
-               "shape " + axes_str(labels->axes))
-          .help = "one label for each row of logits";
-      return Type::error();
-    }
-    return Type::scalar();
-  }
-  if (name == "causal") {
-    check_kwargs(e, {}, name);
-    if (!count(1, 1)) return Type::error();
-    auto x = float_arg(0);
-    if (!x) return Type::error();
-    if (x->axes.size() < 2 ||
-        !axes_match(x->axes[x->axes.size() - 1], x->axes[x->axes.size() - 2])) {
-      r_.error(Code::E0715, spans[0],
-               "`causal` masks a square in the last two axes; this is " + x->str(), "not square")
-          .help = "apply it to scores such as [b t t]";
-      return Type::error();
-    }
-    no_lowering(ctx, x->axes.back(), e.span, "causal");
-    no_lowering(ctx, x->axes[x->axes.size() - 2], e.span, "causal");
-    return *x;
-  }
-  if (name == "matmul") {
-    check_kwargs(e, {}, name);
-    if (!count(2, 2)) return Type::error();
-    return matmul(e.span, args[0], args[1], spans[0], spans[1], ctx);
-  }
-  if (name == "concat" || name == "stack") {
-    check_kwargs(e,
-                 name == "concat" ? std::initializer_list<const char*>{"over"}
-                                  : std::initializer_list<const char*>{},
-                 name);
-    if (args.size() < 2) {
-      r_.error(Code::E0901, e.span, "`" + name + "` joins two or more tensors", "too few").help =
-          "pass the tensors: `" + name + "(a, b" + (name == "concat" ? ", over=T)`" : ")`");
-      return Type::error();
-    }
-    std::vector<Type> ts;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      auto t = tensor_arg(i, "a tensor");
-      if (!t) return Type::error();
-      ts.push_back(*t);
-    }
-    std::optional<std::size_t> along;
-    if (name == "concat") {
-      const auto* over = kwarg(e, "over");
-      auto at = over_axes(over ? over->value.get() : nullptr, ts[0], e.span, ctx, true);
-      if (!at) return Type::error();
-      typed_.axes[&e] = *at;
-      along = (*at)[0];
-      no_lowering(ctx, ts[0].axes[*along], over->value->span, "concat");
-    }
-    std::int64_t total = 0;
-    bool known = true;
-    for (std::size_t i = 1; i < ts.size(); ++i) {
-      bool same = ts[i].axes.size() == ts[0].axes.size();
-      for (std::size_t k = 0; same && k < ts[0].axes.size(); ++k)
-        same = (along && k == *along) || axes_match(ts[i].axes[k], ts[0].axes[k]);
-      if (!same || !(ts[i].elem == ts[0].elem || ts[i].elem.weak)) {
-        auto& d = r_.error(Code::E0719, spans[i],
-                           "`" + name + "` joins " + ts[0].str() + " with " + ts[i].str(),
-                           "different shape");
-        r_.secondary(d, spans[0], "the first is " + ts[0].str());
-        d.help = name == "concat" ? "all axes but the joined one must agree"
-                                  : "stacked tensors have one shape";
-        return Type::error();
-      }
-    }
-    Type out = ts[0];
-    if (name == "stack") {
-      out.axes.insert(out.axes.begin(), Axis::literal(static_cast<std::int64_t>(ts.size())));
-      return out;
-    }
-    for (const auto& t : ts) {
-      const auto size = static_size(t.axes[*along]);
-      if (size)
-        total += *size;
-      else
-        known = false;
-    }
-    out.axes[*along] = known ? Axis::literal(total) : Axis::opaque(ts[0].axes[*along].str() + "+");
-    return out;
-  }
-  if (name == "pad") {
-    check_kwargs(e, {"over", "before", "after", "value"}, name);
-    if (!count(1, 1)) return Type::error();
-    auto x = tensor_arg(0, "a tensor");
-    if (!x) return Type::error();
-    const auto* over = kwarg(e, "over");
-    auto at = over_axes(over ? over->value.get() : nullptr, *x, e.span, ctx, true);
-    if (!at) return Type::error();
-    typed_.axes[&e] = *at;
-    std::optional<std::int64_t> added = 0;
-    for (const char* side : {"before", "after"}) {
-      const auto* kw = kwarg(e, side);
-      if (!kw) continue;
-      if (kw->value->kind != ExprKind::integer || kw->value->int_value < 0) {
-        r_.error(Code::E0912, kw->value->span,
-                 std::string("`") + side + "=` takes a count of 0 or more", "not a count")
-            .help = "write `pad(x, over=T, before=1, after=2)`";
-        return Type::error();
-      }
-      added = added ? types::add_sizes(*added, kw->value->int_value) : added;
-    }
-    no_lowering(ctx, x->axes[(*at)[0]], over->value->span, "pad");
-    Type out = *x;
-    const Axis& axis = out.axes[(*at)[0]];
-    const auto size = static_size(axis);
-    const auto padded = size && added ? types::add_sizes(*size, *added) : std::nullopt;
-    if (!added || (size && !padded)) {
-      report_overflow("pad(" + axis.str() + ")", "its size and the padding", e.span);
-      return Type::error();
-    }
-    out.axes[(*at)[0]] = *added == 0 ? axis
-                         : padded    ? Axis::literal(*padded)
-                                     : Axis::opaque(axis.str() + "+" + std::to_string(*added));
-    return out;
-  }
-  if (name == "einsum" || name == "rearrange" || name == "reduce" || name == "repeat")
-    return pattern_call(name, e, args, spans, ctx);
-  if (name == "conv" || name == "max_pool" || name == "avg_pool")
-    return window_call(name, e, args, spans, ctx);
-  if (name == "slices") return slices_call(e, args, spans, ctx);
-  return program_builtin(name, e, args, spans, ctx, expected);
+Type Checker::pattern_rule(BuiltinCall& c) {
+  return pattern_call(c.name, c.e, c.args, c.spans, c.ctx);
+}
+
+Type Checker::window_rule(BuiltinCall& c) {
+  return window_call(c.name, c.e, c.args, c.spans, c.ctx);
+}
+
+Type Checker::slices_rule(BuiltinCall& c) {
+  return slices_call(c.e, c.args, c.spans, c.ctx);
+}
+
+Type Checker::program_rule(BuiltinCall& c) {
+  return program_builtin(c.name, c.e, c.args, c.spans, c.ctx, c.expected);
 }
 
 }  // namespace ss::check

@@ -4,7 +4,9 @@
 //   statements.cpp    function bodies: bindings, loops, returns
 //   expressions.cpp   names, members, indexing, literals, user calls
 //   operators.cpp     operators with broadcasting, `@`
-//   builtins.cpp      the built-in functions' rules
+//   builtins.cpp      the built-in calls' dispatch, and their axes' helpers
+//   builtin_table.cpp  each built-in's rule, by name
+//   builtins_tensor.cpp  the tensor built-ins' rules
 //   patterns.cpp      einops patterns: rearrange, reduce, repeat, einsum
 //   several_devices.cpp  chapter 18: the batch axis split across devices
 #pragma once
@@ -231,10 +233,43 @@ class Checker {
   Type as_tensor(const Type& t) const;  // ints and floats as weak scalars; else unchanged
   void note_axes(const Type& t, Span span, FnCtx& ctx);  // BatchEvent::twice
 
-  // builtins.cpp
+  // builtins.cpp: a built-in's call, dispatched by name through
+  // builtin_rules() (builtin_table.cpp) to its rule.
+  struct BuiltinCall {
+    const std::string& name;
+    const Expr& e;
+    std::vector<Type>& args;
+    std::vector<Span>& spans;
+    FnCtx& ctx;
+    const Type* expected;
+  };
+  using BuiltinRule = Type (Checker::*)(BuiltinCall&);
+  static const std::map<std::string, BuiltinRule>& builtin_rules();
   bool is_builtin(const std::string& name) const;
   Type builtin_call(const std::string& name, const Expr& e, std::vector<Type>& args,
                     std::vector<Span>& spans, FnCtx& ctx, const Type* expected);
+  // The call's argument i as a tensor (a number as a weak scalar), or of
+  // floats; E0505 or E0503 otherwise. E0901 unless lo <= arguments <= hi.
+  std::optional<Type> tensor_arg(BuiltinCall& c, std::size_t i, const char* what);
+  std::optional<Type> float_arg(BuiltinCall& c, std::size_t i);
+  bool count(BuiltinCall& c, std::size_t lo, std::size_t hi);
+  // The rules (builtins_tensor.cpp; the others forward to their files).
+  Type unary_function_call(BuiltinCall& c);
+  Type cast_call(BuiltinCall& c);
+  Type dropout_call(BuiltinCall& c);
+  Type elementwise_call(BuiltinCall& c);
+  Type clip_call(BuiltinCall& c);
+  Type reduction_call(BuiltinCall& c);
+  Type along_axis_call(BuiltinCall& c);
+  Type cross_entropy_call(BuiltinCall& c);
+  Type causal_call(BuiltinCall& c);
+  Type matmul_call(BuiltinCall& c);
+  Type join_call(BuiltinCall& c);
+  Type pad_call(BuiltinCall& c);
+  Type pattern_rule(BuiltinCall& c);
+  Type window_rule(BuiltinCall& c);
+  Type slices_rule(BuiltinCall& c);
+  Type program_rule(BuiltinCall& c);
   std::optional<std::vector<std::size_t>> over_axes(const Expr* over, const Type& x, Span call_span,
                                                     FnCtx& ctx, bool required_single);
   std::optional<Axis> axis_from_name(const Expr& e, FnCtx& ctx);
@@ -277,6 +312,9 @@ class Checker {
 
   // shared state
   TypedProgram typed_;  // what the checker records for lowering
+  // The `for` line's iterable being checked, the one place `slices(...)`
+  // may be called (E1512 elsewhere).
+  const Expr* scan_iterable_ = nullptr;
   const syntax::Program& p_;
   diag::Reporter& r_;
   int device_count_ = 1;

@@ -148,6 +148,12 @@ Type Checker::slices_call(const Expr& e, std::vector<Type>& args, std::vector<Sp
                           FnCtx& ctx) {
   check_kwargs(e, {"over"}, "slices");
   if (!arg_count("slices", e, args.size(), 1, 1)) return Type::error();
+  if (&e != scan_iterable_) {  // a value of its own: nothing could lower it
+    r_.error(Code::E1512, e.span, "slices are stepped over in a `for` line, not kept",
+             "slices made outside a `for` line")
+        .help = "write `for xt in slices(x, over=T):`, or take one slice: `x[T=0]`";
+    return Type::error();
+  }
   const Type x = as_tensor(args[0]);
   if (x.is_error()) return x;
   if (!x.is_tensor() || x.axes.empty()) {

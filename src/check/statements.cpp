@@ -65,7 +65,9 @@ void Checker::check_stmt(const Stmt& s, FnCtx& ctx) {
             "`break` leaves the innermost `for` loop; here there is none";
       return;
     case syntax::StmtKind::for_: {
+      scan_iterable_ = s.value.get();  // where `slices(...)` may be written
       const Type it = expr(*s.value, ctx);
+      scan_iterable_ = nullptr;
       if (stack_of(it) || it.is(Type::Kind::slices)) {
         check_scan(s, it, ctx);
         return;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/host.hpp"
+#include "lower/builtin_lowering.hpp"
 #include "lower/lower.hpp"
 
 namespace ss::lower {
@@ -67,6 +68,8 @@ std::string variable_of(const std::string& path) {
 
 class HostLowering {
  public:
+  static bool lowers(const std::string& name) { return rules().count(name) > 0; }
+
   HostLowering(const check::TypedProgram& p, const std::string& name) : p_(p) {
     fn_.name = name;
     info_ = &p.functions.at(name);
@@ -312,74 +315,100 @@ class HostLowering {
     return dst;
   }
 
+  // The controller's built-ins, each lowered by its rule, found by name
+  // (builtin_lowering.hpp names them); a rule's nullopt leaves the call to
+  // the tensor expressions (a pipe stage's name called on a tensor).
+  using Rule = std::optional<int> (HostLowering::*)(const std::string& name, const Expr& e);
+  static const std::map<std::string, Rule>& rules() {
+    static const std::map<std::string, Rule> m = {
+        {"print", &HostLowering::print_rule},    {"range", &HostLowering::sequence_rule},
+        {"shape", &HostLowering::sequence_rule}, {"SGD", &HostLowering::optimizer_rule},
+        {"Adam", &HostLowering::optimizer_rule}, {"AdamW", &HostLowering::optimizer_rule},
+        {"load", &HostLowering::load_rule},      {"save", &HostLowering::file_rule},
+        {"len", &HostLowering::file_rule},       {"write", &HostLowering::write_rule},
+        {"shuffle", &HostLowering::stage_rule},  {"batches", &HostLowering::stage_rule},
+        {"take", &HostLowering::stage_rule},     {"split", &HostLowering::stage_rule},
+        {"map", &HostLowering::stage_rule},      {"whole", &HostLowering::stage_rule}};
+    return m;
+  }
+
+  int finish(HostInstr instr) {
+    const int dst = instr.dst;
+    emit(std::move(instr));
+    return dst;
+  }
+
+  std::optional<int> print_rule(const std::string&, const Expr& e) {
+    HostInstr print{.op = HostOp::print, .span = e.span};
+    positional(e, print);
+    emit(std::move(print));
+    return constant(HostKind::none, 0);
+  }
+
+  std::optional<int> sequence_rule(const std::string& name, const Expr& e) {  // range, shape
+    HostInstr instr{.op = name == "range" ? HostOp::range : HostOp::shape, .span = e.span};
+    positional(e, instr);
+    instr.dst = temporary();
+    return finish(std::move(instr));
+  }
+
+  std::optional<int> optimizer_rule(const std::string& name, const Expr& e) {
+    HostInstr instr{
+        .op = HostOp::optimizer, .text = name, .kind = HostKind::optimizer, .span = e.span};
+    positional(e, instr);
+    keywords(e, instr);
+    instr.dst = temporary();
+    return finish(std::move(instr));
+  }
+
+  std::optional<int> load_rule(const std::string&, const Expr& e) {
+    const Type& type = p_.type_of(e);
+    HostInstr instr{.op = HostOp::load, .text = type.name, .kind = kind_of(type), .span = e.span};
+    if (type.is(Type::Kind::optimizer)) {  // AdamW[Mlp]: the kind, and the model's name
+      instr.text = type.opt_kind;
+      instr.models = {type.name};
+    }
+    positional(e, instr);
+    instr.dst = temporary();
+    return finish(std::move(instr));
+  }
+
+  std::optional<int> file_rule(const std::string& name, const Expr& e) {  // save, len
+    HostInstr instr{.op = name == "save" ? HostOp::save : HostOp::len, .span = e.span};
+    positional(e, instr);
+    if (name == "save") {
+      emit(std::move(instr));
+      return constant(HostKind::none, 0);
+    }
+    instr.dst = temporary();
+    return finish(std::move(instr));
+  }
+
+  std::optional<int> write_rule(const std::string&, const Expr& e) {
+    HostInstr instr{.op = HostOp::write, .text = e.items[1]->text, .span = e.span};
+    keywords(e, instr);
+    emit(std::move(instr));
+    return constant(HostKind::none, 0);
+  }
+
+  // A dataset's stage called on it (`shuffle(data, seed=1)`); `|> stage`
+  // lowers in pipe().
+  std::optional<int> stage_rule(const std::string&, const Expr& e) {
+    if (e.items.size() < 2) return std::nullopt;
+    const Type& first = p_.type_of(*e.items[1]);
+    if (first.is(Type::Kind::dataset) || first.is(Type::Kind::batches)) return pipe(e);
+    return std::nullopt;
+  }
+
   std::optional<int> builtin_call(const Expr& e) {
     const Expr& callee = *e.items[0];
     if (callee.kind == ExprKind::index && p_.type_of(e).is(Type::Kind::model))
       return make_model(e, p_.type_of(e).name);
     if (callee.kind != ExprKind::name) return std::nullopt;
     const std::string& name = callee.text;
-    const auto args_of = [&](HostInstr& instr) { positional(e, instr); };
-    const auto finish = [&](HostInstr instr) {
-      const int dst = instr.dst;
-      emit(std::move(instr));
-      return dst;
-    };
-    if (name == "print") {
-      HostInstr print{.op = HostOp::print, .span = e.span};
-      args_of(print);
-      emit(std::move(print));
-      return constant(HostKind::none, 0);
-    }
-    if (name == "range" || name == "shape") {
-      HostInstr instr{.op = name == "range" ? HostOp::range : HostOp::shape, .span = e.span};
-      args_of(instr);
-      instr.dst = temporary();
-      return finish(std::move(instr));
-    }
-    if (p_.models.count(name)) {  // Mlp(seed=0)
-      return make_model(e, name);
-    }
-    if (name == "SGD" || name == "Adam" || name == "AdamW") {
-      HostInstr instr{
-          .op = HostOp::optimizer, .text = name, .kind = HostKind::optimizer, .span = e.span};
-      args_of(instr);
-      keywords(e, instr);
-      instr.dst = temporary();
-      return finish(std::move(instr));
-    }
-    if (name == "load") {
-      const Type& type = p_.type_of(e);
-      HostInstr instr{.op = HostOp::load, .text = type.name, .kind = kind_of(type), .span = e.span};
-      if (type.is(Type::Kind::optimizer)) {  // AdamW[Mlp]: the kind, and the model's name
-        instr.text = type.opt_kind;
-        instr.models = {type.name};
-      }
-      args_of(instr);
-      instr.dst = temporary();
-      return finish(std::move(instr));
-    }
-    if (name == "save" || name == "len") {
-      HostInstr instr{.op = name == "save" ? HostOp::save : HostOp::len, .span = e.span};
-      args_of(instr);
-      if (name == "save") {
-        emit(std::move(instr));
-        return constant(HostKind::none, 0);
-      }
-      instr.dst = temporary();
-      return finish(std::move(instr));
-    }
-    if ((name == "shuffle" || name == "batches" || name == "take" || name == "split" ||
-         name == "map") &&
-        e.items.size() > 1) {
-      const Type& first = p_.type_of(*e.items[1]);
-      if (first.is(Type::Kind::dataset) || first.is(Type::Kind::batches)) return pipe(e);
-    }
-    if (name == "write") {
-      HostInstr instr{.op = HostOp::write, .text = e.items[1]->text, .span = e.span};
-      keywords(e, instr);
-      emit(std::move(instr));
-      return constant(HostKind::none, 0);
-    }
+    if (p_.models.count(name)) return make_model(e, name);  // Mlp(seed=0)
+    if (const auto rule = rules().find(name); rule != rules().end())
+      if (const auto slot = (this->*rule->second)(name, e)) return slot;
     if (const auto fn = p_.functions.find(name);
         fn != p_.functions.end() && (fn->second.controller || fn->second.item->is_extern)) {
       // A controller function, or the host's (`extern fn`), called from here.
@@ -565,6 +594,10 @@ class HostLowering {
 HostFunction lower_controller_function(const check::TypedProgram& program,
                                        const std::string& function) {
   return HostLowering(program, function).run();
+}
+
+bool lowers_on_host(const std::string& name) {
+  return HostLowering::lowers(name);
 }
 
 HostProgram lower_controller(const check::TypedProgram& program) {

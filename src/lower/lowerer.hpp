@@ -75,6 +75,8 @@ inline Val with_leaves(const Val& shape, const std::vector<int>& nodes, std::siz
 
 class Lowerer {
  public:
+  // Whether a device function's built-in `name` has a lowering rule.
+  static bool lowers(const std::string& name);
   explicit Lowerer(const check::TypedProgram& p) : p_(p) {}
 
   const std::map<const syntax::Expr*, std::string>* bound = nullptr;
@@ -375,6 +377,32 @@ class Lowerer {
   Val structure_arithmetic(Binary op, const Val& l, const Val& r, diag::Span span);
   Val call(const Expr& e, Scope& scope);
   Val builtin(const std::string& name, const Expr& e, Scope& scope);
+  // lower_builtins.cpp: each built-in a device function may call, by name,
+  // and the rule that lowers it (builtin_lowering.hpp asks).
+  using BuiltinRule = Val (Lowerer::*)(const std::string& name, const Expr& e, Scope& scope);
+  static const std::map<std::string, BuiltinRule>& builtin_rules();
+  int builtin_arg(const Expr& e, Scope& scope, std::size_t i, ElemKind kind);
+  std::vector<std::int64_t> builtin_axes(const Expr& e) const;  // `over=`'s positions
+  Val unary_function_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val cast_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val dropout_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val matmul_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val where_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val extremum_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val clip_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val reduction_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val along_axis_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val cross_entropy_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val causal_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val fill_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val join_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val pad_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val arange_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val random_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val pattern_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val update_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val norm_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val clip_norm_rule(const std::string& name, const Expr& e, Scope& scope);
 
   const check::TypedProgram& p_;
   Graph g_;

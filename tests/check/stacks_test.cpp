@@ -89,6 +89,11 @@ TEST_CASE("slices step along a tensor's axis, named in the for line") {
             .empty());
   CHECK(check("fn f(x: [n T D]) -> [n D]:\n    h = x[T=0]\n    s = slices(x, over=T)\n"
               "    for xt in s:\n        h = tanh(h + xt)\n    return h\n") == Codes{"E1512"});
+  // Kept as a value, with no loop at all: nothing could lower it.
+  CHECK(check("fn f(x: [n T D]) -> [n T D]:\n    s = slices(x, over=T)\n    return x\n") ==
+        Codes{"E1512"});
+  CHECK(check("fn f(x: [n T D]) -> [n T D]:\n    print(slices(x, over=T))\n    return x\n") ==
+        Codes{"E1512"});
   CHECK(check("fn f(x: [n T D]) -> [n D]:\n    h = x[T=0]\n    for xt in slices(x, over=Q):\n"
               "        h = h + xt\n    return h\n") == Codes{"E0703"});
   // On several devices a scan along the batch axis can't split.
