@@ -324,8 +324,19 @@ class GraphRun {
   // run ends (or, captured, after each launch).
   CUdeviceptr slot(std::size_t node, int operand, std::int64_t bound, const DTensor& ids);
 
-  // Runs node i on the device and names its path, or throws NotOnDevice.
+  // Runs node i on the device and names its path, or throws NotOnDevice:
+  // dispatched by op to one of the families below (cuda_run_node.cpp; the
+  // moves and reads at ids in cuda_run_moves.cpp).
   const char* device_node(std::size_t i, const ir::Node& n);
+  const char* input_node(std::size_t i, const ir::Node& n);
+  const char* created_node(std::size_t i, const ir::Node& n);
+  const char* pointwise_node(std::size_t i, const ir::Node& n);
+  const char* product_node(std::size_t i, const ir::Node& n);
+  const char* reduce_node(std::size_t i, const ir::Node& n);
+  const char* row_node(std::size_t i, const ir::Node& n);
+  const char* index_node(std::size_t i, const ir::Node& n);
+  const char* move_node(std::size_t i, const ir::Node& n);
+  const char* window_node(std::size_t i, const ir::Node& n);
 
   // An einops node as views and one copy (runtime/fast/fast_loops.cpp's
   // rearrange, on the device); sums and means of floats by the reduction

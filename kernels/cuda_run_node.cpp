@@ -70,8 +70,75 @@ CUdeviceptr GraphRun::slot(std::size_t node, int operand, std::int64_t bound, co
 }
 
 const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
+  using ir::Op;
+  switch (n.op) {
+    case Op::input:
+      return input_node(i, n);
+    case Op::constant:
+    case Op::fill:
+    case Op::size:
+    case Op::literal:
+    case Op::arange:
+      return created_node(i, n);
+    case Op::unary:
+    case Op::binary:
+    case Op::where:
+    case Op::cast:
+      return pointwise_node(i, n);
+    case Op::matmul:
+    case Op::einsum:
+      return product_node(i, n);
+    case Op::reduce:
+    case Op::argmax:
+    case Op::softmax:
+    case Op::log_softmax:
+      return reduce_node(i, n);
+    case Op::cross_entropy:
+    case Op::causal:
+    case Op::layer_norm:
+    case Op::rms_norm:
+      return row_node(i, n);
+    case Op::gather:
+    case Op::scatter_add:
+    case Op::take_along:
+      return index_node(i, n);
+    case Op::index:
+    case Op::slice:
+    case Op::einops:
+    case Op::concat:
+    case Op::stack:
+    case Op::pad:
+    case Op::place:
+    case Op::loop_part:
+    case Op::all_reduce:
+      return move_node(i, n);
+    case Op::window:
+    case Op::window_fold:
+      return window_node(i, n);
+    case Op::loop:
+      loop(i, n);
+      return "loop";
+    case Op::attention:
+    case Op::attention_grad:
+      if (attention(i, n)) return "attention";
+      body(i, n);
+      return "composed";
+    case Op::max_pool:
+    case Op::max_pool_grad:
+      body(i, n);
+      return "composed";
+    case Op::sort:
+    case Op::argsort:
+    case Op::random:
+      throw NotOnDevice{};  // ir/ops.def's `cuda` column says why
+  }
+  throw NotOnDevice{};
+}
+
+// A graph input: placed for a captured graph, kept or resident on the
+// device, or copied in.
+const char* GraphRun::input_node(std::size_t i, const ir::Node& n) {
   DTensor& out = values_[i];
-  const DType dtype = runtime::dtype_of(n.type.elem);
   using ir::Op;
   switch (n.op) {
     case Op::input: {
@@ -93,6 +160,18 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       out = upload(host, n.name);
       return "copies in";
     }
+    default:
+      break;
+  }
+  throw NotOnDevice{};
+}
+
+// Values made from nothing: constants, fills, sizes, literals, ranges.
+const char* GraphRun::created_node(std::size_t i, const ir::Node& n) {
+  DTensor& out = values_[i];
+  const DType dtype = runtime::dtype_of(n.type.elem);
+  using ir::Op;
+  switch (n.op) {
     case Op::constant:
     case Op::fill:
     case Op::size: {
@@ -130,6 +209,18 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       gpu_.launch(f, *s, p);
       return "created";
     }
+    default:
+      break;
+  }
+  throw NotOnDevice{};
+}
+
+// Elementwise nodes outside a fused kernel: one pointwise kernel each.
+const char* GraphRun::pointwise_node(std::size_t i, const ir::Node& n) {
+  DTensor& out = values_[i];
+  const DType dtype = runtime::dtype_of(n.type.elem);
+  using ir::Op;
+  switch (n.op) {
     case Op::unary: {
       const auto op = static_cast<ir::Unary>(n.sub);
       const DTensor& x = in(n, 0);
@@ -157,6 +248,18 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       out = make(i, dtype, in(n, 0).shape());
       pointwise({}, {&in(n, 0)}, out);
       return "kernels";
+    default:
+      break;
+  }
+  throw NotOnDevice{};
+}
+
+// Contractions: cuBLAS (or the executor's GEMM), cuDNN for a convolution's
+// einsum.
+const char* GraphRun::product_node(std::size_t i, const ir::Node& n) {
+  DTensor& out = values_[i];
+  using ir::Op;
+  switch (n.op) {
     case Op::matmul: {
       const DTensor &a0 = in(n, 0), &b0 = in(n, 1);
       if (!gemm_operand(n.in[0]) || !gemm_operand(n.in[1]) || a0.shape().empty() ||
@@ -193,6 +296,17 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
                 out);
       return "gemm";
     }
+    default:
+      break;
+  }
+  throw NotOnDevice{};
+}
+
+// Reductions along axes: sums and the like, argmax, softmax.
+const char* GraphRun::reduce_node(std::size_t i, const ir::Node& n) {
+  DTensor& out = values_[i];
+  using ir::Op;
+  switch (n.op) {
     case Op::reduce: {
       const auto op = static_cast<ir::Reduce>(n.sub);
       const DTensor& x = in(n, 0);
@@ -248,6 +362,17 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
     case Op::log_softmax:
       out = softmax(in(n, 0), n.axes[0], n.op == Op::log_softmax);
       return "reductions";
+    default:
+      break;
+  }
+  throw NotOnDevice{};
+}
+
+// Row kernels: cross-entropy, the causal mask, layer and RMS norms.
+const char* GraphRun::row_node(std::size_t i, const ir::Node& n) {
+  DTensor& out = values_[i];
+  using ir::Op;
+  switch (n.op) {
     case Op::cross_entropy: {
       const DTensor& labels0 = in(n, 1);
       if (labels0.dtype() != DType::i32) throw NotOnDevice{};
@@ -282,44 +407,6 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       gpu_.launch(f, x.size(), p);
       return "kernels";
     }
-    case Op::gather:
-    case Op::scatter_add: {
-      const bool gather = n.op == Op::gather;
-      const DTensor& ids0 = in(n, 1);
-      if (ids0.dtype() != DType::i32) throw NotOnDevice{};
-      const DTensor ids = compact(ids0);
-      const DTensor src = compact(in(n, 0));
-      Shape shape;
-      if (gather) {
-        if (src.shape().empty() || !on_device(src.dtype())) throw NotOnDevice{};
-        shape = ids.shape();
-        shape.insert(shape.end(), src.shape().begin() + 1, src.shape().end());
-      } else {
-        if (src.dtype() != DType::f32) throw NotOnDevice{};
-        shape = runtime::shape_of(n.type, sizes_, dims_);
-        if (shape.empty()) throw NotOnDevice{};
-      }
-      const Shape& table = gather ? src.shape() : shape;
-      const std::int64_t rows = table.front();
-      const std::int64_t row = product(table, 1, table.size());
-      out = make(i, gather ? src.dtype() : DType::f32, shape);
-      if (!gather) gpu_.set_bytes(out.at(), 0, static_cast<std::size_t>(out.size()) * 4);
-      // --deterministic: the sums in index order, a thread a column, no atomics.
-      const bool ordered = !gather && deterministic_;
-      const std::string name = gather    ? "ss_gather_" + dtype_tag(src.dtype())
-                               : ordered ? std::string("ss_scatter_add_ordered")
-                                         : std::string("ss_scatter_add");
-      const CUfunction f = gpu_.kernel(gather    ? gather_source(src.dtype(), name)
-                                       : ordered ? scatter_add_ordered_source(name)
-                                                 : scatter_add_source(name),
-                                       name);
-      Params p;
-      p.add(src.at()).add(ids.at()).add(out.at());
-      for (const std::int64_t v : {ids.size(), row, rows}) p.add(static_cast<long long>(v));
-      p.add(slot(i, 1, rows, ids));
-      gpu_.launch(f, ordered ? row : ids.size() * row, p);
-      return gather ? "moves" : ordered ? "kernels, in order" : "kernels";
-    }
     case Op::layer_norm:
     case Op::rms_norm: {
       const DTensor& x = in(n, 0);
@@ -344,169 +431,8 @@ const char* GraphRun::device_node(std::size_t i, const ir::Node& n) {
       out = compact(normed.with(normed.view.permute(back_from_last(x.shape().size(), axis))));
       return "reductions";
     }
-    case Op::take_along: {
-      const DTensor& ids0 = in(n, 1);
-      const DTensor& x0 = in(n, 0);
-      if (ids0.dtype() != DType::i32 || !on_device(x0.dtype()) || ids0.shape() != x0.shape())
-        throw NotOnDevice{};
-      const std::int64_t axis = n.axes[0];
-      const DTensor x = compact(x0), ids = compact(ids0);
-      const std::int64_t size = x.shape().at(static_cast<std::size_t>(axis));
-      const std::int64_t inner =
-          product(x.shape(), static_cast<std::size_t>(axis) + 1, x.shape().size());
-      out = make(i, x.dtype(), x.shape());
-      const std::string name = "ss_take_along_" + dtype_tag(x.dtype());
-      const CUfunction f = gpu_.kernel(take_along_source(x.dtype(), name), name);
-      Params p;
-      p.add(x.at()).add(ids.at()).add(out.at());
-      for (const std::int64_t v : {x.size(), size, inner}) p.add(static_cast<long long>(v));
-      p.add(slot(i, 1, size, ids));
-      gpu_.launch(f, x.size(), p);
-      return "moves";
-    }
-    case Op::index: {
-      const DTensor& x = in(n, 0);
-      const auto part = ir::axis_part(n);
-      const std::int64_t size = x.shape().at(static_cast<std::size_t>(part.axis));
-      if (!part.fits(size)) throw NotOnDevice{};  // the reference's RangeError
-      out = x.with(x.view.select(part.axis, part.first(size)));
-      return "moves";
-    }
-    case Op::slice: {
-      const DTensor& x = in(n, 0);
-      const auto part = ir::axis_part(n);
-      const std::int64_t size = x.shape().at(static_cast<std::size_t>(part.axis));
-      if (!part.fits(size)) throw NotOnDevice{};
-      out = x.with(x.view.slice(part.axis, part.first(size), part.last(size)));
-      return "moves";
-    }
-    case Op::einops:
-      out = einops(i, n);
-      return "moves";
-    case Op::concat:
-    case Op::stack: {
-      const bool stack = n.op == Op::stack;
-      std::vector<const DTensor*> xs;
-      for (std::size_t k = 0; k < n.in.size(); ++k) xs.push_back(&in(n, k));
-      if (xs.empty()) throw NotOnDevice{};
-      const std::int64_t axis = stack ? 0 : n.axes[0];
-      Shape shape = xs[0]->shape();
-      if (stack) {
-        shape.insert(shape.begin(), static_cast<std::int64_t>(xs.size()));
-      } else {
-        shape[static_cast<std::size_t>(axis)] = 0;
-        for (const auto* x : xs)
-          shape[static_cast<std::size_t>(axis)] += x->shape()[static_cast<std::size_t>(axis)];
-      }
-      out = make(i, xs[0]->dtype(), shape);
-      std::int64_t at = 0;
-      for (std::size_t k = 0; k < xs.size(); ++k) {
-        if (xs[k]->dtype() != out.dtype()) throw NotOnDevice{};
-        const std::int64_t len = stack ? 1 : xs[k]->shape()[static_cast<std::size_t>(axis)];
-        const DTensor part = out.with(stack ? out.view.select(0, static_cast<std::int64_t>(k))
-                                            : out.view.slice(axis, at, at + len));
-        pointwise({}, {xs[k]}, part);
-        at += len;
-      }
-      return "moves";
-    }
-    case Op::pad: {
-      const DTensor& x = in(n, 0);
-      const auto pad = ir::pad_of(n);
-      Shape shape = x.shape();
-      const std::int64_t len = shape.at(static_cast<std::size_t>(pad.axis));
-      shape[static_cast<std::size_t>(pad.axis)] += pad.before + pad.after;
-      out = make(i, x.dtype(), shape);
-      fill(out, pad.value);
-      pointwise({}, {&x}, out.with(out.view.slice(pad.axis, pad.before, pad.before + len)));
-      return "moves";
-    }
-    case Op::place: {
-      const DTensor& values = in(n, 0);
-      const Shape& shape = in(n, 1).shape();
-      const auto part = ir::axis_part(n);
-      const std::int64_t size = shape.at(static_cast<std::size_t>(part.axis));
-      if (!part.fits(size)) throw NotOnDevice{};
-      out = make(i, values.dtype(), shape);
-      fill(out, 0);
-      const std::int64_t at = part.first(size);
-      pointwise({}, {&values},
-                out.with(part.index ? out.view.select(part.axis, at)
-                                    : out.view.slice(part.axis, at, part.last(size))));
-      return "moves";
-    }
-    case Op::loop:
-      loop(i, n);
-      return "loop";
-    case Op::attention:
-    case Op::attention_grad:
-      if (attention(i, n)) return "attention";
-      body(i, n);
-      return "composed";
-    case Op::max_pool:
-    case Op::max_pool_grad:
-      body(i, n);
-      return "composed";
-    case Op::loop_part:
-      out = loop_outputs_.at(static_cast<std::size_t>(n.in[0]))
-                .at(static_cast<std::size_t>(n.number));
-      return "moves";
-    case Op::all_reduce:
-      // Several workers sum through the collectives, on the host's copy
-      // (NCCL's stage it on the GPU again); one device holds every part.
-      if (worker_) throw NotOnDevice{};
-      out = in(n, 0);
-      return "moves";
-    case Op::window:
-    case Op::window_fold: {
-      const bool fold = n.op == Op::window_fold;
-      if (fold && conv_on_cudnn(i, n)) return "cudnn";
-      if (fold) make_deferred(n.in[0]);  // the einsum after all
-      const DTensor x = compact(in(n, 0));
-      const ir::Window w = ir::window_of(n);
-      const Shape& like = fold ? in(n, 1).shape() : x.shape();
-      if ((fold ? x.dtype() != DType::f32 : x.dtype() != DType::f32 && x.dtype() != DType::i32) ||
-          like.size() > WindowArgs::kRank || w.axes.size() > WindowArgs::kAxes ||
-          !w.valid(static_cast<std::int64_t>(like.size())) ||
-          (fold && x.shape() != w.shape_of(like)))
-        throw NotOnDevice{};
-      WindowArgs a;
-      a.rank = static_cast<int>(like.size());
-      a.axes = static_cast<int>(w.axes.size());
-      a.value = static_cast<float>(w.value);
-      // The reference's int conversion: toward zero, saturating, NaN 0.
-      a.ivalue = std::isnan(w.value)  ? 0
-                 : w.value <= INT_MIN ? INT_MIN
-                 : w.value >= INT_MAX ? INT_MAX
-                                      : static_cast<int>(w.value);
-      const Shape windowed = w.shape_of(like);
-      for (std::size_t d = 0; d < like.size(); ++d) {
-        a.in_shape[d] = like[d];
-        a.axis[d] = -1;
-      }
-      for (std::size_t d = 0; d < windowed.size(); ++d) a.out_shape[d] = windowed[d];
-      for (std::size_t k = 0; k < w.axes.size(); ++k) {
-        const auto& ax = w.axes[k];
-        a.axis[static_cast<std::size_t>(ax.axis)] = static_cast<int>(k);
-        a.size[k] = ax.size;
-        a.stride[k] = ax.stride;
-        a.dilation[k] = ax.dilation;
-        a.before[k] = ax.before;
-      }
-      out = make(i, x.dtype(), fold ? like : windowed);
-      const std::string name =
-          fold ? std::string("ss_window_fold") : "ss_window_" + dtype_tag(x.dtype());
-      const CUfunction f =
-          gpu_.kernel(fold ? window_fold_source(name) : window_source(x.dtype(), name), name);
-      Params p;
-      p.add(x.at()).add(out.at()).add(static_cast<long long>(out.size())).add(a);
-      if (out.size() > 0) gpu_.launch(f, out.size(), p);
-      return "moves";
-    }
-    case Op::sort:
-    case Op::argsort:
-    case Op::random:
-      throw NotOnDevice{};  // ir/ops.def's `cuda` column says why
+    default:
+      break;
   }
   throw NotOnDevice{};
 }

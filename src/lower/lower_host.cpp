@@ -6,6 +6,7 @@
 
 #include "ir/host.hpp"
 #include "lower/builtin_lowering.hpp"
+#include "lower/host_kinds.hpp"
 #include "lower/lower.hpp"
 
 namespace ss::lower {
@@ -19,52 +20,6 @@ using syntax::ExprKind;
 using syntax::Stmt;
 using syntax::StmtKind;
 using types::Type;
-
-HostKind kind_of(const Type& t) {
-  switch (t.kind) {
-    case Type::Kind::tensor:
-      return HostKind::tensor;
-    case Type::Kind::integer:
-      return HostKind::integer;
-    case Type::Kind::floating:
-      return HostKind::floating;
-    case Type::Kind::string:
-    case Type::Kind::shape:
-      return HostKind::string;
-    case Type::Kind::tuple:
-      return HostKind::tuple;
-    case Type::Kind::range:
-      return HostKind::range;
-    case Type::Kind::function:
-      return HostKind::function;
-    case Type::Kind::model:
-      return HostKind::model;
-    case Type::Kind::optimizer:
-      return HostKind::optimizer;
-    case Type::Kind::dataset:
-      return HostKind::dataset;
-    case Type::Kind::batches:
-      return HostKind::batches;
-    case Type::Kind::record:
-    case Type::Kind::batch:
-      return HostKind::record;
-    default:
-      return HostKind::none;
-  }
-}
-
-// What a graph takes as inputs: tensors, numbers, and structures of
-// tensors (models, optimisers, records and batches).
-bool passes_to_graph(const Type& t) {
-  return t.is(Type::Kind::tensor) || t.is(Type::Kind::integer) || t.is(Type::Kind::floating) ||
-         t.is(Type::Kind::model) || t.is(Type::Kind::optimizer) || t.is(Type::Kind::record) ||
-         t.is(Type::Kind::batch);
-}
-
-// The variable a graph input or update belongs to: "m" of "m.w1".
-std::string variable_of(const std::string& path) {
-  return path.substr(0, path.find('.'));
-}
 
 class HostLowering {
  public:

@@ -1,5 +1,5 @@
-// The parser's state, shared by its files: parser.cpp (items, statements)
-// and parse_expr.cpp (expressions, types, patterns).
+// The parser's state, shared by its files: parser.cpp (items, statements),
+// parse_expr.cpp (expressions, patterns) and parse_types.cpp (types).
 #pragma once
 
 #include "syntax/parser.hpp"
@@ -39,7 +39,7 @@ class Parser {
   Stmt for_statement();
   Stmt if_statement();
 
-  // Expressions, types, patterns (parse_expr.cpp)
+  // Expressions and patterns (parse_expr.cpp), types (parse_types.cpp)
   ExprPtr expression();       // a single expression, pipes included
   ExprPtr expression_list();  // `a, b` as a tuple when there is a comma
   TypeExpr type();

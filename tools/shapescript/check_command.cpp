@@ -8,7 +8,14 @@
 namespace ss::cli {
 
 int run_check(const std::vector<std::string>& files, const Options& options) {
-  Engine engine;
+  // `--dump-ir=fuse` and `plan` list the plans of the executor a run with
+  // the same options would load (a device's that can't open: none).
+  Engine engine(
+      {.device =
+           Device::parse(options.device.empty() ? "cpu" : options.device).value_or(Device::cpu()),
+       .executor = options.fast ? Executor::fast : Executor::reference,
+       .threads = options.threads,
+       .precision = parse_precision(options.precision).value_or(Precision::f32)});
   bool failed = false;
   for (const auto& file : files) {
     std::vector<Diagnostic> diagnostics;
