@@ -16,23 +16,6 @@ std::pair<int, std::string> batch_axis(const types::Type& t, const std::set<std:
   return {-1, {}};
 }
 
-DType dtype_of(const types::Elem& elem) {
-  switch (elem.kind) {
-    case types::ElemKind::f32:
-      return DType::f32;
-    case types::ElemKind::bf16:
-      return DType::bf16;
-    case types::ElemKind::f16:
-      return DType::f16;
-    case types::ElemKind::i32:
-    case types::ElemKind::index:
-      return DType::i32;
-    case types::ElemKind::boolean:
-      return DType::boolean;
-  }
-  return DType::f32;
-}
-
 std::optional<std::int64_t> size_of(const types::Axis& axis,
                                     const std::map<std::string, std::int64_t>& sizes,
                                     const Dims& dims) {

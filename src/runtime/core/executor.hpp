@@ -47,8 +47,24 @@ struct SplitMismatch : std::runtime_error {
 
 using Dims = std::map<std::string, std::optional<std::int64_t>>;
 
-// The runtime's element type for a checked one (Index[C] is i32).
-DType dtype_of(const types::Elem& elem);
+// The runtime's element type for a checked one (Index[C] is i32): inline,
+// as every node of every run asks.
+inline DType dtype_of(const types::Elem& elem) {
+  switch (elem.kind) {
+    case types::ElemKind::f32:
+      return DType::f32;
+    case types::ElemKind::bf16:
+      return DType::bf16;
+    case types::ElemKind::f16:
+      return DType::f16;
+    case types::ElemKind::i32:
+    case types::ElemKind::index:
+      return DType::i32;
+    case types::ElemKind::boolean:
+      return DType::boolean;
+  }
+  return DType::f32;
+}
 
 // A node's shape from its type, for nodes that make values (fill,
 // literal, random): every axis's size must be known by now.

@@ -50,21 +50,36 @@ std::map<std::string, GraphStats> FastExecutor::functions() const {
   return out;
 }
 
+namespace {
+
+// The plan a thread's run of a graph looked up last, by executor and graph
+// (ids neither reuses, as addresses may be): the walk asks for the
+// releases, then offers node 0, of one graph.
+struct LastPlan {
+  std::uint64_t executor = 0;
+  std::uint64_t graph = 0;
+  const FusionPlan* plan = nullptr;
+};
+thread_local LastPlan t_last;
+
+}  // namespace
+
+const FusionPlan* FastExecutor::last_plan(const ir::Graph& g) const {
+  if (t_last.executor != serial_ || t_last.graph != g.id.value)
+    t_last = {serial_, g.id.value, plan_for(g)};
+  return t_last.plan;
+}
+
 std::shared_ptr<const ir::ReleasePlan> FastExecutor::releases(const ir::Graph& g) const {
-  return plan_for(g)->releases;  // null without kernels: every node reads where it runs
+  return last_plan(g)->releases;
 }
 
 bool FastExecutor::run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
                        const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
-  // The plan, looked up once per run of the graph (node 0 comes first), and
-  // again after a loop's body ran its own in between.
-  thread_local const FusionPlan* plan = nullptr;
-  thread_local std::uint64_t planned = 0;
-  if (i == 0 || planned != g.id.value) {
-    plan = plan_for(g);
-    planned = g.id.value;
-    if (i == 0) ++plan->counters->calls;
-  }
+  // The plan, looked up once per run of the graph (its releases first),
+  // and again after a loop's body ran its own in between.
+  const FusionPlan* plan = last_plan(g);
+  if (i == 0) ++plan->counters->calls;
   const ir::Node& n = g.nodes[i];
   const int path = take(*plan, g, i, values, sizes, dims);
   if (n.op == ir::Op::input) return false;

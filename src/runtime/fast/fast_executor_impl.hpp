@@ -129,6 +129,8 @@ class FastExecutor final : public GraphExecutor {
   // graph runs node by node.
   const FusionPlan* plan_for(const ir::Graph& g) const;
   std::shared_ptr<const FusionPlan> make_plan(const ir::Graph& g) const;
+  // plan_for, remembered for the thread's current graph (fast_executor.cpp).
+  const FusionPlan* last_plan(const ir::Graph& g) const;
 
   // A kernel's inputs as its code reads them: each through two strides (its
   // row's, and 0 or 1 along the inner axis), made so when its layout
@@ -191,6 +193,11 @@ class FastExecutor final : public GraphExecutor {
   mutable std::mutex registry_mutex_;
   mutable std::vector<std::shared_ptr<GraphCounters>> registry_;
   PlanStore<FusionPlan> plans_;
+  // This executor among every one the process made (last_plan's key).
+  const std::uint64_t serial_ = [] {
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
+  }();
 };
 
 }  // namespace ss::runtime::fastexec
