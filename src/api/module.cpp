@@ -162,6 +162,27 @@ Value Module::Impl::keep(Value v) const {
   return v;
 }
 
+Value Module::Impl::ready(Value v) const {
+  const auto& state = ValueAccess::state(v);
+  if (!executor || !state) return v;
+  const runtime::Value& value = *state->current().value;
+  if (value.kind != runtime::Value::Kind::model) return v;
+  for (const auto& [name, c] : callable) {
+    const auto sig = program.functions.find(name);
+    if (sig == program.functions.end()) continue;
+    std::map<std::string, runtime::Tensor> resident;  // the graph's input names
+    for (std::size_t p = 0; p < sig->second.params.size() && p < c.fields.size(); ++p) {
+      const auto& type = sig->second.params[p].type;
+      if (!type.is(types::Type::Kind::model) || type.name != state->name) continue;
+      for (const auto& [path, input] : c.fields[p])
+        if (const auto t = value.fields.find(path); t != value.fields.end())
+          resident[input] = t->second;
+    }
+    if (!resident.empty()) executor->prepare(*c.graph, resident);
+  }
+  return v;
+}
+
 std::optional<Diagnostic> Module::Impl::empty_module() const {
   if (compiled) return std::nullopt;
   return diag::error(diag::Code::E1612, "this module is empty: it holds no program",

@@ -100,6 +100,10 @@ struct Module::Impl {
   std::optional<Diagnostic> empty_module() const;
   // Remembers a value for hot reload (Lineage::live_values).
   Value keep(Value v) const;
+  // A model this module made or loaded, readied for its device functions
+  // (runtime/core/executor.hpp's prepare: the fast executor packs each
+  // weight a product reads now, not at the first call); returned as given.
+  Value ready(Value v) const;
   // The controller's options for one run: the module's devices, executor,
   // JIT, sinks, host functions, files and limits; `print` where its print
   // lines go.

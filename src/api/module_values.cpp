@@ -83,9 +83,9 @@ Value Module::make(const std::string& type, const MakeOptions& options,
     if (auto bad = not_ready(*impl); !bad.empty()) return failed(errors, std::move(bad));
     const ir::Program& p = impl->program;
     if (!p.models.count(type)) return failed(errors, no_model(type, p));
-    return impl->keep(ValueAccess::make(runtime::new_model(p, type, options.seed), type, {},
-                                        type + "(seed=" + std::to_string(options.seed) + ")",
-                                        impl->serial));
+    return impl->ready(impl->keep(
+        ValueAccess::make(runtime::new_model(p, type, options.seed), type, {},
+                          type + "(seed=" + std::to_string(options.seed) + ")", impl->serial)));
   });
 }
 
@@ -224,9 +224,9 @@ Value load_from(const Module::Impl& impl, const std::string& type, const std::st
           opt->second, opt->first, type + " from " + path, impl.serial));
     }
     if (!p.models.count(type)) return failed(errors, no_model(type, p));
-    return impl.keep(
-        ValueAccess::make(runtime::load_model_value(p, type, path, files, options.names), type, {},
-                          type + " from " + path, impl.serial));
+    return impl.ready(
+        impl.keep(ValueAccess::make(runtime::load_model_value(p, type, path, files, options.names),
+                                    type, {}, type + " from " + path, impl.serial)));
   } catch (const runtime::DataError& e) {
     return failed(errors, from_data_error(e));
   }

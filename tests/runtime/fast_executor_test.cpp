@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/value_state.hpp"
 #include "ir/autodiff.hpp"
 #include "ir/fusion.hpp"
 #include "lower/lower.hpp"
+#include "runtime/fast/fast_contractions.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
@@ -434,4 +436,67 @@ TEST_CASE("Module::executor_stats says what ran the device functions") {
   REQUIRE(reference.call("f", {}, {{"x", x}, {"w", w}}));
   CHECK(reference.executor_stats().executor == "reference");
   CHECK(reference.executor_stats().nodes.empty());
+}
+
+TEST_CASE("a weight prepacked when its value is made is the panels a product then reads") {
+  Tensor w = Tensor::zeros(DType::f32, {64, 32});
+  for (std::int64_t k = 0; k < w.size(); ++k) w.set(k, std::sin(0.1 * static_cast<double>(k)));
+  // The key of a's @ w's panels (fast_contractions.cpp's resident_panels):
+  // offset 0, w's row and column strides, k, n, float32.
+  const ss::runtime::Buffer::DerivedKey key{0, 32, 1, 64, 32, 0};
+  ss::runtime::fast::prepack(w, {});  // not frozen: a host's buffer is never packed
+  bool made = false;
+  w.buffer()->freeze();
+  (void)w.buffer()->derived(key, [&] {
+    made = true;
+    return std::shared_ptr<const void>();  // kept only when not null
+  });
+  CHECK(made);
+  ss::runtime::fast::prepack(w, {});
+  made = false;
+  (void)w.buffer()->derived(key, [&] {
+    made = true;
+    return std::shared_ptr<const void>();
+  });
+  CHECK_FALSE(made);  // found: prepack made the panels
+  // The product with the panels gives the reference's bits' neighbours.
+  Tensor a = Tensor::zeros(DType::f32, {8, 64});
+  for (std::int64_t k = 0; k < a.size(); ++k) a.set(k, std::cos(0.07 * static_cast<double>(k)));
+  ss::ir::Node n;
+  n.op = ss::ir::Op::matmul;
+  n.in = {0, 1};
+  Tensor out;
+  REQUIRE(ss::runtime::fast::matmul(n, out, {a, w}, {}));
+  const Tensor want = ss::runtime::reference::matmul(a, w);
+  for (std::int64_t k = 0; k < out.size(); ++k)
+    CHECK(out.get(k) == doctest::Approx(want.get(k)).epsilon(1e-5));
+}
+
+TEST_CASE("a module's made model has its weights packed before its first call") {
+  if (std::string(ss::test::kJitPath).empty()) {
+    ss::test::skip("no JIT module in this build");
+    return;
+  }
+  const std::string digits = std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss";
+  ss::LoadOptions options;
+  options.sinks["metrics"] = [](const ss::SinkRecord&) {};
+  for (const auto executor : {ss::Executor::fast, ss::Executor::reference}) {
+    ss::EngineOptions engine_options;
+    engine_options.executor = executor;
+    engine_options.jit_library = ss::test::kJitPath;
+    const ss::Engine engine(engine_options);
+    const ss::Module mod = engine.load_file(digits, options);
+    REQUIRE(mod);
+    const ss::Value m = mod.make("Mlp", {.seed = 0});
+    // logits reads x @ m.w1 ([D H] = [64 128]): its panels, made already on
+    // the fast executor (the reference packs nothing).
+    const auto& fields = ss::ValueAccess::state(m)->current().value->fields;
+    const ss::runtime::Buffer::DerivedKey key{0, 128, 1, 64, 128, 0};
+    bool made = false;
+    (void)fields.at("w1").buffer()->derived(key, [&] {
+      made = true;
+      return std::shared_ptr<const void>();
+    });
+    CHECK(made == (executor == ss::Executor::reference));
+  }
 }

@@ -123,6 +123,11 @@ class GraphExecutor : public ir::Planner {
   void plan(const ir::Graph& /*g*/) const override {}
   std::string listing(const ir::Graph& g, std::string_view pass) const override;
   virtual PlanCounts plan_counts() const { return {}; }
+  // Readies a resident value's tensors for `g`, by input name, when the
+  // value is made or loaded (the fast executor packs a GEMM's weight
+  // operand then, not at the first call). Nothing by default.
+  virtual void prepare(const ir::Graph& /*g*/,
+                       const std::map<std::string, Tensor>& /*resident*/) const {}
   // Computes node `i` of `g` into values[i] from the values before it
   // (`sizes`: the generic axes' sizes; `dims` the program's); false leaves
   // it to the reference.

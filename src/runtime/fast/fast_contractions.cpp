@@ -155,6 +155,12 @@ bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, G
   return true;
 }
 
+void prepack(const Tensor& b, GemmSettings how) {
+  if (b.dtype() != DType::f32 || b.rank() != 2 || b.dim(0) == 0 || b.dim(1) == 0) return;
+  const Operand right = operand(b, b.dim(1));
+  (void)resident_panels(right.kept, 2, b.dim(0), b.dim(1), right.matrix, how.bf16);
+}
+
 bool matmul_in_blocks(const Tensor& a, const Tensor& b, GemmSettings how,
                       const std::function<void(std::int64_t, std::int64_t, const float*)>& block) {
   if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() != 2)

@@ -24,6 +24,12 @@ struct GemmSettings {
 
 bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how);
 
+// A resident value's tensor `b` (its buffer frozen) packed now into the
+// panels a product a @ b of several rows reads (kept with the buffer, as
+// the product's first run would make them): a weight's packing moves from
+// the first call to the value's making. Nothing for what isn't such a b.
+void prepack(const Tensor& b, GemmSettings how);
+
 // a @ b for a b of rank 2, a block of rows at a time: block(r0, r1, tile)
 // gets rows [r0, r1) of the product in `tile` (its rows b's columns long),
 // for an epilogue to read while they are in the cache. Each row's sums are

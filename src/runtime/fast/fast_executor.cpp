@@ -70,6 +70,19 @@ const FusionPlan* FastExecutor::last_plan(const ir::Graph& g) const {
   return t_last.plan;
 }
 
+// Each matmul whose weight operand is one of the resident inputs: packed
+// now, as that product's first run would pack it.
+void FastExecutor::prepare(const ir::Graph& g,
+                           const std::map<std::string, Tensor>& resident) const {
+  for (const auto& n : g.nodes) {
+    if (n.op != ir::Op::matmul) continue;
+    const ir::Node& b = g.nodes[static_cast<std::size_t>(n.in[1])];
+    if (b.op != ir::Op::input) continue;
+    if (const auto it = resident.find(b.name); it != resident.end())
+      fast::prepack(it->second, gemm_);
+  }
+}
+
 std::shared_ptr<const ir::ReleasePlan> FastExecutor::releases(const ir::Graph& g) const {
   return last_plan(g)->releases;
 }

@@ -92,6 +92,7 @@ class FastExecutor final : public GraphExecutor {
   void plan(const ir::Graph& g) const override;
   std::string listing(const ir::Graph& g, std::string_view pass) const override;
   PlanCounts plan_counts() const override { return plans_.counts(); }
+  void prepare(const ir::Graph& g, const std::map<std::string, Tensor>& resident) const override;
 
   std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const override;
 
