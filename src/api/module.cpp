@@ -238,15 +238,15 @@ const std::vector<Diagnostic>& Module::diagnostics() const {
 ExecutorStats Module::executor_stats() const {
   ExecutorStats s;
   const auto impl = current();
-  const auto& fast = impl->executor;
+  const auto& executor = impl->executor;
   s.executor = "reference";
-  if (fast) {
-    const auto plans = fast->plan_counts();
+  if (executor) {
+    const auto plans = executor->plan_counts();
     s.plans_at_load = plans.at_load;
     s.plans_at_call = plans.at_call;
   }
-  if (fast && cuda::is_cuda_executor(*fast)) {
-    const auto c = cuda::cuda_counts(*fast);
+  if (executor && cuda::is_cuda_executor(*executor)) {
+    const auto c = cuda::cuda_counts(*executor);
     s.executor = c.cublas ? "cuda (cuBLAS)" : "cuda";
     s.kernels_compiled = c.kernels_compiled;
     s.kernels_from_cache = c.kernels_from_store;
@@ -257,16 +257,16 @@ ExecutorStats Module::executor_stats() const {
           {"graphs replayed", c.graph_replays},
           {"graph results moved out", c.graph_moved_out}})
       if (n) s.nodes[name] = n;
-  } else if (fast && runtime::is_fast_executor(*fast)) {
+  } else if (executor && runtime::is_fast_executor(*executor)) {
     s.executor = "fast";
-    s.jit = runtime::executor_has_jit(*fast);
-    const auto fused = runtime::fusion_counts(*fast);
+    s.jit = runtime::executor_has_jit(*executor);
+    const auto fused = runtime::fusion_counts(*executor);
     s.kernels_compiled = fused.kernels;
     s.kernels_from_memory = fused.from_memory;
     s.kernels_from_cache = fused.from_store;
     s.kernel_runs = fused.runs;
-    s.nodes = runtime::executor_nodes(*fast);
-    for (auto& [name, g] : runtime::executor_functions(*fast))
+    s.nodes = runtime::executor_nodes(*executor);
+    for (auto& [name, g] : runtime::executor_functions(*executor))
       s.functions[name] = {"device", "fast", g.calls, g.fused_kernels, std::move(g.nodes)};
   }
   std::lock_guard lock(impl->controller_mutex);

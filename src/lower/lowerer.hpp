@@ -403,6 +403,7 @@ class Lowerer {
   Val update_rule(const std::string& name, const Expr& e, Scope& scope);
   Val norm_rule(const std::string& name, const Expr& e, Scope& scope);
   Val clip_norm_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val slices_rule(const std::string& name, const Expr& e, Scope& scope);
 
   const check::TypedProgram& p_;
   Graph g_;

@@ -35,6 +35,14 @@ class PlanStore {
     return it->second;
   }
 
+  // At load (ir::Planner::plan): `g`'s plan and each of its loop and fused
+  // bodies', the bodies first.
+  template <class Make>
+  void plan_at_load(const ir::Graph& g, const Make& make) const {
+    for_each_body(g, [&](const ir::Graph& body) { (void)get(body, make, true); });
+    (void)get(g, make, true);
+  }
+
   PlanCounts counts() const {
     std::lock_guard lock(mutex_);
     return counts_;

@@ -130,6 +130,9 @@ class FastExecutor final : public GraphExecutor {
   // graph runs node by node.
   const FusionPlan* plan_for(const ir::Graph& g) const;
   std::shared_ptr<const FusionPlan> make_plan(const ir::Graph& g) const;
+  auto maker() const {
+    return [this](const ir::Graph& graph) { return make_plan(graph); };
+  }
   // plan_for, remembered for the thread's current graph (fast_executor.cpp).
   const FusionPlan* last_plan(const ir::Graph& g) const;
 

@@ -7,16 +7,11 @@
 namespace ss::runtime::fastexec {
 
 const FusionPlan* FastExecutor::plan_for(const ir::Graph& g) const {
-  return plans_
-      .get(
-          g, [this](const ir::Graph& graph) { return make_plan(graph); }, false)
-      .get();
+  return plans_.get(g, maker(), false).get();
 }
 
 void FastExecutor::plan(const ir::Graph& g) const {
-  const auto make = [this](const ir::Graph& graph) { return make_plan(graph); };
-  for_each_body(g, [&](const ir::Graph& body) { (void)plans_.get(body, make, true); });
-  (void)plans_.get(g, make, true);
+  plans_.plan_at_load(g, maker());
 }
 
 std::string FastExecutor::listing(const ir::Graph& g, std::string_view pass) const {

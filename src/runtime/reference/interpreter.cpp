@@ -394,10 +394,7 @@ namespace {
 class ReferenceExecutor final : public GraphExecutor {
  public:
   std::string name() const override { return "the reference runtime"; }
-  void plan(const ir::Graph& g) const override {
-    for_each_body(g, [&](const ir::Graph& body) { (void)plans_.get(body, plain, true); });
-    (void)plans_.get(g, plain, true);
-  }
+  void plan(const ir::Graph& g) const override { plans_.plan_at_load(g, plain); }
   PlanCounts plan_counts() const override { return plans_.counts(); }
   std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph& g) const override {
     return plans_.get(g, plain, false);
