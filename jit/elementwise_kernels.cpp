@@ -9,14 +9,13 @@
 #include <memory>
 #include <vector>
 
-#include "ir/ops.hpp"
+#include "ir/ops.hpp"  // ir::Unary
 #include "jit/llvm_session.hpp"
 #include "jit/object_session.hpp"
 
 namespace ss::jit {
 namespace {
 
-using ir::Binary;
 using ir::Unary;
 
 struct Builder {
@@ -66,17 +65,20 @@ struct Builder {
     }
   }
 
-  // A formula's call: sqrt and fabs (one correctly rounded operation in
-  // either width); exp, log, tanh and erf of a double through libm's double
-  // functions, of a float through float vector math (exp and log as LLVM's
-  // intrinsics, which lower to expf and logf).
-  llvm::Value* call(int function, llvm::Value* x) {
+  // A formula's call: sqrt, fabs and floor, fmod and copysign
+  // (exact, or one correctly rounded operation, in either width); exp,
+  // log, tanh and erf of a double through libm's double functions, of a
+  // float through float vector math (exp and log as LLVM's intrinsics,
+  // which lower to expf and logf); pow through libm's pow or powf.
+  llvm::Value* call(int function, llvm::Value* x, llvm::Value* y) {
     const bool wide_value = x->getType()->isDoubleTy();
     switch (function) {
       case SS_JIT_SQRT:
         return intrinsic(llvm::Intrinsic::sqrt, x);
       case SS_JIT_FABS:
         return intrinsic(llvm::Intrinsic::fabs, x);
+      case SS_JIT_FLOOR:
+        return intrinsic(llvm::Intrinsic::floor, x);
       case SS_JIT_EXP:
         return wide_value ? libm("exp", x) : intrinsic(llvm::Intrinsic::exp, x);
       case SS_JIT_LOG:
@@ -86,66 +88,95 @@ struct Builder {
       case SS_JIT_ERF:
         return wide_value ? libm("erf", x) : libm_float("erff", x);
       default:
+        break;
+    }
+    if (!y) return nullptr;
+    y = number(y, x->getType());
+    switch (function) {
+      case SS_JIT_POW: {  // libm's, as the reference's (no vector pow of other bits)
+        llvm::Type* t = x->getType();
+        auto callee = module.getOrInsertFunction(t->isDoubleTy() ? "pow" : "powf",
+                                                 llvm::FunctionType::get(t, {t, t}, false));
+        return b.CreateCall(callee, {x, y});
+      }
+      case SS_JIT_FMOD:
+        return b.CreateFRem(x, y);
+      case SS_JIT_COPYSIGN:
+        return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x, y);
+      default:
         return nullptr;
     }
   }
 
-  llvm::Value* truth(llvm::Value* x) {  // a != 0, for logic on floats
-    return x->getType()->isIntegerTy(1) ? x : b.CreateFCmpUNE(x, llvm::ConstantFP::get(f32(), 0.0));
+  // A bool as a number of `type` (1 or 0); a number as it is.
+  llvm::Value* number(llvm::Value* x, llvm::Type* type) {
+    return x->getType()->isIntegerTy(1) ? b.CreateUIToFP(x, type) : x;
+  }
+  // Two operands in one type: a bool beside a number becomes that number's
+  // type, two bools stay bools.
+  std::pair<llvm::Value*, llvm::Value*> same_type(llvm::Value* x, llvm::Value* y) {
+    if (x->getType() == y->getType()) return {x, y};
+    const bool x_bool = x->getType()->isIntegerTy(1);
+    llvm::Type* type = x_bool ? y->getType() : x->getType();
+    return {number(x, type), number(y, type)};
+  }
+
+  llvm::Value* truth(llvm::Value* x) {  // a != 0, for logic on numbers
+    return x->getType()->isIntegerTy(1)
+               ? x
+               : b.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
   }
 
   llvm::Value* binary(int kind, llvm::Value* x, llvm::Value* y) {
-    switch (static_cast<Binary>(kind)) {
-      case Binary::add:
-        return b.CreateFAdd(x, y);
-      case Binary::sub:
-        return b.CreateFSub(x, y);
-      case Binary::mul:
-        return b.CreateFMul(x, y);
-      case Binary::div:
-        return b.CreateFDiv(x, y);
-      case Binary::pow: {
-        auto callee = module.getOrInsertFunction(
-            "pow", llvm::FunctionType::get(f64(), {f64(), f64()}, false));
-        return narrow(b.CreateCall(callee, {wide(x), wide(y)}));
-      }
-      case Binary::floordiv:
-        return narrow(intrinsic(llvm::Intrinsic::floor, b.CreateFDiv(wide(x), wide(y))));
-      case Binary::mod: {  // fmod, then the divisor's sign; NaN for a zero divisor
-        llvm::Value *a = wide(x), *v = wide(y);
-        llvm::Value* r = b.CreateFRem(a, v);
-        llvm::Value* flip =
-            b.CreateAnd(b.CreateFCmpUNE(r, d(0.0)),
-                        b.CreateXor(b.CreateFCmpOLT(r, d(0.0)), b.CreateFCmpOLT(v, d(0.0))));
-        llvm::Value* fixed = b.CreateSelect(flip, b.CreateFAdd(r, v), r);
-        return narrow(
-            b.CreateSelect(b.CreateFCmpOEQ(v, d(0.0)), llvm::ConstantFP::getNaN(f64()), fixed));
-      }
-      case Binary::maximum:
-      case Binary::minimum: {  // NaN if either is
-        llvm::Value* m = b.CreateBinaryIntrinsic(static_cast<Binary>(kind) == Binary::maximum
-                                                     ? llvm::Intrinsic::maxnum
-                                                     : llvm::Intrinsic::minnum,
-                                                 x, y);
-        return b.CreateSelect(b.CreateFCmpUNO(x, y), llvm::ConstantFP::getNaN(f32()), m);
-      }
-      case Binary::lt:
-        return b.CreateFCmpOLT(x, y);
-      case Binary::le:
-        return b.CreateFCmpOLE(x, y);
-      case Binary::gt:
-        return b.CreateFCmpOGT(x, y);
-      case Binary::ge:
-        return b.CreateFCmpOGE(x, y);
-      case Binary::eq:
-        return x->getType()->isIntegerTy(1) ? b.CreateICmpEQ(x, y) : b.CreateFCmpOEQ(x, y);
-      case Binary::ne:
-        return x->getType()->isIntegerTy(1) ? b.CreateICmpNE(x, y) : b.CreateFCmpUNE(x, y);
-      case Binary::logical_and:
-        return b.CreateAnd(truth(x), truth(y));
-      case Binary::logical_or:
-        return b.CreateOr(truth(x), truth(y));
+    const auto [l, r] = same_type(x, y);
+    if (l->getType()->isIntegerTy(1)) return nullptr;  // arithmetic on two bools
+    switch (kind) {
+      case SS_JIT_ADD:
+        return b.CreateFAdd(l, r);
+      case SS_JIT_SUB:
+        return b.CreateFSub(l, r);
+      case SS_JIT_MUL:
+        return b.CreateFMul(l, r);
+      case SS_JIT_DIV:
+        return b.CreateFDiv(l, r);
+      default:
+        return nullptr;
     }
+  }
+
+  llvm::Value* compare(int kind, llvm::Value* x, llvm::Value* y) {
+    const auto [l, r] = same_type(x, y);
+    if (l->getType()->isIntegerTy(1)) {
+      switch (kind) {
+        case SS_JIT_EQ:
+          return b.CreateICmpEQ(l, r);
+        case SS_JIT_NE:
+          return b.CreateICmpNE(l, r);
+        default:
+          return nullptr;
+      }
+    }
+    switch (kind) {
+      case SS_JIT_LT:
+        return b.CreateFCmpOLT(l, r);
+      case SS_JIT_LE:
+        return b.CreateFCmpOLE(l, r);
+      case SS_JIT_GT:
+        return b.CreateFCmpOGT(l, r);
+      case SS_JIT_GE:
+        return b.CreateFCmpOGE(l, r);
+      case SS_JIT_EQ:
+        return b.CreateFCmpOEQ(l, r);
+      case SS_JIT_NE:
+        return b.CreateFCmpUNE(l, r);
+      default:
+        return nullptr;
+    }
+  }
+
+  llvm::Value* logic(int kind, llvm::Value* x, llvm::Value* y) {
+    if (kind == SS_JIT_AND) return b.CreateAnd(truth(x), truth(y));
+    if (kind == SS_JIT_OR) return b.CreateOr(truth(x), truth(y));
     return nullptr;
   }
 };
@@ -222,8 +253,17 @@ std::string build_kernel(llvm::Module& module, const SsJitKernelDesc& k, const s
       case SS_JIT_BINARY:
         if (at(st.a) && at(st.b)) value = ops.binary(st.kind, at(st.a), at(st.b));
         break;
+      case SS_JIT_COMPARE:
+        if (at(st.a) && at(st.b)) value = ops.compare(st.kind, at(st.a), at(st.b));
+        break;
+      case SS_JIT_LOGIC:
+        if (at(st.a) && at(st.b)) value = ops.logic(st.kind, at(st.a), at(st.b));
+        break;
       case SS_JIT_WHERE:
-        if (at(st.a) && at(st.b) && at(st.c)) value = b.CreateSelect(at(st.a), at(st.b), at(st.c));
+        if (at(st.a) && at(st.b) && at(st.c)) {
+          const auto [then, otherwise] = ops.same_type(at(st.b), at(st.c));
+          value = b.CreateSelect(ops.truth(at(st.a)), then, otherwise);
+        }
         break;
       case SS_JIT_WIDEN:
         if (at(st.a) && at(st.a)->getType()->isFloatTy()) value = ops.wide(at(st.a));
@@ -235,7 +275,7 @@ std::string build_kernel(llvm::Module& module, const SsJitKernelDesc& k, const s
         value = llvm::ConstantFP::get(b.getDoubleTy(), st.wide_value);
         break;
       case SS_JIT_CALL:
-        if (at(st.a)) value = ops.call(st.kind, at(st.a));
+        if (at(st.a)) value = ops.call(st.kind, ops.number(at(st.a), b.getFloatTy()), at(st.b));
         break;
     }
     if (!value) return "step " + std::to_string(s) + " can't be built";

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 6u
+#define SS_JIT_ABI_VERSION 7u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -25,31 +25,46 @@ typedef struct SsJitProbeResult {
 
 /* A fused elementwise kernel, as steps over values: each step makes one
  * value from earlier ones (by index); the last is the result, a float.
- * Kinds are the IR's ir::Binary numbers (src/ir/ops.hpp); a UNARY is neg or
- * logical_not only: the core spells every other function of one value as
- * its formula's steps (ir/formulas.hpp), in float. Values are float, double
- * (between a WIDEN and a NARROW), or bool (a LOAD_BOOL, a comparison, a
- * logic op). */
+ * A UNARY is neg or logical_not only (ir::Unary's numbers, src/ir/ops.hpp):
+ * the core spells every other function of one or two values as its
+ * formula's steps (ir/formulas.hpp). Values are float, double (between a
+ * WIDEN and a NARROW), or bool (a LOAD_BOOL, a COMPARE, a LOGIC); where a
+ * number is wanted a bool is 1 or 0, and where a truth is, a number is
+ * one when it isn't 0. */
 enum {
   SS_JIT_LOAD = 0,          /* float input `a` */
   SS_JIT_LOAD_BOOL = 1,     /* bool input `a` (one byte an element) */
   SS_JIT_CONSTANT = 2,      /* `value`, a float */
   SS_JIT_UNARY = 3,         /* kind(a): ir::Unary's neg or logical_not */
-  SS_JIT_BINARY = 4,        /* kind(a, b): arithmetic, comparisons and logic */
+  SS_JIT_BINARY = 4,        /* kind(a, b): SS_JIT_ADD ... below */
   SS_JIT_WHERE = 5,         /* a ? b : c, a bool */
   SS_JIT_WIDEN = 6,         /* a, a float, as a double */
   SS_JIT_NARROW = 7,        /* a, a double, rounded to float */
   SS_JIT_WIDE_CONSTANT = 8, /* `wide_value`, a double */
-  SS_JIT_CALL = 9           /* kind(a): SS_JIT_EXP ... below, of a float or a double */
+  SS_JIT_CALL = 9,          /* kind(a), or kind(a, b): SS_JIT_EXP ... below */
+  SS_JIT_COMPARE = 10,      /* kind(a, b): SS_JIT_LT ... below, a bool; NaN unordered */
+  SS_JIT_LOGIC = 11         /* kind(a, b): SS_JIT_AND or SS_JIT_OR of truths, a bool */
 };
 
+enum { SS_JIT_ADD = 0, SS_JIT_SUB = 1, SS_JIT_MUL = 2, SS_JIT_DIV = 3 };
+
+/* ne is true with a NaN, the others false (C's comparisons). */
+enum { SS_JIT_LT = 0, SS_JIT_LE = 1, SS_JIT_GT = 2, SS_JIT_GE = 3, SS_JIT_EQ = 4, SS_JIT_NE = 5 };
+
+enum { SS_JIT_AND = 0, SS_JIT_OR = 1 };
+
+/* Functions of one value, then of two (C's, of a float or a double). */
 enum {
   SS_JIT_EXP = 0,
   SS_JIT_LOG = 1,
   SS_JIT_TANH = 2,
   SS_JIT_ERF = 3,
   SS_JIT_SQRT = 4,
-  SS_JIT_FABS = 5
+  SS_JIT_FABS = 5,
+  SS_JIT_FLOOR = 6,
+  SS_JIT_POW = 7,
+  SS_JIT_FMOD = 8,
+  SS_JIT_COPYSIGN = 9
 };
 
 typedef struct SsJitStep {

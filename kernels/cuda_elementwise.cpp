@@ -8,6 +8,7 @@
 #include "ir/formulas.hpp"
 #include "ir/ops.hpp"
 #include "kernels/cuda_bf16.hpp"
+#include "types/binary_functions.hpp"
 
 namespace ss::cuda {
 namespace {
@@ -31,107 +32,50 @@ std::string float_literal(float value) {
 }  // namespace
 
 // A formula's function as CUDA's float function: expf (2 ulp), logf (1),
-// tanhf (2), erff (2), a correctly rounded sqrt, fabsf.
+// tanhf (2), erff (2), powf (2), a correctly rounded sqrt, and the exact
+// fabsf, floorf, fmodf and copysignf.
 std::string float_function(const std::string& name) {
   if (name == "sqrt") return "__fsqrt_rn";
-  if (name == "fabs") return "fabsf";
+  if (name == "nan") return "ss_nanf";
   return name + "f";
 }
 
+std::string double_function(const std::string& name) {
+  return name == "nan" ? "ss_nan" : name;
+}
+
+const char* const kFormulaHelpers = R"(#ifndef SS_FORMULA_HELPERS
+#define SS_FORMULA_HELPERS
+__device__ __forceinline__ float ss_nanf() { return __int_as_float(0x7fc00000); }
+__device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+#endif
+)";
+
 namespace {
 
-// types/unary.def's formula in float32 throughout: its numbers rounded to
-// float once, each step rounded (no FMA: --fmad=false), CUDA's float functions.
+// types/unary.def's and binary.def's formulas in float32 throughout: their
+// numbers rounded to float once, each step rounded (no FMA: --fmad=false),
+// CUDA's float functions.
 std::string unary(int kind, const std::string& x) {
   const auto op = static_cast<Unary>(kind);
   if (op == Unary::logical_not) return "!" + x;
   return "(float)" + ir::render(ir::formula(op), x, float_function, true);
 }
 
-std::string binary(int kind, const std::string& x, const std::string& y, bool booleans) {
-  switch (static_cast<Binary>(kind)) {
-    case Binary::add:
-      return "__fadd_rn(" + x + ", " + y + ")";
-    case Binary::sub:
-      return "__fsub_rn(" + x + ", " + y + ")";
-    case Binary::mul:
-      return "__fmul_rn(" + x + ", " + y + ")";
-    case Binary::div:
-      return "__fdiv_rn(" + x + ", " + y + ")";
-    case Binary::pow:
-      return "powf(" + x + ", " + y + ")";
-    case Binary::floordiv:
-      return "ss_floordiv(" + x + ", " + y + ")";
-    case Binary::mod:  // fmod, then the divisor's sign; NaN for a zero divisor
-      return "ss_mod(" + x + ", " + y + ")";
-    case Binary::maximum:
-      return "ss_max(" + x + ", " + y + ")";
-    case Binary::minimum:
-      return "ss_min(" + x + ", " + y + ")";
-    case Binary::lt:
-      return "(" + x + " < " + y + ")";
-    case Binary::le:
-      return "(" + x + " <= " + y + ")";
-    case Binary::gt:
-      return "(" + x + " > " + y + ")";
-    case Binary::ge:
-      return "(" + x + " >= " + y + ")";
-    case Binary::eq:
-      return "(" + x + " == " + y + ")";
-    case Binary::ne:
-      return "(" + x + " != " + y + ")";
-    case Binary::logical_and:
-      return booleans ? "(" + x + " && " + y + ")" : "(" + x + " != 0.0f && " + y + " != 0.0f)";
-    case Binary::logical_or:
-      return booleans ? "(" + x + " || " + y + ")" : "(" + x + " != 0.0f || " + y + " != 0.0f)";
-  }
-  throw std::invalid_argument("no CUDA form for binary " + std::to_string(kind));
+std::string binary(int kind, const std::string& x, const std::string& y) {
+  const auto op = static_cast<Binary>(kind);
+  const std::string value = ir::render(ir::formula(op), x, float_function, true, y);
+  return types::yields_bool(types::binary_functions().at(static_cast<std::size_t>(kind)).result)
+             ? value
+             : "(float)" + value;
 }
 
 bool yields_bool(const FusedStep& s) {
   if (s.kind == FusedStep::Kind::load_bool) return true;
   if (s.kind == FusedStep::Kind::unary) return static_cast<Unary>(s.sub) == Unary::logical_not;
   if (s.kind != FusedStep::Kind::binary) return false;
-  const auto op = static_cast<Binary>(s.sub);
-  return op >= Binary::lt && op <= Binary::logical_or;
+  return types::yields_bool(types::binary_functions().at(static_cast<std::size_t>(s.sub)).result);
 }
-
-}  // namespace
-
-// Helpers the bodies call, with the reference's definitions, in float: fmodf
-// is exact, and a sum of two floats rounds the same in float as in double.
-// floordiv is Python's float floor division (the quotient from the exact
-// remainder, so a quotient that rounds up to an integer isn't floored past).
-const char* const kFloatHelpers = R"(#ifndef SS_FLOAT_HELPERS
-#define SS_FLOAT_HELPERS
-__device__ __forceinline__ float ss_mod(float a, float b) {
-  if (b == 0.0f) return __int_as_float(0x7fc00000);
-  const float r = fmodf(a, b);
-  return (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) ? r + b : r;
-}
-__device__ __forceinline__ float ss_floordiv(float a, float b) {
-  if (b == 0.0f || !isfinite(a) || !isfinite(b)) return floorf(a / b);
-  const float m = fmodf(a, b);
-  float d = (a - m) / b;
-  if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) d -= 1.0f;
-  if (d == 0.0f) return copysignf(0.0f, a / b);
-  float f = floorf(d);
-  if (d - f > 0.5f) f += 1.0f;
-  return f;
-}
-#endif
-)";
-
-namespace {
-
-constexpr const char* kPrelude = R"(
-__device__ __forceinline__ float ss_max(float x, float y) {
-  return (x != x || y != y) ? __int_as_float(0x7fc00000) : fmaxf(x, y);
-}
-__device__ __forceinline__ float ss_min(float x, float y) {
-  return (x != x || y != y) ? __int_as_float(0x7fc00000) : fminf(x, y);
-}
-)";
 
 }  // namespace
 
@@ -149,10 +93,8 @@ std::string elementwise_source(const ir::FusedKernel& kernel,
       bf16_out || std::find(bf16_in.begin(), bf16_in.end(), std::uint8_t{1}) != bf16_in.end();
   std::ostringstream out;
   out << "// Generated from a fused kernel of the IR (kernels/cuda_elementwise.cpp).\n"
-      << kFloatHelpers << (any_bf16 ? bf16_helpers_text() : "")
-      << "#ifndef SS_PRELUDE\n#define SS_PRELUDE\n"
-      << kPrelude << "#endif\n"
-      << "struct " << name << "_args {\n"
+      << kFormulaHelpers << (any_bf16 ? bf16_helpers_text() : "") << "struct " << name
+      << "_args {\n"
       << "  const void* in[" << (inputs ? inputs : 1) << "];\n"
       << "  long long stride[" << (inputs ? inputs : 1) << "];\n"
       << "};\n"
@@ -197,7 +139,7 @@ std::string elementwise_source(const ir::FusedKernel& kernel,
         out << unary(st.sub, v(st.a));
         break;
       case FusedStep::Kind::binary:
-        out << binary(st.sub, v(st.a), v(st.b), is_bool[static_cast<std::size_t>(st.a)]);
+        out << binary(st.sub, v(st.a), v(st.b));
         break;
       case FusedStep::Kind::where:
         out << "(" << v(st.a) << " ? " << v(st.b) << " : " << v(st.c) << ")";

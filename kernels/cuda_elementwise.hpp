@@ -23,12 +23,13 @@
 
 namespace ss::cuda {
 
-// A unary.def formula's function (exp, log, tanh, erf, sqrt, fabs) as CUDA's
-// float function.
+// A formula's function (exp, sqrt, fmod, ..., and `nan`; ir/formulas.hpp)
+// as CUDA's float function, or its double one.
 std::string float_function(const std::string& name);
-// ss_mod and ss_floordiv of two floats, as the reference defines them
-// (guarded: any number of sources may include it).
-extern const char* const kFloatHelpers;
+std::string double_function(const std::string& name);
+// What rendered formulas call besides CUDA's own: ss_nanf and ss_nan, a
+// quiet NaN (guarded: any number of sources may include it).
+extern const char* const kFormulaHelpers;
 
 // `bf16_in` (one flag an input, or empty for none) marks the inputs kept
 // in bf16 (kernels/cuda_bf16_plan.hpp), each load widened exactly to float;

@@ -7,6 +7,7 @@
 #include "kernels/cuda_bf16.hpp"
 #include "kernels/cuda_elementwise.hpp"
 #include "kernels/cuda_kahan.hpp"
+#include "types/binary_functions.hpp"
 
 namespace ss::cuda {
 namespace {
@@ -29,17 +30,10 @@ __device__ __forceinline__ void ss_store(unsigned char* p, double v) { *p = v !=
 __device__ __forceinline__ double ss_load(const float* p) { return (double)*p; }
 __device__ __forceinline__ double ss_load(const int* p) { return (double)*p; }
 __device__ __forceinline__ double ss_load(const unsigned char* p) { return *p != 0 ? 1.0 : 0.0; }
-__device__ __forceinline__ double ss_mod(double a, double b, bool integers) {
-  if (b == 0.0) return integers ? 0.0 : __longlong_as_double(0x7ff8000000000000LL);
-  const double r = fmod(a, b);
-  return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
-}
-__device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
 __device__ __forceinline__ void ss_store(float* p, float v) { *p = v; }
 __device__ __forceinline__ void ss_store(unsigned char* p, float v) { *p = v != 0.0f ? 1 : 0; }
 __device__ __forceinline__ float ss_loadf(const float* p) { return *p; }
 __device__ __forceinline__ float ss_loadf(const unsigned char* p) { return *p != 0 ? 1.0f : 0.0f; }
-__device__ __forceinline__ float ss_nanf() { return __int_as_float(0x7fc00000); }
 #endif
 )";
 
@@ -49,53 +43,16 @@ std::string unary_expression(ir::Unary op, bool floats) {
                 : ir::render(ir::formula(op), "a");
 }
 
-// In float (its functions and literals) for float work, else in double,
-// where integers are exact and a zero divisor gives 0.
+// types/binary.def's formula of a and b: in float (its functions and
+// literals) for float work, else in double, where integers are exact and
+// take the row's integer formula; a bool result as 1 or 0.
 std::string binary_expression(ir::Binary op, bool integers, bool floats) {
-  using ir::Binary;
-  const std::string f = floats ? "f" : "";  // C's float function and literal suffix
-  const std::string one = floats ? "1.0f" : "1.0", zero = floats ? "0.0f" : "0.0";
-  const std::string yes = " ? " + one + " : " + zero;
-  const std::string nan = floats ? "ss_nanf()" : "ss_nan()";
-  switch (op) {
-    case Binary::add:
-      return "a + b";
-    case Binary::sub:
-      return "a - b";
-    case Binary::mul:
-      return "a * b";
-    case Binary::div:
-      return "a / b";
-    case Binary::pow:
-      return "pow" + f + "(a, b)";
-    case Binary::floordiv:
-      if (floats) return "ss_floordiv(a, b)";
-      return integers ? "b == 0.0 ? 0.0 : floor(a / b)" : "floor(a / b)";
-    case Binary::mod:
-      return floats ? "ss_mod(a, b)"
-                    : "ss_mod(a, b, " + std::string(integers ? "true" : "false") + ")";
-    case Binary::maximum:
-      return "(a != a || b != b) ? " + nan + " : fmax" + f + "(a, b)";
-    case Binary::minimum:
-      return "(a != a || b != b) ? " + nan + " : fmin" + f + "(a, b)";
-    case Binary::lt:
-      return "a < b" + yes;
-    case Binary::le:
-      return "a <= b" + yes;
-    case Binary::gt:
-      return "a > b" + yes;
-    case Binary::ge:
-      return "a >= b" + yes;
-    case Binary::eq:
-      return "a == b" + yes;
-    case Binary::ne:
-      return "a != b" + yes;
-    case Binary::logical_and:
-      return "(a != " + zero + " && b != " + zero + ")" + yes;
-    case Binary::logical_or:
-      return "(a != " + zero + " || b != " + zero + ")" + yes;
-  }
-  throw std::invalid_argument("no CUDA form for binary " + std::to_string(static_cast<int>(op)));
+  const std::string value =
+      floats ? ir::render(ir::formula(op), "a", float_function, true, "b")
+             : ir::render(ir::formula(op, integers), "a", double_function, false, "b");
+  if (!types::yields_bool(types::binary_functions().at(static_cast<std::size_t>(op)).result))
+    return value;
+  return "(" + value + (floats ? " ? 1.0f : 0.0f)" : " ? 1.0 : 0.0)");
 }
 
 const char* type_of(DType dtype) {
@@ -209,7 +166,7 @@ std::string pointwise_source(const Pointwise& op, const std::vector<DType>& inpu
       break;
   }
   std::ostringstream s;
-  s << "// Generated (kernels/cuda_ops.cpp).\n" << kPrelude << (floats ? kFloatHelpers : "");
+  s << "// Generated (kernels/cuda_ops.cpp).\n" << kPrelude << kFormulaHelpers;
   if (bf16) s << bf16_helpers_text() << kBf16Access;
   const char* names[] = {"a", "b", "c"};
   s << "extern \"C\" __global__ void " << name << "(";

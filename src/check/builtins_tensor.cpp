@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "check/checker_impl.hpp"
+#include "types/binary_functions.hpp"
 #include "types/size_arith.hpp"
-#include "types/unary_functions.hpp"
 
 namespace ss::check {
 
@@ -63,7 +63,8 @@ Type Checker::dropout_call(BuiltinCall& c) {
   return x ? *x : Type::error();
 }
 
-// where(c, a, b), maximum(a, b), minimum(a, b): broadcast, one element type.
+// where(c, a, b), and binary.def's functions of two (maximum(a, b)):
+// broadcast, one element type.
 Type Checker::elementwise_call(BuiltinCall& c) {
   const std::string& name = c.name;
   const Expr& e = c.e;
@@ -94,6 +95,27 @@ Type Checker::elementwise_call(BuiltinCall& c) {
   if (!elem) return Type::error();
   Type out = Type::tensor(std::move(*axes), *elem);
   note_axes(out, e.span, c.ctx);
+  return out;
+}
+
+// types/binary.def's functions (maximum, minimum): broadcast, the
+// operands' element type, or the row's result type.
+Type Checker::binary_function_call(BuiltinCall& c) {
+  Type out = elementwise_call(c);
+  if (out.kind != Type::Kind::tensor) return out;
+  const int row = types::binary_function(c.name, types::Spelled::function);
+  switch (types::binary_functions()[static_cast<std::size_t>(row)].result) {
+    case types::BinaryResult::same_type:
+      break;
+    case types::BinaryResult::float_type:
+      if (out.elem.kind == ElemKind::i32 || out.elem.kind == ElemKind::index)
+        out.elem = Elem{ElemKind::f32, {}, false};
+      break;
+    case types::BinaryResult::comparison:
+    case types::BinaryResult::logic:
+      out.elem = Elem{ElemKind::boolean, {}, false};
+      break;
+  }
   return out;
 }
 

@@ -258,6 +258,7 @@ class Checker {
   Type cast_call(BuiltinCall& c);
   Type dropout_call(BuiltinCall& c);
   Type elementwise_call(BuiltinCall& c);
+  Type binary_function_call(BuiltinCall& c);
   Type clip_call(BuiltinCall& c);
   Type reduction_call(BuiltinCall& c);
   Type along_axis_call(BuiltinCall& c);

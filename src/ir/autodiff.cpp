@@ -17,17 +17,18 @@ std::vector<int> Rules::apply(int i, int gy) {
   const Node n = node(i);  // a copy: adding nodes moves the vector
   span_ = n.span;
   const int x = n.in.empty() ? -1 : n.in[0];
-  switch (n.op) {
-    case Op::input:
-    case Op::constant:
-    case Op::size:
-    case Op::fill:
-    case Op::literal:
-    case Op::arange:
-    case Op::random:
-    case Op::argmax:
-    case Op::argsort:
+  // ops.def's `gradient` column: kStops lets nothing through, kFirst ops
+  // are made here and have no gradient of their own; kFlows ops have a
+  // rule below (a new one without is the error after the switch).
+  switch (op_info(n.op).gradient) {
+    case OpInfo::kStops:
       return {};
+    case OpInfo::kFirst:
+      throw NotDifferentiable("a gradient of a gradient", span_);
+    case OpInfo::kFlows:
+      break;
+  }
+  switch (n.op) {
     case Op::all_reduce:  // a replicated result: each part's gradient is the result's
       return {gy};
     case Op::unary:
@@ -135,12 +136,8 @@ std::vector<int> Rules::apply(int i, int gy) {
     case Op::attention:
     case Op::max_pool:
       return fused_rule(n, gy);
-    case Op::attention_grad:
-    case Op::max_pool_grad:
-    case Op::scatter_add:
-    case Op::place:
-    case Op::take_along:
-      throw NotDifferentiable("a gradient of a gradient", span_);
+    default:  // kStops and kFirst (above)
+      break;
   }
   throw NotDifferentiable(std::string("the gradient of `") + op_name(n.op) + "`", span_);
 }

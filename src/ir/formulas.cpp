@@ -1,153 +1,87 @@
 #include "ir/formulas.hpp"
 
-#include <array>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 namespace ss::ir {
 namespace {
 
-// Recursive descent over unary.def's grammar; terms are appended as their
-// arguments finish, so each term's arguments come before it.
-class Parser {
- public:
-  explicit Parser(const std::string& text) : text_(text) {}
-
-  std::vector<Term> run() {
-    ternary();
-    skip();
-    if (at_ < text_.size()) fail("unexpected text");
-    return std::move(terms_);
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& why) const {
-    throw std::invalid_argument("formula `" + text_ + "`: " + why + " at " + std::to_string(at_));
-  }
-  void skip() {
-    while (at_ < text_.size() && text_[at_] == ' ') ++at_;
-  }
-  bool eat(const std::string& token) {
-    skip();
-    if (text_.compare(at_, token.size(), token) != 0) return false;
-    at_ += token.size();
-    return true;
-  }
-  int add(Term t) {
-    terms_.push_back(std::move(t));
-    return static_cast<int>(terms_.size()) - 1;
-  }
-
-  int ternary() {
-    const int a = sum();
-    std::string test;
-    if (eat(">"))
-      test = ">";
-    else if (eat("=="))
-      test = "==";
-    else
-      return a;
-    const int b = sum();
-    if (!eat("?")) fail("expected `?`");
-    const int then = ternary();
-    if (!eat(":")) fail("expected `:`");
-    const int otherwise = ternary();
-    return add({.kind = Term::Kind::select,
-                .function = test,
-                .which = test == ">" ? Term::Function::greater : Term::Function::equal,
-                .args = {a, b, then, otherwise}});
-  }
-  int sum() {
-    int left = product();
-    for (;;) {
-      if (eat("+"))
-        left = add({.kind = Term::Kind::add, .args = {left, product()}});
-      else if (eat("-"))
-        left = add({.kind = Term::Kind::sub, .args = {left, product()}});
-      else
-        return left;
-    }
-  }
-  int product() {
-    int left = negation();
-    for (;;) {
-      if (eat("*"))
-        left = add({.kind = Term::Kind::mul, .args = {left, negation()}});
-      else if (eat("/"))
-        left = add({.kind = Term::Kind::div, .args = {left, negation()}});
-      else
-        return left;
-    }
-  }
-  int negation() {
-    if (eat("-")) return add({.kind = Term::Kind::neg, .args = {negation()}});
-    return primary();
-  }
-  int primary() {
-    skip();
-    if (eat("(")) {
-      const int inner = ternary();
-      if (!eat(")")) fail("expected `)`");
-      return inner;
-    }
-    if (at_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[at_])) != 0)) {
-      const char* start = text_.c_str() + at_;
-      char* end = nullptr;
-      const double value = std::strtod(start, &end);
-      at_ += static_cast<std::size_t>(end - start);
-      return add({.kind = Term::Kind::number, .number = value});
-    }
-    std::string name;
-    while (at_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[at_])) != 0))
-      name += text_[at_++];
-    if (name == "x") return add({.kind = Term::Kind::x});
-    using F = Term::Function;
-    static const std::array<std::pair<const char*, F>, 6> functions = {{{"exp", F::exp},
-                                                                        {"log", F::log},
-                                                                        {"tanh", F::tanh},
-                                                                        {"erf", F::erf},
-                                                                        {"sqrt", F::sqrt},
-                                                                        {"fabs", F::fabs}}};
-    F which = F::none;
-    for (const auto& [known, f] : functions)
-      if (name == known) which = f;
-    if (which == F::none)
-      fail(name.empty() ? "expected a value" : "unknown function `" + name + "`");
-    if (!eat("(")) fail("expected `(`");
-    const int argument = ternary();
-    if (!eat(")")) fail("expected `)`");
-    return add({.kind = Term::Kind::call, .function = name, .which = which, .args = {argument}});
-  }
-
-  const std::string& text_;
-  std::size_t at_ = 0;
-  std::vector<Term> terms_;
-};
-
-std::vector<Formula> make_table() {
+std::vector<Formula> unary_table() {
   std::vector<Formula> table;
 #define SS_UNARY(op, printed, spelled, width, text_result, text) \
-  table.push_back({printed, Formula::width, text, parse_formula(text)});
+  table.push_back({printed, Formula::width, text, parse_formula(text, 1)});
 #include "types/unary.def"
 #undef SS_UNARY
   return table;
 }
 
-}  // namespace
-
-std::vector<Term> parse_formula(const std::string& text) {
-  return Parser(text).run();
+// Each row's float formula, then its integer one (the float one again
+// where the row gives none).
+std::vector<Formula> binary_table() {
+  std::vector<Formula> table;
+  const auto row = [&](const char* name, Formula::Width width, const char* text,
+                       const std::string& integers) {
+    table.push_back({name, width, text, parse_formula(text, 2)});
+    const std::string second = integers.empty() ? text : integers;
+    table.push_back({name, width, second, parse_formula(second, 2)});
+  };
+#define SS_BINARY(op, name, written, spelled, width, result, text, integers) \
+  row(name, Formula::width, text, integers);
+#include "types/binary.def"
+#undef SS_BINARY
+  return table;
 }
 
+bool passes(Term::Test test, double a, double b) {
+  switch (test) {
+    case Term::Test::lt:
+      return a < b;
+    case Term::Test::le:
+      return a <= b;
+    case Term::Test::gt:
+      return a > b;
+    case Term::Test::ge:
+      return a >= b;
+    case Term::Test::eq:
+      return a == b;
+    case Term::Test::ne:
+      return a != b;
+    case Term::Test::both:
+      return a != 0 && b != 0;
+    case Term::Test::either:
+      return a != 0 || b != 0;
+    case Term::Test::none:
+      break;
+  }
+  return false;
+}
+
+std::string literal(double number, bool floats) {
+  char text[40];
+  if (floats)
+    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(static_cast<float>(number)));
+  else
+    std::snprintf(text, sizeof text, "%.17g", number);
+  std::string out = text;
+  if (out.find_first_of(".en") == std::string::npos) out += ".0";
+  if (floats) out += "f";
+  return out;
+}
+
+}  // namespace
+
 const Formula& formula(Unary op) {
-  static const std::vector<Formula> table = make_table();
+  static const std::vector<Formula> table = unary_table();
   return table.at(static_cast<std::size_t>(op));
 }
 
-double call(Term::Function f, double v) {
+const Formula& formula(Binary op, bool integers) {
+  static const std::vector<Formula> table = binary_table();
+  return table.at(static_cast<std::size_t>(op) * 2 + (integers ? 1 : 0));
+}
+
+double call(Term::Function f, double v, double w) {
   switch (f) {
     case Term::Function::exp:
       return std::exp(v);
@@ -161,9 +95,15 @@ double call(Term::Function f, double v) {
       return std::sqrt(v);
     case Term::Function::fabs:
       return std::fabs(v);
+    case Term::Function::floor:
+      return std::floor(v);
+    case Term::Function::pow:
+      return std::pow(v, w);
+    case Term::Function::fmod:
+      return std::fmod(v, w);
+    case Term::Function::copysign:
+      return std::copysign(v, w);
     case Term::Function::none:
-    case Term::Function::greater:
-    case Term::Function::equal:
       break;
   }
   return v;
@@ -176,8 +116,8 @@ Term::Function single_call(const Formula& f) {
   return Term::Function::none;
 }
 
-double evaluate(const Formula& f, double x) {
-  constexpr std::size_t kMost = 32;  // unary.def's longest has 17 terms
+double evaluate(const Formula& f, double x, double y) {
+  constexpr std::size_t kMost = 64;  // binary.def's longest has 33 terms
   double v[kMost];
   const std::size_t n = f.terms.size() < kMost ? f.terms.size() : kMost;
   for (std::size_t i = 0; i < n; ++i) {
@@ -186,6 +126,9 @@ double evaluate(const Formula& f, double x) {
     switch (t.kind) {
       case Term::Kind::x:
         v[i] = x;
+        break;
+      case Term::Kind::y:
+        v[i] = y;
         break;
       case Term::Kind::number:
         v[i] = t.number;
@@ -205,62 +148,73 @@ double evaluate(const Formula& f, double x) {
       case Term::Kind::div:
         v[i] = arg(0) / arg(1);
         break;
+      case Term::Kind::compare:
+      case Term::Kind::logic:
+        v[i] = passes(t.test, arg(0), arg(1)) ? 1.0 : 0.0;
+        break;
       case Term::Kind::call:
-        v[i] = call(t.which, arg(0));
+        v[i] = call(t.which, arg(0), t.args.size() > 1 ? arg(1) : 0.0);
         break;
-      case Term::Kind::select: {
-        const bool yes = t.which == Term::Function::greater ? arg(0) > arg(1) : arg(0) == arg(1);
-        v[i] = yes ? arg(2) : arg(3);
+      case Term::Kind::select:
+        v[i] = arg(0) != 0 ? arg(1) : arg(2);
         break;
-      }
     }
   }
   return n == 0 ? x : v[n - 1];
 }
 
 std::string render(const Formula& f, const std::string& x,
-                   const std::function<std::string(const std::string&)>& function, bool floats) {
-  std::vector<std::string> out(f.terms.size());
+                   const std::function<std::string(const std::string&)>& function, bool floats,
+                   const std::string& y) {
+  // Each term's text, parenthesised; a comparison's or logic's also bare,
+  // for a select's test.
+  std::vector<std::string> out(f.terms.size()), bare(f.terms.size());
   for (std::size_t i = 0; i < f.terms.size(); ++i) {
     const Term& t = f.terms[i];
     const auto arg = [&](std::size_t k) { return out[static_cast<std::size_t>(t.args[k])]; };
+    const auto infix = [&](const char* op) { return "(" + arg(0) + op + arg(1) + ")"; };
     switch (t.kind) {
       case Term::Kind::x:
         out[i] = x;
         break;
-      case Term::Kind::number: {
-        char text[40];
-        if (floats)
-          std::snprintf(text, sizeof text, "%.9g",
-                        static_cast<double>(static_cast<float>(t.number)));
-        else
-          std::snprintf(text, sizeof text, "%.17g", t.number);
-        out[i] = text;
-        if (out[i].find_first_of(".en") == std::string::npos) out[i] += ".0";
-        if (floats) out[i] += "f";
+      case Term::Kind::y:
+        out[i] = y;
         break;
-      }
+      case Term::Kind::number:
+        if (std::isnan(t.number))
+          out[i] = function ? function("nan") + "()" : "NAN";
+        else
+          out[i] = literal(t.number, floats);
+        break;
       case Term::Kind::neg:
         out[i] = "(-" + arg(0) + ")";
         break;
       case Term::Kind::add:
-        out[i] = "(" + arg(0) + " + " + arg(1) + ")";
+        out[i] = infix(" + ");
         break;
       case Term::Kind::sub:
-        out[i] = "(" + arg(0) + " - " + arg(1) + ")";
+        out[i] = infix(" - ");
         break;
       case Term::Kind::mul:
-        out[i] = "(" + arg(0) + " * " + arg(1) + ")";
+        out[i] = infix(" * ");
         break;
       case Term::Kind::div:
-        out[i] = "(" + arg(0) + " / " + arg(1) + ")";
+        out[i] = infix(" / ");
         break;
-      case Term::Kind::call:
-        out[i] = (function ? function(t.function) : t.function) + "(" + arg(0) + ")";
+      case Term::Kind::compare:
+      case Term::Kind::logic:
+        bare[i] = arg(0) + " " + t.function + " " + arg(1);
+        out[i] = "(" + bare[i] + ")";
         break;
+      case Term::Kind::call: {
+        out[i] = (function ? function(t.function) : t.function) + "(" + arg(0);
+        for (std::size_t k = 1; k < t.args.size(); ++k) out[i] += ", " + arg(k);
+        out[i] += ")";
+        break;
+      }
       case Term::Kind::select:
         out[i] =
-            "(" + arg(0) + " " + t.function + " " + arg(1) + " ? " + arg(2) + " : " + arg(3) + ")";
+            "(" + bare[static_cast<std::size_t>(t.args[0])] + " ? " + arg(1) + " : " + arg(2) + ")";
         break;
     }
   }

@@ -6,6 +6,7 @@
 
 #include "ir/formulas.hpp"
 #include "ir/ops.hpp"
+#include "types/binary_functions.hpp"
 
 namespace ss::ir {
 namespace {
@@ -32,10 +33,10 @@ bool is_step(const Graph& g, const Node& n) {
                  ? out == ElemKind::boolean && all_of_kind(g, n, ElemKind::boolean)
                  : out == ElemKind::f32 && all_of_kind(g, n, ElemKind::f32);
     case Op::binary: {
-      const auto op = static_cast<Binary>(n.sub);
-      if (op == Binary::logical_and || op == Binary::logical_or)
+      const auto result = types::binary_functions().at(static_cast<std::size_t>(n.sub)).result;
+      if (result == types::BinaryResult::logic)
         return out == ElemKind::boolean && all_of_kind(g, n, ElemKind::boolean);
-      const bool comparison = op >= Binary::lt && op <= Binary::ne;
+      const bool comparison = result == types::BinaryResult::comparison;
       return out == (comparison ? ElemKind::boolean : ElemKind::f32) &&
              all_of_kind(g, n, ElemKind::f32);
     }

@@ -10,7 +10,7 @@
 #include "ir/attributes.hpp"
 #include "ir/formulas.hpp"
 #include "ir/ops.hpp"
-#include "types/unary_functions.hpp"
+#include "types/binary_functions.hpp"
 
 namespace ss::ir {
 
@@ -38,6 +38,12 @@ const OpInfo& op_info(Op op) {
 
 const char* op_name(Op op) {
   return op_info(op).name;
+}
+
+std::optional<Op> op_named(std::string_view name) {
+  for (std::size_t k = 0; k < kOpCount; ++k)
+    if (name == op_name(static_cast<Op>(k))) return static_cast<Op>(k);
+  return std::nullopt;
 }
 
 int Graph::add(Node node) {
@@ -140,18 +146,14 @@ namespace {
 
 // The operation a unary, binary or reduce node applies, by name.
 const char* sub_name(Op op, int sub) {
-  static const char* const binary[] = {"add",      "sub",     "mul",     "div", "pow", "mod",
-                                       "floordiv", "maximum", "minimum", "lt",  "le",  "gt",
-                                       "ge",       "eq",      "ne",      "and", "or"};
   static const char* const reduce[] = {"sum", "mean", "max", "min", "logsumexp", "var", "std"};
-  static_assert(std::size(binary) == static_cast<std::size_t>(Binary::logical_or) + 1);
   static_assert(std::size(reduce) == static_cast<std::size_t>(Reduce::std) + 1);
   const auto at = static_cast<std::size_t>(sub);
   switch (op) {
     case Op::unary:
       return at < types::unary_functions().size() ? formula(Unary(sub)).name : "?";
     case Op::binary:
-      return at < std::size(binary) ? binary[at] : "?";
+      return at < types::binary_functions().size() ? types::binary_functions()[at].name : "?";
     case Op::reduce:
       return at < std::size(reduce) ? reduce[at] : "?";
     default:

@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diag/source_map.hpp"
@@ -55,6 +57,8 @@ struct OpInfo {
 
 const OpInfo& op_info(Op op);
 const char* op_name(Op op);
+// The op ops.def names `name` ("softmax"), or nullopt.
+std::optional<Op> op_named(std::string_view name);
 
 struct Node {
   Op op = Op::constant;

@@ -10,24 +10,11 @@ enum class Unary {
 #include "types/unary.def"
 #undef SS_UNARY
 };
+// types/binary.def's rows (each with its formula: ir/formulas.hpp).
 enum class Binary {
-  add,
-  sub,
-  mul,
-  div,
-  pow,
-  mod,
-  floordiv,
-  maximum,
-  minimum,
-  lt,
-  le,
-  gt,
-  ge,
-  eq,
-  ne,
-  logical_and,
-  logical_or,
+#define SS_BINARY(op, name, written, spelled, width, result, formula, integers) op,
+#include "types/binary.def"
+#undef SS_BINARY
 };
 enum class Reduce { sum, mean, max, min, logsumexp, var, std };
 

@@ -1,47 +1,30 @@
 // The built-ins a device function calls, each lowered by its rule, found by
-// name in one table (builtin_rules). The controller's own built-ins (print,
-// load, save...) lower in lower_host.cpp; builtin_lowering.hpp names both,
-// and a test holds every name the checker accepts to one of them.
+// name in one table (builtin_rules) made from check/builtins.def's
+// SS_DEVICE_BUILTIN rows and the functions of types/unary.def and
+// binary.def. The controller's own built-ins (print, load, save...) lower
+// in lower_host.cpp; builtin_lowering.hpp names both, and a test holds
+// every name the checker accepts to one of them.
 #include <algorithm>
 #include <map>
 
 #include "lower/builtin_lowering.hpp"
 #include "lower/lowerer.hpp"
-#include "types/unary_functions.hpp"
+#include "types/binary_functions.hpp"
 
 namespace ss::lower::detail {
 
 const std::map<std::string, Lowerer::BuiltinRule>& Lowerer::builtin_rules() {
   static const std::map<std::string, BuiltinRule> rules = [] {
     std::map<std::string, BuiltinRule> m;
-    const auto add = [&](std::initializer_list<const char*> names, BuiltinRule rule) {
-      for (const char* n : names) m[n] = rule;
-    };
     for (const auto& f : types::unary_functions())
       if (f.spelled == types::Spelled::function) m[f.name] = &Lowerer::unary_function_rule;
-    add({"f32", "bf16", "f16", "i32"}, &Lowerer::cast_rule);
-    add({"dropout"}, &Lowerer::dropout_rule);
-    add({"conv", "max_pool", "avg_pool"}, &Lowerer::window_op);
-    add({"matmul"}, &Lowerer::matmul_rule);
-    add({"where"}, &Lowerer::where_rule);
-    add({"maximum", "minimum"}, &Lowerer::extremum_rule);
-    add({"clip"}, &Lowerer::clip_rule);
-    add({"sum", "mean", "max", "min", "logsumexp", "var", "std"}, &Lowerer::reduction_rule);
-    add({"argmax", "softmax", "log_softmax", "sort", "argsort", "layer_norm", "rms_norm"},
-        &Lowerer::along_axis_rule);
-    add({"cross_entropy"}, &Lowerer::cross_entropy_rule);
-    add({"causal"}, &Lowerer::causal_rule);
-    add({"zeros", "ones", "full"}, &Lowerer::fill_rule);
-    add({"concat", "stack"}, &Lowerer::join_rule);
-    add({"pad"}, &Lowerer::pad_rule);
-    add({"arange"}, &Lowerer::arange_rule);
-    add({"normal", "uniform"}, &Lowerer::random_rule);
-    add({"rearrange", "reduce", "repeat", "einsum"}, &Lowerer::pattern_rule);
-    add({"value_and_grad", "grad"}, &Lowerer::differentiate);
-    add({"update"}, &Lowerer::update_rule);
-    add({"norm"}, &Lowerer::norm_rule);
-    add({"clip_norm"}, &Lowerer::clip_norm_rule);
-    add({"slices"}, &Lowerer::slices_rule);
+    for (const auto& f : types::binary_functions())
+      if (f.spelled == types::Spelled::function) m[f.written] = &Lowerer::binary_function_rule;
+#define SS_DEVICE_BUILTIN(name, check_rule, lower_rule) m[name] = &Lowerer::lower_rule;
+#define SS_HOST_BUILTIN(name, check_rule, host_rule)
+#include "check/builtins.def"
+#undef SS_DEVICE_BUILTIN
+#undef SS_HOST_BUILTIN
     return m;
   }();
   return rules;
@@ -106,11 +89,17 @@ Val Lowerer::where_rule(const std::string&, const Expr& e, Scope& scope) {
                     builtin_arg(e, scope, 2, kind)}));
 }
 
-Val Lowerer::extremum_rule(const std::string& name, const Expr& e, Scope& scope) {
-  const ElemKind kind = type_of(e, scope).elem.kind;
+// types/binary.def's functions (maximum, minimum), their operands in the
+// element type the checker gave both.
+Val Lowerer::binary_function_rule(const std::string& name, const Expr& e, Scope& scope) {
+  const int row = types::binary_function(name, types::Spelled::function);
+  const ElemKind kind =
+      types::yields_bool(types::binary_functions()[static_cast<std::size_t>(row)].result)
+          ? type_of(*e.items[1], scope).elem.kind
+          : type_of(e, scope).elem.kind;
   Node n =
       make(Op::binary, e, scope, {builtin_arg(e, scope, 0, kind), builtin_arg(e, scope, 1, kind)});
-  n.sub = static_cast<int>(name == "maximum" ? Binary::maximum : Binary::minimum);
+  n.sub = row;
   return node(n);
 }
 
@@ -138,12 +127,12 @@ Val Lowerer::reduction_rule(const std::string& name, const Expr& e, Scope& scope
   return node(n);
 }
 
+// An operation along one axis (`over=`), the ops.def row its built-in is
+// named after: argmax, softmax, sort, layer_norm...
 Val Lowerer::along_axis_rule(const std::string& name, const Expr& e, Scope& scope) {
-  static const std::map<std::string, Op> ops = {
-      {"argmax", Op::argmax},    {"softmax", Op::softmax}, {"log_softmax", Op::log_softmax},
-      {"sort", Op::sort},        {"argsort", Op::argsort}, {"layer_norm", Op::layer_norm},
-      {"rms_norm", Op::rms_norm}};
-  Node n = make(ops.at(name), e, scope, {builtin_arg(e, scope, 0, ElemKind::f32)});
+  const auto op = ir::op_named(name);
+  if (!op) throw std::logic_error("check/builtins.def names `" + name + "`, no ops.def row");
+  Node n = make(*op, e, scope, {builtin_arg(e, scope, 0, ElemKind::f32)});
   n.axes = builtin_axes(e);
   if (n.op == Op::argmax || n.op == Op::softmax || n.op == Op::log_softmax) n.keep = keep_of(e);
   if (n.op == Op::layer_norm || n.op == Op::rms_norm) {

@@ -4,6 +4,7 @@
 #include "diag/arithmetic.hpp"
 #include "lower/lowerer.hpp"
 #include "support/scalar_arith.hpp"
+#include "types/binary_functions.hpp"
 
 namespace ss::lower::detail {
 
@@ -168,15 +169,13 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
 }
 
 Val Lowerer::binary(const Expr& e, Scope& scope) {
-  static const std::map<std::string, Binary> ops = {
-      {"+", Binary::add},        {"-", Binary::sub},
-      {"*", Binary::mul},        {"/", Binary::div},
-      {"**", Binary::pow},       {"%", Binary::mod},
-      {"//", Binary::floordiv},  {"<", Binary::lt},
-      {"<=", Binary::le},        {">", Binary::gt},
-      {">=", Binary::ge},        {"==", Binary::eq},
-      {"!=", Binary::ne},        {"and", Binary::logical_and},
-      {"or", Binary::logical_or}};
+  static const std::map<std::string, Binary> ops = [] {  // types/binary.def's operators
+    std::map<std::string, Binary> m;
+    const auto& rows = types::binary_functions();
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      if (rows[k].spelled == types::Spelled::operator_) m[rows[k].written] = Binary(k);
+    return m;
+  }();
   if (e.text == "|>") throw NotLowered("a pipe on a device", e.span);
   const Val l = value(*e.items[0], scope);
   const Val r = value(*e.items[1], scope);

@@ -271,19 +271,17 @@ class HostLowering {
   }
 
   // The controller's built-ins, each lowered by its rule, found by name
-  // (builtin_lowering.hpp names them); a rule's nullopt leaves the call to
+  // (check/builtins.def's SS_HOST_BUILTIN rows); a rule's nullopt leaves the call to
   // the tensor expressions (a pipe stage's name called on a tensor).
   using Rule = std::optional<int> (HostLowering::*)(const std::string& name, const Expr& e);
   static const std::map<std::string, Rule>& rules() {
     static const std::map<std::string, Rule> m = {
-        {"print", &HostLowering::print_rule},    {"range", &HostLowering::sequence_rule},
-        {"shape", &HostLowering::sequence_rule}, {"SGD", &HostLowering::optimizer_rule},
-        {"Adam", &HostLowering::optimizer_rule}, {"AdamW", &HostLowering::optimizer_rule},
-        {"load", &HostLowering::load_rule},      {"save", &HostLowering::file_rule},
-        {"len", &HostLowering::file_rule},       {"write", &HostLowering::write_rule},
-        {"shuffle", &HostLowering::stage_rule},  {"batches", &HostLowering::stage_rule},
-        {"take", &HostLowering::stage_rule},     {"split", &HostLowering::stage_rule},
-        {"map", &HostLowering::stage_rule},      {"whole", &HostLowering::stage_rule}};
+#define SS_DEVICE_BUILTIN(name, check_rule, lower_rule)
+#define SS_HOST_BUILTIN(name, check_rule, host_rule) {name, &HostLowering::host_rule},
+#include "check/builtins.def"
+#undef SS_DEVICE_BUILTIN
+#undef SS_HOST_BUILTIN
+    };
     return m;
   }
 

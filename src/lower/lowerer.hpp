@@ -388,7 +388,7 @@ class Lowerer {
   Val dropout_rule(const std::string& name, const Expr& e, Scope& scope);
   Val matmul_rule(const std::string& name, const Expr& e, Scope& scope);
   Val where_rule(const std::string& name, const Expr& e, Scope& scope);
-  Val extremum_rule(const std::string& name, const Expr& e, Scope& scope);
+  Val binary_function_rule(const std::string& name, const Expr& e, Scope& scope);
   Val clip_rule(const std::string& name, const Expr& e, Scope& scope);
   Val reduction_rule(const std::string& name, const Expr& e, Scope& scope);
   Val along_axis_rule(const std::string& name, const Expr& e, Scope& scope);

@@ -19,6 +19,7 @@
 #include "support/lowered_graphs.hpp"
 #include "support/paths.hpp"
 #include "support/skip.hpp"
+#include "types/binary_functions.hpp"
 
 namespace {
 
@@ -50,6 +51,21 @@ std::string kernel_name(const std::string& source) {
   return source.substr(at, source.find('(', at) - at);
 }
 
+// Compiles kernels' sources as one program and finds each kernel named, in
+// float32 throughout: no double operation, conversion or register.
+void compiles_in_float(const ss::nvrtc::Compiler& nvrtc, const std::string& all,
+                       const std::vector<std::string>& names) {
+  const auto result = nvrtc.compile(all, "kernels.cu", {.sm = 90, .cubin = false}, kOptions);
+  if (const auto* failure = std::get_if<ss::nvrtc::Failure>(&result))
+    FAIL(failure->message << "\n" << failure->log << "\n" << all);
+  const auto& ptx = std::get<ss::nvrtc::Output>(result).code;
+  for (const auto& name : names) {
+    CAPTURE(name);
+    CHECK(ptx.find(".entry " + name + "(") != std::string::npos);
+  }
+  CHECK(ptx.find(".f64") == std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("every fused kernel of the test programs compiles with NVRTC for sm_90") {
@@ -77,17 +93,8 @@ TEST_CASE("every fused kernel of the test programs compiles with NVRTC for sm_90
       names.push_back(kernel_name(source));
     }
     CAPTURE(file);
-    const auto result = nvrtc->compile(all, "kernels.cu", {.sm = 90, .cubin = false}, kOptions);
-    if (const auto* failure = std::get_if<ss::nvrtc::Failure>(&result))
-      FAIL(failure->message << "\n" << failure->log << "\n" << all);
-    const auto& ptx = std::get<ss::nvrtc::Output>(result).code;
-    for (const auto& name : names) {
-      CAPTURE(name);
-      CHECK(ptx.find(".entry " + name + "(") != std::string::npos);
-      ++compiled;
-    }
-    // Float32 throughout: no double operation, conversion or register.
-    CHECK(ptx.find(".f64") == std::string::npos);
+    compiles_in_float(*nvrtc, all, names);
+    compiled += static_cast<int>(names.size());
   }
   CHECK(compiled > 40);
 }
@@ -174,4 +181,35 @@ TEST_CASE("NVRTC's output is kept by content: a second load compiles nothing") {
   ss::cuda::CodeCacheNvrtc damaged(*nvrtc, store);
   damaged.compile(source, "cached.cu", {.sm = 90}, kOptions, &origin);
   CHECK(origin == Origin::compiled);
+}
+
+TEST_CASE("each function of two values is a fused kernel's step in float alone, for NVRTC") {
+  const auto* nvrtc = compiler();
+  if (!nvrtc) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  // Per types/binary.def row: x op y over two float inputs (two bool
+  // inputs for logic), a bool result taken through a where.
+  using Kind = ss::ir::FusedStep::Kind;
+  std::string all;
+  std::vector<std::string> names;
+  const auto& rows = ss::types::binary_functions();
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    ss::ir::FusedKernel kernel;
+    kernel.inputs = {0, 1};
+    const Kind load =
+        rows[k].result == ss::types::BinaryResult::logic ? Kind::load_bool : Kind::load;
+    kernel.steps = {{.kind = load, .a = 0},
+                    {.kind = load, .a = 1},
+                    {.kind = Kind::binary, .sub = static_cast<int>(k), .a = 0, .b = 1}};
+    if (ss::types::yields_bool(rows[k].result)) {
+      kernel.steps.push_back({.kind = Kind::constant, .value = 1.0f});
+      kernel.steps.push_back({.kind = Kind::constant, .value = -1.0f});
+      kernel.steps.push_back({.kind = Kind::where, .a = 2, .b = 3, .c = 4});
+    }
+    names.push_back(std::string("row_") + rows[k].op);
+    all += ss::cuda::elementwise_source(kernel, {0, 0}, names.back());
+  }
+  compiles_in_float(*nvrtc, all, names);
 }

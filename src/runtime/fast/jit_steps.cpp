@@ -4,18 +4,63 @@
 
 #include "ir/formulas.hpp"
 #include "ir/ops.hpp"
+#include "types/binary_functions.hpp"
 
 namespace ss::runtime {
 namespace {
 
-std::int32_t function_id(const std::string& name) {
-  if (name == "exp") return SS_JIT_EXP;
-  if (name == "log") return SS_JIT_LOG;
-  if (name == "tanh") return SS_JIT_TANH;
-  if (name == "erf") return SS_JIT_ERF;
-  if (name == "sqrt") return SS_JIT_SQRT;
-  if (name == "fabs") return SS_JIT_FABS;
-  throw std::logic_error("the JIT has no function `" + name + "`");
+std::int32_t function_id(ir::Term::Function f) {
+  using F = ir::Term::Function;
+  switch (f) {
+    case F::exp:
+      return SS_JIT_EXP;
+    case F::log:
+      return SS_JIT_LOG;
+    case F::tanh:
+      return SS_JIT_TANH;
+    case F::erf:
+      return SS_JIT_ERF;
+    case F::sqrt:
+      return SS_JIT_SQRT;
+    case F::fabs:
+      return SS_JIT_FABS;
+    case F::floor:
+      return SS_JIT_FLOOR;
+    case F::pow:
+      return SS_JIT_POW;
+    case F::fmod:
+      return SS_JIT_FMOD;
+    case F::copysign:
+      return SS_JIT_COPYSIGN;
+    case F::none:
+      break;
+  }
+  throw std::logic_error("the JIT has no such function");
+}
+
+std::int32_t test_id(ir::Term::Test t) {
+  using T = ir::Term::Test;
+  switch (t) {
+    case T::lt:
+      return SS_JIT_LT;
+    case T::le:
+      return SS_JIT_LE;
+    case T::gt:
+      return SS_JIT_GT;
+    case T::ge:
+      return SS_JIT_GE;
+    case T::eq:
+      return SS_JIT_EQ;
+    case T::ne:
+      return SS_JIT_NE;
+    case T::both:
+      return SS_JIT_AND;
+    case T::either:
+      return SS_JIT_OR;
+    case T::none:
+      break;
+  }
+  throw std::logic_error("the JIT has no such test");
 }
 
 class Expander {
@@ -25,17 +70,19 @@ class Expander {
     const auto map = [&](int old) { return old < 0 ? old : at[static_cast<std::size_t>(old)]; };
     for (const auto& s : steps) {
       if (s.kind == ir::FusedStep::Kind::unary) {
-        at.push_back(formula(static_cast<ir::Unary>(s.sub), map(s.a)));
-        continue;
+        at.push_back(unary(static_cast<ir::Unary>(s.sub), map(s.a)));
+      } else if (s.kind == ir::FusedStep::Kind::binary) {
+        at.push_back(binary(static_cast<ir::Binary>(s.sub), map(s.a), map(s.b)));
+      } else {
+        const bool load =
+            s.kind == ir::FusedStep::Kind::load || s.kind == ir::FusedStep::Kind::load_bool;
+        at.push_back(push({.op = static_cast<std::int32_t>(s.kind),
+                           .kind = s.sub,
+                           .a = load ? s.a : map(s.a),
+                           .b = map(s.b),
+                           .c = map(s.c),
+                           .value = s.value}));
       }
-      const bool load =
-          s.kind == ir::FusedStep::Kind::load || s.kind == ir::FusedStep::Kind::load_bool;
-      at.push_back(push({.op = static_cast<std::int32_t>(s.kind),
-                         .kind = s.sub,
-                         .a = load ? s.a : map(s.a),
-                         .b = map(s.b),
-                         .c = map(s.c),
-                         .value = s.value}));
     }
     return std::move(out_);
   }
@@ -45,62 +92,82 @@ class Expander {
     out_.push_back(step);
     return static_cast<std::int32_t>(out_.size()) - 1;
   }
+  std::int32_t push(std::int32_t op, std::int32_t kind, std::int32_t a, std::int32_t b = -1) {
+    return push({.op = op, .kind = kind, .a = a, .b = b, .c = -1});
+  }
 
-  std::int32_t formula(ir::Unary op, std::int32_t x) {
+  // Every function of one value in float: the reference computes kDouble
+  // ones in double, and docs/numerics.md's `fast-elementwise` row bounds
+  // the difference (exp, log, tanh and erf through float vector math,
+  // jit/vector_math.hpp).
+  std::int32_t unary(ir::Unary op, std::int32_t x) {
     if (op == ir::Unary::neg || op == ir::Unary::logical_not)
-      return push(
-          {.op = SS_JIT_UNARY, .kind = static_cast<std::int32_t>(op), .a = x, .b = -1, .c = -1});
+      return push(SS_JIT_UNARY, static_cast<std::int32_t>(op), x);
+    return formula(ir::formula(op), x, -1, false);
+  }
+
+  // A function of two values in float where that gives the reference's
+  // bits (kExact), else widened to double and its number rounded back.
+  std::int32_t binary(ir::Binary op, std::int32_t x, std::int32_t y) {
     const ir::Formula& f = ir::formula(op);
-    // Every formula in float: the reference computes kDouble ones in double,
-    // and docs/numerics.md's `fast-elementwise` row bounds the difference
-    // (exp, log, tanh and erf through float vector math, jit/vector_math.hpp).
+    if (f.width != ir::Formula::kDouble) return formula(f, x, y, false);
+    const std::int32_t value = formula(f, push(SS_JIT_WIDEN, 0, x), push(SS_JIT_WIDEN, 0, y), true);
+    const auto result = types::binary_functions()[static_cast<std::size_t>(op)].result;
+    return types::yields_bool(result) ? value : push(SS_JIT_NARROW, 0, value);
+  }
+
+  // A formula's terms as steps, in order; its numbers doubles when `wide`.
+  std::int32_t formula(const ir::Formula& f, std::int32_t x, std::int32_t y, bool wide) {
     std::vector<std::int32_t> v;
     for (const ir::Term& t : f.terms) {
       const auto arg = [&](std::size_t k) { return v[static_cast<std::size_t>(t.args[k])]; };
-      const auto binary = [&](ir::Binary b, std::int32_t l, std::int32_t r) {
-        return push(
-            {.op = SS_JIT_BINARY, .kind = static_cast<std::int32_t>(b), .a = l, .b = r, .c = -1});
-      };
       switch (t.kind) {
         case ir::Term::Kind::x:
           v.push_back(x);
           break;
+        case ir::Term::Kind::y:
+          v.push_back(y);
+          break;
         case ir::Term::Kind::number:
-          v.push_back(push({.op = SS_JIT_CONSTANT,
-                            .a = -1,
-                            .b = -1,
-                            .c = -1,
-                            .value = static_cast<float>(t.number)}));
+          v.push_back(wide ? push({.op = SS_JIT_WIDE_CONSTANT,
+                                   .a = -1,
+                                   .b = -1,
+                                   .c = -1,
+                                   .wide_value = t.number})
+                           : push({.op = SS_JIT_CONSTANT,
+                                   .a = -1,
+                                   .b = -1,
+                                   .c = -1,
+                                   .value = static_cast<float>(t.number)}));
           break;
         case ir::Term::Kind::neg:
-          v.push_back(push({.op = SS_JIT_UNARY,
-                            .kind = static_cast<std::int32_t>(ir::Unary::neg),
-                            .a = arg(0),
-                            .b = -1,
-                            .c = -1}));
+          v.push_back(push(SS_JIT_UNARY, static_cast<std::int32_t>(ir::Unary::neg), arg(0)));
           break;
         case ir::Term::Kind::add:
-          v.push_back(binary(ir::Binary::add, arg(0), arg(1)));
+          v.push_back(push(SS_JIT_BINARY, SS_JIT_ADD, arg(0), arg(1)));
           break;
         case ir::Term::Kind::sub:
-          v.push_back(binary(ir::Binary::sub, arg(0), arg(1)));
+          v.push_back(push(SS_JIT_BINARY, SS_JIT_SUB, arg(0), arg(1)));
           break;
         case ir::Term::Kind::mul:
-          v.push_back(binary(ir::Binary::mul, arg(0), arg(1)));
+          v.push_back(push(SS_JIT_BINARY, SS_JIT_MUL, arg(0), arg(1)));
           break;
         case ir::Term::Kind::div:
-          v.push_back(binary(ir::Binary::div, arg(0), arg(1)));
+          v.push_back(push(SS_JIT_BINARY, SS_JIT_DIV, arg(0), arg(1)));
+          break;
+        case ir::Term::Kind::compare:
+          v.push_back(push(SS_JIT_COMPARE, test_id(t.test), arg(0), arg(1)));
+          break;
+        case ir::Term::Kind::logic:
+          v.push_back(push(SS_JIT_LOGIC, test_id(t.test), arg(0), arg(1)));
           break;
         case ir::Term::Kind::call:
-          v.push_back(push(
-              {.op = SS_JIT_CALL, .kind = function_id(t.function), .a = arg(0), .b = -1, .c = -1}));
+          v.push_back(
+              push(SS_JIT_CALL, function_id(t.which), arg(0), t.args.size() > 1 ? arg(1) : -1));
           break;
-        case ir::Term::Kind::select: {
-          const auto test =
-              binary(t.function == ">" ? ir::Binary::gt : ir::Binary::eq, arg(0), arg(1));
-          v.push_back(push({.op = SS_JIT_WHERE, .a = test, .b = arg(2), .c = arg(3)}));
+        case ir::Term::Kind::select:
+          v.push_back(push({.op = SS_JIT_WHERE, .a = arg(0), .b = arg(1), .c = arg(2)}));
           break;
-        }
       }
     }
     return v.empty() ? x : v.back();

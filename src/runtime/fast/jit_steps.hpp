@@ -1,8 +1,9 @@
 // A fused kernel's steps as the JIT module takes them (jit/jit_api.h): each
-// function of one value but neg and not spelled as its formula's steps
-// (types/unary.def), widened to double and rounded back where the formula
-// computes in double, so the JIT builds the reference's operations in the
-// reference's order and its results are the reference's bits.
+// function of one value but neg and not, and each of two, spelled as its
+// formula's steps (types/unary.def, types/binary.def) in the reference's
+// order. Functions of one value run in float (docs/numerics.md bounds the
+// difference); of two, in float where that gives the reference's bits
+// (kExact), else widened to double and rounded back, the reference's bits.
 #pragma once
 
 #include <vector>

@@ -4,8 +4,7 @@
 
 #include "ir/formulas.hpp"
 #include "runtime/reference/ops.hpp"
-#include "support/scalar_arith.hpp"
-#include "types/unary_functions.hpp"
+#include "types/binary_functions.hpp"
 
 namespace ss::runtime::reference {
 namespace {
@@ -53,12 +52,6 @@ DType arithmetic_dtype(DType a, DType b) {
   return DType::i32;
 }
 
-bool is_comparison(Binary op) {
-  return op == Binary::lt || op == Binary::le || op == Binary::gt || op == Binary::ge ||
-         op == Binary::eq || op == Binary::ne || op == Binary::logical_and ||
-         op == Binary::logical_or;
-}
-
 }  // namespace
 
 double apply_unary(Unary op, double x) {
@@ -66,43 +59,7 @@ double apply_unary(Unary op, double x) {
 }
 
 double apply_binary(Binary op, double a, double b, bool integers) {
-  switch (op) {
-    case Binary::add:
-      return a + b;
-    case Binary::sub:
-      return a - b;
-    case Binary::mul:
-      return a * b;
-    case Binary::div:
-      return a / b;
-    case Binary::pow:
-      return std::pow(a, b);
-    case Binary::floordiv:
-      return support::numpy_floordiv(a, b, integers);
-    case Binary::mod:
-      return support::numpy_mod(a, b, integers);
-    case Binary::maximum:
-      return std::isnan(a) || std::isnan(b) ? std::nan("") : std::fmax(a, b);
-    case Binary::minimum:
-      return std::isnan(a) || std::isnan(b) ? std::nan("") : std::fmin(a, b);
-    case Binary::lt:
-      return a < b;
-    case Binary::le:
-      return a <= b;
-    case Binary::gt:
-      return a > b;
-    case Binary::ge:
-      return a >= b;
-    case Binary::eq:
-      return a == b;
-    case Binary::ne:
-      return a != b;
-    case Binary::logical_and:
-      return a != 0 && b != 0;
-    case Binary::logical_or:
-      return a != 0 || b != 0;
-  }
-  return 0;
+  return ir::evaluate(ir::formula(op, integers), a, b);  // types/binary.def's formula
 }
 
 RangeError::RangeError(std::int64_t v, std::int64_t b, std::int64_t p)
@@ -144,8 +101,16 @@ Tensor unary(Unary op, const Tensor& x) {
 }
 
 DType binary_dtype(Binary op, DType a, DType b) {
-  if (is_comparison(op)) return DType::boolean;
-  if (op == Binary::div && !is_float(a) && !is_float(b)) return DType::f32;
+  switch (types::binary_functions()[static_cast<std::size_t>(op)].result) {
+    case types::BinaryResult::comparison:
+    case types::BinaryResult::logic:
+      return DType::boolean;
+    case types::BinaryResult::float_type:
+      if (!is_float(a) && !is_float(b)) return DType::f32;
+      break;
+    case types::BinaryResult::same_type:
+      break;
+  }
   return arithmetic_dtype(a, b);
 }
 
@@ -153,8 +118,9 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b) {
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
   const bool integers = !is_float(a.dtype()) && !is_float(b.dtype());
   Tensor out = Tensor::zeros(binary_dtype(op, a.dtype(), b.dtype()), shape);
+  const ir::Formula& f = ir::formula(op, integers);
   for_each_broadcast(shape, {&a, &b}, [&](std::int64_t i, const std::vector<std::int64_t>& at) {
-    out.set(i, apply_binary(op, a.get(at[0]), b.get(at[1]), integers));
+    out.set(i, ir::evaluate(f, a.get(at[0]), b.get(at[1])));
   });
   return out;
 }

@@ -88,7 +88,7 @@ inline Tensor argmax(const Tensor& x, std::int64_t axis, bool keep) {
   });
 }
 inline Tensor log_softmax(const Tensor& x, std::int64_t axis) {
-  return binary(SUB, x, reduce(LOGSUMEXP, x, {axis}, true));
+  return binary(B_SUB, x, reduce(LOGSUMEXP, x, {axis}, true));
 }
 inline Tensor softmax(const Tensor& x, std::int64_t axis) {
   return unary(EXP, log_softmax(x, axis));

@@ -116,53 +116,11 @@ inline std::vector<std::int64_t> offsets(const Tensor& t, const Shape& out) {
 }
 
 // ---- elementwise ----
-enum Binary { ADD, SUB, MUL, DIV, POW, MOD, FLOORDIV, MAX, MIN, LT, LE, GT, GE, EQ, NE, AND, OR };
-
-// The library's unary functions (src/types/unary.def), which the generated
-// file writes above this runtime: enum Unary, unary_result, unary_formula.
+// The library's elementwise functions (src/types/unary.def and binary.def),
+// which the generated file writes above this runtime: enum Unary,
+// unary_result, unary_formula; enum Binary, binary_result, binary_formula.
 inline double unary_of(int op, double x) {
   return unary_formula(op, x);
-}
-inline double binary_of(int op, double a, double b, bool integers) {
-  switch (op) {
-    case ADD:
-      return a + b;
-    case SUB:
-      return a - b;
-    case MUL:
-      return a * b;
-    case DIV:
-      return a / b;
-    case POW:
-      return std::pow(a, b);
-    case FLOORDIV:
-      return integers && b == 0 ? 0 : std::floor(a / b);
-    case MOD: {
-      if (b == 0) return integers ? 0 : std::numeric_limits<double>::quiet_NaN();
-      const double r = std::fmod(a, b);
-      return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-    }
-    case MAX:
-      return std::isnan(a) || std::isnan(b) ? std::nan("") : std::fmax(a, b);
-    case MIN:
-      return std::isnan(a) || std::isnan(b) ? std::nan("") : std::fmin(a, b);
-    case LT:
-      return a < b;
-    case LE:
-      return a <= b;
-    case GT:
-      return a > b;
-    case GE:
-      return a >= b;
-    case EQ:
-      return a == b;
-    case NE:
-      return a != b;
-    case AND:
-      return a != 0 && b != 0;
-    default:
-      return a != 0 || b != 0;  // OR
-  }
 }
 inline DType common(DType a, DType b) {
   if (a == b) return a;
@@ -179,12 +137,13 @@ inline Tensor unary(int op, const Tensor& x) {
 }
 inline Tensor binary(int op, const Tensor& a, const Tensor& b) {
   const bool integers = !is_float(a.dtype) && !is_float(b.dtype);
-  const DType t = op >= LT ? BOOL : (op == DIV && integers) ? F32 : common(a.dtype, b.dtype);
+  const int result = binary_result(op);
+  const DType t = result == 2 ? BOOL : result == 1 && integers ? F32 : common(a.dtype, b.dtype);
   Tensor r = make(t, broadcast_shape(a.shape, b.shape));
   const auto ia = offsets(a, r.shape), ib = offsets(b, r.shape);
   for (std::size_t i = 0; i < r.v.size(); ++i)
-    r.v[i] = store(t, binary_of(op, a.v[static_cast<std::size_t>(ia[i])],
-                                b.v[static_cast<std::size_t>(ib[i])], integers));
+    r.v[i] = store(t, binary_formula(op, a.v[static_cast<std::size_t>(ia[i])],
+                                     b.v[static_cast<std::size_t>(ib[i])], integers));
   return r;
 }
 inline Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {

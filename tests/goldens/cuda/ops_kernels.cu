@@ -14,17 +14,15 @@ __device__ __forceinline__ void ss_store(unsigned char* p, double v) { *p = v !=
 __device__ __forceinline__ double ss_load(const float* p) { return (double)*p; }
 __device__ __forceinline__ double ss_load(const int* p) { return (double)*p; }
 __device__ __forceinline__ double ss_load(const unsigned char* p) { return *p != 0 ? 1.0 : 0.0; }
-__device__ __forceinline__ double ss_mod(double a, double b, bool integers) {
-  if (b == 0.0) return integers ? 0.0 : __longlong_as_double(0x7ff8000000000000LL);
-  const double r = fmod(a, b);
-  return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
-}
-__device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
 __device__ __forceinline__ void ss_store(float* p, float v) { *p = v; }
 __device__ __forceinline__ void ss_store(unsigned char* p, float v) { *p = v != 0.0f ? 1 : 0; }
 __device__ __forceinline__ float ss_loadf(const float* p) { return *p; }
 __device__ __forceinline__ float ss_loadf(const unsigned char* p) { return *p != 0 ? 1.0f : 0.0f; }
+#endif
+#ifndef SS_FORMULA_HELPERS
+#define SS_FORMULA_HELPERS
 __device__ __forceinline__ float ss_nanf() { return __int_as_float(0x7fc00000); }
+__device__ __forceinline__ double ss_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
 #endif
 extern "C" __global__ void mod_i32(const int* __restrict__ a_p, const int* __restrict__ b_p, const float* __restrict__ c_p, int* __restrict__ out, ss_layout l, long long total) {
   for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
@@ -37,7 +35,7 @@ extern "C" __global__ void mod_i32(const int* __restrict__ a_p, const int* __res
     }
     const double a = ss_load(a_p + at[0]);
     const double b = ss_load(b_p + at[1]);
-    ss_store(out + at[3], ss_mod(a, b, true));
+    ss_store(out + at[3], (b == 0.0 ? 0.0 : (a - (floor((a / b)) * b))));
   }
 }
 // Generated (kernels/cuda_ops.cpp).
