@@ -6,7 +6,9 @@
 # peer's at p50, and over ORT's p50 less the Python wheel's own overhead
 # per call (what its C API would cost, estimated); and each case's first
 # call beside its p50 (the load plans and compiles, so the first call
-# shouldn't: at most 3x), with the load's time.
+# shouldn't: at most 3x), with the load's time, and beside a warm call
+# after the caches are flushed (`cold`: what reading the weights from
+# memory costs, which no plan can save), ours and the peer's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 threads=${1:-1}
@@ -20,23 +22,24 @@ echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $threads thread(s)"
 overhead=$(awk '$1 == "ort" && $2 == "overhead" { print $3 }' "$work/peers")
 echo "ONNX Runtime's Python wheel overhead per call (Neg of one float, IOBinding): ${overhead:--} us p50"
 echo "load (check, lower, plan: kernels compiled): $(awk '$1 == "load" { print $2 }' "$work/ours") us"
-printf '%-22s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "case" "ours p50" "ours p99" "peer p50" \
-  "peer p99" "vs peer" "vs C est" "p99/p50" "1st call" "1st/p50"
+printf '%-22s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "case" "ours p50" "ours p99" \
+  "peer p50" "peer p99" "vs peer" "vs C est" "p99/p50" "1st call" "1st/p50" "cold" "peer 1st" \
+  "peer cold"
 for name in forward_b1 forward_b64 train_b64; do
   case $name in
     forward_*) ours=$(awk -v n="resident_${name#forward_}" '$1 == n' "$work/ours") peer=ort ;;
     *) ours=$(awk -v n="$name" '$1 == n' "$work/ours") peer=torch ;;
   esac
-  theirs=$(awk -v p="$peer" -v n="$name" '$1 == p && $2 == n { print $3, $4 }' "$work/peers")
-  read -r _ p50 p99 _ first <<<"$ours"
-  read -r t50 t99 <<<"${theirs:-- -}"
+  theirs=$(awk -v p="$peer" -v n="$name" '$1 == p && $2 == n { print $3, $4, $6, $7 }' "$work/peers")
+  read -r _ p50 p99 _ first cold <<<"$ours"
+  read -r t50 t99 tfirst tcold <<<"${theirs:-- - - -}"
   ratio=$([[ $t50 != - ]] && awk "BEGIN { printf \"%.2f\", $p50 / $t50 }" || echo -)
   cest=-
   [[ $peer == ort && $t50 != - && -n $overhead ]] &&
     cest=$(awk "BEGIN { printf \"%.2f\", $p50 / ($t50 - $overhead) }")
-  printf '%-22s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "$name ($peer)" "$p50" "$p99" "$t50" "$t99" \
-    "$ratio" "$cest" "$(awk "BEGIN { printf \"%.2f\", $p99 / $p50 }")" "$first" \
-    "$(awk "BEGIN { printf \"%.2f\", $first / $p50 }")"
+  printf '%-22s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "$name ($peer)" "$p50" "$p99" \
+    "$t50" "$t99" "$ratio" "$cest" "$(awk "BEGIN { printf \"%.2f\", $p99 / $p50 }")" "$first" \
+    "$(awk "BEGIN { printf \"%.2f\", $first / $p50 }")" "$cold" "$tfirst" "$tcold"
 done
 awk '$1 ~ /^per_call/ { printf "weights passed per call (the named-tensor path): %s p50 %s us, p99 %s us\n", $1, $2, $3 }' "$work/ours"
 grep '^#' "$work/peers" || true

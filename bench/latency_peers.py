@@ -6,7 +6,9 @@ calls timed, input and output bound once (IOBinding: the wheel's nearest
 to handing over output buffers); the wheel's own overhead per call,
 measured the same way on a model that negates one float; and a PyTorch
 training step (forward, cross-entropy, backward, AdamW) at batch 64, 1,000
-calls. Prints `peer name p50 p99 mean` lines, in microseconds.
+calls. Prints `peer name p50 p99 mean first cold` lines, in microseconds
+(`first`: the session's first call; `cold`: a warm call after the caches
+are flushed, the mean of 20, as bench_latency measures its own).
 
     pip install onnx onnxruntime torch && python3 bench/latency_peers.py
 """
@@ -19,16 +21,28 @@ import numpy as np
 THREADS = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 
 
+JUNK = np.zeros(64 << 20, np.uint8)  # 64 MB: pushes the model out of the caches
+
+
 def timed(f, calls, warm=100):
+    clock = time.perf_counter
+    start = clock()
+    f()
+    first = (clock() - start) * 1e6
     for _ in range(warm):
         f()
     us = np.empty(calls)
-    clock = time.perf_counter
     for i in range(calls):
         start = clock()
         f()
         us[i] = (clock() - start) * 1e6
-    return np.percentile(us, 50), np.percentile(us, 99), us.mean()
+    cold = 0.0
+    for _ in range(20):
+        JUNK[::64] += 1
+        start = clock()
+        f()
+        cold += (clock() - start) * 1e6 / 20
+    return np.percentile(us, 50), np.percentile(us, 99), us.mean(), first, cold
 
 
 def identity():
@@ -59,9 +73,10 @@ def ort_rows():
     model, output = onnx_mlp()
     for b in (1, 64):
         x = np.random.default_rng(1).standard_normal((b, 784)).astype(np.float32)
-        print("ort forward_b%d %.1f %.1f %.1f" % ((b,) + timed(bound(model, output, x, (b, 10)), 10000)))
+        print("ort forward_b%d %.1f %.1f %.1f %.1f %.1f" %
+              ((b,) + timed(bound(model, output, x, (b, 10)), 10000)))
     one = np.ones(1, np.float32)
-    print("ort overhead %.1f %.1f %.1f" % timed(bound(identity(), "y", one, (1,)), 10000))
+    print("ort overhead %.1f %.1f %.1f %.1f %.1f" % timed(bound(identity(), "y", one, (1,)), 10000))
 
 
 def torch_rows():
@@ -80,7 +95,7 @@ def torch_rows():
         loss_fn(model(x), y).backward()
         opt.step()
 
-    print("torch train_b64 %.1f %.1f %.1f" % timed(step, 1000))
+    print("torch train_b64 %.1f %.1f %.1f %.1f %.1f" % timed(step, 1000))
 
 
 for rows in (ort_rows, torch_rows):

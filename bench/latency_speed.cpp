@@ -3,9 +3,10 @@
 // and 64 called 10,000 times each into the host's output buffer, every
 // call timed; and a training step with the model and its AdamW resident
 // (`step(mut m, mut opt, batch)`), 1,000 calls at batch 64. Prints
-// `name p50 p99 mean first` lines (microseconds; `first`: the module's or
-// the batch size's first call, untimed warm-up aside) and `load US` for
-// bench/latency.sh, and the
+// `name p50 p99 mean first cold` lines (microseconds; `first`: the
+// module's or the batch size's first call, untimed warm-up aside; `cold`:
+// a warm call after the caches are flushed, the mean of 20, what the first
+// call's memory traffic costs) and `load US` for bench/latency.sh, and the
 // same forward with the weights passed per call (the named-tensor path)
 // for comparison. `bench_latency [THREADS]`.
 #include <algorithm>
@@ -22,12 +23,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Pushes the model and the code out of the CPU's caches: 64 MB touched, a
+// byte a cache line (more than any L3 this runs on holds for one core).
+void flush_caches() {
+  static std::vector<unsigned char> junk(std::size_t{64} << 20);
+  for (std::size_t i = 0; i < junk.size(); i += 64)
+    junk[i] = static_cast<unsigned char>(junk[i] + 1);
+}
+
 void report(const char* name, std::int64_t batch, const std::function<void()>& call, int calls) {
   // The first call: the load planned and compiled everything, so only the
   // buffer pool is cold.
-  const auto cold = Clock::now();
+  const auto began = Clock::now();
   call();
-  const double first = std::chrono::duration<double, std::micro>(Clock::now() - cold).count();
+  const double first = std::chrono::duration<double, std::micro>(Clock::now() - began).count();
   for (int i = 0; i < 100; ++i) call();  // warm: pools filled, caches hot
   std::vector<double> us(static_cast<std::size_t>(calls));
   for (auto& t : us) {
@@ -37,10 +46,17 @@ void report(const char* name, std::int64_t batch, const std::function<void()>& c
   }
   double total = 0;
   for (const double t : us) total += t;
+  double cold = 0;
+  for (int i = 0; i < 20; ++i) {
+    flush_caches();
+    const auto start = Clock::now();
+    call();
+    cold += std::chrono::duration<double, std::micro>(Clock::now() - start).count() / 20;
+  }
   std::sort(us.begin(), us.end());
   const auto at = [&](double q) { return us[static_cast<std::size_t>(q * (us.size() - 1))]; };
-  std::printf("%s_b%lld %.1f %.1f %.1f %.1f\n", name, static_cast<long long>(batch), at(0.5),
-              at(0.99), total / static_cast<double>(us.size()), first);
+  std::printf("%s_b%lld %.1f %.1f %.1f %.1f %.1f\n", name, static_cast<long long>(batch), at(0.5),
+              at(0.99), total / static_cast<double>(us.size()), first, cold);
 }
 
 }  // namespace
