@@ -8,16 +8,31 @@
 # call beside its p50 (the load plans and compiles, so the first call
 # shouldn't: at most 3x), with the load's time, and beside a warm call
 # after the caches are flushed (`cold`: what reading the weights from
-# memory costs, which no plan can save), ours and the peer's.
+# memory costs, which no plan can save), ours and the peer's. Then the
+# forward beside ONNX Runtime's C API, no Python in its loop
+# (bench_ort_c_latency over the wheel's libonnxruntime.so): p50, p99,
+# p99.9 and max over 100,000 calls at batch 1 and 10,000 at batch 64.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 threads=${1:-1}
-[[ -x build/default/bin/bench_latency ]] || scripts/build default >/dev/null
+[[ -x build/default/bin/bench_latency && -x build/default/bin/bench_ort_c_latency ]] ||
+  scripts/build default >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 build/default/bin/bench_latency "$threads" >"$work/ours"
 "${PYTHON:-python3}" bench/latency_peers.py "$threads" >"$work/peers" 2>/dev/null ||
   echo "# no peers" >"$work/peers"
+# ONNX Runtime's C API: the wheel's library, the same MLP as a file.
+ort_lib=$("${PYTHON:-python3}" -c 'import glob, os, onnxruntime
+print(sorted(glob.glob(os.path.join(os.path.dirname(onnxruntime.__file__), "capi", "libonnxruntime.so*")))[0])' 2>/dev/null || true)
+ort_output=$("${PYTHON:-python3}" -c 'import sys; sys.path.insert(0, "bench")
+from onnx_mlp import onnx_mlp
+model, output = onnx_mlp(); open(sys.argv[1], "wb").write(model); print(output)' "$work/mlp.onnx" 2>/dev/null || true)
+if [[ -n $ort_lib && -n $ort_output ]]; then
+  build/default/bin/bench_ort_c_latency "$ort_lib" "$work/mlp.onnx" "$ort_output" "$threads" \
+    >"$work/ortc" 2>&1 || true
+fi
+touch "$work/ortc"
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $threads thread(s)"
 overhead=$(awk '$1 == "ort" && $2 == "overhead" { print $3 }' "$work/peers")
 echo "ONNX Runtime's Python wheel overhead per call (Neg of one float, IOBinding): ${overhead:--} us p50"
@@ -43,3 +58,17 @@ for name in forward_b1 forward_b64 train_b64; do
 done
 awk '$1 ~ /^per_call/ { printf "weights passed per call (the named-tensor path): %s p50 %s us, p99 %s us\n", $1, $2, $3 }' "$work/ours"
 grep '^#' "$work/peers" || true
+if grep -q '^ortc ' "$work/ortc"; then
+  echo
+  echo "ONNX Runtime's C API ($(basename "$ort_lib")), no Python in the loop:"
+  printf '%-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "case" "ours p50" "C API p50" "ours/C" \
+    "ours p99" "C p99" "ours p999" "C p999" "ours max" "C max"
+  for b in 1 64; do
+    read -r _ p50 p99 _ _ _ p999 max <<<"$(awk -v n="resident_b$b" '$1 == n' "$work/ours")"
+    read -r _ _ c50 c99 c999 cmax _ <<<"$(awk -v n="forward_b$b" '$1 == "ortc" && $2 == n' "$work/ortc")"
+    printf '%-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "forward_b$b" "$p50" "$c50" \
+      "$(awk "BEGIN { printf \"%.2f\", $p50 / $c50 }")" "$p99" "$c99" "$p999" "$c999" "$max" "$cmax"
+  done
+else
+  echo "# ONNX Runtime's C API: not measured ($(head -c 200 "$work/ortc"))"
+fi

@@ -1,12 +1,13 @@
 // Latency with a resident model, as a game or robot calls it: the MLP
 // 784-256-256-10 made once as a value, its forward (`logits`) at batch 1
-// and 64 called 10,000 times each into the host's output buffer, every
-// call timed; and a training step with the model and its AdamW resident
+// and 64 called 100,000 and 10,000 times into the host's output buffer,
+// every call timed; and a training step with the model and its AdamW resident
 // (`step(mut m, mut opt, batch)`), 1,000 calls at batch 64. Prints
-// `name p50 p99 mean first cold` lines (microseconds; `first`: the
-// module's or the batch size's first call, untimed warm-up aside; `cold`:
-// a warm call after the caches are flushed, the mean of 20, what the first
-// call's memory traffic costs) and `load US` for bench/latency.sh, and the
+// `name p50 p99 mean first cold p999 max` lines (microseconds; `first`:
+// the module's or the batch size's first call, untimed warm-up aside;
+// `cold`: a warm call after the caches are flushed, the mean of 20, what
+// the first call's memory traffic costs) and `load US` for
+// bench/latency.sh, and the
 // same forward with the weights passed per call (the named-tensor path)
 // for comparison. `bench_latency [THREADS]`.
 #include <algorithm>
@@ -55,8 +56,9 @@ void report(const char* name, std::int64_t batch, const std::function<void()>& c
   }
   std::sort(us.begin(), us.end());
   const auto at = [&](double q) { return us[static_cast<std::size_t>(q * (us.size() - 1))]; };
-  std::printf("%s_b%lld %.1f %.1f %.1f %.1f %.1f\n", name, static_cast<long long>(batch), at(0.5),
-              at(0.99), total / static_cast<double>(us.size()), first, cold);
+  std::printf("%s_b%lld %.1f %.1f %.1f %.1f %.1f %.1f %.1f\n", name, static_cast<long long>(batch),
+              at(0.5), at(0.99), total / static_cast<double>(us.size()), first, cold, at(0.999),
+              us.back());
 }
 
 }  // namespace
@@ -84,7 +86,8 @@ int main(int argc, char** argv) {
         [&] {
           if (!mod.call_into("logits", args, into)) std::abort();
         },
-        10000);
+        b == 1 ? 100000 : 10000);  // as bench_ort_c_latency counts
+
     std::map<std::string, ss::Tensor> named;
     for (const auto& [path, t] : model.tensors()) named["m." + path] = t;
     named["x"] = ss::Tensor::view(x.data(), {b, 784});

@@ -1,0 +1,186 @@
+/* ONNX Runtime through its C API, no Python in the timed loop: the peer of
+ * bench_latency in bench/latency.sh. The onnxruntime wheel ships
+ * libonnxruntime.so without its header, so this opens the library with
+ * dlopen and calls the OrtApi table by slot: ORT only appends to the
+ * table (each function says the API version that added it), so the slots
+ * below, those of the C API's first versions, hold in every later one.
+ *
+ *   bench_ort_c_latency LIBONNXRUNTIME MODEL.onnx OUTPUT_NAME [THREADS]
+ *
+ * The model takes `x` [b 784] and gives OUTPUT_NAME [b 10] (bench/
+ * onnx_mlp.py's MLP). Input and output are the caller's buffers, wrapped
+ * once (CreateTensorWithDataAsOrtValue), so Run writes into ours as
+ * call_into does. Prints `ortc forward_bB p50 p99 p999 max first` lines in
+ * microseconds: 100,000 calls at batch 1, 10,000 at batch 64, after 100
+ * untimed ones (`first`: the session's first call). */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The OrtApi slots used (onnxruntime_c_api.h's order). */
+enum {
+  kGetErrorMessage = 2,
+  kCreateEnv = 3,
+  kCreateSessionFromArray = 8,
+  kRun = 9,
+  kCreateSessionOptions = 10,
+  kSetIntraOpNumThreads = 24,
+  kSetInterOpNumThreads = 25,
+  kCreateTensorWithDataAsOrtValue = 49,
+  kCreateCpuMemoryInfo = 69,
+  kReleaseEnv = 92,
+  kReleaseMemoryInfo = 94,
+  kReleaseSession = 95,
+  kReleaseValue = 96,
+  kReleaseSessionOptions = 100,
+  kApiVersion = 17 /* what the slots above need; any later library serves it */
+};
+
+typedef void* Status; /* OrtStatus*, null on success */
+typedef struct {
+  const void* (*get_api)(uint32_t version);
+  const char* (*version_string)(void);
+} ApiBase;
+
+static const void* const* api;
+
+#define SLOT(type, index) ((type)api[index])
+
+static void check(Status s, const char* what) {
+  if (!s) return;
+  const char* (*message)(const void*) = SLOT(const char* (*)(const void*), kGetErrorMessage);
+  fprintf(stderr, "bench_ort_c_latency: %s: %s\n", what, message(s));
+  exit(1);
+}
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int ascending(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static void* read_all(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *size = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void* bytes = malloc(*size);
+  if (fread(bytes, 1, *size, f) != *size) {
+    free(bytes);
+    bytes = NULL;
+  }
+  fclose(f);
+  return bytes;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s LIBONNXRUNTIME MODEL.onnx OUTPUT_NAME [THREADS]\n", argv[0]);
+    return 2;
+  }
+  const int threads = argc > 4 ? atoi(argv[4]) : 1;
+  void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "bench_ort_c_latency: %s\n", dlerror());
+    return 1;
+  }
+  const ApiBase* (*get_base)(void) = (const ApiBase* (*)(void))dlsym(lib, "OrtGetApiBase");
+  if (!get_base) {
+    fprintf(stderr, "bench_ort_c_latency: no OrtGetApiBase in %s\n", argv[1]);
+    return 1;
+  }
+  api = (const void* const*)get_base()->get_api(kApiVersion);
+  if (!api) {
+    fprintf(stderr, "bench_ort_c_latency: the library refuses API version %d\n", kApiVersion);
+    return 1;
+  }
+  size_t model_size = 0;
+  void* model = read_all(argv[2], &model_size);
+  if (!model) {
+    fprintf(stderr, "bench_ort_c_latency: can't read %s\n", argv[2]);
+    return 1;
+  }
+
+  void *env = NULL, *options = NULL, *session = NULL, *memory = NULL;
+  check(SLOT(Status (*)(int, const char*, void**), kCreateEnv)(3 /* error */, "bench", &env),
+        "CreateEnv");
+  check(SLOT(Status (*)(void**), kCreateSessionOptions)(&options), "CreateSessionOptions");
+  check(SLOT(Status (*)(void*, int), kSetIntraOpNumThreads)(options, threads),
+        "SetIntraOpNumThreads");
+  check(SLOT(Status (*)(void*, int), kSetInterOpNumThreads)(options, 1), "SetInterOpNumThreads");
+  check(SLOT(Status (*)(void*, const void*, size_t, void*, void**), kCreateSessionFromArray)(
+            env, model, model_size, options, &session),
+        "CreateSessionFromArray");
+  check(SLOT(Status (*)(int, int, void**), kCreateCpuMemoryInfo)(0 /* device allocator */,
+                                                                  0 /* default */, &memory),
+        "CreateCpuMemoryInfo");
+
+  Status (*create_tensor)(const void*, void*, size_t, const int64_t*, size_t, int, void**) =
+      SLOT(Status (*)(const void*, void*, size_t, const int64_t*, size_t, int, void**),
+           kCreateTensorWithDataAsOrtValue);
+  Status (*run)(void*, const void*, const char* const*, const void* const*, size_t,
+                const char* const*, size_t, void**) =
+      SLOT(Status (*)(void*, const void*, const char* const*, const void* const*, size_t,
+                      const char* const*, size_t, void**),
+           kRun);
+  void (*release_value)(void*) = SLOT(void (*)(void*), kReleaseValue);
+
+  const int64_t batches[2] = {1, 64};
+  const int counts[2] = {100000, 10000};
+  for (int c = 0; c < 2; ++c) {
+    const int64_t b = batches[c];
+    float* x = malloc((size_t)b * 784 * sizeof(float));
+    float* y = malloc((size_t)b * 10 * sizeof(float));
+    srand(1);
+    for (int64_t k = 0; k < b * 784; ++k) x[k] = (float)rand() / (float)RAND_MAX - 0.5f;
+    const int64_t x_shape[2] = {b, 784}, y_shape[2] = {b, 10};
+    void *in = NULL, *out = NULL;
+    check(create_tensor(memory, x, (size_t)b * 784 * sizeof(float), x_shape, 2, 1 /* float */, &in),
+          "CreateTensorWithDataAsOrtValue");
+    check(create_tensor(memory, y, (size_t)b * 10 * sizeof(float), y_shape, 2, 1, &out),
+          "CreateTensorWithDataAsOrtValue");
+    const char* in_names[1] = {"x"};
+    const char* out_names[1] = {argv[3]};
+    const void* inputs[1] = {in};
+    void* outputs[1] = {out};
+    const double began = now_us();
+    check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+    const double first = now_us() - began;
+    for (int k = 0; k < 100; ++k) check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+    double* us = malloc((size_t)counts[c] * sizeof(double));
+    for (int k = 0; k < counts[c]; ++k) {
+      const double start = now_us();
+      check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+      us[k] = now_us() - start;
+    }
+    if (outputs[0] != out) {
+      fprintf(stderr, "bench_ort_c_latency: Run replaced the caller's output\n");
+      return 1;
+    }
+    qsort(us, (size_t)counts[c], sizeof(double), ascending);
+    const int n = counts[c];
+    printf("ortc forward_b%lld %.1f %.1f %.1f %.1f %.1f\n", (long long)b, us[n / 2],
+           us[(int)(0.99 * (n - 1))], us[(int)(0.999 * (n - 1))], us[n - 1], first);
+    release_value(in);
+    release_value(out);
+    free(us);
+    free(x);
+    free(y);
+  }
+  SLOT(void (*)(void*), kReleaseMemoryInfo)(memory);
+  SLOT(void (*)(void*), kReleaseSession)(session);
+  SLOT(void (*)(void*), kReleaseSessionOptions)(options);
+  SLOT(void (*)(void*), kReleaseEnv)(env);
+  free(model);
+  return 0;
+}
