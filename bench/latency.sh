@@ -11,7 +11,8 @@
 # memory costs, which no plan can save), ours and the peer's. Then the
 # forward beside ONNX Runtime's C API, no Python in its loop
 # (bench_ort_c_latency over the wheel's libonnxruntime.so): p50, p99,
-# p99.9 and max over 100,000 calls at batch 1 and 10,000 at batch 64.
+# p99.9 and max over 100,000 calls at batch 1 and 10,000 at batch 64, and
+# our heap allocations per call; and the per-call floor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 threads=${1:-1}
@@ -61,14 +62,16 @@ grep '^#' "$work/peers" || true
 if grep -q '^ortc ' "$work/ortc"; then
   echo
   echo "ONNX Runtime's C API ($(basename "$ort_lib")), no Python in the loop:"
-  printf '%-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "case" "ours p50" "C API p50" "ours/C" \
-    "ours p99" "C p99" "ours p999" "C p999" "ours max" "C max"
+  printf '%-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "case" "ours p50" "C API p50" \
+    "ours/C" "ours p99" "C p99" "ours p999" "C p999" "ours max" "C max" "allocs"
   for b in 1 64; do
-    read -r _ p50 p99 _ _ _ p999 max <<<"$(awk -v n="resident_b$b" '$1 == n' "$work/ours")"
+    read -r _ p50 p99 _ _ _ p999 max allocs <<<"$(awk -v n="resident_b$b" '$1 == n' "$work/ours")"
     read -r _ _ c50 c99 c999 cmax _ <<<"$(awk -v n="forward_b$b" '$1 == "ortc" && $2 == n' "$work/ortc")"
-    printf '%-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "forward_b$b" "$p50" "$c50" \
-      "$(awk "BEGIN { printf \"%.2f\", $p50 / $c50 }")" "$p99" "$c99" "$p999" "$c999" "$max" "$cmax"
+    printf '%-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n' "forward_b$b" "$p50" "$c50" \
+      "$(awk "BEGIN { printf \"%.2f\", $p50 / $c50 }")" "$p99" "$c99" "$p999" "$c999" "$max" "$cmax" \
+      "$allocs"
   done
 else
   echo "# ONNX Runtime's C API: not measured ($(head -c 200 "$work/ortc"))"
 fi
+awk '$1 == "floor_b4" { printf "the per-call floor (x * 1.0 on four floats, call_into): p50 %s us, p99 %s us, %s allocations a call\n", $2, $3, $9 }' "$work/ours"

@@ -3,13 +3,15 @@
 // and 64 called 100,000 and 10,000 times into the host's output buffer,
 // every call timed; and a training step with the model and its AdamW resident
 // (`step(mut m, mut opt, batch)`), 1,000 calls at batch 64. Prints
-// `name p50 p99 mean first cold p999 max` lines (microseconds; `first`:
+// `name p50 p99 mean first cold p999 max allocs` lines (microseconds;
+// `allocs`: heap allocations per steady call; `first`:
 // the module's or the batch size's first call, untimed warm-up aside;
 // `cold`: a warm call after the caches are flushed, the mean of 20, what
 // the first call's memory traffic costs) and `load US` for
 // bench/latency.sh, and the
 // same forward with the weights passed per call (the named-tensor path)
-// for comparison. `bench_latency [THREADS]`.
+// for comparison, and the per-call floor (`floor_b4`: `x * 1.0` on four
+// floats). `bench_latency [THREADS]`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "models.hpp"
 
 namespace {
@@ -40,11 +43,15 @@ void report(const char* name, std::int64_t batch, const std::function<void()>& c
   const double first = std::chrono::duration<double, std::micro>(Clock::now() - began).count();
   for (int i = 0; i < 100; ++i) call();  // warm: pools filled, caches hot
   std::vector<double> us(static_cast<std::size_t>(calls));
+  const long allocated = ss::bench::allocations();
   for (auto& t : us) {
     const auto start = Clock::now();
     call();
     t = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
   }
+  // (the timing vector was sized before: the loop itself allocates nothing)
+  const double per_call =
+      static_cast<double>(ss::bench::allocations() - allocated) / static_cast<double>(calls);
   double total = 0;
   for (const double t : us) total += t;
   double cold = 0;
@@ -56,9 +63,9 @@ void report(const char* name, std::int64_t batch, const std::function<void()>& c
   }
   std::sort(us.begin(), us.end());
   const auto at = [&](double q) { return us[static_cast<std::size_t>(q * (us.size() - 1))]; };
-  std::printf("%s_b%lld %.1f %.1f %.1f %.1f %.1f %.1f %.1f\n", name, static_cast<long long>(batch),
-              at(0.5), at(0.99), total / static_cast<double>(us.size()), first, cold, at(0.999),
-              us.back());
+  std::printf("%s_b%lld %.1f %.1f %.1f %.1f %.1f %.1f %.1f %.1f\n", name,
+              static_cast<long long>(batch), at(0.5), at(0.99),
+              total / static_cast<double>(us.size()), first, cold, at(0.999), us.back(), per_call);
 }
 
 }  // namespace
@@ -98,6 +105,22 @@ int main(int argc, char** argv) {
         },
         10000);
   }
+  // The per-call floor: a function of four floats that does next to nothing.
+  const ss::Module trivial =
+      engine.load_source("fn scale(x: [4]) -> [4]:\n    return x * 1.0\n", "floor.ss");
+  if (!trivial) {
+    for (const auto& d : trivial.diagnostics()) std::fprintf(stderr, "%s", d.render().c_str());
+    return 1;
+  }
+  std::vector<float> four = {1, 2, 3, 4}, four_out(4);
+  const std::vector<ss::Arg> four_args{ss::Tensor::view(four.data(), {4})};
+  const std::vector<ss::Tensor> four_into{ss::Tensor::view(four_out.data(), {4})};
+  report(
+      "floor", 4,
+      [&] {
+        if (!trivial.call_into("scale", four_args, four_into)) std::abort();
+      },
+      100000);
   ss::Value m = mod.copy(model);
   ss::Value opt = mod.make_optimizer("AdamW", m, {{"lr", 1e-3}});
   const std::int64_t b = 64;
