@@ -80,7 +80,7 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
   }
   if (zeroed) std::memset(data, 0, rounded);
   try {
-    auto buffer = std::shared_ptr<Buffer>(new Buffer(data, bytes, rounded, true));
+    auto buffer = make(data, bytes, rounded, true);
     buffer->budget_ = budget;
     return buffer;
   } catch (...) {
@@ -91,7 +91,15 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
 }
 
 std::shared_ptr<Buffer> Buffer::borrow(void* data, std::size_t bytes) {
-  return std::shared_ptr<Buffer>(new Buffer(data, bytes, bytes, false));
+  return make(data, bytes, bytes, false);
+}
+
+std::shared_ptr<Buffer> Buffer::make(void* data, std::size_t bytes, std::size_t capacity,
+                                     bool owned) {
+  struct Made : Buffer {  // make_shared needs a public constructor
+    Made(void* d, std::size_t b, std::size_t c, bool o) : Buffer(d, b, c, o) {}
+  };
+  return std::make_shared<Made>(data, bytes, capacity, owned);
 }
 
 std::shared_ptr<Buffer> Buffer::deferred(std::size_t bytes, std::function<void(void*)> fetch,

@@ -112,6 +112,9 @@ class Buffer {
   Buffer(void* data, std::size_t bytes, std::size_t capacity, bool owned)
       : data_(data), bytes_(bytes), capacity_(capacity), owned_(owned) {}
   void fetch() const;
+  // The buffer and its reference count in one allocation.
+  static std::shared_ptr<Buffer> make(void* data, std::size_t bytes, std::size_t capacity,
+                                      bool owned);
   void* data_;
   std::size_t bytes_;
   std::size_t capacity_;  // what was taken from the pool
