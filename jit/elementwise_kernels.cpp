@@ -27,7 +27,6 @@ struct Builder {
 
   llvm::Value* wide(llvm::Value* x) { return b.CreateFPExt(x, f64()); }
   llvm::Value* narrow(llvm::Value* x) { return b.CreateFPTrunc(x, f32()); }
-  llvm::Value* d(double v) { return llvm::ConstantFP::get(f64(), v); }
 
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
     return b.CreateUnaryIntrinsic(id, x);

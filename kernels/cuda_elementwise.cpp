@@ -62,19 +62,17 @@ std::string unary(int kind, const std::string& x) {
   return "(float)" + ir::render(ir::formula(op), x, float_function, true);
 }
 
-std::string binary(int kind, const std::string& x, const std::string& y) {
-  const auto op = static_cast<Binary>(kind);
-  const std::string value = ir::render(ir::formula(op), x, float_function, true, y);
-  return types::yields_bool(types::binary_functions().at(static_cast<std::size_t>(kind)).result)
-             ? value
-             : "(float)" + value;
+std::string binary(int kind, const std::string& x, const std::string& y, bool boolean) {
+  const std::string value =
+      ir::render(ir::formula(static_cast<Binary>(kind)), x, float_function, true, y);
+  return boolean ? value : "(float)" + value;
 }
 
 bool yields_bool(const FusedStep& s) {
   if (s.kind == FusedStep::Kind::load_bool) return true;
   if (s.kind == FusedStep::Kind::unary) return static_cast<Unary>(s.sub) == Unary::logical_not;
   if (s.kind != FusedStep::Kind::binary) return false;
-  return types::yields_bool(types::binary_functions().at(static_cast<std::size_t>(s.sub)).result);
+  return types::yields_bool(types::binary_result(s.sub));
 }
 
 }  // namespace
@@ -139,7 +137,7 @@ std::string elementwise_source(const ir::FusedKernel& kernel,
         out << unary(st.sub, v(st.a));
         break;
       case FusedStep::Kind::binary:
-        out << binary(st.sub, v(st.a), v(st.b));
+        out << binary(st.sub, v(st.a), v(st.b), boolean);
         break;
       case FusedStep::Kind::where:
         out << "(" << v(st.a) << " ? " << v(st.b) << " : " << v(st.c) << ")";

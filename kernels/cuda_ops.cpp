@@ -50,8 +50,7 @@ std::string binary_expression(ir::Binary op, bool integers, bool floats) {
   const std::string value =
       floats ? ir::render(ir::formula(op), "a", float_function, true, "b")
              : ir::render(ir::formula(op, integers), "a", double_function, false, "b");
-  if (!types::yields_bool(types::binary_functions().at(static_cast<std::size_t>(op)).result))
-    return value;
+  if (!types::yields_bool(types::binary_result(static_cast<int>(op)))) return value;
   return "(" + value + (floats ? " ? 1.0f : 0.0f)" : " ? 1.0 : 0.0)");
 }
 

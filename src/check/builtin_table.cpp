@@ -12,12 +12,12 @@ namespace ss::check {
 const std::map<std::string, Checker::BuiltinRule>& Checker::builtin_rules() {
   static const std::map<std::string, BuiltinRule> rules = [] {
     std::map<std::string, BuiltinRule> m;
-    // functions of one and two values, from their tables' rows
+    // functions of one and two values from their tables' rows, the rest
+    // from check/builtins.def's
     for (const auto& f : types::unary_functions())
       if (f.spelled == types::Spelled::function) m[f.name] = &Checker::unary_function_call;
     for (const auto& f : types::binary_functions())
       if (f.spelled == types::Spelled::function) m[f.written] = &Checker::binary_function_call;
-        // the rest from check/builtins.def's rows
 #define SS_DEVICE_BUILTIN(name, check_rule, lower_rule) m[name] = &Checker::check_rule;
 #define SS_HOST_BUILTIN(name, check_rule, host_rule) m[name] = &Checker::check_rule;
 #include "check/builtins.def"

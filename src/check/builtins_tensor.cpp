@@ -103,8 +103,7 @@ Type Checker::elementwise_call(BuiltinCall& c) {
 Type Checker::binary_function_call(BuiltinCall& c) {
   Type out = elementwise_call(c);
   if (out.kind != Type::Kind::tensor) return out;
-  const int row = types::binary_function(c.name, types::Spelled::function);
-  switch (types::binary_functions()[static_cast<std::size_t>(row)].result) {
+  switch (types::binary_result(types::binary_function(c.name, types::Spelled::function))) {
     case types::BinaryResult::same_type:
       break;
     case types::BinaryResult::float_type:

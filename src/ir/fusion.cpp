@@ -33,7 +33,7 @@ bool is_step(const Graph& g, const Node& n) {
                  ? out == ElemKind::boolean && all_of_kind(g, n, ElemKind::boolean)
                  : out == ElemKind::f32 && all_of_kind(g, n, ElemKind::f32);
     case Op::binary: {
-      const auto result = types::binary_functions().at(static_cast<std::size_t>(n.sub)).result;
+      const auto result = types::binary_result(n.sub);
       if (result == types::BinaryResult::logic)
         return out == ElemKind::boolean && all_of_kind(g, n, ElemKind::boolean);
       const bool comparison = result == types::BinaryResult::comparison;

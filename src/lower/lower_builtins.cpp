@@ -93,10 +93,9 @@ Val Lowerer::where_rule(const std::string&, const Expr& e, Scope& scope) {
 // element type the checker gave both.
 Val Lowerer::binary_function_rule(const std::string& name, const Expr& e, Scope& scope) {
   const int row = types::binary_function(name, types::Spelled::function);
-  const ElemKind kind =
-      types::yields_bool(types::binary_functions()[static_cast<std::size_t>(row)].result)
-          ? type_of(*e.items[1], scope).elem.kind
-          : type_of(e, scope).elem.kind;
+  const ElemKind kind = types::yields_bool(types::binary_result(row))
+                            ? type_of(*e.items[1], scope).elem.kind
+                            : type_of(e, scope).elem.kind;
   Node n =
       make(Op::binary, e, scope, {builtin_arg(e, scope, 0, kind), builtin_arg(e, scope, 1, kind)});
   n.sub = row;

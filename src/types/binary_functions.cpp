@@ -19,6 +19,10 @@ int binary_function(std::string_view written, Spelled spelled) {
   return -1;
 }
 
+BinaryResult binary_result(int row) {
+  return binary_functions().at(static_cast<std::size_t>(row)).result;
+}
+
 bool yields_bool(BinaryResult result) {
   return result == BinaryResult::comparison || result == BinaryResult::logic;
 }

@@ -32,6 +32,9 @@ const std::vector<BinaryFunction>& binary_functions();
 // function (`maximum`) or an operator (`//`), or -1.
 int binary_function(std::string_view written, Spelled spelled);
 
+// The result of row `row` (an ir::Binary's number).
+BinaryResult binary_result(int row);
+
 // Whether the row's result is a bool.
 bool yields_bool(BinaryResult result);
 

@@ -3,6 +3,7 @@
 // (in float64) and of int32 values.
 #pragma once
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>

@@ -171,10 +171,11 @@ bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
     case ir::Binary::div:
       broadcast_rows(shape, a, b, o, [](float x, float y) { return x / y; });
       break;
-    default:
-      broadcast_rows(shape, a, b, o, [op](float x, float y) {
-        return static_cast<float>(reference::apply_binary(op, x, y, false));
-      });
+    default: {  // types/binary.def's formula, looked up once, in double
+      const ir::Formula& f = ir::formula(op);
+      broadcast_rows(shape, a, b, o,
+                     [&f](float x, float y) { return static_cast<float>(ir::evaluate(f, x, y)); });
+    }
   }
   return true;
 }

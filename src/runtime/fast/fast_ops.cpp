@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ir/formulas.hpp"
 #include "runtime/fast/fast_loops.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -95,7 +96,7 @@ bool arange(std::int64_t n, Tensor& out) {
 namespace {
 
 // Two Index tensors compared (pooling's mask: an arange against an argmax),
-// typed: the same answers as apply_binary's, without a double per element.
+// typed: the same answers as the formula's, without a double per element.
 // Whether `row` is a rank-1 [G] and `column` a contiguous [..., 1] whose
 // rows are `shape`'s rows of G: an arange against an argmax kept (a
 // max_pool's mask), every row G comparisons of one value.
@@ -167,15 +168,16 @@ bool binary_any(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
       compare_i32(op, static_cast<const std::int32_t*>(pa), static_cast<const std::int32_t*>(pb), a,
                   b, shape, static_cast<unsigned char*>(out.raw())))
     return true;
+  const ir::Formula& f = ir::formula(op, integers);  // types/binary.def's, as the reference's
   if (dtype == DType::boolean) {
     auto* o = static_cast<unsigned char*>(out.raw());
     each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
-      o[k] = reference::apply_binary(op, read_a(pa, at[0]), read_b(pb, at[1]), integers) != 0;
+      o[k] = ir::evaluate(f, read_a(pa, at[0]), read_b(pb, at[1])) != 0;
     });
     return true;
   }
   each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
-    out.set(k, reference::apply_binary(op, read_a(pa, at[0]), read_b(pb, at[1]), integers));
+    out.set(k, ir::evaluate(f, read_a(pa, at[0]), read_b(pb, at[1])));
   });  // an i32 stored as the reference stores it
   return true;
 }

@@ -112,8 +112,9 @@ class Expander {
     const ir::Formula& f = ir::formula(op);
     if (f.width != ir::Formula::kDouble) return formula(f, x, y, false);
     const std::int32_t value = formula(f, push(SS_JIT_WIDEN, 0, x), push(SS_JIT_WIDEN, 0, y), true);
-    const auto result = types::binary_functions()[static_cast<std::size_t>(op)].result;
-    return types::yields_bool(result) ? value : push(SS_JIT_NARROW, 0, value);
+    return types::yields_bool(types::binary_result(static_cast<int>(op)))
+               ? value
+               : push(SS_JIT_NARROW, 0, value);
   }
 
   // A formula's terms as steps, in order; its numbers doubles when `wide`.

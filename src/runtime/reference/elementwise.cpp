@@ -54,14 +54,6 @@ DType arithmetic_dtype(DType a, DType b) {
 
 }  // namespace
 
-double apply_unary(Unary op, double x) {
-  return ir::evaluate(ir::formula(op), x);  // types/unary.def's formula, term by term
-}
-
-double apply_binary(Binary op, double a, double b, bool integers) {
-  return ir::evaluate(ir::formula(op, integers), a, b);  // types/binary.def's formula
-}
-
 RangeError::RangeError(std::int64_t v, std::int64_t b, std::int64_t p)
     : std::runtime_error("index " + std::to_string(v) + " is outside 0.." + std::to_string(b - 1) +
                          " at position " + std::to_string(p)),
@@ -101,7 +93,7 @@ Tensor unary(Unary op, const Tensor& x) {
 }
 
 DType binary_dtype(Binary op, DType a, DType b) {
-  switch (types::binary_functions()[static_cast<std::size_t>(op)].result) {
+  switch (types::binary_result(static_cast<int>(op))) {
     case types::BinaryResult::comparison:
     case types::BinaryResult::logic:
       return DType::boolean;

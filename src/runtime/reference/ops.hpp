@@ -32,10 +32,6 @@ using ir::Unary;
 // numpy's broadcasting: shapes aligned from the right, size 1 stretches.
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 
-// One element of unary and binary, in double: what a faster executor calls
-// where it wants the reference's bits (`integers`: both operands integral).
-double apply_unary(Unary op, double x);
-double apply_binary(Binary op, double a, double b, bool integers);
 // What binary(op, a, b) gives: bool for comparisons and logic, f32 for a
 // division of integers, else the operands' common type.
 DType binary_dtype(Binary op, DType a, DType b);
