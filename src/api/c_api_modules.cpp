@@ -38,11 +38,25 @@ std::unique_ptr<ss_call_result> result_of(const ss::CallResult& r) {
 
 namespace ss::c_api {
 
+// Whether two host tensors are the same view: memory, type, shape, strides.
+bool same_tensor(const ss::Tensor& a, const ss::Tensor& b) {
+  return a.data() == b.data() && a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         a.strides() == b.strides();
+}
+
 // Each argument as the C++ API takes it, or E1612 for one without the
 // value or tensor its kind needs.
 ss_status* arguments(const char* function, const ss_arg* args, size_t count,
                      std::vector<ss::Arg>* out) {
   if (count > 0 && !args) return null_argument(function, "args");
+  // Into `out`'s entries where it has them: a tensor the same as the one
+  // there is kept, not copied again (ss_module_call_into's steady calls).
+  const auto put = [&](size_t k, ss::Arg a) {
+    if (k < out->size())
+      (*out)[k] = std::move(a);
+    else
+      out->push_back(std::move(a));
+  };
   for (size_t k = 0; k < count; ++k) {
     const ss_arg& a = args[k];
     const std::string at = "args[" + std::to_string(k) + "]";
@@ -50,23 +64,28 @@ ss_status* arguments(const char* function, const ss_arg* args, size_t count,
       case SS_ARG_VALUE:
       case SS_ARG_MUT:
         if (!a.value) return null_argument(function, (at + ".value").c_str());
-        out->push_back(a.kind == SS_ARG_MUT ? ss::mut(a.value->v) : ss::Arg(a.value->v));
+        put(k, a.kind == SS_ARG_MUT ? ss::mut(a.value->v) : ss::Arg(a.value->v));
         break;
       case SS_ARG_TENSOR:
         if (!a.tensor) return null_argument(function, (at + ".tensor").c_str());
-        out->emplace_back(a.tensor->t);
+        if (k < out->size() && (*out)[k].holds() == ss::Arg::Holds::tensor &&
+            same_tensor((*out)[k].tensor(), a.tensor->t))
+          break;
+        put(k, ss::Arg(a.tensor->t));
         break;
       case SS_ARG_NUMBER:
-        out->emplace_back(a.number);
+        put(k, ss::Arg(a.number));
         break;
       case SS_ARG_INTEGER:
-        out->emplace_back(static_cast<std::int64_t>(a.number));
+        put(k, ss::Arg(static_cast<std::int64_t>(a.number)));
         break;
       default:
         return status("E1603", std::string(function) + ": " + at + " has an unknown kind " +
                                    std::to_string(static_cast<int>(a.kind)));
     }
   }
+  if (out->size() > count)
+    out->erase(out->begin() + static_cast<std::ptrdiff_t>(count), out->end());
   return nullptr;
 }
 
@@ -199,11 +218,37 @@ ss_status* ss_module_call_into(const ss_module* module, const char* function, co
   if (auto* bad = null_in(__func__, "outputs", outputs, output_count)) return bad;
   const char* self = __func__;
   return run([&]() -> ss_status* {
-    std::vector<ss::Arg> given;
-    if (auto* bad = arguments(self, args, count, &given)) return bad;
-    std::vector<ss::Tensor> buffers;
-    for (size_t k = 0; k < output_count; ++k) buffers.push_back(outputs[k]->t);
-    return status_of(module->module.call_into(function, given, buffers).diagnostics);
+    // The thread's lists, kept between calls: a steady call given the same
+    // tensors copies no shape and allocates nothing. (A call from inside one,
+    // a host function's, makes its own.) Values are let go after each call.
+    struct Lists {
+      std::vector<ss::Arg> given;
+      std::vector<ss::Tensor> buffers;
+      std::string name;
+      bool busy = false;
+    };
+    thread_local Lists kept;
+    Lists fresh;
+    Lists& lists = kept.busy ? fresh : kept;
+    struct Release {
+      Lists& lists;
+      ~Release() {
+        lists.busy = false;
+        for (auto& a : lists.given)
+          if (a.holds() == ss::Arg::Holds::value) a = ss::Arg(0.0);
+      }
+    } release{lists};
+    lists.busy = true;
+    if (auto* bad = arguments(self, args, count, &lists.given)) return bad;
+    for (size_t k = 0; k < output_count; ++k) {
+      if (k == lists.buffers.size())
+        lists.buffers.push_back(outputs[k]->t);
+      else if (!same_tensor(lists.buffers[k], outputs[k]->t))
+        lists.buffers[k] = outputs[k]->t;
+    }
+    lists.buffers.resize(output_count);
+    lists.name.assign(function);
+    return status_of(module->module.call_into(lists.name, lists.given, lists.buffers).diagnostics);
   });
 }
 

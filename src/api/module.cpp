@@ -120,6 +120,22 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
           if (input.compare(0, prefix.size(), prefix) == 0)
             names.emplace_back(input.substr(prefix.size()), input);
       }
+    c.framed = executor && runtime::is_fast_executor(*executor) && !devices &&
+               program.functions.count(name);
+    for (const int id : g.inputs) {
+      const std::string& input = g.nodes[static_cast<std::size_t>(id)].name;
+      api::InputSource& source = c.sources.emplace_back();
+      source.seed = input == "$seed";
+      const auto& params =
+          c.framed ? program.functions.at(name).params : std::vector<ir::Parameter>{};
+      for (std::size_t i = 0; i < params.size() && !source.seed && source.param < 0; ++i) {
+        if (params[i].name == input && takes_tensor(params[i].type))
+          source.param = static_cast<int>(i);
+        for (const auto& [path, name_in_graph] : c.fields[i])
+          if (name_in_graph == input) source = {static_cast<int>(i), path, false};
+      }
+      c.framed = c.framed && (source.seed || source.param >= 0);
+    }
   }
 }
 
@@ -456,11 +472,15 @@ std::optional<std::vector<runtime::Tensor>> Module::Impl::run_device(
   } catch (const runtime::InputMismatch& e) {
     r.diagnostics.push_back(runtime::mismatched_argument(e.what(), source));
   } catch (const std::exception& e) {
-    const auto at = compiled->typed.functions.at(function).item->name_span;
-    auto d = runtime::program_failure(e, *compiled->map, at);
-    r.diagnostics.push_back(d ? std::move(*d) : runtime::unexpected_failure(e));
+    r.diagnostics.push_back(run_failure(function, e));
   }
   return std::nullopt;
+}
+
+Diagnostic Module::Impl::run_failure(const std::string& function, const std::exception& e) const {
+  const auto at = compiled->typed.functions.at(function).item->name_span;
+  auto d = runtime::program_failure(e, *compiled->map, at);
+  return d ? std::move(*d) : runtime::unexpected_failure(e);
 }
 
 }  // namespace ss

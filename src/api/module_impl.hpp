@@ -11,6 +11,7 @@
 #include <string>
 
 #include "api/compiled.hpp"
+#include "api/frames.hpp"
 #include "api/value_state.hpp"
 #include "ir/program.hpp"
 #include "runtime/controller/controller.hpp"
@@ -59,6 +60,12 @@ struct Module::Impl {
     // The generic axes it averages over (ir/averaged_axes): an input that
     // gives one of them size 0 is E1613, before anything runs.
     std::set<std::string> averaged;
+    // Per graph input (graph->inputs' order), where a call with values
+    // finds it; `framed` when every one has a source, so such calls run
+    // in frames (api/frames.hpp), kept in `frames`.
+    std::vector<api::InputSource> sources;
+    bool framed = false;
+    std::shared_ptr<api::FrameCache> frames = std::make_shared<api::FrameCache>();
   };
   std::map<std::string, Callable> callable;   // by name, made at load
   std::map<std::string, SinkCallback> sinks;  // bound at load
@@ -126,6 +133,8 @@ struct Module::Impl {
   static std::optional<Diagnostic> empty_average(
       const std::string& function, const Callable& prepared,
       const std::map<std::string, runtime::Tensor>& inputs);
+  // The diagnostic of a failure inside a device function's run.
+  Diagnostic run_failure(const std::string& function, const std::exception& e) const;
   std::optional<std::vector<runtime::Tensor>> run_device(
       const std::string& function, const Callable& prepared,
       std::map<std::string, runtime::Tensor>& inputs, runtime::ArgumentSource source,

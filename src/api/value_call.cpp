@@ -10,6 +10,7 @@
 #include "ir/distribute.hpp"
 #include "runtime/controller/models.hpp"
 #include "runtime/reference/interpreter.hpp"
+#include "support/inline_vector.hpp"
 
 namespace ss {
 namespace {
@@ -57,11 +58,13 @@ class WriterLocks {
   std::vector<std::unique_lock<std::mutex>> locks_;
 };
 
+using BoundArguments = support::InlineVector<Bound, 8>;
+
 // Checks each argument against its parameter and takes the versions it
 // reads; the diagnostic of the first that doesn't fit.
 std::optional<Diagnostic> bind_arguments(const ir::Program& p, std::uint64_t serial,
                                          const std::string& function, const ir::Signature& sig,
-                                         const std::vector<Arg>& args, std::vector<Bound>& bound) {
+                                         const std::vector<Arg>& args, BoundArguments& bound) {
   const auto misfit = [&](const ir::Parameter& param, const std::string& why,
                           std::string help = {}) {
     return diag::error(
@@ -126,6 +129,137 @@ std::optional<Diagnostic> bind_arguments(const ir::Program& p, std::uint64_t ser
     bound.push_back(std::move(b));
   }
   return std::nullopt;
+}
+
+// A graph input as a call with values gives it: its element type and
+// shape, and the tensor (a value's, or the host's) or dropout's seed.
+struct Given {
+  runtime::DType dtype = runtime::DType::f32;
+  const std::int64_t* dims = nullptr;
+  std::size_t rank = 0;
+  const runtime::Tensor* tensor = nullptr;
+  const Tensor* host = nullptr;
+  bool seed = false;
+};
+
+// False for an input a frame doesn't take (a number, a value that isn't
+// a tensor, a field the structure lacks): the call goes the named way.
+bool given_input(const Module::Impl::Callable& c, std::size_t k,
+                 const std::vector<ir::Parameter>& params, const BoundArguments& bound, Given& g) {
+  const api::InputSource& s = c.sources[k];
+  g = {};
+  if (s.seed) {
+    g.seed = true;
+    g.dtype = runtime::DType::i32;
+    return true;
+  }
+  const Bound& b = bound[static_cast<std::size_t>(s.param)];
+  const types::Type& type = params[static_cast<std::size_t>(s.param)].type;
+  if (!s.field.empty()) {
+    if (!b.value) return false;
+    const auto it = b.value->fields.find(s.field);
+    if (it == b.value->fields.end()) return false;
+    g.tensor = &it->second;
+  } else if (!type.is(TKind::tensor)) {
+    return false;
+  } else if (b.value) {
+    if (b.value->kind != RKind::tensor) return false;
+    g.tensor = &b.value->tensor;
+  } else if (b.arg->holds() == Arg::Holds::tensor) {
+    g.host = &b.arg->tensor();
+  } else {
+    return false;
+  }
+  if (g.tensor) {
+    g.dtype = g.tensor->dtype();
+    g.dims = g.tensor->shape().data();
+    g.rank = g.tensor->shape().size();
+  } else {
+    g.dtype = static_cast<runtime::DType>(g.host->dtype());
+    g.dims = g.host->shape().data();
+    g.rank = g.host->shape().size();
+  }
+  return true;
+}
+
+// The frame for a call with values: the cached one its inputs' shapes fit,
+// or a new one, its inputs checked as run_device checks them (E1603,
+// E1605, E1613 into `r`). Null without a diagnostic when the call's
+// arguments aren't ones a frame takes.
+std::unique_ptr<api::CallFrame> frame_for(const Module::Impl& impl, const std::string& function,
+                                          const Module::Impl::Callable& c,
+                                          const std::vector<ir::Parameter>& params,
+                                          const BoundArguments& bound, CallResult& r) {
+  Given g;
+  const std::size_t n = c.sources.size();
+  for (std::size_t k = 0; k < n; ++k)
+    if (!given_input(c, k, params, bound, g)) return nullptr;
+  auto frame = c.frames->take([&](const api::CallFrame& f) {
+    for (std::size_t k = 0; k < n; ++k)
+      if (!given_input(c, k, params, bound, g) || !f.fits(k, g.dtype, g.dims, g.rank)) return false;
+    return true;
+  });
+  if (frame) return frame;
+  // New sizes: the inputs by name, checked once for every call to come.
+  const ir::Graph& graph = *c.graph;
+  std::map<std::string, runtime::Tensor> inputs;
+  frame = std::make_unique<api::CallFrame>();
+  frame->held.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    given_input(c, k, params, bound, g);
+    const std::string& name = graph.nodes[static_cast<std::size_t>(graph.inputs[k])].name;
+    runtime::Tensor t = g.tensor ? *g.tensor
+                        : g.host ? Module::Impl::to_runtime(*g.host)
+                                 : runtime::Tensor::zeros(runtime::DType::i32, {});
+    frame->dtypes.push_back(t.dtype());
+    frame->shapes.push_back(t.shape());
+    inputs.emplace(name, std::move(t));
+  }
+  if (auto bad = runtime::match_arguments(c.inputs, inputs, runtime::ArgumentSource::host)) {
+    r.diagnostics.push_back(std::move(*bad));
+    return nullptr;
+  }
+  if (auto empty = Module::Impl::empty_average(function, c, inputs)) {
+    r.diagnostics.push_back(std::move(*empty));
+    return nullptr;
+  }
+  try {
+    frame->graph.sizes = runtime::bind_sizes(graph, inputs, impl.compiled->typed.dims);
+  } catch (const runtime::InputMismatch& e) {
+    r.diagnostics.push_back(runtime::mismatched_argument(e.what(), runtime::ArgumentSource::host));
+    return nullptr;
+  }
+  frame->graph.values.resize(graph.nodes.size());
+  return frame;
+}
+
+// Each input into the frame's values: a value's tensor as it is, the
+// host's borrowed (the last call's borrow again when it gives the same
+// memory), dropout's seed written into the frame's scalar.
+void place_inputs(const Module::Impl::Callable& c, const std::vector<ir::Parameter>& params,
+                  const BoundArguments& bound, std::atomic<std::int64_t>& dropout_runs,
+                  api::CallFrame& frame) {
+  Given g;
+  const ir::Graph& graph = *c.graph;
+  for (std::size_t k = 0; k < c.sources.size(); ++k) {
+    given_input(c, k, params, bound, g);
+    runtime::Tensor& held = frame.held[k];
+    runtime::Tensor& value = frame.graph.values[static_cast<std::size_t>(graph.inputs[k])];
+    if (g.tensor) {
+      value = *g.tensor;
+    } else if (g.host) {
+      const bool same = held.buffer() && held.raw() == g.host->data() &&
+                        held.shape() == g.host->shape() && held.strides() == g.host->strides() &&
+                        held.dtype() == g.dtype;
+      if (!same) held = Module::Impl::to_runtime(*g.host);
+      value = held;
+    } else {
+      if (!held.buffer() || held.buffer().use_count() > 1)
+        held = runtime::Tensor::zeros(runtime::DType::i32, {});
+      held.set(0, static_cast<double>(static_cast<std::int32_t>(dropout_runs.fetch_add(1))));
+      value = held;
+    }
+  }
 }
 
 // A value as a tensor or number parameter takes it: a number for `int`
@@ -216,18 +350,16 @@ runtime::Value assemble(const ir::Program& p, const types::Type& ret,
 std::string write_into(const runtime::Tensor& result, const Tensor& buffer, std::size_t k) {
   const std::string name = "output " + std::to_string(k + 1);
   if (static_cast<runtime::DType>(buffer.dtype()) != result.dtype() ||
-      buffer.shape() != result.shape())
+      result.shape() != buffer.shape())
     return name + " is " + std::string(runtime::dtype_name(result.dtype())) + " " +
            runtime::shape_str(result.shape()) + ", given a buffer of " +
            runtime::dtype_name(static_cast<runtime::DType>(buffer.dtype())) + " " +
            runtime::shape_str(buffer.shape());
-  if (buffer.strides() != runtime::row_major_strides(buffer.shape()) ||
+  if (runtime::Strides(buffer.strides()) != runtime::row_major_strides(result.shape()) ||
       (buffer.data() == nullptr && buffer.size() > 0))
     return name + "'s buffer isn't row-major memory of its shape";
-  auto target =
-      runtime::Tensor::borrow(const_cast<void*>(buffer.data()), result.dtype(), result.shape());
   const runtime::Tensor packed = result.compact();
-  std::memcpy(target.raw(), packed.raw(),
+  std::memcpy(const_cast<void*>(buffer.data()), packed.raw(),
               static_cast<std::size_t>(result.size()) * runtime::dtype_size(result.dtype()));
   return "";
 }
@@ -301,7 +433,7 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
   // The `mut` values' writer locks first, then the versions every
   // argument reads: a `mut` value's is the latest, after any call before.
   WriterLocks locks(args);
-  std::vector<Bound> bound;
+  BoundArguments bound;
   if (auto bad = bind_arguments(program, serial, function, sig->second, args, bound))
     return failure(std::move(*bad));
   const auto& params = sig->second.params;
@@ -331,25 +463,45 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
     return r;
   }
 
-  // A device function: each argument's tensors as its graph's inputs.
-  const ir::Graph* graph = prepared->second.graph;
-  std::map<std::string, runtime::Tensor> inputs;
-  const auto& fields = prepared->second.fields;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (takes_tensor(params[i].type)) {
-      inputs.emplace(params[i].name, runtime::as_tensor(argument(bound[i], params[i].type)));
-      continue;
-    }
-    // A structure's tensors under the graph's names for them ("m.w1"),
-    // read from the version in place.
-    const runtime::Value& v = *bound[i].value;
-    for (const auto& [path, input] : fields[i])
-      if (const auto it = v.fields.find(path); it != v.fields.end())
-        inputs.emplace(input, it->second);
+  // A device function: each argument's tensors as its graph's inputs, in
+  // the frame for their shapes where it can have one.
+  const Callable& c = prepared->second;
+  const ir::Graph* graph = c.graph;
+  std::unique_ptr<api::CallFrame> frame;
+  if (c.framed && load_options.memory_limit <= 0) {
+    frame = frame_for(*this, function, c, params, bound, r);
+    if (!frame && !r.diagnostics.empty()) return r;
   }
-  const auto ran = run_device(function, prepared->second, inputs, runtime::ArgumentSource::host, r);
-  if (!ran) return r;
-  const std::vector<runtime::Tensor>& outputs = *ran;
+  std::optional<std::vector<runtime::Tensor>> ran;
+  std::optional<runtime::FrameMemory::Scope> planned;  // before `frame` goes
+  if (frame) {
+    place_inputs(c, params, bound, dropout_runs, *frame);
+    planned.emplace(frame->memory);
+    try {
+      runtime::run_graph_in(*graph, frame->graph, compiled->typed.dims, executor.get());
+    } catch (const std::exception& e) {
+      frame->graph.clear();
+      return failure(run_failure(function, e));
+    }
+  } else {
+    std::map<std::string, runtime::Tensor> inputs;
+    const auto& fields = c.fields;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (takes_tensor(params[i].type)) {
+        inputs.emplace(params[i].name, runtime::as_tensor(argument(bound[i], params[i].type)));
+        continue;
+      }
+      // A structure's tensors under the graph's names for them ("m.w1"),
+      // read from the version in place.
+      const runtime::Value& v = *bound[i].value;
+      for (const auto& [path, input] : fields[i])
+        if (const auto it = v.fields.find(path); it != v.fields.end())
+          inputs.emplace(input, it->second);
+    }
+    ran = run_device(function, c, inputs, runtime::ArgumentSource::host, r);
+    if (!ran) return r;
+  }
+  const std::vector<runtime::Tensor>& outputs = frame ? frame->graph.outputs : *ran;
   const std::size_t results = outputs.size() - graph->updated.size();
   if (into) {
     if (into->size() != results)
@@ -377,6 +529,11 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
     bound[i].state->publish(owned(std::move(next)), serial);
   }
   r.updated = graph->updated;
+  if (frame) {  // its values dropped while its memory still watches, then kept
+    frame->graph.clear();
+    planned.reset();
+    c.frames->give(std::move(frame));
+  }
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
+#include "support/inline_vector.hpp"
 #include "types/window_size.hpp"
 
 namespace ss::ir {
@@ -94,8 +95,8 @@ struct WindowAxis {
 };
 
 struct Window {
-  std::vector<WindowAxis> axes;
-  double value = 0;  // the padding's
+  support::InlineVector<WindowAxis, 4> axes;  // (kept inside: a steady call allocates nothing)
+  double value = 0;                           // the padding's
 
   bool valid(std::int64_t rank) const {
     for (std::size_t k = 0; k < axes.size(); ++k)
@@ -106,7 +107,8 @@ struct Window {
   }
   // The windowed shape of `shape`: each windowed axis its count of
   // windows, each window's size appended.
-  std::vector<std::int64_t> shape_of(std::vector<std::int64_t> shape) const {
+  template <typename Shape>  // std::vector<std::int64_t> or runtime::Shape
+  Shape shape_of(Shape shape) const {
     for (const auto& a : axes) {
       auto& n = shape[static_cast<std::size_t>(a.axis)];
       n = a.count(n);
@@ -123,11 +125,12 @@ struct Conv2d {
   std::int64_t n = 0, h = 0, w = 0, c = 0, kh = 0, kw = 0, oh = 0, ow = 0;
   std::int64_t stride[2] = {1, 1}, dilation[2] = {1, 1}, before[2] = {0, 0}, after[2] = {0, 0};
 };
-inline std::optional<Conv2d> conv2d_of(const std::vector<std::int64_t>& x, const Window& w) {
+template <typename Shape>  // std::vector<std::int64_t> or runtime::Shape
+std::optional<Conv2d> conv2d_of(const Shape& x, const Window& w) {
   if (x.size() != 4 || !w.valid(4) || w.axes.size() != 2 || w.axes[0].axis != 1 ||
       w.axes[1].axis != 2 || w.value != 0)
     return std::nullopt;
-  const std::vector<std::int64_t> out = w.shape_of(x);
+  const Shape out = w.shape_of(x);
   Conv2d c{x[0], x[1], x[2], x[3], w.axes[0].size, w.axes[1].size, out[1], out[2]};
   for (std::size_t k = 0; k < 2; ++k) {
     c.stride[k] = w.axes[k].stride;

@@ -1,17 +1,19 @@
 #include "runtime/core/helper_threads.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 namespace ss::runtime {
 
-bool spin_until(const std::function<bool()>& ready) {
+bool spin_until(support::FunctionRef<bool()> ready) {
   constexpr auto kSpin = std::chrono::microseconds(200);
   const auto until = std::chrono::steady_clock::now() + kSpin;
   for (int i = 1;; ++i) {
@@ -43,7 +45,7 @@ class Helpers {
 
   // Runs job(0) here and job(1..parts-1) on helpers, and waits for all.
   // False, having run nothing, when another caller has the helpers.
-  bool run(int parts, const std::function<void(int)>& job) {
+  bool run(int parts, support::FunctionRef<void(int)> job) {
     std::unique_lock busy(busy_, std::try_to_lock);
     if (!busy) return false;
     {
@@ -51,7 +53,7 @@ class Helpers {
       while (static_cast<int>(threads_.size()) < parts - 1)
         threads_.emplace_back(
             [this, index = static_cast<int>(threads_.size()) + 1] { loop(index); });
-      job_ = &job;
+      job_ = job;
       active_ = parts;
       pending_.store(parts - 1);
       generation_.fetch_add(1, std::memory_order_release);
@@ -77,7 +79,7 @@ class Helpers {
         start_.wait(lock, fresh);
       }
       if (stop_) return;
-      const std::function<void(int)>* job = nullptr;
+      std::optional<support::FunctionRef<void(int)>> job;
       {
         std::lock_guard lock(mutex_);  // job_ and active_ belong to this generation
         seen = generation_.load();
@@ -96,7 +98,7 @@ class Helpers {
   std::mutex mutex_;
   std::condition_variable start_, done_;
   std::vector<std::thread> threads_;
-  const std::function<void(int)>* job_ = nullptr;
+  std::optional<support::FunctionRef<void(int)>> job_;
   int active_ = 0;
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<int> pending_{0};
@@ -105,7 +107,7 @@ class Helpers {
 
 }  // namespace
 
-void run_parts(int parts, const std::function<void(int)>& job) {
+void run_parts(int parts, support::FunctionRef<void(int)> job) {
   if (parts <= 1) {
     if (parts == 1) job(0);
     return;
@@ -116,12 +118,15 @@ void run_parts(int parts, const std::function<void(int)>& job) {
 }
 
 void for_rows(std::int64_t rows, std::int64_t min_rows, int threads,
-              const std::function<void(std::int64_t, std::int64_t)>& body) {
+              support::FunctionRef<void(std::int64_t, std::int64_t)> body) {
   const std::int64_t parts = std::max<std::int64_t>(
       1, std::min<std::int64_t>(threads, rows / std::max<std::int64_t>(1, min_rows)));
   if (parts <= 1) return body(0, rows);
   const std::int64_t step = (rows + parts - 1) / parts;
-  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(parts));
+  // (a vector only past 16 parts: a call on the helpers allocates nothing)
+  std::array<std::exception_ptr, 16> few;
+  std::vector<std::exception_ptr> many(parts > 16 ? static_cast<std::size_t>(parts) : 0);
+  std::exception_ptr* failed = parts > 16 ? many.data() : few.data();
   run_parts(static_cast<int>(parts), [&](int p) {
     try {
       body(p * step, std::min(rows, (p + 1) * step));
@@ -129,8 +134,8 @@ void for_rows(std::int64_t rows, std::int64_t min_rows, int threads,
       failed[static_cast<std::size_t>(p)] = std::current_exception();
     }
   });
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  for (std::int64_t p = 0; p < parts; ++p)
+    if (failed[p]) std::rethrow_exception(failed[p]);
 }
 
 }  // namespace ss::runtime

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "runtime/core/buffer_pool.hpp"
+#include "runtime/core/frame_memory.hpp"
 
 namespace ss::runtime {
 
@@ -60,6 +61,8 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
   const std::size_t rounded =
       std::max<std::size_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
   const std::shared_ptr<MemoryBudget> budget = t_budget;
+  if (!budget)
+    if (auto planned = FrameMemory::take(bytes, zeroed)) return planned;
   if (budget) {
     const auto size = static_cast<std::int64_t>(rounded);
     const std::int64_t used = budget->used.fetch_add(size) + size;
@@ -82,6 +85,7 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
   try {
     auto buffer = make(data, bytes, rounded, true);
     buffer->budget_ = budget;
+    if (!budget) FrameMemory::made(*buffer, bytes);
     return buffer;
   } catch (...) {
     BufferPool::give(data, rounded);
@@ -126,9 +130,25 @@ std::shared_ptr<const void> Buffer::twin() const {
   return twin_;
 }
 
+std::shared_ptr<Buffer> Buffer::within(std::shared_ptr<const void> arena, void* data,
+                                       std::size_t bytes, std::size_t capacity) {
+  auto buffer = make(data, bytes, capacity, true);
+  buffer->arena_ = std::move(arena);
+  return buffer;
+}
+
+void Buffer::recycle() {
+  frozen_.store(false, std::memory_order_relaxed);
+  if (!derived_.empty()) {
+    std::lock_guard lock(derived_mutex_);
+    derived_.clear();
+  }
+}
+
 Buffer::~Buffer() {
+  if (frame_slot_ >= 0) FrameMemory::freed(frame_, frame_slot_);
   if (budget_) budget_->used.fetch_sub(static_cast<std::int64_t>(capacity_));
-  if (owned_) BufferPool::give(data_, capacity_);
+  if (owned_ && !arena_) BufferPool::give(data_, capacity_);
 }
 
 Tensor Tensor::zeros(DType dtype, Shape shape) {
@@ -146,6 +166,14 @@ Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   t.shape_ = std::move(shape);
   t.strides_ = row_major_strides(t.shape_);
   t.buffer_ = Buffer::allocate(static_cast<std::size_t>(t.size()) * dtype_size(dtype), false);
+  return t;
+}
+
+Tensor Tensor::shaped(DType dtype, Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.strides_ = row_major_strides(t.shape_);
   return t;
 }
 
@@ -232,7 +260,7 @@ Tensor Tensor::select(std::int64_t axis, std::int64_t index) const {
 
 Tensor Tensor::permute(const std::vector<std::int64_t>& order) const {
   if (order.size() != shape_.size()) throw std::out_of_range("a permutation names every axis");
-  std::vector<bool> seen(order.size(), false);
+  Shape seen(order.size(), 0);  // flags (no heap)
   Tensor t = *this;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::size_t from = checked_axis(*this, order[i]);
@@ -265,7 +293,7 @@ void copy_rows(const T* from, T* to, const Shape& shape, const Strides& strides)
   const std::int64_t inner = rank ? shape[rank - 1] : 1;
   const std::int64_t step = rank ? strides[rank - 1] : 0;
   const std::int64_t rows = inner ? element_count(shape) / inner : 0;
-  std::vector<std::int64_t> index(rank, 0);
+  Shape index(rank, 0);
   std::int64_t offset = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
     const T* row = from + offset;

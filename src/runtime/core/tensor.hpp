@@ -18,11 +18,12 @@
 #include <vector>
 
 #include "runtime/core/dtype.hpp"
+#include "runtime/core/small_dims.hpp"
 
 namespace ss::runtime {
 
-using Shape = std::vector<std::int64_t>;
-using Strides = std::vector<std::int64_t>;  // in elements, per axis; may be 0 or negative
+using Shape = SmallDims;
+using Strides = SmallDims;  // in elements, per axis; may be 0 or negative
 
 std::int64_t element_count(const Shape& shape);
 Strides row_major_strides(const Shape& shape);
@@ -66,6 +67,8 @@ struct MemoryLimitError : std::runtime_error {
 // data(), from any thread. Until then `twin()` gives that other copy, so
 // the executor that made it can take the value back without a copy; once
 // fetched (the host may then write it) the twin is dropped.
+class FrameMemory;
+
 class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;
@@ -109,9 +112,16 @@ class Buffer {
   }
 
  private:
+  friend class FrameMemory;
   Buffer(void* data, std::size_t bytes, std::size_t capacity, bool owned)
       : data_(data), bytes_(bytes), capacity_(capacity), owned_(owned) {}
   void fetch() const;
+  // A frame's buffer (runtime/core/frame_memory.hpp): its memory is part of
+  // `arena`, kept alive with it. recycle() readies one nobody else holds
+  // for its next use: not frozen, nothing derived.
+  static std::shared_ptr<Buffer> within(std::shared_ptr<const void> arena, void* data,
+                                        std::size_t bytes, std::size_t capacity);
+  void recycle();
   // The buffer and its reference count in one allocation.
   static std::shared_ptr<Buffer> make(void* data, std::size_t bytes, std::size_t capacity,
                                       bool owned);
@@ -120,6 +130,10 @@ class Buffer {
   std::size_t capacity_;  // what was taken from the pool
   bool owned_;
   std::shared_ptr<MemoryBudget> budget_;  // what it is charged to, if anything
+  std::shared_ptr<const void> arena_;     // a frame's memory this buffer is part of
+  // Made while a frame recorded (FrameMemory::made): which, and its slot.
+  std::uint64_t frame_ = 0;
+  int frame_slot_ = -1;
   // A deferred buffer's: set once, cleared when fetched.
   mutable std::atomic<bool> pending_{false};
   mutable std::mutex fetch_mutex_;
@@ -143,12 +157,19 @@ class Tensor {
   // A view of host memory with the host's strides: element (i, j, ...) is
   // at data + (i*strides[0] + j*strides[1] + ...) elements.
   static Tensor borrow_strided(void* data, DType dtype, Shape shape, Strides strides);
+  // A tensor of a shape and no memory (raw() is null): a stand-in where
+  // only the shape is read.
+  static Tensor shaped(DType dtype, Shape shape);
   // A contiguous tensor over a buffer (Buffer::deferred's, say) of at
   // least its size.
   static Tensor over(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape);
   // From values given as doubles, converted to dtype.
   static Tensor from_values(DType dtype, Shape shape, const std::vector<double>& values);
-  static Tensor scalar(DType dtype, double value) { return from_values(dtype, {}, {value}); }
+  static Tensor scalar(DType dtype, double value) {
+    Tensor t = zeros(dtype, {});
+    t.set(0, value);
+    return t;
+  }
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }

@@ -1,9 +1,12 @@
 #include "runtime/fast/einsum_plan.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
+
+#include "runtime/fast/node_memo.hpp"
 
 namespace ss::runtime {
 
@@ -31,7 +34,9 @@ std::optional<EinsumTimes> einsum_times(const ir::Node& n) {
   return std::nullopt;
 }
 
-std::optional<EinsumPlan> plan_einsum(const ir::Node& n, const Shape& a, const Shape& b) {
+namespace {
+
+std::optional<EinsumPlan> make_plan(const ir::Node& n, const Shape& a, const Shape& b) {
   if (n.groups_in.size() != 2) return std::nullopt;
   const auto an = einsum_names(n.groups_in[0]), bn = einsum_names(n.groups_in[1]),
              on = einsum_names(n.groups_out);
@@ -130,6 +135,18 @@ std::optional<EinsumPlan> plan_einsum(const ir::Node& n, const Shape& a, const S
   made.insert(made.end(), cols.begin(), cols.end());
   if (made != on) plan.out_order = order(made, {&on});
   return plan;
+}
+
+struct EinsumPlans;
+
+}  // namespace
+
+const EinsumPlan* plan_einsum(const ir::Node& n, const Shape& a, const Shape& b) {
+  using Memo = fast::NodeMemo<std::optional<EinsumPlan>, EinsumPlans>;
+  const std::initializer_list<Shape> shapes{a, b};
+  const std::optional<EinsumPlan>* plan = Memo::find(n, shapes);
+  if (!plan) plan = &Memo::keep(n, shapes, make_plan(n, a, b));
+  return *plan ? &**plan : nullptr;
 }
 
 }  // namespace ss::runtime

@@ -42,7 +42,9 @@ std::optional<EinsumTimes> einsum_times(const ir::Node& n);
 
 // nullopt for what isn't a batch of GEMMs (a name summed in one operand
 // alone, a name twice in one operand or in the output, sizes that
-// disagree): those are the reference's.
-std::optional<EinsumPlan> plan_einsum(const ir::Node& n, const Shape& a, const Shape& b);
+// disagree): those are the reference's. The plan is the calling thread's,
+// remembered for the next call at these shapes (valid until 63 other
+// plans were made on the thread).
+const EinsumPlan* plan_einsum(const ir::Node& n, const Shape& a, const Shape& b);
 
 }  // namespace ss::runtime

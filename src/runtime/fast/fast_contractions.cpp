@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "runtime/core/aligned_scratch.hpp"
 #include "runtime/fast/einsum_plan.hpp"
 #include "runtime/fast/fast_loops.hpp"
 #include "runtime/fast/fast_ops.hpp"
@@ -70,7 +71,7 @@ void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix&
 // into one stride, else from a compact copy.
 struct Panel {
   Tensor kept;
-  std::vector<std::int64_t> batch_shape, batch_strides;
+  Shape batch_shape, batch_strides;
   std::int64_t row_stride = 1, col_stride = 1;
 
   gemm::Matrix at(std::int64_t t) const {
@@ -162,7 +163,7 @@ void prepack(const Tensor& b, GemmSettings how) {
 }
 
 bool matmul_in_blocks(const Tensor& a, const Tensor& b, GemmSettings how,
-                      const std::function<void(std::int64_t, std::int64_t, const float*)>& block) {
+                      support::FunctionRef<void(std::int64_t, std::int64_t, const float*)> block) {
   if (a.dtype() != DType::f32 || b.dtype() != DType::f32 || a.rank() < 1 || b.rank() != 2)
     return false;
   const std::int64_t k = b.dim(0), cols = b.dim(1);
@@ -173,13 +174,15 @@ bool matmul_in_blocks(const Tensor& a, const Tensor& b, GemmSettings how,
   // Blocks of at least 256 rows (the GEMM packs b again for each, unless
   // it is resident), and about 64K floats.
   const std::int64_t step = std::max<std::int64_t>(256, (std::int64_t{1} << 16) / cols);
-  std::vector<float> tile(static_cast<std::size_t>(std::min(step, rows) * cols));
+  thread_local AlignedScratch scratch;  // the thread's tile, kept between calls
+  auto* tile = static_cast<float*>(
+      scratch.get(static_cast<std::size_t>(std::min(step, rows) * cols) * sizeof(float)));
   for (std::int64_t r0 = 0; r0 < rows; r0 += step) {
     const std::int64_t r1 = std::min(rows, r0 + step);
     const gemm::Matrix part{left.matrix.data + r0 * left.matrix.row_stride, left.matrix.row_stride,
                             left.matrix.col_stride};
-    product(r1 - r0, cols, k, part, right.kept, right.matrix, {tile.data(), cols}, how);
-    block(r0, r1, tile.data());
+    product(r1 - r0, cols, k, part, right.kept, right.matrix, {tile, cols}, how);
+    block(r0, r1, tile);
   }
   return true;
 }
@@ -301,8 +304,9 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   bool inner_first = positions && x.rank() >= 2 && channels * span == row;
   if (inner_first && conv_on_onednn(which, x, w, which == 0 ? cols : m, f, base, how))
     return finish(out, result, plan->out_order);
-  std::vector<float>
-      reordered;  // which 0: the kernel's rows; which 1: the result before reordering
+  // which 0: the kernel's rows; which 1: the result before reordering (the
+  // thread's, kept between calls)
+  thread_local std::vector<float> reordered;
   if (inner_first && which == 0) {
     reordered.resize(static_cast<std::size_t>(k * cols));
     for (std::int64_t c = 0; c < channels; ++c)

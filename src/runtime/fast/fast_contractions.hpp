@@ -4,12 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "ir/attributes.hpp"
 #include "ir/graph.hpp"
 #include "runtime/core/tensor.hpp"
+#include "support/function_ref.hpp"
 
 namespace ss::runtime::fast {
 
@@ -35,7 +35,7 @@ void prepack(const Tensor& b, GemmSettings how);
 // for an epilogue to read while they are in the cache. Each row's sums are
 // the whole product's. False, having run nothing, where matmul() would be.
 bool matmul_in_blocks(const Tensor& a, const Tensor& b, GemmSettings how,
-                      const std::function<void(std::int64_t, std::int64_t, const float*)>& block);
+                      support::FunctionRef<void(std::int64_t, std::int64_t, const float*)> block);
 bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how);
 
 // A two-operand einsum whose operand `which` is window(x) left unmade (a

@@ -169,8 +169,9 @@ int FastExecutor::take(const FusionPlan& plan, const ir::Graph& g, std::size_t i
     }
     case ir::Op::concat:
     case ir::Op::stack: {
-      std::vector<Tensor> xs;
-      for (std::size_t k = 0; k < n.in.size(); ++k) xs.push_back(in(k));
+      support::InlineVector<Tensor, 8> parts;
+      for (std::size_t k = 0; k < n.in.size(); ++k) parts.push_back(in(k));
+      const std::span<const Tensor> xs(parts.begin(), parts.size());
       return (n.op == ir::Op::concat ? fast::concat(xs, n.axes[0], out) : fast::stack(xs, out))
                  ? moves
                  : -1;

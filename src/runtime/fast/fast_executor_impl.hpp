@@ -22,6 +22,7 @@
 #include "runtime/fast/jit_steps.hpp"
 #include "runtime/reference/nodes.hpp"
 #include "runtime/reference/ops.hpp"
+#include "support/inline_vector.hpp"
 
 namespace ss::runtime::fastexec {
 
@@ -140,19 +141,27 @@ class FastExecutor final : public GraphExecutor {
   // row's, and 0 or 1 along the inner axis), made so when its layout
   // doesn't allow that.
   struct KernelCall {
-    std::vector<Tensor> inputs;
-    std::vector<const void*> pointers;
-    std::vector<std::int64_t> outer_strides;
+    // (Kept inside the call up to kInputs inputs: a steady call allocates nothing.)
+    static constexpr std::size_t kInputs = 16;
+    support::InlineVector<Tensor, kInputs> inputs;
+    support::InlineVector<const void*, kInputs> pointers;
+    support::InlineVector<std::int64_t, kInputs> outer_strides;
     Shape shape;  // the root's
     std::int64_t inner = 1, outer = 0;
 
-    // Runs rows [from, to) of the kernel into `out` (row `from` first).
-    void rows(SsJitKernelFn fn, std::int64_t from, std::int64_t to, float* out) const {
-      std::vector<const void*> at(pointers.size());
+    // Each input's pointer at row `from`, into `at` (pointers.size() of them).
+    void at_row(std::int64_t from, const void** at) const {
       for (std::size_t j = 0; j < pointers.size(); ++j)
         at[j] = static_cast<const char*>(pointers[j]) +
                 from * outer_strides[j] * static_cast<std::int64_t>(dtype_size(inputs[j].dtype()));
-      fn(at.data(), outer_strides.data(), out, to - from, inner);
+    }
+    // Runs rows [from, to) of the kernel into `out` (row `from` first).
+    void rows(SsJitKernelFn fn, std::int64_t from, std::int64_t to, float* out) const {
+      std::array<const void*, kInputs> few;
+      std::vector<const void*> many(pointers.size() > kInputs ? pointers.size() : 0);
+      const void** at = many.empty() ? few.data() : many.data();
+      at_row(from, at);
+      fn(at, outer_strides.begin(), out, to - from, inner);
     }
   };
 
@@ -186,7 +195,7 @@ class FastExecutor final : public GraphExecutor {
 
   // A kernel's steps one operation at a time, on whole tensors: the same
   // values the nodes would have given, for the layouts its code can't read.
-  Tensor run_steps(const ir::FusedKernel& kernel, const std::vector<Tensor>& inputs) const;
+  Tensor run_steps(const ir::FusedKernel& kernel, const Tensor* inputs) const;
 
   FastExecutorOptions options_;
   fast::GemmSettings gemm_;  // threads, and bfloat16 where asked and the CPU has it

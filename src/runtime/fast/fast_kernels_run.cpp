@@ -2,6 +2,7 @@
 #include <map>
 
 #include "ir/conv_deferral.hpp"
+#include "runtime/core/aligned_scratch.hpp"
 #include "runtime/fast/fast_executor_impl.hpp"
 
 namespace ss::runtime::fastexec {
@@ -142,7 +143,7 @@ bool FastExecutor::bind(const FusionPlan& plan, std::size_t k, const std::vector
   call.outer = call.inner ? element_count(shape) / call.inner : 0;
   for (std::size_t j = 0; j < call.inputs.size(); ++j) {
     Tensor& t = call.inputs[j];
-    const auto fits = [&](const std::vector<std::int64_t>& s) {
+    const auto fits = [&](const Strides& s) {
       if (rank == 0) return true;
       const std::int64_t in_row = s[rank - 1];
       if (flags[j] ? in_row != 0 : (in_row != 1 && call.inner != 1)) return false;
@@ -170,7 +171,7 @@ void FastExecutor::run_kernel(const FusionPlan& plan, const ir::Graph& g, std::s
   if (plan.kernels[k].epilogue >= 0 && run_epilogue(plan, g, k, out, values)) return;
   KernelCall call;
   if (!bind(plan, k, values, call)) {
-    out = run_steps(plan.kernels[k], call.inputs);
+    out = run_steps(plan.kernels[k], call.inputs.begin());
     return;
   }
   out = Tensor::uninitialized(DType::f32, call.shape);
@@ -195,23 +196,26 @@ bool FastExecutor::run_epilogue(const FusionPlan& plan, const ir::Graph& g, std:
   if (b.rank() == 2 && a.rank() >= 1) {
     Shape shape(a.shape().begin(), a.shape().end() - 1);
     shape.push_back(b.dim(1));
-    const Tensor stand_in = Tensor::borrow(nullptr, DType::f32, shape);
+    const Tensor stand_in = Tensor::shaped(DType::f32, shape);
     if (bind(plan, k, values, call, &stand_in) && call.inner == b.dim(1)) {
       out = Tensor::uninitialized(DType::f32, call.shape);
       auto* o = static_cast<float*>(out.raw());
       const auto j = static_cast<std::size_t>(kernel.epilogue);
-      std::vector<std::int64_t> strides = call.outer_strides;
+      // The rows' pointers and strides on the stack (past kInputs, vectors).
+      std::array<std::int64_t, KernelCall::kInputs> few_strides;
+      std::array<const void*, KernelCall::kInputs> few_at;
+      const std::size_t count = call.pointers.size();
+      std::vector<std::int64_t> many_strides(count > KernelCall::kInputs ? count : 0);
+      std::vector<const void*> many_at(count > KernelCall::kInputs ? count : 0);
+      std::int64_t* strides = many_strides.empty() ? few_strides.data() : many_strides.data();
+      const void** at = many_at.empty() ? few_at.data() : many_at.data();
+      std::copy(call.outer_strides.begin(), call.outer_strides.end(), strides);
       strides[j] = call.inner;  // the tile's rows
       ran = fast::matmul_in_blocks(
           a, b, gemm_, [&](std::int64_t r0, std::int64_t r1, const float* tile) {
-            std::vector<const void*> at(call.pointers.size());
-            for (std::size_t i = 0; i < at.size(); ++i)
-              at[i] = i == j
-                          ? static_cast<const void*>(tile)
-                          : static_cast<const char*>(call.pointers[i]) +
-                                r0 * call.outer_strides[i] *
-                                    static_cast<std::int64_t>(dtype_size(call.inputs[i].dtype()));
-            plan.fns[k](at.data(), strides.data(), o + r0 * call.inner, r1 - r0, call.inner);
+            call.at_row(r0, at);
+            at[j] = tile;
+            plan.fns[k](at, strides, o + r0 * call.inner, r1 - r0, call.inner);
           });
     }
   }
@@ -247,7 +251,7 @@ bool FastExecutor::run_kernel_reduced(const FusionPlan& plan, const ir::Graph& g
     if (bound) {
       run_kernel(plan, g, k, values[static_cast<std::size_t>(kernel.root)], values);
     } else {
-      values[static_cast<std::size_t>(kernel.root)] = run_steps(kernel, call.inputs);
+      values[static_cast<std::size_t>(kernel.root)] = run_steps(kernel, call.inputs.begin());
     }
     return false;
   }
@@ -259,20 +263,21 @@ bool FastExecutor::run_kernel_reduced(const FusionPlan& plan, const ir::Graph& g
   const std::int64_t tile = std::max<std::int64_t>(1, (1 << 14) / group);
   for_rows(kept, std::max<std::int64_t>(1, kMinElements / group), options_.threads,
            [&](std::int64_t r0, std::int64_t r1) {
-             std::vector<float> buffer(static_cast<std::size_t>(std::min(tile, r1 - r0) * group));
+             thread_local AlignedScratch scratch;  // the thread's tile, kept between calls
+             auto* buffer = static_cast<float*>(scratch.get(
+                 static_cast<std::size_t>(std::min(tile, r1 - r0) * group) * sizeof(float)));
              for (std::int64_t t0 = r0; t0 < r1; t0 += tile) {
                const std::int64_t t1 = std::min(r1, t0 + tile);
-               call.rows(plan.fns[k], t0 * rows_per_group, t1 * rows_per_group, buffer.data());
+               call.rows(plan.fns[k], t0 * rows_per_group, t1 * rows_per_group, buffer);
                for (std::int64_t r = t0; r < t1; ++r)
-                 o[r] = fast::reduce_row(op, buffer.data() + (r - t0) * group, group);
+                 o[r] = fast::reduce_row(op, buffer + (r - t0) * group, group);
              }
            });
   ++runs_;
   return true;
 }
 
-Tensor FastExecutor::run_steps(const ir::FusedKernel& kernel,
-                               const std::vector<Tensor>& inputs) const {
+Tensor FastExecutor::run_steps(const ir::FusedKernel& kernel, const Tensor* inputs) const {
   std::vector<Tensor> v;
   for (const auto& s : kernel.steps) {
     switch (s.kind) {

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 #include "ir/formulas.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/fast_ops.hpp"
+#include "runtime/fast/node_memo.hpp"
 #include "runtime/fast/vector_exp.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -188,7 +190,7 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
        op != ir::Reduce::min && op != ir::Reduce::logsumexp && !spread))
     return false;
   const auto rank = static_cast<std::size_t>(x.rank());
-  std::vector<bool> reduced(rank, false);
+  Shape reduced(rank, 0);  // flags (no heap)
   for (const auto a : axes) {
     if (a < 0 || static_cast<std::size_t>(a) >= rank) return false;
     reduced[static_cast<std::size_t>(a)] = true;
@@ -327,10 +329,32 @@ bool cast_to_f32(const Tensor& x, Tensor& out) {
 // are reduced, each output element over them in the input's order, as
 // the reference does (a float input; max and min from -inf and inf with
 // std::max and std::min, sums and means in double).
+namespace {
+
+struct RearrangePlans;
+
+// The node's plan at x's shape and the sizes its pattern reads (each as
+// bound, -1 where unknown), remembered on the thread.
+const RearrangePlan& remembered_plan(const ir::Node& n, const Tensor& x,
+                                     const std::map<std::string, std::int64_t>& sizes,
+                                     const Dims& dims) {
+  Shape sized;
+  for (const auto& [name, axis] : n.sizes) {
+    const auto s = size_of(axis, sizes, dims);
+    sized.push_back(s ? *s : -1);
+  }
+  using Memo = NodeMemo<RearrangePlan, RearrangePlans>;
+  const std::initializer_list<Shape> key{x.shape(), sized};
+  if (const RearrangePlan* plan = Memo::find(n, key)) return *plan;
+  return Memo::keep(n, key, rearrange_plan(n, x, sizes, dims));
+}
+
+}  // namespace
+
 bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
                const std::map<std::string, std::int64_t>& sizes, const Dims& dims) {
   const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
-  const RearrangePlan plan = rearrange_plan(n, x, sizes, dims);
+  const RearrangePlan& plan = remembered_plan(n, x, sizes, dims);
   const Shape &atoms = plan.atoms, &shape = plan.shape, &kept = plan.kept,
               &expanded = plan.expanded;
   const std::int64_t reduced = plan.reduced;

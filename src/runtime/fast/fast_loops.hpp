@@ -34,7 +34,7 @@ void each_broadcast_row(const Shape& shape, const Tensor& a, const Tensor& b, F 
   const Strides sa = broadcast_strides(a, rank), sb = broadcast_strides(b, rank);
   const std::int64_t inner = shape[rank - 1];
   if (inner == 0) return;
-  std::vector<std::int64_t> index(rank - 1, 0);
+  Shape index(rank - 1, 0);
   std::int64_t oa = 0, ob = 0;
   for (std::int64_t k = 0, n = element_count(shape); k < n; k += inner) {
     f(k, oa, sa[rank - 1], ob, sb[rank - 1], inner);

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <type_traits>
 
 #include "ir/formulas.hpp"
 #include "runtime/fast/fast_loops.hpp"
 #include "runtime/reference/ops.hpp"
+#include "support/inline_vector.hpp"
 
 namespace ss::runtime::fast {
 namespace {
@@ -43,11 +45,11 @@ bool ids_of(const Tensor& ids, Tensor& kept) {
 // Calls f(k, offsets) for each element k of `shape` in row-major order, with
 // each operand's element offset (its strides, 0 where it broadcasts).
 template <typename F>
-void each_broadcast(const Shape& shape, const std::vector<const Tensor*>& operands, F f) {
+void each_broadcast(const Shape& shape, std::initializer_list<const Tensor*> operands, F f) {
   const std::size_t rank = shape.size();
-  std::vector<Strides> strides;
+  support::InlineVector<Strides, 4> strides;
   for (const Tensor* t : operands) strides.push_back(broadcast_strides(*t, rank));
-  std::vector<std::int64_t> index(rank, 0), at(operands.size(), 0);
+  Shape index(rank, 0), at(operands.size(), 0);
   for (std::int64_t k = 0, n = element_count(shape); k < n; ++k) {
     f(k, at);
     for (std::size_t d = rank; d-- > 0;) {  // the odometer over the output's axes
@@ -171,12 +173,12 @@ bool binary_any(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
   const ir::Formula& f = ir::formula(op, integers);  // types/binary.def's, as the reference's
   if (dtype == DType::boolean) {
     auto* o = static_cast<unsigned char*>(out.raw());
-    each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+    each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const Shape& at) {
       o[k] = ir::evaluate(f, read_a(pa, at[0]), read_b(pb, at[1])) != 0;
     });
     return true;
   }
-  each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
+  each_broadcast(shape, {&a, &b}, [&](std::int64_t k, const Shape& at) {
     out.set(k, ir::evaluate(f, read_a(pa, at[0]), read_b(pb, at[1])));
   });  // an i32 stored as the reference stores it
   return true;
@@ -294,9 +296,8 @@ bool normalise(const Tensor& x, std::int64_t axis, bool centre, double eps, Tens
 
 Tensor expand(const Tensor& x, const Shape& shape) {
   Tensor out = Tensor::uninitialized(x.dtype(), shape);
-  each_broadcast(shape, {&x}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
-    copy_element(x, at[0], out, k);
-  });
+  each_broadcast(shape, {&x},
+                 [&](std::int64_t k, const Shape& at) { copy_element(x, at[0], out, k); });
   return out;
 }
 
@@ -314,14 +315,13 @@ bool where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
   const bool boolean = cond.dtype() == DType::boolean;
   const auto run = [&](auto bytes) {  // the element's size known to the compiler
     constexpr std::size_t n = decltype(bytes)::value;
-    each_broadcast(
-        shape, {&cond, &a, &b}, [&](std::int64_t k, const std::vector<std::int64_t>& at) {
-          const bool pick =
-              boolean ? static_cast<const unsigned char*>(pc)[at[0]] != 0 : read_c(pc, at[0]) != 0;
-          const char* from = pick ? pa + at[1] * static_cast<std::int64_t>(n)
-                                  : pb + at[2] * static_cast<std::int64_t>(n);
-          std::memcpy(po + k * static_cast<std::int64_t>(n), from, n);
-        });
+    each_broadcast(shape, {&cond, &a, &b}, [&](std::int64_t k, const Shape& at) {
+      const bool pick =
+          boolean ? static_cast<const unsigned char*>(pc)[at[0]] != 0 : read_c(pc, at[0]) != 0;
+      const char* from = pick ? pa + at[1] * static_cast<std::int64_t>(n)
+                              : pb + at[2] * static_cast<std::int64_t>(n);
+      std::memcpy(po + k * static_cast<std::int64_t>(n), from, n);
+    });
   };
   if (size == 4)
     run(std::integral_constant<std::size_t, 4>{});
@@ -330,11 +330,10 @@ bool where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
   else if (size == 1)
     run(std::integral_constant<std::size_t, 1>{});
   else
-    each_broadcast(shape, {&cond, &a, &b},
-                   [&](std::int64_t k, const std::vector<std::int64_t>& at) {
-                     const bool pick = read_c(pc, at[0]) != 0;
-                     copy_element(pick ? a : b, at[pick ? 1 : 2], out, k);
-                   });
+    each_broadcast(shape, {&cond, &a, &b}, [&](std::int64_t k, const Shape& at) {
+      const bool pick = read_c(pc, at[0]) != 0;
+      copy_element(pick ? a : b, at[pick ? 1 : 2], out, k);
+    });
   return true;
 }
 
@@ -368,7 +367,7 @@ bool pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::int64_t a
   return true;
 }
 
-bool concat(const std::vector<Tensor>& xs, std::int64_t axis, Tensor& out) {
+bool concat(std::span<const Tensor> xs, std::int64_t axis, Tensor& out) {
   if (xs.empty() || axis < 0 || axis >= xs[0].rank()) return false;
   Shape shape = xs[0].shape();
   shape[static_cast<std::size_t>(axis)] = 0;
@@ -393,7 +392,7 @@ bool concat(const std::vector<Tensor>& xs, std::int64_t axis, Tensor& out) {
   return true;
 }
 
-bool stack(const std::vector<Tensor>& xs, Tensor& out) {
+bool stack(std::span<const Tensor> xs, Tensor& out) {
   if (xs.empty()) return false;
   Shape shape = xs[0].shape();
   shape.insert(shape.begin(), static_cast<std::int64_t>(xs.size()));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "ir/attributes.hpp"
@@ -47,7 +48,7 @@ bool pad(const Tensor& x, std::int64_t axis, std::int64_t before, std::int64_t a
          Tensor& out);
 // Tensors of one element type joined along an existing axis, or stacked
 // along a new first one.
-bool concat(const std::vector<Tensor>& xs, std::int64_t axis, Tensor& out);
+bool concat(std::span<const Tensor> xs, std::int64_t axis, Tensor& out);
 // The windows of x (ir::Window), and their fold back into `like`'s shape
 // (f32): what the reference's window and window_fold give, bit for bit
 // (fast_window.cpp).
@@ -67,7 +68,7 @@ bool window_channels_inner(const Tensor& x, const ir::Window& w, Tensor& out);
 // crosses, so the same bits for any thread count.
 bool max_pool(const Tensor& x, const ir::Window& w, Tensor& out, int threads);
 bool max_pool_grad(const Tensor& x, const Tensor& dy, const ir::Window& w, Tensor& dx, int threads);
-bool stack(const std::vector<Tensor>& xs, Tensor& out);
+bool stack(std::span<const Tensor> xs, Tensor& out);
 // Each run along `axis` sorted (stably, as doubles compare), or the order
 // that sorts it (i32).
 bool sort(const Tensor& x, std::int64_t axis, bool indices, Tensor& out);

@@ -3,11 +3,15 @@
 // composition flattens them (the first windowed axis outermost), a run of
 // channels at a time where the last axis isn't windowed.
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/fast_loops.hpp"
 #include "runtime/fast/fast_ops.hpp"
+#include "support/inline_vector.hpp"
 
 namespace ss::runtime::fast {
 namespace {
@@ -17,12 +21,13 @@ typedef std::int32_t I4 __attribute__((vector_size(16)));
 
 struct Pool {
   Shape in, out;
-  std::vector<std::int64_t> in_strides;
+  Shape in_strides;
   std::int64_t run = 1;        // channels per step: the last axis when no window crosses it
   std::int64_t positions = 0;  // out.size() / run
   std::int64_t window = 1;     // elements per window
-  std::vector<ir::WindowAxis> axes;
-  std::vector<bool> windowed;
+  support::InlineVector<ir::WindowAxis, 4> axes;
+  Shape windowed;  // flags
+  double value = 0;
   float pad = 0;
 
   bool make(const Tensor& x, const ir::Window& w) {
@@ -30,7 +35,7 @@ struct Pool {
     in = x.shape();
     out = in;
     axes = w.axes;
-    windowed.assign(in.size(), false);
+    windowed.assign(in.size(), 0);
     for (const auto& a : axes) {
       out[static_cast<std::size_t>(a.axis)] = a.count(in[static_cast<std::size_t>(a.axis)]);
       windowed[static_cast<std::size_t>(a.axis)] = true;
@@ -40,6 +45,7 @@ struct Pool {
     for (std::size_t d = in.size(); d-- > 1;) in_strides[d - 1] = in_strides[d] * in[d];
     if (!windowed.back()) run = in.back();
     positions = run == 0 ? 0 : element_count(out) / run;
+    value = w.value;
     pad = static_cast<float>(w.value);
     if (axes.size() > 8) return false;
     make_inner();
@@ -144,11 +150,49 @@ struct Pool {
   }
 };
 
+// Whether `p` was made for x's shape and window `w`.
+bool made_for(const Pool& p, const Tensor& x, const ir::Window& w) {
+  if (p.in != x.shape() || p.value != w.value || p.axes.size() != w.axes.size()) return false;
+  for (std::size_t k = 0; k < w.axes.size(); ++k)
+    if (std::memcmp(&p.axes[k], &w.axes[k], sizeof(ir::WindowAxis)) != 0) return false;
+  return true;
+}
+
+// The pool for x and w, remembered on the thread (the last 8): a steady
+// call makes none.
+const Pool* pool_for(const Tensor& x, const ir::Window& w) {
+  thread_local std::array<std::optional<Pool>, 8> pools;
+  thread_local std::size_t next = 0;
+  for (const auto& p : pools)
+    if (p && made_for(*p, x, w)) return &*p;
+  Pool p;
+  if (!p.make(x, w)) return nullptr;
+  auto& kept = pools[next];
+  next = (next + 1) % pools.size();
+  kept = std::move(p);
+  return &*kept;
+}
+
+// A thread's offsets and rows, kept between calls.
+struct Rows {
+  std::vector<std::int64_t> at;
+  std::vector<float> padding, best;
+  std::vector<std::int32_t> which;
+  static Rows& of_thread(const Pool& p) {
+    thread_local Rows rows;
+    rows.padding.assign(static_cast<std::size_t>(p.run), p.pad);
+    rows.best.resize(static_cast<std::size_t>(p.run));
+    rows.which.resize(static_cast<std::size_t>(p.run));
+    return rows;
+  }
+};
+
 }  // namespace
 
 bool max_pool(const Tensor& x, const ir::Window& w, Tensor& out, int threads) {
-  Pool p;
-  if (!p.make(x, w)) return false;
+  const Pool* made = pool_for(x, w);
+  if (!made) return false;
+  const Pool& p = *made;
   const Tensor xc = x.compact();
   Tensor result = Tensor::uninitialized(DType::f32, p.out);
   const auto* xs = static_cast<const float*>(xc.raw());
@@ -156,11 +200,10 @@ bool max_pool(const Tensor& x, const ir::Window& w, Tensor& out, int threads) {
   const std::int64_t per = std::max<std::int64_t>(1, p.run * p.window);
   for_rows(p.positions, std::max<std::int64_t>(1, kMinElements / per), threads,
            [&](std::int64_t from, std::int64_t to) {
-             std::vector<std::int64_t> at;
-             const std::vector<float> padding(static_cast<std::size_t>(p.run), p.pad);
+             Rows& r = Rows::of_thread(p);
              for (std::int64_t q = from; q < to; ++q) {
-               p.offsets(q, at);
-               p.first_max(xs, at, padding.data(), ys + q * p.run, nullptr);
+               p.offsets(q, r.at);
+               p.first_max(xs, r.at, r.padding.data(), ys + q * p.run, nullptr);
              }
            });
   out = std::move(result);
@@ -169,8 +212,9 @@ bool max_pool(const Tensor& x, const ir::Window& w, Tensor& out, int threads) {
 
 bool max_pool_grad(const Tensor& x, const Tensor& dy, const ir::Window& w, Tensor& dx,
                    int threads) {
-  Pool p;
-  if (!p.make(x, w) || dy.dtype() != DType::f32 || dy.shape() != p.out) return false;
+  const Pool* made = pool_for(x, w);
+  if (!made || dy.dtype() != DType::f32 || dy.shape() != made->out) return false;
+  const Pool& p = *made;
   const Tensor xc = x.compact(), gc = dy.compact();
   Tensor result = Tensor::zeros(DType::f32, p.in);
   const auto* xs = static_cast<const float*>(xc.raw());
@@ -182,13 +226,12 @@ bool max_pool_grad(const Tensor& x, const Tensor& dy, const ir::Window& w, Tenso
   const std::int64_t rows = split ? p.out[0] : 1;
   const std::int64_t per_row = rows == 0 ? 0 : p.positions / rows;
   for_rows(rows, 1, split ? threads : 1, [&](std::int64_t from, std::int64_t to) {
-    std::vector<std::int64_t> at;
-    std::vector<float> best(static_cast<std::size_t>(p.run));
-    std::vector<std::int32_t> which(static_cast<std::size_t>(p.run));
-    const std::vector<float> padding(static_cast<std::size_t>(p.run), p.pad);
+    Rows& r = Rows::of_thread(p);
+    std::vector<std::int64_t>& at = r.at;
+    std::vector<std::int32_t>& which = r.which;
     for (std::int64_t q = from * per_row; q < to * per_row; ++q) {
       p.offsets(q, at);
-      p.first_max(xs, at, padding.data(), best.data(), which.data());
+      p.first_max(xs, at, r.padding.data(), r.best.data(), which.data());
       const float* g = gs + q * p.run;
       for (std::int64_t c = 0; c < p.run; ++c) {
         const std::int64_t off = at[static_cast<std::size_t>(which[static_cast<std::size_t>(c)])];

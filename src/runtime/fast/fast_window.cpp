@@ -17,14 +17,14 @@ template <typename F>
 void each_run(const Shape& in, const ir::Window& w, F f) {
   const Shape out = w.shape_of(in);
   const std::size_t rank = in.size(), m = w.axes.size();
-  std::vector<std::int64_t> stride(rank, 1);
+  Shape stride(rank, 1);
   for (std::size_t k = rank; k-- > 1;) stride[k - 1] = stride[k] * in[k];
-  std::vector<bool> windowed(rank, false);
+  Shape windowed(rank, 0);  // flags (no heap)
   for (const auto& a : w.axes) windowed[static_cast<std::size_t>(a.axis)] = true;
   const ir::WindowAxis& last = w.axes.back();
   const auto last_axis = static_cast<std::size_t>(last.axis);
   const std::int64_t step = last.dilation * stride[last_axis];
-  std::vector<std::int64_t> index(out.size() - 1, 0);  // every axis but the last window's
+  Shape index(out.size() - 1, 0);  // every axis but the last window's
   std::int64_t runs = 1;
   for (const auto n : index.empty() ? Shape{} : Shape(out.begin(), out.end() - 1)) runs *= n;
   if (element_count(out) == 0) return;
@@ -73,20 +73,20 @@ bool each_channel_run(const Shape& in, const ir::Window& w, F f) {
   const std::int64_t channels = in.back();
   std::int64_t window = 1;
   for (const auto& a : w.axes) window *= a.size;
-  std::vector<std::int64_t> stride(rank, 1);
+  Shape stride(rank, 1);
   for (std::size_t k = rank; k-- > 1;) stride[k - 1] = stride[k] * in[k];
-  std::vector<int> window_of(rank, -1);
+  Shape window_of(rank, -1);
   for (std::size_t k = 0; k < m; ++k)
     window_of[static_cast<std::size_t>(w.axes[k].axis)] = static_cast<int>(k);
   // The positions: every output axis but the channels (rank - 1 of x's, then m).
   Shape space(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(rank - 1));
   space.insert(space.end(), out.begin() + static_cast<std::ptrdiff_t>(rank), out.end());
-  std::vector<std::int64_t> index(space.size(), 0);
+  Shape index(space.size(), 0);
   std::int64_t positions = element_count(space);
   for (std::int64_t p = 0; p < positions; ++p) {
     std::int64_t offset = 0;
     for (std::size_t d = 0; d + 1 < rank && offset >= 0; ++d) {
-      const int k = window_of[d];
+      const auto k = window_of[d];
       if (k < 0) {
         offset += index[d] * stride[d];
         continue;

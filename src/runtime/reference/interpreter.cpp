@@ -152,8 +152,8 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
     return values[static_cast<std::size_t>(node.in[k])];
   };
   switch (n.op) {
-    case ir::Op::input:
-      out = inputs.at(n.name);
+    case ir::Op::input:  // the walk placed it; a body's, by name
+      if (const auto it = inputs.find(n.name); it != inputs.end()) out = it->second;
       break;
     case ir::Op::constant:
       out = Tensor::scalar(dtype, n.number);
@@ -335,56 +335,105 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
   }
 }
 
+namespace {
+
+// The walk: every node in order, each offered to the executor first, its
+// value dropped after its last reader; the inputs already in place.
+void walk(const ir::Graph& graph, GraphFrame& frame, const Dims& dims, WorkerContext* worker,
+          const GraphExecutor* executor, const std::map<std::string, Tensor>* inputs) {
+  const auto& sizes = frame.sizes;
+  std::vector<Tensor>& values = frame.values;
+  std::shared_ptr<const ir::ReleasePlan> releases;
+  if (executor) releases = executor->releases(graph);
+  if (!releases)  // no executor, or one whose nodes read their inputs where they run
+    releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(graph));
+  // Each value is dropped after its last reader, so its buffer returns to
+  // the pool (or its frame) while the graph still runs; a loop's outputs
+  // with it.
+  const auto release_after = [&](std::size_t i) {
+    for (const int v : (*releases)[i]) {
+      const auto k = static_cast<std::size_t>(v);
+      values[k] = Tensor();
+      if (k < frame.loops.size() && frame.loops[k])
+        for (Tensor& t : frame.loops[k]->outputs) t = Tensor();
+    }
+  };
+  static const std::map<std::string, Tensor> none;
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& n = graph.nodes[i];
+    const DType dtype = dtype_of(n.type.elem);
+    Tensor& out = values[i];
+    if (n.op == ir::Op::loop) {
+      if (frame.loops.size() != graph.nodes.size()) frame.loops.resize(graph.nodes.size());
+      auto& loop = frame.loops[i];
+      if (!loop) loop = std::make_unique<LoopFrame>();
+      loop->given.clear();
+      for (const int x : n.in) loop->given.push_back(values[static_cast<std::size_t>(x)]);
+      out = run_loop_in(n, *loop, dims, worker, executor).at(0);
+    } else if (n.op == ir::Op::loop_part) {
+      out = frame.loops.at(static_cast<std::size_t>(n.in[0]))
+                ->outputs.at(static_cast<std::size_t>(n.number));
+    } else if (executor && executor->run(graph, i, values, sizes, dims)) {
+    } else if (n.op == ir::Op::input) {  // placed before the walk
+    } else if (n.body) {  // a fused node the executor has no kernel for: its body there
+      std::vector<Tensor> given;
+      for (const int x : n.in) given.push_back(values[static_cast<std::size_t>(x)]);
+      out = run_body(n, given, dims, worker, executor);
+    } else {
+      run_reference_node(graph, i, values, inputs ? *inputs : none, sizes, dims, worker);
+    }
+    // The graph's element type is the contract: results are stored in it.
+    if (out.dtype() != dtype) out = ref::cast(out, dtype);
+    release_after(i);
+  }
+  frame.outputs.clear();
+  for (const int o : graph.outputs) frame.outputs.push_back(values[static_cast<std::size_t>(o)]);
+}
+
+}  // namespace
+
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
                               const Dims& dims, WorkerContext* worker,
                               const GraphExecutor* executor) {
   if (std::vector<Tensor> outputs;
       executor && executor->run_whole(graph, inputs, dims, worker, outputs))
     return outputs;
-  const auto sizes = bind_sizes(graph, inputs, dims);
-  std::shared_ptr<const ir::ReleasePlan> releases;
-  if (executor) releases = executor->releases(graph);
-  if (!releases)  // no executor, or one whose nodes read their inputs where they run
-    releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(graph));
-  std::vector<Tensor> values(graph.nodes.size());
-  // A loop's outputs (its own value first), until its parts take them.
-  std::map<std::size_t, std::vector<Tensor>> loop_outputs;
-  // Each value is dropped after its last reader, so its buffer returns to
-  // the pool while the graph still runs.
-  const auto release_after = [&](std::size_t i) {
-    for (const int v : (*releases)[i]) {
-      values[static_cast<std::size_t>(v)] = Tensor();
-      loop_outputs.erase(static_cast<std::size_t>(v));
-    }
-  };
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    const ir::Node& n = graph.nodes[i];
-    const DType dtype = dtype_of(n.type.elem);
-    Tensor& out = values[i];
-    if (n.op == ir::Op::loop) {
-      std::vector<Tensor> given;
-      for (const int x : n.in) given.push_back(values[static_cast<std::size_t>(x)]);
-      std::vector<Tensor> results = run_loop(n, given, dims, worker, executor);
-      out = std::move(results[0]);
-      loop_outputs[i] = std::move(results);
-    } else if (n.op == ir::Op::loop_part) {
-      out =
-          loop_outputs.at(static_cast<std::size_t>(n.in[0])).at(static_cast<std::size_t>(n.number));
-    } else if (executor && executor->run(graph, i, values, sizes, dims)) {
-    } else if (n.body) {  // a fused node the executor has no kernel for: its body there
-      std::vector<Tensor> given;
-      for (const int x : n.in) given.push_back(values[static_cast<std::size_t>(x)]);
-      out = run_body(n, given, dims, worker, executor);
-    } else {
-      run_reference_node(graph, i, values, inputs, sizes, dims, worker);
-    }
-    // The graph's element type is the contract: results are stored in it.
-    if (out.dtype() != dtype) out = ref::cast(out, dtype);
-    release_after(i);
+  GraphFrame frame;
+  frame.sizes = bind_sizes(graph, inputs, dims);
+  frame.values.resize(graph.nodes.size());
+  for (const int id : graph.inputs) {
+    const auto k = static_cast<std::size_t>(id);
+    frame.values[k] = inputs.at(graph.nodes[k].name);
   }
-  std::vector<Tensor> results;
-  for (const int o : graph.outputs) results.push_back(values[static_cast<std::size_t>(o)]);
-  return results;
+  walk(graph, frame, dims, worker, executor, &inputs);
+  return std::move(frame.outputs);
+}
+
+void run_graph_in(const ir::Graph& graph, GraphFrame& frame, const Dims& dims,
+                  const GraphExecutor* executor, WorkerContext* worker) {
+  frame.values.resize(graph.nodes.size());
+  walk(graph, frame, dims, worker, executor, nullptr);
+}
+
+GraphFrame::GraphFrame() = default;
+GraphFrame::~GraphFrame() = default;
+GraphFrame::GraphFrame(GraphFrame&&) noexcept = default;
+GraphFrame& GraphFrame::operator=(GraphFrame&&) noexcept = default;
+
+void GraphFrame::clear() {
+  for (Tensor& t : values) t = Tensor();
+  for (Tensor& t : outputs) t = Tensor();
+  for (auto& loop : loops)
+    if (loop) loop->clear();
+}
+
+void LoopFrame::clear() {
+  body.clear();
+  for (Tensor& t : given) t = Tensor();
+  for (Tensor& t : carried) t = Tensor();
+  for (auto& step : steps)
+    for (Tensor& t : step) t = Tensor();
+  for (Tensor& t : outputs) t = Tensor();
 }
 
 namespace {

@@ -7,9 +7,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ir/attributes.hpp"
 #include "ir/graph.hpp"
 #include "runtime/core/executor.hpp"
 #include "runtime/core/tensor.hpp"
@@ -34,6 +36,47 @@ Tensor run_body(const ir::Node& fused, const std::vector<Tensor>& inputs, const 
 std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string, Tensor>& inputs,
                               const Dims& dims, WorkerContext* worker = nullptr,
                               const GraphExecutor* executor = nullptr);
+
+struct LoopFrame;
+
+// What one run of a graph holds, kept between runs at the same sizes by a
+// frame (api/frames.hpp) so a steady run allocates nothing: every node's
+// value (the inputs placed by the caller), the generic axes' sizes bound
+// from them, the outputs, and each loop node's own frame. run_graph_in
+// leaves the outputs there; the caller clears the values after reading
+// them.
+struct GraphFrame {
+  GraphFrame();
+  ~GraphFrame();
+  GraphFrame(GraphFrame&&) noexcept;
+  GraphFrame& operator=(GraphFrame&&) noexcept;
+  std::vector<Tensor> values;
+  std::map<std::string, std::int64_t> sizes;
+  std::vector<Tensor> outputs;
+  std::vector<std::unique_ptr<LoopFrame>> loops;  // per node; a loop's, made on its first run
+  void clear();
+};
+
+// A loop node's frame: its body's, the shapes its body's sizes were bound
+// at, the steps' results until they are stacked, and the loop's outputs.
+struct LoopFrame {
+  GraphFrame body;
+  std::optional<ir::LoopShape> shape;  // the node's, read once
+  std::vector<Shape> bound_at;
+  std::vector<Tensor> given, carried;
+  std::vector<std::vector<Tensor>> steps;
+  std::vector<Tensor> outputs;
+  void clear();
+};
+
+// run_graph's walk over a frame whose inputs (values at graph.inputs) and
+// sizes are in place: no executor that runs whole graphs.
+void run_graph_in(const ir::Graph& graph, GraphFrame& frame, const Dims& dims,
+                  const GraphExecutor* executor, WorkerContext* worker = nullptr);
+
+// run_loop in the loop's frame: its outputs there (its own value first).
+std::vector<Tensor>& run_loop_in(const ir::Node& loop, LoopFrame& frame, const Dims& dims,
+                                 WorkerContext* worker, const GraphExecutor* executor);
 
 // The reference interpreter as an executor: every node the reference's, its
 // release plan made at load.

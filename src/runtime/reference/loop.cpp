@@ -37,39 +37,74 @@ Tensor stack_along(const std::vector<Tensor>& steps, std::int64_t axis) {
 
 }  // namespace
 
-std::vector<Tensor> run_loop(const ir::Node& n, const std::vector<Tensor>& given, const Dims& dims,
-                             WorkerContext* worker, const GraphExecutor* executor) {
-  const ir::LoopShape shape = ir::loop_of(n);
+std::vector<Tensor>& run_loop_in(const ir::Node& n, LoopFrame& f, const Dims& dims,
+                                 WorkerContext* worker, const GraphExecutor* executor) {
+  if (!f.shape) f.shape = ir::loop_of(n);
+  const ir::LoopShape& shape = *f.shape;
   const ir::Graph& body = *n.body;
+  const std::vector<Tensor>& given = f.given;
   const std::size_t carries = shape.carries, stacked = shape.stacked;
-  std::vector<const std::string*> names;
-  for (const int id : body.inputs) names.push_back(&body.nodes[static_cast<std::size_t>(id)].name);
   const std::int64_t length = given.at(carries).dim(shape.axes[0]);
   for (std::size_t j = 1; j < stacked; ++j)
     if (given.at(carries + j).dim(shape.axes[j]) != length)
       throw runtime::InternalError("a loop's stacked inputs differ in length");
-  std::map<std::string, Tensor> inputs;
-  for (std::size_t k = 0; k < given.size(); ++k)
-    if (k < carries || k >= carries + stacked) inputs[*names[k]] = given[k];
+  GraphFrame& b = f.body;
+  b.values.resize(body.nodes.size());
+  const auto input = [&](std::size_t k) -> Tensor& {
+    return b.values[static_cast<std::size_t>(body.inputs[k])];
+  };
+  f.carried.resize(carries);
+  for (std::size_t k = 0; k < carries; ++k) f.carried[k] = given[k];
   const std::size_t results = body.outputs.size() - carries;
-  std::vector<std::vector<Tensor>> steps(results, std::vector<Tensor>(length));
+  f.steps.resize(results);
+  for (auto& step : f.steps) step.resize(static_cast<std::size_t>(length));
   for (std::int64_t t = 0; t < length; ++t) {
     const std::int64_t at = shape.reverse ? length - 1 - t : t;
-    for (std::size_t j = 0; j < stacked; ++j)
-      inputs[*names[carries + j]] = shape.axes[j] == 0  // a view where it is contiguous
-                                        ? given[carries + j].select(0, at)
-                                        : reference::take(given[carries + j], shape.axes[j], at);
-    std::vector<Tensor> out = run_graph(body, inputs, dims, worker, executor);
-    for (std::size_t k = 0; k < carries; ++k) inputs[*names[k]] = std::move(out[k]);
-    for (std::size_t r = 0; r < results; ++r) steps[r][at] = std::move(out[carries + r]);
+    // Every input again each step: the body's walk drops each after its
+    // last reader.
+    for (std::size_t k = 0; k < given.size(); ++k) {
+      if (k < carries)
+        input(k) = f.carried[k];
+      else if (k >= carries + stacked)
+        input(k) = given[k];
+      else  // a view where it is contiguous
+        input(k) = shape.axes[k - carries] == 0
+                       ? given[k].select(0, at)
+                       : reference::take(given[k], shape.axes[k - carries], at);
+    }
+    // The body's sizes, bound at the first step (and again should the
+    // inputs' shapes change).
+    bool same = f.bound_at.size() == given.size();
+    for (std::size_t k = 0; k < given.size() && same; ++k) same = input(k).shape() == f.bound_at[k];
+    if (!same) {
+      std::map<std::string, Tensor> named;
+      f.bound_at.clear();
+      for (std::size_t k = 0; k < given.size(); ++k) {
+        named[body.nodes[static_cast<std::size_t>(body.inputs[k])].name] = input(k);
+        f.bound_at.push_back(input(k).shape());
+      }
+      b.sizes = bind_sizes(body, named, dims);
+    }
+    run_graph_in(body, b, dims, executor, worker);
+    for (std::size_t k = 0; k < carries; ++k) f.carried[k] = std::move(b.outputs[k]);
+    for (std::size_t r = 0; r < results; ++r)
+      f.steps[r][static_cast<std::size_t>(at)] = std::move(b.outputs[carries + r]);
   }
-  std::vector<Tensor> outputs;
-  for (std::size_t k = 0; k < carries; ++k) outputs.push_back(inputs[*names[k]]);
+  f.outputs.clear();
+  for (std::size_t k = 0; k < carries; ++k) f.outputs.push_back(std::move(f.carried[k]));
   for (std::size_t r = 0; r < results; ++r) {
-    if (steps[r].empty()) throw runtime::InternalError("a loop of no steps has no results");
-    outputs.push_back(stack_along(steps[r], shape.result_axes.at(r)));
+    if (f.steps[r].empty()) throw runtime::InternalError("a loop of no steps has no results");
+    f.outputs.push_back(stack_along(f.steps[r], shape.result_axes.at(r)));
+    for (Tensor& step : f.steps[r]) step = Tensor();
   }
-  return outputs;
+  return f.outputs;
+}
+
+std::vector<Tensor> run_loop(const ir::Node& n, const std::vector<Tensor>& given, const Dims& dims,
+                             WorkerContext* worker, const GraphExecutor* executor) {
+  LoopFrame f;
+  f.given = given;
+  return std::move(run_loop_in(n, f, dims, worker, executor));
 }
 
 Tensor run_body(const ir::Node& fused, const std::vector<Tensor>& given, const Dims& dims,

@@ -1,10 +1,13 @@
 #include "runtime/fast/attention/fast_attention.hpp"
 
 #include <atomic>
+#include <initializer_list>
+#include <optional>
 
 #include "ir/attention.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/attention/attention_bind.hpp"
+#include "runtime/fast/node_memo.hpp"
 
 namespace ss::runtime::fast {
 namespace {
@@ -55,20 +58,43 @@ bool each_position(std::int64_t count, int threads, const Body& body) {
 }
 
 // The scale's factor: the scalar, or its reciprocal for a divide.
-bool bind_scale(const Tensor* scale, Bound& b) {
+bool bind_scale(const Tensor* scale, const ir::AttentionLayout& l, Item& item) {
   if (!scale) return true;
   if (scale->dtype() != DType::f32 || scale->size() != 1) return false;
   const auto c = static_cast<float>(scale->get(0));
-  b.item.factor = b.l.divide ? 1.0f / c : c;
+  item.factor = l.divide ? 1.0f / c : c;
   return true;
+}
+
+// A node's layout bound to its operands (and dout's, for the gradient),
+// remembered on the thread (node_memo.hpp): nullopt where they don't fit.
+struct Bounds;
+const std::optional<Bound>& bound(const ir::Node& n, const Tensor& tq, const Tensor& tk,
+                                  const Tensor& tv, const Tensor* dout) {
+  using Memo = NodeMemo<std::optional<Bound>, Bounds>;
+  const Shape none;
+  const std::initializer_list<Shape> key{tq.shape(),
+                                         tq.strides(),
+                                         tk.shape(),
+                                         tk.strides(),
+                                         tv.shape(),
+                                         tv.strides(),
+                                         dout ? dout->shape() : none,
+                                         dout ? dout->strides() : none};
+  if (const auto* b = Memo::find(n, key)) return *b;
+  std::optional<Bound> b(std::in_place);
+  if (!b->bind(n, tq, tk, tv) || (dout && !b->bind_grads(tq, tk, tv, *dout))) b.reset();
+  return Memo::keep(n, key, std::move(b));
 }
 
 bool forward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Tensor& tk,
              const Tensor& tv, const Tensor* scale, Tensor& out, int threads) {
-  Bound b;
-  if (!b.bind(n, tq, tk, tv) || !bind_scale(scale, b)) return false;
+  const std::optional<Bound>& bound_layout = bound(n, tq, tk, tv, nullptr);
+  if (!bound_layout) return false;
+  const Bound& b = *bound_layout;
+  Item item = b.item;
+  if (!bind_scale(scale, b.l, item)) return false;
   Tensor result = Tensor::uninitialized(DType::f32, b.out_shape);
-  const Item& item = b.item;
   const auto* q = static_cast<const float*>(tq.raw());
   const auto* k = static_cast<const float*>(tk.raw());
   const auto* v = static_cast<const float*>(tv.raw());
@@ -84,13 +110,14 @@ bool forward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Te
 bool backward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Tensor& tk,
               const Tensor& tv, const Tensor* scale, const Tensor& dout, Tensor& grads,
               int threads) {
-  Bound b;
-  if (!b.bind(n, tq, tk, tv) || !bind_scale(scale, b) || !b.bind_grads(tq, tk, tv, dout))
-    return false;
+  const std::optional<Bound>& bound_layout = bound(n, tq, tk, tv, &dout);
+  if (!bound_layout) return false;
+  const Bound& b = *bound_layout;
+  Item item = b.item;
+  if (!bind_scale(scale, b.l, item)) return false;
   Shape shape = tq.shape();
   shape.insert(shape.begin(), 3);
   Tensor result = Tensor::uninitialized(DType::f32, shape);
-  const Item& item = b.item;
   const auto* q = static_cast<const float*>(tq.raw());
   const auto* k = static_cast<const float*>(tk.raw());
   const auto* v = static_cast<const float*>(tv.raw());

@@ -17,6 +17,7 @@
 #include "runtime/core/aligned_scratch.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/gemm/kernel_args.hpp"
+#include "support/inline_vector.hpp"
 
 namespace ss::gemm {
 
@@ -115,17 +116,18 @@ void run_tile(const Choice& k, const detail::Args& args, detail::Tile tile) {
 
 // Each tile on a thread of its own, the first on the caller's; a tile's
 // failure (out of memory for its buffers) is rethrown here.
-void run_tiles(const std::vector<detail::Tile>& tiles,
-               const std::function<void(detail::Tile)>& tile) {
-  std::vector<std::exception_ptr> failed(tiles.size());
-  const std::function<void(int)> job = [&](int t) {
+// (Up to 16 tiles, one a thread, without a heap allocation.)
+using Tiles = support::InlineVector<detail::Tile, 16>;
+void run_tiles(const Tiles& tiles, support::FunctionRef<void(detail::Tile)> tile) {
+  support::InlineVector<std::exception_ptr, 16> failed;
+  for (std::size_t t = 0; t < tiles.size(); ++t) failed.push_back(nullptr);
+  run_parts(static_cast<int>(tiles.size()), [&](int t) {
     try {
       tile(tiles[static_cast<std::size_t>(t)]);
     } catch (...) {
       failed[static_cast<std::size_t>(t)] = std::current_exception();
     }
-  };
-  run_parts(static_cast<int>(tiles.size()), job);
+  });
   for (const auto& e : failed)
     if (e) std::rethrow_exception(e);
 }
@@ -170,7 +172,7 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
   const std::int64_t size = by_columns ? n : m;
   const std::int64_t parts = std::min<std::int64_t>(threads, (size + unit - 1) / unit);
   const std::int64_t step = round_up((size + parts - 1) / parts, unit);
-  std::vector<detail::Tile> tiles;
+  Tiles tiles;
   for (std::int64_t start = 0; start < size; start += step) {
     const std::int64_t end = std::min(size, start + step);
     tiles.push_back(by_columns ? detail::Tile{0, m, start, end} : detail::Tile{start, end, 0, n});
@@ -251,7 +253,7 @@ void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float
   const std::int64_t unit = choice.blocking.mr;
   const std::int64_t parts = std::min<std::int64_t>(threads, (m + unit - 1) / unit);
   const std::int64_t step = round_up((m + parts - 1) / parts, unit);
-  std::vector<detail::Tile> tiles;
+  Tiles tiles;
   for (std::int64_t start = 0; start < m; start += step)
     tiles.push_back({start, std::min(m, start + step), 0, n});
   run_tiles(tiles, [&](detail::Tile t) { run_tile_packed(choice, args, t, panels); });

@@ -1,0 +1,331 @@
+// A steady-state call allocates nothing (issue 42): this binary replaces
+// the global allocator (malloc and its kin, and operator new), and each case
+// makes a call's frame (its first calls), then counts the heap allocations
+// of 1,000 more calls, which must be none. The first one found is reported
+// with its stack. A sanitizer's allocator can't be replaced, so under one
+// every case reports itself skipped.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "shapescript/shapescript.h"
+#include "shapescript/shapescript.hpp"
+#include "support/skip.hpp"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define SS_SANITIZED 1
+#endif
+#endif
+
+#ifndef SS_SANITIZED
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+void __libc_free(void* p);
+}
+#endif
+
+namespace {
+
+std::atomic<bool> g_armed{false};
+std::atomic<long> g_count{0};
+// The first counted allocations' stacks (kStacks of them; one unless
+// SS_ALLOCATION_STACKS is set), taken with backtrace(), which itself
+// allocates only on its first use (warmed before arming).
+constexpr int kStacks = 64, kDepth = 24;
+void* g_stacks[kStacks][kDepth];
+int g_depths[kStacks];
+int g_wanted = 1;
+thread_local bool t_inside = false;
+
+void counted() {
+  if (!g_armed.load(std::memory_order_relaxed) || t_inside) return;
+  if (const long k = g_count.fetch_add(1); k < g_wanted) {
+    t_inside = true;
+    g_depths[k] = backtrace(g_stacks[k], kDepth);
+    t_inside = false;
+  }
+}
+
+}  // namespace
+
+#ifndef SS_SANITIZED
+extern "C" {
+void* malloc(std::size_t size) {
+  counted();
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) {
+  counted();
+  return __libc_calloc(count, size);
+}
+void* realloc(void* p, std::size_t size) {
+  counted();
+  return __libc_realloc(p, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  counted();
+  return __libc_memalign(alignment, size);
+}
+void* memalign(std::size_t alignment, std::size_t size) {
+  counted();
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+  counted();
+  *out = __libc_memalign(alignment, size);
+  return *out || size == 0 ? 0 : 12;  // ENOMEM
+}
+void free(void* p) {
+  __libc_free(p);
+}
+}
+
+void* operator new(std::size_t size) {
+  counted();
+  if (void* p = __libc_malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+  return operator new(size);
+}
+void* operator new(std::size_t size, std::align_val_t align) {
+  counted();
+  if (void* p = __libc_memalign(static_cast<std::size_t>(align), size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t align) {
+  return operator new(size, align);
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  counted();
+  return __libc_malloc(size ? size : 1);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  counted();
+  return __libc_malloc(size ? size : 1);
+}
+void operator delete(void* p) noexcept {
+  __libc_free(p);
+}
+void operator delete[](void* p) noexcept {
+  __libc_free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  __libc_free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  __libc_free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  __libc_free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  __libc_free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  __libc_free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  __libc_free(p);
+}
+#endif
+
+namespace {
+
+constexpr int kCalls = 1000;
+
+// Heap allocations in kCalls steady calls, after `warm` calls make the
+// frame; the first one's stack goes to standard error.
+long steady_allocations(const char* what, const std::function<bool()>& call, int warm = 3) {
+  for (int i = 0; i < warm; ++i) REQUIRE(call());
+  g_count = 0;
+  bool ok = true;
+  g_armed = true;
+  for (int i = 0; i < kCalls && ok; ++i) ok = call();
+  g_armed = false;
+  REQUIRE(ok);
+  const long n = g_count.load();
+  for (long k = 0; k < std::min<long>(n, g_wanted); ++k) {
+    std::fprintf(stderr, "%s: %ld allocations in %d calls; number %ld at:\n", what, n, kCalls,
+                 k + 1);
+    backtrace_symbols_fd(g_stacks[k], g_depths[k], 2);
+  }
+  return n;
+}
+
+bool sanitized() {
+#ifdef SS_SANITIZED
+  return true;
+#else
+  return false;
+#endif
+}
+
+ss::Engine engine(int threads = 1) {
+  return ss::Engine(
+      {.jit_library = SS_TEST_JIT_PATH, .executor = ss::Executor::fast, .threads = threads});
+}
+
+std::string source_path(const char* relative) {
+  return std::string(SS_TEST_SOURCE_DIR) + "/" + relative;
+}
+
+const char* const kMlp = R"(
+dim I = 784
+dim H = 256
+dim O = 10
+
+model Mlp:
+    param w1: [I H] = glorot
+    param b1: [H] = zeros
+    param w2: [H H] = glorot
+    param b2: [H] = zeros
+    param w3: [H O] = glorot
+    param b3: [O] = zeros
+
+fn logits(m: Mlp, x: [b I]) -> [b O]:
+    h1 = relu(x @ m.w1 + m.b1)
+    h2 = relu(h1 @ m.w2 + m.b2)
+    return h2 @ m.w3 + m.b3
+)";
+
+void require_loaded(const ss::Module& m) {
+  for (const auto& d : m.diagnostics()) MESSAGE(d.render());
+  REQUIRE(m);
+}
+
+// A device function's call_into at batch `b`, its model resident.
+long mlp_allocations(int threads, std::int64_t b) {
+  const ss::Engine e = engine(threads);
+  const ss::Module mod = e.load_source(kMlp, "mlp.ss");
+  require_loaded(mod);
+  const ss::Value model = mod.make("Mlp", {.seed = 0});
+  std::vector<float> x(static_cast<std::size_t>(b * 784), 0.25f);
+  std::vector<float> out(static_cast<std::size_t>(b * 10));
+  const std::vector<ss::Arg> args{model, ss::Tensor::view(x.data(), {b, 784})};
+  const std::vector<ss::Tensor> into{ss::Tensor::view(out.data(), {b, 10})};
+  return steady_allocations("mlp", [&] { return bool(mod.call_into("logits", args, into)); });
+}
+
+}  // namespace
+
+TEST_CASE("a steady call of the MLP at batch 1 and 64 allocates nothing") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  CHECK(mlp_allocations(1, 1) == 0);
+  CHECK(mlp_allocations(1, 64) == 0);
+}
+
+TEST_CASE("a steady call on two threads allocates nothing, the pool's jobs included") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  CHECK(mlp_allocations(2, 64) == 0);
+}
+
+TEST_CASE("the per-call floor (x * 1.0) allocates nothing") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  const ss::Engine e = engine();
+  const ss::Module mod = e.load_source("fn scale(x: [4]) -> [4]:\n    return x * 1.0\n", "f.ss");
+  require_loaded(mod);
+  std::vector<float> x = {1, 2, 3, 4}, out(4);
+  const std::vector<ss::Arg> args{ss::Tensor::view(x.data(), {4})};
+  const std::vector<ss::Tensor> into{ss::Tensor::view(out.data(), {4})};
+  CHECK(steady_allocations("floor", [&] { return bool(mod.call_into("scale", args, into)); }) == 0);
+}
+
+TEST_CASE("the policy example's act allocates nothing") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  const ss::Engine e = engine();
+  const ss::Module mod = e.load_file(source_path("examples/embed/policy.ss"));
+  require_loaded(mod);
+  const ss::Value policy = mod.make("Policy", {.seed = 1});
+  std::vector<float> obs = {0.1f, -0.2f, 0.3f, 0.4f}, action(2);
+  const std::vector<ss::Arg> args{policy, ss::Tensor::view(obs.data(), {1, 4})};
+  const std::vector<ss::Tensor> into{ss::Tensor::view(action.data(), {1, 2})};
+  CHECK(steady_allocations("policy", [&] { return bool(mod.call_into("act", args, into)); }) == 0);
+}
+
+TEST_CASE("tinylm's forward allocates nothing") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  const ss::Engine e = engine();
+  const ss::Module mod = e.load_file(source_path("examples/tinylm/tinylm.ss"));
+  require_loaded(mod);
+  const ss::Value lm = mod.make("Lm", {.seed = 2});
+  const std::int64_t b = 2, t = 32, v = 64;
+  std::vector<std::int32_t> tokens(static_cast<std::size_t>(b * t));
+  for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<std::int32_t>(i % v);
+  std::vector<float> out(static_cast<std::size_t>(b * t * v));
+  const std::vector<ss::Arg> args{lm, ss::Tensor::view(tokens.data(), {b, t})};
+  const std::vector<ss::Tensor> into{ss::Tensor::view(out.data(), {b, t, v})};
+  CHECK(steady_allocations("tinylm", [&] { return bool(mod.call_into("forward", args, into)); }) ==
+        0);
+}
+
+TEST_CASE("the CNN's forward without oneDNN allocates nothing") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  const ss::Engine e = engine();  // oneDNN off: main() says so
+  const ss::Module mod = e.load_file(source_path("examples/cnn/cnn.ss"));
+  require_loaded(mod);
+  const ss::Value cnn = mod.make("Cnn", {.seed = 3});
+  const std::int64_t b = 4;
+  std::vector<float> x(static_cast<std::size_t>(b * 64), 0.5f),
+      out(static_cast<std::size_t>(b * 10));
+  const std::vector<ss::Arg> args{cnn, ss::Tensor::view(x.data(), {b, 64})};
+  const std::vector<ss::Tensor> into{ss::Tensor::view(out.data(), {b, 10})};
+  CHECK(steady_allocations("cnn", [&] { return bool(mod.call_into("logits", args, into)); }) == 0);
+}
+
+TEST_CASE("the C API's call_into allocates nothing") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  ss_engine_options options = ss_engine_options_default();
+  ss_status* status = nullptr;
+  ss_engine* e = ss_engine_new(&options, &status);
+  REQUIRE(e);
+  ss_module* mod = ss_engine_load_source(e, kMlp, "mlp.ss", nullptr, &status);
+  REQUIRE(mod);
+  ss_value* model = nullptr;
+  REQUIRE(ss_module_make(mod, "Mlp", 0, &model) == nullptr);
+  std::vector<float> x(784, 0.25f), out(10);
+  const std::int64_t x_shape[] = {1, 784}, out_shape[] = {1, 10};
+  ss_tensor* xt = ss_tensor_view(SS_F32, x.data(), x_shape, 2);
+  ss_tensor* ot = ss_tensor_view(SS_F32, out.data(), out_shape, 2);
+  const ss_arg args[] = {ss_arg_value(model), ss_arg_tensor(xt)};
+  const ss_tensor* outputs[] = {ot};
+  CHECK(steady_allocations("c api", [&] {
+          ss_status* s = ss_module_call_into(mod, "logits", args, 2, outputs, 1);
+          return s == nullptr;
+        }) == 0);
+  ss_tensor_free(xt);
+  ss_tensor_free(ot);
+  ss_value_free(model);
+  ss_module_free(mod);
+  ss_engine_free(e);
+}
+
+int main(int argc, char** argv) {
+  void* warm[4];
+  backtrace(warm, 4);  // loads what backtrace needs before anything is counted
+  if (const char* n = std::getenv("SS_ALLOCATION_STACKS"))
+    g_wanted = std::clamp(std::atoi(n), 1, kStacks);
+  // oneDNN 2.6 builds an argument map inside each execute (docs/embedding.md):
+  // the convolutions here are the library's own. (Read once per process.)
+  setenv("SHAPESCRIPT_ONEDNN", "0", 1);
+  if (*SS_TEST_JIT_PATH) setenv("SHAPESCRIPT_JIT", SS_TEST_JIT_PATH, 0);  // the C API's engine
+  doctest::Context context(argc, argv);
+  return context.run();
+}
