@@ -47,7 +47,7 @@ for name in forward_b1 forward_b64 train_b64; do
     *) ours=$(awk -v n="$name" '$1 == n' "$work/ours") peer=torch ;;
   esac
   theirs=$(awk -v p="$peer" -v n="$name" '$1 == p && $2 == n { print $3, $4, $6, $7 }' "$work/peers")
-  read -r _ p50 p99 _ first cold <<<"$ours"
+  read -r _ p50 p99 _ first cold _ <<<"$ours"
   read -r t50 t99 tfirst tcold <<<"${theirs:-- - - -}"
   ratio=$([[ $t50 != - ]] && awk "BEGIN { printf \"%.2f\", $p50 / $t50 }" || echo -)
   cest=-

@@ -262,6 +262,16 @@ class SS_API Module {
   // memory for its results.
   CallResult call_into(const std::string& function, const std::vector<Arg>& args,
                        const std::vector<Tensor>& outputs) const;
+  // A frame for a device function at these sizes of its generic axes
+  // ({{"b", 64}}), made now rather than by the first call at them: the
+  // function runs once on zeros and its memory is planned and kept, so
+  // that first call allocates nothing either. A function keeps four frames
+  // (the least recently used dropped); sizes never cause a recompile.
+  // E1604 for a function that isn't a device function, E1605 for an axis
+  // given no size. Where calls don't run in frames (the reference
+  // executor, several devices, a memory limit) it does nothing.
+  std::vector<Diagnostic> reserve(const std::string& function,
+                                  const std::map<std::string, std::int64_t>& sizes) const;
 
   // Values. `type` names a model of the program ("Mlp"); an optimiser is
   // made for a model value with its settings (PyTorch's defaults for the

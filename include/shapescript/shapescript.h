@@ -372,6 +372,12 @@ SS_C_API ss_status* ss_module_call_values(const ss_module* module, const char* f
 SS_C_API ss_status* ss_module_call_into(const ss_module* module, const char* function,
                                         const ss_arg* args, size_t count,
                                         const ss_tensor* const* outputs, size_t output_count);
+/* Module::reserve: a frame for a device function at the sizes of its
+ * generic axes (`count` names and sizes), planned now, so the first call
+ * at those sizes allocates nothing either. E1604 for a function that isn't
+ * a device function, E1605 for an axis given no size. */
+SS_C_API ss_status* ss_module_reserve(const ss_module* module, const char* function, size_t count,
+                                      const char* const* names, const int64_t* sizes);
 SS_C_API size_t ss_call_result_value_count(const ss_call_result* result);
 /* A new handle on the i-th value returned (the caller frees it). */
 SS_C_API ss_value* ss_call_result_value(const ss_call_result* result, size_t i);

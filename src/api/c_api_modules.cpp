@@ -252,4 +252,17 @@ ss_status* ss_module_call_into(const ss_module* module, const char* function, co
   });
 }
 
+ss_status* ss_module_reserve(const ss_module* module, const char* function, size_t count,
+                             const char* const* names, const int64_t* sizes) {
+  if (!module) return null_argument(__func__, "module");
+  if (!function) return null_argument(__func__, "function");
+  if (auto* bad = null_in(__func__, "names", names, count)) return bad;
+  if (count > 0 && !sizes) return null_argument(__func__, "sizes");
+  return run([&]() -> ss_status* {
+    std::map<std::string, std::int64_t> bound;
+    for (size_t k = 0; k < count; ++k) bound[names[k]] = sizes[k];
+    return status_of(module->module.reserve(function, bound));
+  });
+}
+
 }  // extern "C"

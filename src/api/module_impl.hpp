@@ -133,6 +133,9 @@ struct Module::Impl {
   static std::optional<Diagnostic> empty_average(
       const std::string& function, const Callable& prepared,
       const std::map<std::string, runtime::Tensor>& inputs);
+  // Module::reserve: a frame for `function` at `sizes`, planned now.
+  std::vector<Diagnostic> reserve(const std::string& function,
+                                  const std::map<std::string, std::int64_t>& sizes) const;
   // The diagnostic of a failure inside a device function's run.
   Diagnostic run_failure(const std::string& function, const std::exception& e) const;
   std::optional<std::vector<runtime::Tensor>> run_device(

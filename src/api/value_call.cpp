@@ -182,6 +182,38 @@ bool given_input(const Module::Impl::Callable& c, std::size_t k,
   return true;
 }
 
+// A frame for the inputs' shapes (by name), checked as run_device checks
+// them (E1603, E1605, E1613 into `r`), its memory not planned yet.
+std::unique_ptr<api::CallFrame> new_frame(const Module::Impl& impl, const std::string& function,
+                                          const Module::Impl::Callable& c,
+                                          const std::map<std::string, runtime::Tensor>& inputs,
+                                          CallResult& r) {
+  const ir::Graph& graph = *c.graph;
+  if (auto bad = runtime::match_arguments(c.inputs, inputs, runtime::ArgumentSource::host)) {
+    r.diagnostics.push_back(std::move(*bad));
+    return nullptr;
+  }
+  if (auto empty = Module::Impl::empty_average(function, c, inputs)) {
+    r.diagnostics.push_back(std::move(*empty));
+    return nullptr;
+  }
+  auto frame = std::make_unique<api::CallFrame>();
+  try {
+    frame->graph.sizes = runtime::bind_sizes(graph, inputs, impl.compiled->typed.dims);
+  } catch (const runtime::InputMismatch& e) {
+    r.diagnostics.push_back(runtime::mismatched_argument(e.what(), runtime::ArgumentSource::host));
+    return nullptr;
+  }
+  frame->held.resize(c.sources.size());
+  for (const int id : graph.inputs) {
+    const runtime::Tensor& t = inputs.at(graph.nodes[static_cast<std::size_t>(id)].name);
+    frame->dtypes.push_back(t.dtype());
+    frame->shapes.push_back(t.shape());
+  }
+  frame->graph.values.resize(graph.nodes.size());
+  return frame;
+}
+
 // The frame for a call with values: the cached one its inputs' shapes fit,
 // or a new one, its inputs checked as run_device checks them (E1603,
 // E1605, E1613 into `r`). Null without a diagnostic when the call's
@@ -203,34 +235,14 @@ std::unique_ptr<api::CallFrame> frame_for(const Module::Impl& impl, const std::s
   // New sizes: the inputs by name, checked once for every call to come.
   const ir::Graph& graph = *c.graph;
   std::map<std::string, runtime::Tensor> inputs;
-  frame = std::make_unique<api::CallFrame>();
-  frame->held.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
     given_input(c, k, params, bound, g);
-    const std::string& name = graph.nodes[static_cast<std::size_t>(graph.inputs[k])].name;
-    runtime::Tensor t = g.tensor ? *g.tensor
-                        : g.host ? Module::Impl::to_runtime(*g.host)
-                                 : runtime::Tensor::zeros(runtime::DType::i32, {});
-    frame->dtypes.push_back(t.dtype());
-    frame->shapes.push_back(t.shape());
-    inputs.emplace(name, std::move(t));
+    inputs.emplace(graph.nodes[static_cast<std::size_t>(graph.inputs[k])].name,
+                   g.tensor ? *g.tensor
+                   : g.host ? Module::Impl::to_runtime(*g.host)
+                            : runtime::Tensor::zeros(runtime::DType::i32, {}));
   }
-  if (auto bad = runtime::match_arguments(c.inputs, inputs, runtime::ArgumentSource::host)) {
-    r.diagnostics.push_back(std::move(*bad));
-    return nullptr;
-  }
-  if (auto empty = Module::Impl::empty_average(function, c, inputs)) {
-    r.diagnostics.push_back(std::move(*empty));
-    return nullptr;
-  }
-  try {
-    frame->graph.sizes = runtime::bind_sizes(graph, inputs, impl.compiled->typed.dims);
-  } catch (const runtime::InputMismatch& e) {
-    r.diagnostics.push_back(runtime::mismatched_argument(e.what(), runtime::ArgumentSource::host));
-    return nullptr;
-  }
-  frame->graph.values.resize(graph.nodes.size());
-  return frame;
+  return new_frame(impl, function, c, inputs, r);
 }
 
 // Each input into the frame's values: a value's tensor as it is, the
@@ -251,7 +263,9 @@ void place_inputs(const Module::Impl::Callable& c, const std::vector<ir::Paramet
       const bool same = held.buffer() && held.raw() == g.host->data() &&
                         held.shape() == g.host->shape() && held.strides() == g.host->strides() &&
                         held.dtype() == g.dtype;
-      if (!same) held = Module::Impl::to_runtime(*g.host);
+      if (!same && !held.reborrow(const_cast<void*>(g.host->data()), g.dtype, g.host->shape(),
+                                  g.host->strides()))
+        held = Module::Impl::to_runtime(*g.host);
       value = held;
     } else {
       if (!held.buffer() || held.buffer().use_count() > 1)
@@ -385,6 +399,15 @@ CallResult Module::call_into(const std::string& function, const std::vector<Arg>
     return current()->call_values(function, args, {}, &outputs);
   } catch (const std::exception& e) {
     return failure(runtime::unexpected_failure(e));
+  }
+}
+
+std::vector<Diagnostic> Module::reserve(const std::string& function,
+                                        const std::map<std::string, std::int64_t>& sizes) const {
+  try {
+    return current()->reserve(function, sizes);
+  } catch (const std::exception& e) {
+    return {runtime::unexpected_failure(e)};
   }
 }
 
@@ -535,6 +558,65 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
     c.frames->give(std::move(frame));
   }
   return r;
+}
+
+// A frame made ahead of the calls: the function run once, on zeros, at
+// the inputs' shapes its types give with `sizes`, so its memory is planned
+// and kept; the results are dropped.
+std::vector<Diagnostic> Module::Impl::reserve(
+    const std::string& function, const std::map<std::string, std::int64_t>& sizes) const {
+  CallResult r;
+  if (auto empty = empty_module()) return {std::move(*empty)};
+  if (!compiled->ok()) return compiled->diagnostics;
+  const auto sig = program.functions.find(function);
+  const auto prepared = callable.find(function);
+  if (sig == program.functions.end() || sig->second.is_extern || sig->second.controller ||
+      prepared == callable.end())
+    return {diag::error(diag::Code::E1604,
+                        "`" + function + "` isn't a device function of this program",
+                        api::unknown_function_help(compiled->typed, function, false))};
+  const Callable& c = prepared->second;
+  if (!c.framed || load_options.memory_limit > 0) return {};  // its calls don't run in frames
+  const ir::Graph& graph = *c.graph;
+  const auto& dims = compiled->typed.dims;
+  std::map<std::string, runtime::Tensor> inputs;
+  for (std::size_t k = 0; k < c.sources.size(); ++k) {
+    const ir::Node& n = graph.nodes[static_cast<std::size_t>(graph.inputs[k])];
+    runtime::Shape shape;
+    for (const auto& axis : n.type.axes) {
+      const auto size = runtime::size_of(axis, sizes, dims);
+      if (!size)
+        return {diag::error(diag::Code::E1605,
+                            "reserving `" + function + "` needs a size for `" + axis.str() +
+                                "` (of `" + n.name + "`, a " + n.type.str() + ")",
+                            "give each generic axis its size: {{\"b\", 64}}")};
+      shape.push_back(*size);
+    }
+    inputs.emplace(n.name, runtime::Tensor::zeros(runtime::dtype_of(n.type.elem), shape));
+  }
+  auto frame = new_frame(*this, function, c, inputs, r);
+  if (!frame) return r.diagnostics;
+  for (std::size_t k = 0; k < c.sources.size(); ++k) {
+    const auto id = static_cast<std::size_t>(graph.inputs[k]);
+    const runtime::Tensor& zeros = inputs.at(graph.nodes[id].name);
+    frame->graph.values[id] = zeros;
+    // A host tensor's borrow to come, made now (reborrow points it).
+    frame->held[k] =
+        c.sources[k].seed ? zeros : runtime::Tensor::borrow(nullptr, zeros.dtype(), {});
+  }
+  inputs.clear();
+  {
+    runtime::FrameMemory::Scope planned(frame->memory);
+    try {
+      runtime::run_graph_in(graph, frame->graph, dims, executor.get());
+    } catch (const std::exception& e) {
+      frame->graph.clear();
+      return {run_failure(function, e)};
+    }
+    frame->graph.clear();
+  }
+  c.frames->give(std::move(frame));
+  return {};
 }
 
 }  // namespace ss

@@ -153,17 +153,18 @@ constexpr int kCalls = 1000;
 
 // Heap allocations in kCalls steady calls, after `warm` calls make the
 // frame; the first one's stack goes to standard error.
-long steady_allocations(const char* what, const std::function<bool()>& call, int warm = 3) {
+long steady_allocations(const char* what, const std::function<bool()>& call, int warm = 3,
+                        int calls = kCalls) {
   for (int i = 0; i < warm; ++i) REQUIRE(call());
   g_count = 0;
   bool ok = true;
   g_armed = true;
-  for (int i = 0; i < kCalls && ok; ++i) ok = call();
+  for (int i = 0; i < calls && ok; ++i) ok = call();
   g_armed = false;
   REQUIRE(ok);
   const long n = g_count.load();
   for (long k = 0; k < std::min<long>(n, g_wanted); ++k) {
-    std::fprintf(stderr, "%s: %ld allocations in %d calls; number %ld at:\n", what, n, kCalls,
+    std::fprintf(stderr, "%s: %ld allocations in %d calls; number %ld at:\n", what, n, calls,
                  k + 1);
     backtrace_symbols_fd(g_stacks[k], g_depths[k], 2);
   }
@@ -230,6 +231,27 @@ TEST_CASE("a steady call of the MLP at batch 1 and 64 allocates nothing") {
   if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
   CHECK(mlp_allocations(1, 1) == 0);
   CHECK(mlp_allocations(1, 64) == 0);
+}
+
+TEST_CASE("after Module::reserve, the first call at those sizes allocates nothing either") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  const ss::Engine e = engine();
+  const ss::Module mod = e.load_source(kMlp, "mlp.ss");
+  require_loaded(mod);
+  const ss::Value model = mod.make("Mlp", {.seed = 0});
+  const std::int64_t b = 16;
+  std::vector<float> x(static_cast<std::size_t>(b * 784), 0.25f),
+      out(static_cast<std::size_t>(b * 10));
+  const std::vector<ss::Arg> args{model, ss::Tensor::view(x.data(), {b, 784})};
+  const std::vector<ss::Tensor> into{ss::Tensor::view(out.data(), {b, 10})};
+  // Another size's call first: what a module does once (its thread's
+  // scratch) is done.
+  std::vector<float> x1(784, 0.5f), out1(10);
+  REQUIRE(mod.call_into("logits", {model, ss::Tensor::view(x1.data(), {1, 784})},
+                        {ss::Tensor::view(out1.data(), {1, 10})}));
+  REQUIRE(mod.reserve("logits", {{"b", b}}).empty());
+  CHECK(steady_allocations(
+            "reserved", [&] { return bool(mod.call_into("logits", args, into)); }, 0, 1) == 0);
 }
 
 TEST_CASE("a steady call on two threads allocates nothing, the pool's jobs included") {

@@ -206,6 +206,21 @@ Tensor Tensor::borrow_strided(void* data, DType dtype, Shape shape, Strides stri
   return t;
 }
 
+bool Tensor::reborrow(void* data, DType dtype, const Shape& shape, const Strides& strides) {
+  if (!buffer_ || buffer_->owned() || buffer_.use_count() != 1 || buffer_->pending_ ||
+      strides.size() != shape.size())
+    return false;
+  buffer_->recycle();
+  dtype_ = dtype;
+  shape_ = shape;
+  strides_ = strides;
+  offset_ = 0;
+  contiguous_ = strides_ == row_major_strides(shape_) || size() <= 1;
+  buffer_->data_ = data;
+  buffer_->bytes_ = buffer_->capacity_ = static_cast<std::size_t>(size()) * dtype_size(dtype);
+  return true;
+}
+
 bool Tensor::contiguous() const {
   return contiguous_;
 }

@@ -113,6 +113,7 @@ class Buffer {
 
  private:
   friend class FrameMemory;
+  friend class Tensor;
   Buffer(void* data, std::size_t bytes, std::size_t capacity, bool owned)
       : data_(data), bytes_(bytes), capacity_(capacity), owned_(owned) {}
   void fetch() const;
@@ -160,6 +161,10 @@ class Tensor {
   // A tensor of a shape and no memory (raw() is null): a stand-in where
   // only the shape is read.
   static Tensor shaped(DType dtype, Shape shape);
+  // This tensor, a borrow of host memory that nothing else holds, made a
+  // borrow of `data` (borrow_strided's) in place: no allocation. False,
+  // changing nothing, for any other tensor (then borrow anew).
+  bool reborrow(void* data, DType dtype, const Shape& shape, const Strides& strides);
   // A contiguous tensor over a buffer (Buffer::deferred's, say) of at
   // least its size.
   static Tensor over(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape);

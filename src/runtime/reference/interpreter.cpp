@@ -421,7 +421,8 @@ GraphFrame::GraphFrame(GraphFrame&&) noexcept = default;
 GraphFrame& GraphFrame::operator=(GraphFrame&&) noexcept = default;
 
 void GraphFrame::clear() {
-  for (Tensor& t : values) t = Tensor();
+  for (Tensor& t : values)
+    if (t.buffer()) t = Tensor();  // (most were dropped by the walk already)
   for (Tensor& t : outputs) t = Tensor();
   for (auto& loop : loops)
     if (loop) loop->clear();
