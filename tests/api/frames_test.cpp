@@ -61,6 +61,26 @@ std::vector<float> without_frames(const ss::Module& mod, const ss::Value& model,
   return {p, p + out.size()};
 }
 
+// The forward at batch `b` into `out` through call_into: in a frame.
+bool in_frame(const ss::Module& mod, const ss::Value& model, const std::vector<float>& x,
+              std::int64_t b, std::vector<float>& out) {
+  out.resize(static_cast<std::size_t>(b) * 5);
+  return bool(mod.call_into("logits", {model, ss::Tensor::view(x.data(), {b, 12})},
+                            {ss::Tensor::view(out.data(), {b, 5})}));
+}
+
+// A fresh engine, the MLP loaded, a model drawn with `seed`.
+struct Loaded {
+  ss::Engine engine;
+  ss::Module mod;
+  ss::Value model;
+  explicit Loaded(std::uint64_t seed) : engine(fast_engine()) {
+    mod = engine.load_source(kMlp, "mlp.ss");
+    REQUIRE(mod);
+    model = mod.make("Mlp", {.seed = seed});
+  }
+};
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
@@ -68,54 +88,46 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }  // namespace
 
 TEST_CASE("calls in frames give the named-tensor path's bits at every size, past the kept four") {
-  const ss::Engine engine = fast_engine();
-  const ss::Module mod = engine.load_source(kMlp, "mlp.ss");
-  REQUIRE(mod);
-  const ss::Value model = mod.make("Mlp", {.seed = 4});
+  const Loaded m(4);
+  const ss::Module& mod = m.mod;
+  const ss::Value& model = m.model;
   // Six sizes, twice round: frames made, evicted (four kept) and made again.
   for (int round = 0; round < 2; ++round)
     for (const std::int64_t b : {1, 7, 64, 3, 1, 100, 2, 7}) {
       CAPTURE(b);
       const auto x = draw(static_cast<std::size_t>(b) * 12, static_cast<std::uint32_t>(b + round));
-      std::vector<float> out(static_cast<std::size_t>(b) * 5, -1.0f);
-      const auto r = mod.call_into("logits", {model, ss::Tensor::view(x.data(), {b, 12})},
-                                   {ss::Tensor::view(out.data(), {b, 5})});
-      REQUIRE(r);
+      std::vector<float> out;
+      REQUIRE(in_frame(mod, model, x, b, out));
       CHECK(same_bits(out, without_frames(mod, model, x, b)));
     }
 }
 
 TEST_CASE("a result the host keeps from a call is never written by the calls after it") {
-  const ss::Engine engine = fast_engine();
-  const ss::Module mod = engine.load_source(kMlp, "mlp.ss");
-  REQUIRE(mod);
-  const ss::Value model = mod.make("Mlp", {.seed = 5});
+  const Loaded m(5);
+  const ss::Module& mod = m.mod;
+  const ss::Value& model = m.model;
   const std::int64_t b = 8;
   const auto x1 = draw(b * 12, 1), x2 = draw(b * 12, 2);
   // Its frame made by call_into first (results dropped inside the call),
   // then a call whose result the host keeps as a value.
-  std::vector<float> out(b * 5);
-  REQUIRE(mod.call_into("logits", {model, ss::Tensor::view(x1.data(), {b, 12})},
-                        {ss::Tensor::view(out.data(), {b, 5})}));
+  std::vector<float> out;
+  REQUIRE(in_frame(mod, model, x1, b, out));
   const auto kept = mod.call("logits", {model, ss::Tensor::view(x1.data(), {b, 12})});
   REQUIRE(kept);
   const ss::Tensor held = kept.values.at(0).tensor();
   const auto* p = static_cast<const float*>(held.data());
   const std::vector<float> before(p, p + held.size());
   CHECK(same_bits(before, out));
-  for (int i = 0; i < 5; ++i)
-    REQUIRE(mod.call_into("logits", {model, ss::Tensor::view(x2.data(), {b, 12})},
-                          {ss::Tensor::view(out.data(), {b, 5})}));
+  for (int i = 0; i < 5; ++i) REQUIRE(in_frame(mod, model, x2, b, out));
   const auto* q = static_cast<const float*>(held.data());
   CHECK(same_bits(std::vector<float>(q, q + held.size()), before));
   CHECK(same_bits(out, without_frames(mod, model, x2, b)));
 }
 
 TEST_CASE("two threads calling one function at one size each get their own results") {
-  const ss::Engine engine = fast_engine();
-  const ss::Module mod = engine.load_source(kMlp, "mlp.ss");
-  REQUIRE(mod);
-  const ss::Value model = mod.make("Mlp", {.seed = 6});
+  const Loaded m(6);
+  const ss::Module& mod = m.mod;
+  const ss::Value& model = m.model;
   const std::int64_t b = 16;
   std::vector<std::vector<float>> inputs, expected;
   for (std::uint32_t t = 0; t < 2; ++t) {
@@ -126,14 +138,11 @@ TEST_CASE("two threads calling one function at one size each get their own resul
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t)
     threads.emplace_back([&, t] {
-      std::vector<float> out(b * 5);
-      for (int i = 0; i < 300; ++i) {
-        const auto r = mod.call_into(
-            "logits",
-            {model, ss::Tensor::view(inputs[static_cast<std::size_t>(t)].data(), {b, 12})},
-            {ss::Tensor::view(out.data(), {b, 5})});
-        if (!r || !same_bits(out, expected[static_cast<std::size_t>(t)])) ++wrong[t];
-      }
+      std::vector<float> out;
+      for (int i = 0; i < 300; ++i)
+        if (!in_frame(mod, model, inputs[static_cast<std::size_t>(t)], b, out) ||
+            !same_bits(out, expected[static_cast<std::size_t>(t)]))
+          ++wrong[t];
     });
   for (auto& th : threads) th.join();
   CHECK(wrong[0] == 0);
@@ -155,9 +164,8 @@ TEST_CASE("reserve makes a frame ahead, and says what it can't") {
   // A call at the reserved size gives the named-tensor path's bits.
   const ss::Value model = mod.make("Mlp", {.seed = 7});
   const auto x = draw(32 * 12, 3);
-  std::vector<float> out(32 * 5);
-  REQUIRE(mod.call_into("logits", {model, ss::Tensor::view(x.data(), {32, 12})},
-                        {ss::Tensor::view(out.data(), {32, 5})}));
+  std::vector<float> out;
+  REQUIRE(in_frame(mod, model, x, 32, out));
   CHECK(same_bits(out, without_frames(mod, model, x, 32)));
   // The C twin.
   ss_engine* e = ss_engine_new(nullptr, nullptr);
