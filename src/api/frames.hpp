@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/controller/value.hpp"
 #include "runtime/core/frame_memory.hpp"
 #include "runtime/core/tensor.hpp"
 #include "runtime/reference/interpreter.hpp"
@@ -43,6 +44,12 @@ struct CallFrame {
   // host gives the same memory), or the scalar a number or seed is written
   // into.
   std::vector<runtime::Tensor> held;
+  // Per input that is a field of a structure: the value version the last
+  // call read it from, and the field's tensor there (a version never
+  // changes, so while the call holds that version, the tensor is the one):
+  // a steady call looks no field up by name.
+  std::vector<std::weak_ptr<const runtime::Value>> field_of;
+  std::vector<const runtime::Tensor*> field;
   std::uint64_t last_used = 0;
 
   // Whether the input `k`'s dtype and shape are this frame's.

@@ -144,8 +144,16 @@ struct Given {
 
 // False for an input a frame doesn't take (a number, a value that isn't
 // a tensor, a field the structure lacks): the call goes the named way.
+// Whether `cached` is `version` (the same object: while the call holds
+// `version`, no other can have its control block).
+bool same_version(const std::weak_ptr<const runtime::Value>& cached,
+                  const std::shared_ptr<const runtime::Value>& version) {
+  return !cached.owner_before(version) && !version.owner_before(cached);
+}
+
 bool given_input(const Module::Impl::Callable& c, std::size_t k,
-                 const std::vector<ir::Parameter>& params, const BoundArguments& bound, Given& g) {
+                 const std::vector<ir::Parameter>& params, const BoundArguments& bound, Given& g,
+                 const api::CallFrame* frame = nullptr) {
   const api::InputSource& s = c.sources[k];
   g = {};
   if (s.seed) {
@@ -157,9 +165,13 @@ bool given_input(const Module::Impl::Callable& c, std::size_t k,
   const types::Type& type = params[static_cast<std::size_t>(s.param)].type;
   if (!s.field.empty()) {
     if (!b.value) return false;
-    const auto it = b.value->fields.find(s.field);
-    if (it == b.value->fields.end()) return false;
-    g.tensor = &it->second;
+    if (frame && frame->field[k] && same_version(frame->field_of[k], b.value)) {
+      g.tensor = frame->field[k];  // the field the last call found in this version
+    } else {
+      const auto it = b.value->fields.find(s.field);
+      if (it == b.value->fields.end()) return false;
+      g.tensor = &it->second;
+    }
   } else if (!type.is(TKind::tensor)) {
     return false;
   } else if (b.value) {
@@ -205,6 +217,8 @@ std::unique_ptr<api::CallFrame> new_frame(const Module::Impl& impl, const std::s
     return nullptr;
   }
   frame->held.resize(c.sources.size());
+  frame->field_of.resize(c.sources.size());
+  frame->field.resize(c.sources.size(), nullptr);
   for (const int id : graph.inputs) {
     const runtime::Tensor& t = inputs.at(graph.nodes[static_cast<std::size_t>(id)].name);
     frame->dtypes.push_back(t.dtype());
@@ -224,14 +238,17 @@ std::unique_ptr<api::CallFrame> frame_for(const Module::Impl& impl, const std::s
                                           const BoundArguments& bound, CallResult& r) {
   Given g;
   const std::size_t n = c.sources.size();
-  for (std::size_t k = 0; k < n; ++k)
-    if (!given_input(c, k, params, bound, g)) return nullptr;
+  bool framed = true;  // false for arguments no frame takes
   auto frame = c.frames->take([&](const api::CallFrame& f) {
-    for (std::size_t k = 0; k < n; ++k)
-      if (!given_input(c, k, params, bound, g) || !f.fits(k, g.dtype, g.dims, g.rank)) return false;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!given_input(c, k, params, bound, g, &f)) return framed = false;
+      if (!f.fits(k, g.dtype, g.dims, g.rank)) return false;
+    }
     return true;
   });
   if (frame) return frame;
+  for (std::size_t k = 0; k < n && framed; ++k) framed = given_input(c, k, params, bound, g);
+  if (!framed) return nullptr;
   // New sizes: the inputs by name, checked once for every call to come.
   const ir::Graph& graph = *c.graph;
   std::map<std::string, runtime::Tensor> inputs;
@@ -254,7 +271,11 @@ void place_inputs(const Module::Impl::Callable& c, const std::vector<ir::Paramet
   Given g;
   const ir::Graph& graph = *c.graph;
   for (std::size_t k = 0; k < c.sources.size(); ++k) {
-    given_input(c, k, params, bound, g);
+    given_input(c, k, params, bound, g, &frame);
+    if (!c.sources[k].field.empty() && frame.field[k] != g.tensor) {  // remembered
+      frame.field[k] = g.tensor;
+      frame.field_of[k] = bound[static_cast<std::size_t>(c.sources[k].param)].value;
+    }
     runtime::Tensor& held = frame.held[k];
     runtime::Tensor& value = frame.graph.values[static_cast<std::size_t>(graph.inputs[k])];
     if (g.tensor) {

@@ -113,7 +113,7 @@ class SmallDims {
     const auto n = static_cast<std::size_t>(std::distance(first, last));
     size_ = 0;
     reserve(n);
-    std::copy(first, last, data_);
+    for (std::size_t i = 0; i < n; ++i, ++first) data_[i] = *first;  // (no memmove call)
     size_ = n;
   }
   void assign(std::initializer_list<std::int64_t> values) { assign(values.begin(), values.end()); }
@@ -169,15 +169,22 @@ class SmallDims {
     *this = std::move(t);
   }
 
+  // (A loop, not std::equal: for a few sizes, cheaper than memcmp's call.)
   friend bool operator==(const SmallDims& a, const SmallDims& b) {
-    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+    if (a.size_ != b.size_) return false;
+    for (std::size_t i = 0; i < a.size_; ++i)
+      if (a.data_[i] != b.data_[i]) return false;
+    return true;
   }
   friend bool operator!=(const SmallDims& a, const SmallDims& b) { return !(a == b); }
   friend bool operator<(const SmallDims& a, const SmallDims& b) {
     return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
   }
   friend bool operator==(const SmallDims& a, const std::vector<std::int64_t>& b) {
-    return a.size_ == b.size() && std::equal(a.begin(), a.end(), b.begin());
+    if (a.size_ != b.size()) return false;
+    for (std::size_t i = 0; i < a.size_; ++i)
+      if (a.data_[i] != b[i]) return false;
+    return true;
   }
   friend bool operator!=(const SmallDims& a, const std::vector<std::int64_t>& b) {
     return !(a == b);
@@ -202,7 +209,7 @@ class SmallDims {
     } else {
       data_ = inline_;
       capacity_ = kInline;
-      std::copy(o.begin(), o.end(), inline_);
+      for (std::size_t i = 0; i < o.size_; ++i) inline_[i] = o.inline_[i];
       size_ = o.size_;
       o.size_ = 0;
     }

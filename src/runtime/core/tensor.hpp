@@ -176,6 +176,17 @@ class Tensor {
     return t;
   }
 
+  // Empty again, as Tensor() is: what a graph walk does to each value
+  // after its last reader (cheaper than assigning a new Tensor).
+  void reset() {
+    buffer_.reset();
+    shape_.clear();
+    strides_.clear();
+    dtype_ = DType::f32;
+    offset_ = 0;
+    contiguous_ = true;
+  }
+
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   std::int64_t rank() const { return static_cast<std::int64_t>(shape_.size()); }

@@ -353,9 +353,9 @@ void walk(const ir::Graph& graph, GraphFrame& frame, const Dims& dims, WorkerCon
   const auto release_after = [&](std::size_t i) {
     for (const int v : (*releases)[i]) {
       const auto k = static_cast<std::size_t>(v);
-      values[k] = Tensor();
+      values[k].reset();
       if (k < frame.loops.size() && frame.loops[k])
-        for (Tensor& t : frame.loops[k]->outputs) t = Tensor();
+        for (Tensor& t : frame.loops[k]->outputs) t.reset();
     }
   };
   static const std::map<std::string, Tensor> none;
@@ -422,8 +422,8 @@ GraphFrame& GraphFrame::operator=(GraphFrame&&) noexcept = default;
 
 void GraphFrame::clear() {
   for (Tensor& t : values)
-    if (t.buffer()) t = Tensor();  // (most were dropped by the walk already)
-  for (Tensor& t : outputs) t = Tensor();
+    if (t.buffer()) t.reset();  // (most were dropped by the walk already)
+  for (Tensor& t : outputs) t.reset();
   for (auto& loop : loops)
     if (loop) loop->clear();
 }
