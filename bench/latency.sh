@@ -12,7 +12,8 @@
 # forward beside ONNX Runtime's C API, no Python in its loop
 # (bench_ort_c_latency over the wheel's libonnxruntime.so): p50, p99,
 # p99.9 and max over 100,000 calls at batch 1 and 10,000 at batch 64, and
-# our heap allocations per call; and the per-call floor.
+# our heap allocations per call; and the per-call floor. Ours and the C
+# API run twice, taking turns; each case keeps its faster run's line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 threads=${1:-1}
@@ -20,7 +21,7 @@ threads=${1:-1}
   scripts/build default >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-build/default/bin/bench_latency "$threads" >"$work/ours"
+build/default/bin/bench_latency "$threads" >"$work/ours.1"
 "${PYTHON:-python3}" bench/latency_peers.py "$threads" >"$work/peers" 2>/dev/null ||
   echo "# no peers" >"$work/peers"
 # ONNX Runtime's C API: the wheel's library, the same MLP as a file.
@@ -29,11 +30,33 @@ print(sorted(glob.glob(os.path.join(os.path.dirname(onnxruntime.__file__), "capi
 ort_output=$("${PYTHON:-python3}" -c 'import sys; sys.path.insert(0, "bench")
 from onnx_mlp import onnx_mlp
 model, output = onnx_mlp(); open(sys.argv[1], "wb").write(model); print(output)' "$work/mlp.onnx" 2>/dev/null || true)
-if [[ -n $ort_lib && -n $ort_output ]]; then
-  build/default/bin/bench_ort_c_latency "$ort_lib" "$work/mlp.onnx" "$ort_output" "$threads" \
-    >"$work/ortc" 2>&1 || true
+ort_c() {
+  if [[ -n $ort_lib && -n $ort_output ]]; then
+    build/default/bin/bench_ort_c_latency "$ort_lib" "$work/mlp.onnx" "$ort_output" "$threads" \
+      >"$work/ortc.$1" 2>&1 || true
+  fi
+  touch "$work/ortc.$1"
+}
+# Ours and the C API take turns, twice: the machine's drift between runs
+# (a VM's neighbours) lands on both, and each case keeps its run with the
+# lower p50, ours and theirs alike.
+ort_c 1
+build/default/bin/bench_latency "$threads" >"$work/ours.2"
+ort_c 2
+lower_p50() {  # $1, $2: two runs' lines; the key in field $3, the p50 in field $4
+  awk -v key="$3" -v at="$4" '
+    { k = $key; if (!(k in best) || $at + 0 < p50[k]) { best[k] = $0; p50[k] = $at + 0 }
+      if (!(k in order)) { order[k] = ++n; keys[n] = k } }
+    END { for (i = 1; i <= n; ++i) print best[keys[i]] }' "$1" "$2"
+}
+lower_p50 "$work/ours.1" "$work/ours.2" 1 2 >"$work/ours"
+grep '^ortc ' "$work/ortc.1" >"$work/ortc.lines.1" || true
+grep '^ortc ' "$work/ortc.2" >"$work/ortc.lines.2" || true
+if [[ -s $work/ortc.lines.1 || -s $work/ortc.lines.2 ]]; then
+  lower_p50 "$work/ortc.lines.1" "$work/ortc.lines.2" 2 3 >"$work/ortc"
+else
+  cp "$work/ortc.1" "$work/ortc"
 fi
-touch "$work/ortc"
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $threads thread(s)"
 overhead=$(awk '$1 == "ort" && $2 == "overhead" { print $3 }' "$work/peers")
 echo "ONNX Runtime's Python wheel overhead per call (Neg of one float, IOBinding): ${overhead:--} us p50"
