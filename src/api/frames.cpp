@@ -15,21 +15,24 @@ void FrameCache::give(std::unique_ptr<CallFrame> frame) {
 // used frame, which is dropped: each frame is only ever held by whoever
 // exchanged it out, so nothing else can be reading it.
 void FrameCache::give_back(CallFrame* f) {
+  // (Read before it is published: once in a slot, another thread may take
+  // it and write it.)
+  const std::uint64_t stamp = f->last_used;
   for (std::size_t i = 0; i < kFrames; ++i) {
     CallFrame* empty = nullptr;
     if (slots_[i].compare_exchange_strong(empty, f, std::memory_order_release)) {
-      stamps_[i] = f->last_used;
+      stamps_[i] = stamp;
       return;
     }
   }
   std::size_t oldest = 0;
   for (std::size_t i = 1; i < kFrames; ++i)
     if (stamps_[i] < stamps_[oldest]) oldest = i;
-  if (f->last_used < stamps_[oldest]) {  // older than every kept one
+  if (stamp < stamps_[oldest]) {  // older than every kept one
     delete f;
     return;
   }
-  stamps_[oldest] = f->last_used;
+  stamps_[oldest] = stamp;
   delete slots_[oldest].exchange(f, std::memory_order_acq_rel);
 }
 
