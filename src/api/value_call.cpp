@@ -132,18 +132,16 @@ std::optional<Diagnostic> bind_arguments(const ir::Program& p, std::uint64_t ser
 }
 
 // A graph input as a call with values gives it: its element type and
-// shape, and the tensor (a value's, or the host's) or dropout's seed.
+// shape, and the tensor (a value's, or the host's); neither for dropout's
+// seed.
 struct Given {
   runtime::DType dtype = runtime::DType::f32;
   const std::int64_t* dims = nullptr;
   std::size_t rank = 0;
   const runtime::Tensor* tensor = nullptr;
   const Tensor* host = nullptr;
-  bool seed = false;
 };
 
-// False for an input a frame doesn't take (a number, a value that isn't
-// a tensor, a field the structure lacks): the call goes the named way.
 // Whether `cached` is `version` (the same object: while the call holds
 // `version`, no other can have its control block).
 bool same_version(const std::weak_ptr<const runtime::Value>& cached,
@@ -151,13 +149,14 @@ bool same_version(const std::weak_ptr<const runtime::Value>& cached,
   return !cached.owner_before(version) && !version.owner_before(cached);
 }
 
+// False for an input a frame doesn't take (a number, a value that isn't
+// a tensor, a field the structure lacks): the call goes the named way.
 bool given_input(const Module::Impl::Callable& c, std::size_t k,
                  const std::vector<ir::Parameter>& params, const BoundArguments& bound, Given& g,
                  const api::CallFrame* frame = nullptr) {
   const api::InputSource& s = c.sources[k];
   g = {};
   if (s.seed) {
-    g.seed = true;
     g.dtype = runtime::DType::i32;
     return true;
   }
@@ -246,14 +245,12 @@ std::unique_ptr<api::CallFrame> frame_for(const Module::Impl& impl, const std::s
     }
     return true;
   });
-  if (frame) return frame;
-  for (std::size_t k = 0; k < n && framed; ++k) framed = given_input(c, k, params, bound, g);
-  if (!framed) return nullptr;
+  if (frame || !framed) return frame;
   // New sizes: the inputs by name, checked once for every call to come.
   const ir::Graph& graph = *c.graph;
   std::map<std::string, runtime::Tensor> inputs;
   for (std::size_t k = 0; k < n; ++k) {
-    given_input(c, k, params, bound, g);
+    if (!given_input(c, k, params, bound, g)) return nullptr;
     inputs.emplace(graph.nodes[static_cast<std::size_t>(graph.inputs[k])].name,
                    g.tensor ? *g.tensor
                    : g.host ? Module::Impl::to_runtime(*g.host)

@@ -13,6 +13,12 @@ namespace ss::support {
 template <typename T, std::size_t N>
 class InlineVector {
  public:
+  InlineVector() = default;
+  // `count` value-initialized items (on the heap only past N).
+  explicit InlineVector(std::size_t count) : size_(count) {
+    if (count > N) spill_.resize(count);
+  }
+
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   T* begin() { return data(); }

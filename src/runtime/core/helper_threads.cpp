@@ -1,7 +1,6 @@
 #include "runtime/core/helper_threads.hpp"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,6 +9,8 @@
 #include <optional>
 #include <thread>
 #include <vector>
+
+#include "support/inline_vector.hpp"
 
 namespace ss::runtime {
 
@@ -123,10 +124,8 @@ void for_rows(std::int64_t rows, std::int64_t min_rows, int threads,
       1, std::min<std::int64_t>(threads, rows / std::max<std::int64_t>(1, min_rows)));
   if (parts <= 1) return body(0, rows);
   const std::int64_t step = (rows + parts - 1) / parts;
-  // (a vector only past 16 parts: a call on the helpers allocates nothing)
-  std::array<std::exception_ptr, 16> few;
-  std::vector<std::exception_ptr> many(parts > 16 ? static_cast<std::size_t>(parts) : 0);
-  std::exception_ptr* failed = parts > 16 ? many.data() : few.data();
+  // (on the heap only past 16 parts: a call on the helpers allocates nothing)
+  support::InlineVector<std::exception_ptr, 16> failed(static_cast<std::size_t>(parts));
   run_parts(static_cast<int>(parts), [&](int p) {
     try {
       body(p * step, std::min(rows, (p + 1) * step));
@@ -134,8 +133,8 @@ void for_rows(std::int64_t rows, std::int64_t min_rows, int threads,
       failed[static_cast<std::size_t>(p)] = std::current_exception();
     }
   });
-  for (std::int64_t p = 0; p < parts; ++p)
-    if (failed[p]) std::rethrow_exception(failed[p]);
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
 }
 
 }  // namespace ss::runtime

@@ -59,6 +59,8 @@ struct MemoryLimitError : std::runtime_error {
   std::int64_t wanted, used, limit;
 };
 
+class FrameMemory;
+
 // Memory a tensor's elements live in: owned (aligned, from the buffer
 // pool, zeroed unless asked not to be) or borrowed.
 //
@@ -67,8 +69,6 @@ struct MemoryLimitError : std::runtime_error {
 // data(), from any thread. Until then `twin()` gives that other copy, so
 // the executor that made it can take the value back without a copy; once
 // fetched (the host may then write it) the twin is dropped.
-class FrameMemory;
-
 class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;

@@ -157,11 +157,9 @@ class FastExecutor final : public GraphExecutor {
     }
     // Runs rows [from, to) of the kernel into `out` (row `from` first).
     void rows(SsJitKernelFn fn, std::int64_t from, std::int64_t to, float* out) const {
-      std::array<const void*, kInputs> few;
-      std::vector<const void*> many(pointers.size() > kInputs ? pointers.size() : 0);
-      const void** at = many.empty() ? few.data() : many.data();
-      at_row(from, at);
-      fn(at, outer_strides.begin(), out, to - from, inner);
+      support::InlineVector<const void*, kInputs> at(pointers.size());
+      at_row(from, at.begin());
+      fn(at.begin(), outer_strides.begin(), out, to - from, inner);
     }
   };
 

@@ -201,21 +201,14 @@ bool FastExecutor::run_epilogue(const FusionPlan& plan, const ir::Graph& g, std:
       out = Tensor::uninitialized(DType::f32, call.shape);
       auto* o = static_cast<float*>(out.raw());
       const auto j = static_cast<std::size_t>(kernel.epilogue);
-      // The rows' pointers and strides on the stack (past kInputs, vectors).
-      std::array<std::int64_t, KernelCall::kInputs> few_strides;
-      std::array<const void*, KernelCall::kInputs> few_at;
-      const std::size_t count = call.pointers.size();
-      std::vector<std::int64_t> many_strides(count > KernelCall::kInputs ? count : 0);
-      std::vector<const void*> many_at(count > KernelCall::kInputs ? count : 0);
-      std::int64_t* strides = many_strides.empty() ? few_strides.data() : many_strides.data();
-      const void** at = many_at.empty() ? few_at.data() : many_at.data();
-      std::copy(call.outer_strides.begin(), call.outer_strides.end(), strides);
+      support::InlineVector<std::int64_t, KernelCall::kInputs> strides = call.outer_strides;
       strides[j] = call.inner;  // the tile's rows
+      support::InlineVector<const void*, KernelCall::kInputs> at(call.pointers.size());
       ran = fast::matmul_in_blocks(
           a, b, gemm_, [&](std::int64_t r0, std::int64_t r1, const float* tile) {
-            call.at_row(r0, at);
+            call.at_row(r0, at.begin());
             at[j] = tile;
-            plan.fns[k](at, strides, o + r0 * call.inner, r1 - r0, call.inner);
+            plan.fns[k](at.begin(), strides.begin(), o + r0 * call.inner, r1 - r0, call.inner);
           });
     }
   }

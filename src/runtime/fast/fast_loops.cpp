@@ -323,12 +323,6 @@ bool cast_to_f32(const Tensor& x, Tensor& out) {
   }
 }
 
-// An einops pattern as one copy: the input's named axes (size-1 ones
-// dropped) permuted into the output's order. A name only the output has
-// repeats the input along it (an expansion); names only the input has
-// are reduced, each output element over them in the input's order, as
-// the reference does (a float input; max and min from -inf and inf with
-// std::max and std::min, sums and means in double).
 namespace {
 
 struct RearrangePlans;
@@ -351,6 +345,12 @@ const RearrangePlan& remembered_plan(const ir::Node& n, const Tensor& x,
 
 }  // namespace
 
+// An einops pattern as one copy: the input's named axes (size-1 ones
+// dropped) permuted into the output's order. A name only the output has
+// repeats the input along it (an expansion); names only the input has
+// are reduced, each output element over them in the input's order, as
+// the reference does (a float input; max and min from -inf and inf with
+// std::max and std::min, sums and means in double).
 bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values,
                const std::map<std::string, std::int64_t>& sizes, const Dims& dims) {
   const Tensor& x = values[static_cast<std::size_t>(n.in[0])];

@@ -152,8 +152,8 @@ void run_reference_node(const ir::Graph& graph, std::size_t i, std::vector<Tenso
     return values[static_cast<std::size_t>(node.in[k])];
   };
   switch (n.op) {
-    case ir::Op::input:  // the walk placed it; a body's, by name
-      if (const auto it = inputs.find(n.name); it != inputs.end()) out = it->second;
+    case ir::Op::input:
+      out = inputs.at(n.name);
       break;
     case ir::Op::constant:
       out = Tensor::scalar(dtype, n.number);
@@ -340,7 +340,7 @@ namespace {
 // The walk: every node in order, each offered to the executor first, its
 // value dropped after its last reader; the inputs already in place.
 void walk(const ir::Graph& graph, GraphFrame& frame, const Dims& dims, WorkerContext* worker,
-          const GraphExecutor* executor, const std::map<std::string, Tensor>* inputs) {
+          const GraphExecutor* executor) {
   const auto& sizes = frame.sizes;
   std::vector<Tensor>& values = frame.values;
   std::shared_ptr<const ir::ReleasePlan> releases;
@@ -358,7 +358,7 @@ void walk(const ir::Graph& graph, GraphFrame& frame, const Dims& dims, WorkerCon
         for (Tensor& t : frame.loops[k]->outputs) t.reset();
     }
   };
-  static const std::map<std::string, Tensor> none;
+  static const std::map<std::string, Tensor> placed;  // (no input reaches the reference's)
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& n = graph.nodes[i];
     const DType dtype = dtype_of(n.type.elem);
@@ -380,7 +380,7 @@ void walk(const ir::Graph& graph, GraphFrame& frame, const Dims& dims, WorkerCon
       for (const int x : n.in) given.push_back(values[static_cast<std::size_t>(x)]);
       out = run_body(n, given, dims, worker, executor);
     } else {
-      run_reference_node(graph, i, values, inputs ? *inputs : none, sizes, dims, worker);
+      run_reference_node(graph, i, values, placed, sizes, dims, worker);
     }
     // The graph's element type is the contract: results are stored in it.
     if (out.dtype() != dtype) out = ref::cast(out, dtype);
@@ -405,14 +405,14 @@ std::vector<Tensor> run_graph(const ir::Graph& graph, const std::map<std::string
     const auto k = static_cast<std::size_t>(id);
     frame.values[k] = inputs.at(graph.nodes[k].name);
   }
-  walk(graph, frame, dims, worker, executor, &inputs);
+  walk(graph, frame, dims, worker, executor);
   return std::move(frame.outputs);
 }
 
 void run_graph_in(const ir::Graph& graph, GraphFrame& frame, const Dims& dims,
                   const GraphExecutor* executor, WorkerContext* worker) {
   frame.values.resize(graph.nodes.size());
-  walk(graph, frame, dims, worker, executor, nullptr);
+  walk(graph, frame, dims, worker, executor);
 }
 
 GraphFrame::GraphFrame() = default;
@@ -430,11 +430,11 @@ void GraphFrame::clear() {
 
 void LoopFrame::clear() {
   body.clear();
-  for (Tensor& t : given) t = Tensor();
-  for (Tensor& t : carried) t = Tensor();
+  for (Tensor& t : given) t.reset();
+  for (Tensor& t : carried) t.reset();
   for (auto& step : steps)
-    for (Tensor& t : step) t = Tensor();
-  for (Tensor& t : outputs) t = Tensor();
+    for (Tensor& t : step) t.reset();
+  for (Tensor& t : outputs) t.reset();
 }
 
 namespace {

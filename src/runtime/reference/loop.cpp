@@ -95,7 +95,7 @@ std::vector<Tensor>& run_loop_in(const ir::Node& n, LoopFrame& f, const Dims& di
   for (std::size_t r = 0; r < results; ++r) {
     if (f.steps[r].empty()) throw runtime::InternalError("a loop of no steps has no results");
     f.outputs.push_back(stack_along(f.steps[r], shape.result_axes.at(r)));
-    for (Tensor& step : f.steps[r]) step = Tensor();
+    for (Tensor& step : f.steps[r]) step.reset();
   }
   return f.outputs;
 }

@@ -119,8 +119,7 @@ void run_tile(const Choice& k, const detail::Args& args, detail::Tile tile) {
 // (Up to 16 tiles, one a thread, without a heap allocation.)
 using Tiles = support::InlineVector<detail::Tile, 16>;
 void run_tiles(const Tiles& tiles, support::FunctionRef<void(detail::Tile)> tile) {
-  support::InlineVector<std::exception_ptr, 16> failed;
-  for (std::size_t t = 0; t < tiles.size(); ++t) failed.push_back(nullptr);
+  support::InlineVector<std::exception_ptr, 16> failed(tiles.size());
   run_parts(static_cast<int>(tiles.size()), [&](int t) {
     try {
       tile(tiles[static_cast<std::size_t>(t)]);
