@@ -126,9 +126,10 @@ void Gpu::make_current() const {
   check(driver_->calls().cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }
 
-void Gpu::check(CUresult result, const std::string& what) const {
+void Gpu::check(CUresult result, std::string_view what) const {
   if (result != CUDA_SUCCESS)
-    throw failed_call(what + " failed on " + name() + ": " + driver_->describe(result));
+    throw failed_call(std::string(what) + " failed on " + name() + ": " +
+                      driver_->describe(result));
 }
 
 void Gpu::release_cache() {

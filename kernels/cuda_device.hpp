@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/cublas.hpp"
@@ -180,7 +181,9 @@ class Gpu : public std::enable_shared_from_this<Gpu> {
   void arena_give_back(GraphArena& arena, CUdeviceptr pointer, std::size_t bytes);
   // Memory of `size` (rounded) from the cache or cuMemAlloc; under mutex_.
   CUdeviceptr take(std::size_t size, const std::string& what);
-  void check(CUresult result, const std::string& what) const;
+  // Throws the failed call's error; `what` is read only then (a literal
+  // costs no allocation on a call that succeeds).
+  void check(CUresult result, std::string_view what) const;
   void release_cache();
 
   std::shared_ptr<const Driver> driver_;

@@ -37,6 +37,7 @@ class CudaExecutor final : public runtime::GraphExecutor {
            ir::print_releases(p.releases);
   }
   runtime::PlanCounts plan_counts() const override { return plans_.counts(); }
+  bool runs_whole_graphs() const override { return true; }
 
   std::shared_ptr<const ir::ReleasePlan> releases(const ir::Graph&) const override {
     return nullptr;
@@ -49,11 +50,7 @@ class CudaExecutor final : public runtime::GraphExecutor {
     std::lock_guard lock(gpu_->run_lock());  // one stream: one graph at a time
     gpu_->make_current();
     // Several workers' all-reduces go through the host: never captured.
-    if (graphs_ && !worker)
-      if (auto replayed = replays_.run(g, plan, inputs, dims, counts_)) {
-        outputs = std::move(*replayed);
-        return true;
-      }
+    if (graphs_ && !worker && replays_.run(g, plan, inputs, dims, counts_, outputs)) return true;
     outputs = GraphRun(gpu_, g, *plan, inputs, dims, worker, options_, counts_).run();
     return true;
   }

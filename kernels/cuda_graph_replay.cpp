@@ -1,5 +1,6 @@
 #include "kernels/cuda_graph_replay.hpp"
 
+#include <charconv>
 #include <cstdlib>
 
 namespace ss::cuda::detail {
@@ -9,26 +10,39 @@ namespace {
 // between them.
 constexpr std::size_t kInstances = 2;
 
-// The sizes a graph is captured for: each input's element type and shape,
-// and the program's --dim values.
-std::string size_key(const ir::Graph& g, const std::map<std::string, Tensor>& inputs,
-                     const runtime::Dims& dims) {
-  std::string key;
+void append_number(std::string& key, std::int64_t v) {
+  char digits[24];
+  const auto done = std::to_chars(digits, digits + sizeof digits, v);
+  key.append(digits, done.ptr);
+}
+
+// The sizes a graph is captured for, into `key` (its capacity reused, so a
+// call at sizes seen before makes no string): each input's element type
+// and shape, and the program's --dim values. False when an input is missing.
+bool size_key(const ir::Graph& g, const std::map<std::string, Tensor>& inputs,
+              const runtime::Dims& dims, std::string& key) {
+  key.clear();
   for (const int id : g.inputs) {
     const std::string& name = g.nodes[static_cast<std::size_t>(id)].name;
     const auto it = inputs.find(name);
-    if (it == inputs.end()) return {};
-    key += name + ':' + runtime::dtype_name(it->second.dtype());
-    for (const std::int64_t s : it->second.shape()) key += ' ' + std::to_string(s);
+    if (it == inputs.end()) return false;
+    key += name;
+    key += ':';
+    key += runtime::dtype_name(it->second.dtype());
+    for (const std::int64_t s : it->second.shape()) {
+      key += ' ';
+      append_number(key, s);
+    }
     key += ';';
   }
-  for (const auto& [name, size] : dims) key += name + '=' + (size ? std::to_string(*size) : "?");
-  return key;
-}
-
-bool expired(const std::vector<std::weak_ptr<DeviceMemory>>& handed_out) {
-  for (const auto& w : handed_out)
-    if (!w.expired()) return false;
+  for (const auto& [name, size] : dims) {
+    key += name;
+    key += '=';
+    if (size)
+      append_number(key, *size);
+    else
+      key += '?';
+  }
   return true;
 }
 
@@ -40,7 +54,16 @@ bool graphs_wanted() {
 }
 
 GraphReplays::~GraphReplays() {
-  for (auto& [key, entry] : entries_) destroy(entry);
+  for (auto& [graph, by_size] : entries_)
+    for (auto& [key, entry] : by_size) destroy(entry);
+}
+
+bool GraphReplays::Instance::idle() const {
+  for (const Tensor& t : handed)
+    if (t.buffer().use_count() > 1) return false;
+  for (std::size_t h = 0; h < handles.size(); ++h)
+    if (handles[h].use_count() > handle_uses[h]) return false;
+  return true;
 }
 
 void GraphReplays::destroy(Instance& instance) {
@@ -53,19 +76,19 @@ void GraphReplays::destroy(Entry& entry) {
   entry.instances.clear();
 }
 
-std::vector<GraphReplays::Source> GraphReplays::sources(const ir::Graph& g,
-                                                        const std::map<std::string, Tensor>& inputs,
-                                                        Entry& entry) {
-  std::vector<Source> out;
+void GraphReplays::sources(const ir::Graph& g, const std::map<std::string, Tensor>& inputs,
+                           Entry& entry) {
+  from_.clear();
   entry.last.resize(g.inputs.size());
+  entry.views.resize(g.inputs.size());
   for (std::size_t k = 0; k < g.inputs.size(); ++k) {
     const std::string& name = g.nodes[static_cast<std::size_t>(g.inputs[k])].name;
     const Tensor& t = inputs.at(name);
     Source s;
     s.host = &t;
-    s.device = twin_of(*gpu_, t);
+    s.device = twin_of(*gpu_, t, &entry.views[k]);
     if (!s.device) {
-      s.device = resident_copy(*gpu_, t, name);
+      s.device = resident_copy(*gpu_, t, name, &entry.views[k]);
       s.resident = s.device.has_value();
     }
     const std::shared_ptr<DeviceMemory> memory = s.device ? s.device->memory : nullptr;
@@ -73,9 +96,8 @@ std::vector<GraphReplays::Source> GraphReplays::sources(const ir::Graph& g,
     // Another buffer than last time (a new batch value), even at the same address.
     s.moved = !memory || entry.last[k].lock() != memory;
     entry.last[k] = memory;
-    out.push_back(std::move(s));
+    from_.push_back(std::move(s));
   }
-  return out;
 }
 
 bool GraphReplays::matches(const Instance& instance, const std::vector<Source>& sources) {
@@ -88,42 +110,48 @@ bool GraphReplays::matches(const Instance& instance, const std::vector<Source>& 
   return true;
 }
 
-std::optional<std::vector<Tensor>> GraphReplays::run(const ir::Graph& g,
-                                                     const std::shared_ptr<const GraphPlan>& plan,
-                                                     const std::map<std::string, Tensor>& inputs,
-                                                     const runtime::Dims& dims, Counts& counts) {
-  const std::string key = size_key(g, inputs, dims);
-  if (key.empty()) return std::nullopt;
-  Entry& entry = entries_[{&g, key}];
+bool GraphReplays::run(const ir::Graph& g, const std::shared_ptr<const GraphPlan>& plan,
+                       const std::map<std::string, Tensor>& inputs, const runtime::Dims& dims,
+                       Counts& counts, std::vector<Tensor>& outputs) {
+  if (!size_key(g, inputs, dims, key_)) return false;
+  auto& by_size = entries_[&g];
+  auto found = by_size.find(std::string_view(key_));
+  if (found == by_size.end()) found = by_size.emplace(key_, Entry{}).first;
+  Entry& entry = found->second;
   if (entry.uncapturable) {
     ++counts_.uncaptured;
-    return std::nullopt;
+    return false;
   }
   // Another graph now at this address (the old one's plan differs): its graphs go.
   if (!entry.instances.empty() && entry.instances.front()->plan != plan) {
     destroy(entry);
     entry.calls = 0;
   }
-  const std::vector<Source> from = sources(g, inputs, entry);
+  sources(g, inputs, entry);
+  struct Cleared {  // the inputs' tensors aren't held past the call
+    std::vector<Source>& from;
+    ~Cleared() { from.clear(); }
+  } cleared{from_};
   for (auto& instance : entry.instances)
-    if (matches(*instance, from)) {
+    if (matches(*instance, from_)) {
       ++counts_.replays;
       ++entry.replays;
       ++counts.graphs;
-      return launch(*instance, &from);
+      launch(*instance, &from_, outputs);
+      return true;
     }
-  if (entry.calls++ == 0) return std::nullopt;  // the first call runs as it is: kernels compile
+  if (entry.calls++ == 0) return false;  // the first call runs as it is: kernels compile
   if (entry.captures >= 6 && entry.captures > entry.replays) {  // its inputs keep moving
     entry.uncapturable = true;
     destroy(entry);
     ++counts_.uncaptured;
-    return std::nullopt;
+    return false;
   }
   // A retired graph's arena (its results all dropped), so a re-capture
   // lands where it did; else a new one while there is room.
   std::shared_ptr<GraphArena> arena;
   for (auto it = entry.instances.begin(); it != entry.instances.end(); ++it)
-    if (expired((*it)->handed_out)) {
+    if ((*it)->idle()) {
       arena = (*it)->arena;
       destroy(**it);
       entry.instances.erase(it);
@@ -132,21 +160,22 @@ std::optional<std::vector<Tensor>> GraphReplays::run(const ir::Graph& g,
   if (!arena) {
     if (entry.instances.size() >= kInstances) {
       ++counts_.uncaptured;
-      return std::nullopt;
+      return false;
     }
     arena = std::make_shared<GraphArena>(gpu_);
   }
-  auto made = capture(g, plan, from, inputs, dims, std::move(arena), counts);
+  auto made = capture(g, plan, from_, inputs, dims, std::move(arena), counts);
   if (!made) {
     entry.uncapturable = true;
     destroy(entry);
     ++counts_.uncaptured;
-    return std::nullopt;
+    return false;
   }
   ++counts_.captures;
   ++entry.captures;
   entry.instances.push_back(std::move(made));
-  return launch(*entry.instances.back(), nullptr);
+  launch(*entry.instances.back(), nullptr, outputs);
+  return true;
 }
 
 std::unique_ptr<GraphReplays::Instance> GraphReplays::capture(
@@ -213,36 +242,59 @@ void GraphReplays::copy_in(const Input& in, const Source& from) {
   gpu_->upload(in.address, c.raw(), in.bytes);
 }
 
-std::vector<Tensor> GraphReplays::launch(Instance& instance, const std::vector<Source>* from) {
-  if (from) {
-    // The last launch's results the host still holds, out of the way.
-    for (const auto& w : instance.handed_out)
-      if (const auto held = w.lock()) {
-        auto fresh = gpu_->allocate(held->bytes(), "a result kept from a graph's last launch");
-        gpu_->copy(fresh->pointer(), held->pointer(), held->bytes());
-        held->swap(*fresh);
-        ++counts_.moved_out;
-      }
-    // Then the copied inputs into the graph's buffers.
+void GraphReplays::launch(Instance& instance, const std::vector<Source>* from,
+                          std::vector<Tensor>& out) {
+  // Nothing of the last launch's results held: the same tensors again.
+  const bool again = !instance.handed.empty() && instance.idle();
+  if (!again) {
+    // The last launch's results the host still holds, out of the way: a
+    // handle held beyond its own tensors, or one of those tensors held
+    // before its contents were fetched.
+    for (std::size_t h = 0; h < instance.handles.size(); ++h) {
+      bool held = instance.handles[h].use_count() > instance.handle_uses[h];
+      for (std::size_t k = 0; k < instance.handed.size() && !held; ++k)
+        held = instance.handle_of[k] == static_cast<int>(h) &&
+               instance.handed[k].buffer().use_count() > 1 &&
+               instance.handed[k].buffer()->twin() != nullptr;
+      if (!held) continue;
+      DeviceMemory& kept = *instance.handles[h];
+      auto fresh = gpu_->allocate(kept.bytes(), "a result kept from a graph's last launch");
+      gpu_->copy(fresh->pointer(), kept.pointer(), kept.bytes());
+      kept.swap(*fresh);
+      ++counts_.moved_out;
+    }
+  }
+  if (from)  // the copied inputs into the graph's buffers
     for (std::size_t k = 0; k < from->size(); ++k)
       if (instance.inputs[k].copied) copy_in(instance.inputs[k], (*from)[k]);
-  }
   gpu_->launch_graph(instance.exec);
   for (const RangeChecks& r : instance.checks) check_ranges(*gpu_, r);
-  // Each result in a memory handle of its own, so that the next launch
-  // finds which the host still holds.
-  instance.handed_out.clear();
-  std::map<CUdeviceptr, std::shared_ptr<DeviceMemory>> handles;
-  std::vector<Tensor> out;
+  if (again)
+    for (const Tensor& t : instance.handed) t.buffer()->rearm();
+  else
+    hand_out_anew(instance);
+  out.clear();
+  for (const Tensor& t : instance.handed) out.push_back(t);
+}
+
+void GraphReplays::hand_out_anew(Instance& instance) {
+  instance.handles.clear();
+  instance.handle_uses.clear();
+  instance.handle_of.clear();
+  instance.handed.clear();
   for (const DTensor& d : instance.outputs) {
-    auto& handle = handles[d.at()];
-    if (!handle) {
-      handle = std::make_shared<DeviceMemory>(gpu_, d.at(), d.memory->bytes(), instance.arena);
-      instance.handed_out.push_back(handle);
-    }
-    out.push_back(hand_out(gpu_, DTensor{d.view, handle}));
+    int h = 0;
+    while (h < static_cast<int>(instance.handles.size()) &&
+           instance.handles[static_cast<std::size_t>(h)]->pointer() != d.at())
+      ++h;
+    if (h == static_cast<int>(instance.handles.size()))
+      instance.handles.push_back(
+          std::make_shared<DeviceMemory>(gpu_, d.at(), d.memory->bytes(), instance.arena));
+    instance.handle_of.push_back(h);
+    instance.handed.push_back(
+        hand_out(gpu_, DTensor{d.view, instance.handles[static_cast<std::size_t>(h)]}, true));
   }
-  return out;
+  for (const auto& handle : instance.handles) instance.handle_uses.push_back(handle.use_count());
 }
 
 }  // namespace ss::cuda::detail

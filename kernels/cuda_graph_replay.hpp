@@ -22,7 +22,10 @@
 //   stop being captured: those calls run uncaptured.
 // - A replay overwrites its last results. One the host still holds (a
 //   value's old version) is first moved out of the way, into memory of its
-//   own, so nothing the host holds ever changes.
+//   own, so nothing the host holds ever changes. When the host holds none
+//   (a call_into copied them out), the replay hands out the same host
+//   tensors again, refetched (Buffer::rearm): a replayed call makes no
+//   host allocation.
 // - What a graph can't hold runs uncaptured, for good: an op on the host
 //   (a random draw, a sort), a wait for the device mid-run, several workers
 //   (their all-reduces go through the host), a driver call that fails while
@@ -53,11 +56,11 @@ class GraphReplays {
   GraphReplays& operator=(const GraphReplays&) = delete;
 
   // The outputs of g's captured graph for these inputs (captured now when
-  // one is due), or nullopt: run it uncaptured. Under the GPU's run lock.
-  std::optional<std::vector<Tensor>> run(const ir::Graph& g,
-                                         const std::shared_ptr<const GraphPlan>& plan,
-                                         const std::map<std::string, Tensor>& inputs,
-                                         const runtime::Dims& dims, Counts& counts);
+  // one is due) into `outputs` (its capacity kept), or false: run it
+  // uncaptured. Under the GPU's run lock.
+  bool run(const ir::Graph& g, const std::shared_ptr<const GraphPlan>& plan,
+           const std::map<std::string, Tensor>& inputs, const runtime::Dims& dims, Counts& counts,
+           std::vector<Tensor>& outputs);
 
   const GraphCounts& counts() const { return counts_; }
 
@@ -75,13 +78,22 @@ class GraphReplays {
     std::vector<Input> inputs;
     std::vector<DTensor> outputs;  // where the graph leaves them
     std::vector<RangeChecks> checks;
-    std::vector<std::weak_ptr<DeviceMemory>> handed_out;  // the last launch's results
+    // The last launch's results as handed out: a memory handle per output
+    // address, its use count then (anything above it is a holder of the
+    // host's), and each output's host tensor (refetchable).
+    std::vector<std::shared_ptr<DeviceMemory>> handles;
+    std::vector<long> handle_uses;
+    std::vector<int> handle_of;  // per output
+    std::vector<Tensor> handed;  // per output
+    // Whether nothing but this instance holds its last results.
+    bool idle() const;
   };
   struct Entry {
     int calls = 0, captures = 0, replays = 0;
     bool uncapturable = false;
     std::vector<std::unique_ptr<Instance>> instances;
     std::vector<std::weak_ptr<DeviceMemory>> last;  // each input's device memory on the last call
+    std::vector<Tensor> views;  // each input's device view on the last call (device_view)
   };
   // A call's inputs as the graph would take them: on the device already, or not.
   struct Source {
@@ -92,8 +104,8 @@ class GraphReplays {
     bool moved = false;     // elsewhere than on the entry's last call
   };
 
-  std::vector<Source> sources(const ir::Graph& g, const std::map<std::string, Tensor>& inputs,
-                              Entry& entry);
+  // The call's inputs into from_.
+  void sources(const ir::Graph& g, const std::map<std::string, Tensor>& inputs, Entry& entry);
   static bool matches(const Instance& instance, const std::vector<Source>& sources);
   // Null when the run can't be captured (the entry is then marked).
   std::unique_ptr<Instance> capture(const ir::Graph& g,
@@ -104,7 +116,10 @@ class GraphReplays {
                                     Counts& counts);
   // Launches the graph (its held results moved out and its host inputs
   // copied in first, given `from`) and hands out its results.
-  std::vector<Tensor> launch(Instance& instance, const std::vector<Source>* from);
+  void launch(Instance& instance, const std::vector<Source>* from, std::vector<Tensor>& out);
+  // Each result in a memory handle of its own and a host tensor, so that
+  // the next launch finds which the host still holds.
+  void hand_out_anew(Instance& instance);
   // A copied input into its buffer: uploaded from the host, or copied on the device.
   void copy_in(const Input& in, const Source& from);
   void destroy(Instance& instance);
@@ -112,7 +127,11 @@ class GraphReplays {
 
   std::shared_ptr<Gpu> gpu_;
   RunOptions options_;
-  std::map<std::pair<const ir::Graph*, std::string>, Entry> entries_;
+  // By graph, then by the sizes' key (size_key); found without a string
+  // made (key_ is reused).
+  std::map<const ir::Graph*, std::map<std::string, Entry, std::less<>>> entries_;
+  std::string key_;
+  std::vector<Source> from_;  // the call's inputs, cleared after it
   GraphCounts counts_;
 };
 

@@ -1,5 +1,7 @@
 #include "kernels/cuda_graph_run.hpp"
 
+#include "support/inline_vector.hpp"
+
 namespace ss::cuda::detail {
 
 GemmEpilogue gemm_epilogue(const ir::Graph& g, const ir::FusedKernel& kernel) {
@@ -166,7 +168,7 @@ DTensor GraphRun::owned(const DTensor& value) {
   return d;
 }
 
-Tensor hand_out(const std::shared_ptr<Gpu>& gpu, const DTensor& d) {
+Tensor hand_out(const std::shared_ptr<Gpu>& gpu, const DTensor& d, bool refetchable) {
   const std::size_t bytes = static_cast<std::size_t>(d.size()) * runtime::dtype_size(d.dtype());
   auto twin = std::make_shared<const DeviceTwin>(DeviceTwin{d.memory, gpu.get()});
   auto fetch = [gpu, memory = d.memory, bytes](void* to) {
@@ -174,14 +176,15 @@ Tensor hand_out(const std::shared_ptr<Gpu>& gpu, const DTensor& d) {
     gpu->make_current();
     gpu->download(to, memory->pointer(), bytes);
   };
-  return Tensor::over(runtime::Buffer::deferred(bytes, std::move(fetch), std::move(twin)),
-                      d.dtype(), d.shape());
+  return Tensor::over(
+      runtime::Buffer::deferred(bytes, std::move(fetch), std::move(twin), refetchable), d.dtype(),
+      d.shape());
 }
 
 void check_ranges(Gpu& gpu, const RangeChecks& r) {
   if (r.checks.empty()) return;
-  std::vector<unsigned long long> slots(r.checks.size());
-  gpu.download(slots.data(), r.errors.at(), slots.size() * 8);
+  support::InlineVector<unsigned long long, 16> slots(r.checks.size());
+  gpu.download(slots.begin(), r.errors.at(), slots.size() * 8);
   for (std::size_t s = 0; s < r.checks.size(); ++s) {
     if (slots[s] == ~0ull) continue;
     const auto position = static_cast<std::int64_t>(slots[s]);
@@ -218,17 +221,22 @@ DTensor GraphRun::upload(const Tensor& host, const std::string& name) {
 
 namespace {
 
-// `host`'s elements as they lie in a device copy of them, row-major.
-DTensor device_view(const DeviceTwin& twin, const Tensor& host) {
-  return DTensor{
-      Tensor::borrow_strided(reinterpret_cast<void*>(twin.memory->pointer()), host.dtype(),
-                             host.shape(), runtime::row_major_strides(host.shape())),
-      twin.memory};
+// `host`'s elements as they lie in a device copy of them, row-major: the
+// last call's view where it is the same (a replayed call makes no tensor).
+DTensor device_view(const DeviceTwin& twin, const Tensor& host, Tensor* last) {
+  void* at = reinterpret_cast<void*>(twin.memory->pointer());
+  if (last && last->buffer() && last->raw() == at && last->dtype() == host.dtype() &&
+      last->shape() == host.shape())
+    return DTensor{*last, twin.memory};
+  Tensor view = Tensor::borrow_strided(at, host.dtype(), host.shape(),
+                                       runtime::row_major_strides(host.shape()));
+  if (last) *last = view;
+  return DTensor{std::move(view), twin.memory};
 }
 
 }  // namespace
 
-std::optional<DTensor> twin_of(const Gpu& gpu, const Tensor& host) {
+std::optional<DTensor> twin_of(const Gpu& gpu, const Tensor& host, Tensor* view) {
   const auto& buffer = host.buffer();
   if (!buffer || !host.contiguous() || host.offset() != 0) return std::nullopt;
   const auto twin = std::static_pointer_cast<const DeviceTwin>(buffer->twin());
@@ -236,10 +244,11 @@ std::optional<DTensor> twin_of(const Gpu& gpu, const Tensor& host) {
   const std::size_t bytes =
       static_cast<std::size_t>(host.size()) * runtime::dtype_size(host.dtype());
   if (bytes > twin->memory->bytes()) return std::nullopt;
-  return device_view(*twin, host);
+  return device_view(*twin, host, view);
 }
 
-std::optional<DTensor> resident_copy(Gpu& gpu, const Tensor& host, const std::string& name) {
+std::optional<DTensor> resident_copy(Gpu& gpu, const Tensor& host, const std::string& name,
+                                     Tensor* view) {
   const auto& buffer = host.buffer();
   if (!buffer || !buffer->frozen() || !host.contiguous()) return std::nullopt;
   const auto bytes = static_cast<std::int64_t>(host.size() * runtime::dtype_size(host.dtype()));
@@ -254,7 +263,7 @@ std::optional<DTensor> resident_copy(Gpu& gpu, const Tensor& host, const std::st
         std::make_shared<const DeviceTwin>(DeviceTwin{memory, &gpu}));
   }));
   if (!kept || kept->gpu != &gpu) return std::nullopt;
-  return device_view(*kept, host);
+  return device_view(*kept, host, view);
 }
 
 Tensor GraphRun::download(const DTensor& d) {

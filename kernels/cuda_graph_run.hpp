@@ -160,15 +160,18 @@ struct Capture {
 };
 
 // Gives the run's values to the host as deferred buffers (Buffer::deferred)
-// whose twin is their device memory.
-Tensor hand_out(const std::shared_ptr<Gpu>& gpu, const DTensor& value);
+// whose twin is their device memory; refetchable ones for a graph's
+// results, which its next replay hands out again (Buffer::rearm).
+Tensor hand_out(const std::shared_ptr<Gpu>& gpu, const DTensor& value, bool refetchable = false);
 
 // An input's device copy, where there is one without copying: a value this
 // GPU made that nothing has read since, or a resident (frozen) buffer's
-// copy, made by its first call and kept with the buffer. `resident` says
-// which it was.
-std::optional<DTensor> twin_of(const Gpu& gpu, const Tensor& host);
-std::optional<DTensor> resident_copy(Gpu& gpu, const Tensor& host, const std::string& name);
+// copy, made by its first call and kept with the buffer. `view`, when
+// given, is the last call's view of this input, taken again (no new
+// tensor) when it still fits, else replaced.
+std::optional<DTensor> twin_of(const Gpu& gpu, const Tensor& host, Tensor* view = nullptr);
+std::optional<DTensor> resident_copy(Gpu& gpu, const Tensor& host, const std::string& name,
+                                     Tensor* view = nullptr);
 
 // How the executor runs: its contractions' precision, whether cuBLAS may
 // run them, and whether sums atomics would order go in index order.

@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,7 +51,16 @@ struct CallFrame {
   // a steady call looks no field up by name.
   std::vector<std::weak_ptr<const runtime::Value>> field_of;
   std::vector<const runtime::Tensor*> field;
+  // For an executor that runs whole graphs (the CUDA executor): the inputs
+  // by name, the map made once, and each input's place in it.
+  std::map<std::string, runtime::Tensor> named;
+  std::vector<runtime::Tensor*> named_at;
   std::uint64_t last_used = 0;
+
+  // The named inputs let go of (the map's keys stay).
+  void clear_named() {
+    for (runtime::Tensor* t : named_at) t->reset();
+  }
 
   // Whether the input `k`'s dtype and shape are this frame's.
   bool fits(std::size_t k, runtime::DType dtype, const std::int64_t* dims, std::size_t rank) const {

@@ -120,7 +120,8 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
           if (input.compare(0, prefix.size(), prefix) == 0)
             names.emplace_back(input.substr(prefix.size()), input);
       }
-    c.framed = executor && runtime::is_fast_executor(*executor) && !devices &&
+    c.whole = executor && executor->runs_whole_graphs();
+    c.framed = executor && (runtime::is_fast_executor(*executor) || c.whole) && !devices &&
                program.functions.count(name);
     for (const int id : g.inputs) {
       const std::string& input = g.nodes[static_cast<std::size_t>(id)].name;

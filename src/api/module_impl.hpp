@@ -65,6 +65,7 @@ struct Module::Impl {
     // in frames (api/frames.hpp), kept in `frames`.
     std::vector<api::InputSource> sources;
     bool framed = false;
+    bool whole = false;  // its executor runs whole graphs (runs_whole_graphs)
     std::shared_ptr<api::FrameCache> frames = std::make_shared<api::FrameCache>();
   };
   std::map<std::string, Callable> callable;   // by name, made at load

@@ -224,6 +224,9 @@ std::unique_ptr<api::CallFrame> new_frame(const Module::Impl& impl, const std::s
     frame->shapes.push_back(t.shape());
   }
   frame->graph.values.resize(graph.nodes.size());
+  if (c.whole)
+    for (const int id : graph.inputs)
+      frame->named_at.push_back(&frame->named[graph.nodes[static_cast<std::size_t>(id)].name]);
   return frame;
 }
 
@@ -292,6 +295,19 @@ void place_inputs(const Module::Impl::Callable& c, const std::vector<ir::Paramet
       value = held;
     }
   }
+}
+
+// The graph run in its frame: node by node, or whole by an executor that
+// runs whole graphs (given the frame's inputs by name).
+void run_in_frame(const ir::Graph& graph, const Module::Impl::Callable& c,
+                  const runtime::Dims& dims, const runtime::GraphExecutor& executor,
+                  api::CallFrame& frame) {
+  if (c.whole) {
+    for (std::size_t k = 0; k < frame.named_at.size(); ++k)
+      *frame.named_at[k] = frame.graph.values[static_cast<std::size_t>(graph.inputs[k])];
+    if (executor.run_whole(graph, frame.named, dims, nullptr, frame.graph.outputs)) return;
+  }
+  runtime::run_graph_in(graph, frame.graph, dims, &executor);
 }
 
 // A value as a tensor or number parameter takes it: a number for `int`
@@ -517,11 +533,12 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
   std::optional<runtime::FrameMemory::Scope> planned;  // before `frame` goes
   if (frame) {
     place_inputs(c, params, bound, dropout_runs, *frame);
-    planned.emplace(frame->memory);
+    if (!c.whole) planned.emplace(frame->memory);  // a whole graph's memory isn't the host's
     try {
-      runtime::run_graph_in(*graph, frame->graph, compiled->typed.dims, executor.get());
+      run_in_frame(*graph, c, compiled->typed.dims, *executor, *frame);
     } catch (const std::exception& e) {
       frame->graph.clear();
+      frame->clear_named();
       return failure(run_failure(function, e));
     }
   } else {
@@ -572,6 +589,7 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
   r.updated = graph->updated;
   if (frame) {  // its values dropped while its memory still watches, then kept
     frame->graph.clear();
+    frame->clear_named();
     planned.reset();
     c.frames->give(std::move(frame));
   }

@@ -327,6 +327,46 @@ fn same(x: [n]) -> [n]:
   CHECK(third.get(3) == 3);
 }
 
+TEST_CASE("a replay whose last results the host dropped hands out the same tensors, refetched") {
+  NoopDevice device;
+  if (!have_nvrtc()) {
+    ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
+    return;
+  }
+  const auto program = ss::test::check_source_text(R"(
+fn same(x: [n]) -> [n]:
+    return x
+)");
+  const auto graphs = ss::test::lowered_graphs(*program, false);
+  REQUIRE(graphs.size() == 1);
+  const auto& g = graphs[0].graph;
+  ss::test::TempDir cache;
+  const auto captured = executor(true, cache);
+  const auto call = [&](float v) {
+    const std::map<std::string, ss::runtime::Tensor> inputs{
+        {"x", ss::runtime::Tensor::from_values(ss::runtime::DType::f32, {4}, {v, v, v, v})}};
+    return ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, captured.get()).at(0);
+  };
+  (void)call(1);  // uncaptured
+  (void)call(2);  // captured
+  ss::runtime::Tensor a = call(3);
+  CHECK(a.get(0) == 3);
+  const void* at = a.raw();
+  a = {};  // dropped: the next replay may hand it out again
+  const ss::runtime::Tensor b = call(4);
+  CHECK(b.raw() == at);  // the same host tensor
+  CHECK(b.get(2) == 4);  // with the new launch's contents
+  // Held, but fetched already: its host copy stays, and the next replay
+  // hands out a new tensor (nothing on the device needs moving).
+  const ss::runtime::Tensor c = call(5);
+  CHECK(b.get(0) == 4);
+  CHECK(c.raw() != b.raw());
+  CHECK(c.get(1) == 5);
+  const auto counts = ss::cuda::cuda_counts(*captured);
+  CHECK(counts.graph_replays == 3);
+  CHECK(counts.graph_moved_out == 0);
+}
+
 TEST_CASE(
     "a module's training step on a GPU becomes one graph launch, copying in its batch alone") {
   NoopDevice device;

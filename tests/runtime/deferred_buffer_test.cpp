@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -41,4 +42,33 @@ TEST_CASE("a deferred buffer fetches its contents once, on the first access") {
   CHECK(t.values() == std::vector<double>{1.5, -2.0, 4.25});
   CHECK(fetches == 1);
   CHECK_THROWS(Tensor::over(buffer, DType::f32, {4}));  // larger than the buffer
+}
+
+TEST_CASE("a refetchable deferred buffer, rearmed, fetches its twin's new contents") {
+  float source[2] = {1.0f, 2.0f};
+  int fetches = 0;
+  auto twin = std::make_shared<int>(1);
+  auto buffer = Buffer::deferred(
+      sizeof source,
+      [&](void* to) {
+        ++fetches;
+        std::memcpy(to, source, sizeof source);
+      },
+      twin, /*refetchable=*/true);
+  const Tensor t = Tensor::over(buffer, DType::f32, {2});
+  CHECK(t.get(1) == 2.0);
+  CHECK(buffer->twin() == nullptr);  // fetched: the host's copy is the value
+  buffer->freeze();
+  source[1] = 5.0f;  // a replay writes the twin anew
+  buffer->rearm();
+  CHECK_FALSE(buffer->frozen());  // its contents change: nothing derived from them stays
+  CHECK(buffer->twin() == twin);  // pending again
+  CHECK(t.get(1) == 5.0);
+  CHECK(fetches == 2);
+  CHECK(t.get(0) == 1.0);
+  CHECK(fetches == 2);
+
+  auto once = Buffer::deferred(
+      4, [](void*) {}, twin);
+  CHECK_THROWS_AS(once->rearm(), std::logic_error);  // its fetch is gone once it ran
 }

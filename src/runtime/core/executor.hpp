@@ -144,11 +144,16 @@ class GraphExecutor : public ir::Planner {
   // A whole graph at once, for an executor whose values live elsewhere (a
   // GPU's memory): true with `outputs` filled, or false to be offered the
   // graph node by node.
+  // `outputs` may come with tensors in it (a frame's last results): an
+  // executor replaces them, and may reuse the vector's capacity.
   virtual bool run_whole(const ir::Graph& /*g*/, const std::map<std::string, Tensor>& /*inputs*/,
                          const Dims& /*dims*/, WorkerContext* /*worker*/,
                          std::vector<Tensor>& /*outputs*/) const {
     return false;
   }
+  // Whether run_whole takes every graph (the API's frames then hand it
+  // the inputs by name, kept from call to call).
+  virtual bool runs_whole_graphs() const { return false; }
 };
 
 // Each loop's and fused node's body graph in `g`, depth first (a body's

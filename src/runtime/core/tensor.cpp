@@ -107,8 +107,9 @@ std::shared_ptr<Buffer> Buffer::make(void* data, std::size_t bytes, std::size_t 
 }
 
 std::shared_ptr<Buffer> Buffer::deferred(std::size_t bytes, std::function<void(void*)> fetch,
-                                         std::shared_ptr<const void> twin) {
+                                         std::shared_ptr<const void> twin, bool refetchable) {
   auto buffer = allocate(bytes, false);
+  buffer->refetchable_ = refetchable;
   buffer->fetch_ = std::move(fetch);
   buffer->twin_ = std::move(twin);
   buffer->pending_.store(true, std::memory_order_release);
@@ -119,9 +120,17 @@ void Buffer::fetch() const {
   std::lock_guard lock(fetch_mutex_);
   if (!pending_.load(std::memory_order_relaxed)) return;  // another thread fetched it
   fetch_(data_);
-  fetch_ = nullptr;
-  twin_.reset();
+  if (!refetchable_) {
+    fetch_ = nullptr;
+    twin_.reset();
+  }
   pending_.store(false, std::memory_order_release);
+}
+
+void Buffer::rearm() {
+  if (!refetchable_) throw std::logic_error("rearming a buffer that isn't refetchable");
+  recycle();
+  pending_.store(true, std::memory_order_release);
 }
 
 std::shared_ptr<const void> Buffer::twin() const {

@@ -74,8 +74,12 @@ class Buffer {
   static constexpr std::size_t kAlignment = 64;
   static std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed = true);
   static std::shared_ptr<Buffer> borrow(void* data, std::size_t bytes);
+  // A buffer whose contents `fetch` writes on the first read (a device
+  // result's copy back); `twin` is where they live meanwhile. A refetchable
+  // one keeps both after fetching, so rearm() can make it pending again.
   static std::shared_ptr<Buffer> deferred(std::size_t bytes, std::function<void(void*)> fetch,
-                                          std::shared_ptr<const void> twin);
+                                          std::shared_ptr<const void> twin,
+                                          bool refetchable = false);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -89,6 +93,10 @@ class Buffer {
   bool owned() const { return owned_; }
   // The copy a deferred buffer's contents still live in; null once fetched.
   std::shared_ptr<const void> twin() const;
+  // A refetchable deferred buffer that nobody else holds, pending again:
+  // its twin has new contents (a replayed CUDA graph's result, handed out
+  // anew), read at the next access. Not frozen, nothing derived.
+  void rearm();
 
   // Frozen: nothing writes it any more (it holds a published version of a
   // value the host owns, api/value_state.hpp), so executors may keep what
@@ -137,6 +145,7 @@ class Buffer {
   int frame_slot_ = -1;
   // A deferred buffer's: set once, cleared when fetched.
   mutable std::atomic<bool> pending_{false};
+  bool refetchable_ = false;
   mutable std::mutex fetch_mutex_;
   mutable std::function<void(void*)> fetch_;
   mutable std::shared_ptr<const void> twin_;
