@@ -296,30 +296,36 @@ TEST_CASE("under bf16 the demos' graphs replay what their uncaptured runs launch
                       ss::Precision::bf16) > 5);
 }
 
+// `fn same(x: [n]) -> [n]` on a capturing executor: call(v) runs it on
+// four copies of v, its result the graph's copy of its input.
+struct SameGraph {
+  std::unique_ptr<ss::test::CheckedProgram> program =
+      ss::test::check_source_text("fn same(x: [n]) -> [n]:\n    return x\n");
+  std::vector<ss::test::LoweredGraph> graphs = ss::test::lowered_graphs(*program, false);
+  ss::test::TempDir cache;
+  std::unique_ptr<ss::runtime::GraphExecutor> captured = executor(true, cache);
+
+  ss::runtime::Tensor call(float v) const {
+    REQUIRE(graphs.size() == 1);
+    const std::map<std::string, ss::runtime::Tensor> inputs{
+        {"x", ss::runtime::Tensor::from_values(ss::runtime::DType::f32, {4}, {v, v, v, v})}};
+    return ss::runtime::run_graph(graphs[0].graph, inputs, program->typed.dims, nullptr,
+                                  captured.get())
+        .at(0);
+  }
+};
+
 TEST_CASE("a CUDA graph's replay never changes a result the host still holds: it is moved out") {
   NoopDevice device;
   if (!have_nvrtc()) {
     ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
     return;
   }
-  const auto program = ss::test::check_source_text(R"(
-fn same(x: [n]) -> [n]:
-    return x
-)");
-  const auto graphs = ss::test::lowered_graphs(*program, false);
-  REQUIRE(graphs.size() == 1);
-  const auto& g = graphs[0].graph;
-  ss::test::TempDir cache;
-  const auto captured = executor(true, cache);
-  const auto call = [&](float v) {
-    const std::map<std::string, ss::runtime::Tensor> inputs{
-        {"x", ss::runtime::Tensor::from_values(ss::runtime::DType::f32, {4}, {v, v, v, v})}};
-    return ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, captured.get()).at(0);
-  };
-  const auto first = call(1);   // uncaptured
-  const auto second = call(2);  // captured: its result in the graph's memory
-  const auto third = call(3);   // replayed over that memory
-  const auto counts = ss::cuda::cuda_counts(*captured);
+  const SameGraph same;
+  const auto first = same.call(1);   // uncaptured
+  const auto second = same.call(2);  // captured: its result in the graph's memory
+  const auto third = same.call(3);   // replayed over that memory
+  const auto counts = ss::cuda::cuda_counts(*same.captured);
   REQUIRE(counts.graph_replays == 1);
   CHECK(counts.graph_moved_out == 1);
   CHECK(first.get(0) == 1);
@@ -333,36 +339,23 @@ TEST_CASE("a replay whose last results the host dropped hands out the same tenso
     ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
     return;
   }
-  const auto program = ss::test::check_source_text(R"(
-fn same(x: [n]) -> [n]:
-    return x
-)");
-  const auto graphs = ss::test::lowered_graphs(*program, false);
-  REQUIRE(graphs.size() == 1);
-  const auto& g = graphs[0].graph;
-  ss::test::TempDir cache;
-  const auto captured = executor(true, cache);
-  const auto call = [&](float v) {
-    const std::map<std::string, ss::runtime::Tensor> inputs{
-        {"x", ss::runtime::Tensor::from_values(ss::runtime::DType::f32, {4}, {v, v, v, v})}};
-    return ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, captured.get()).at(0);
-  };
-  (void)call(1);  // uncaptured
-  (void)call(2);  // captured
-  ss::runtime::Tensor a = call(3);
+  const SameGraph same;
+  (void)same.call(1);  // uncaptured
+  (void)same.call(2);  // captured
+  ss::runtime::Tensor a = same.call(3);
   CHECK(a.get(0) == 3);
   const void* at = a.raw();
   a = {};  // dropped: the next replay may hand it out again
-  const ss::runtime::Tensor b = call(4);
+  const ss::runtime::Tensor b = same.call(4);
   CHECK(b.raw() == at);  // the same host tensor
   CHECK(b.get(2) == 4);  // with the new launch's contents
   // Held, but fetched already: its host copy stays, and the next replay
   // hands out a new tensor (nothing on the device needs moving).
-  const ss::runtime::Tensor c = call(5);
+  const ss::runtime::Tensor c = same.call(5);
   CHECK(b.get(0) == 4);
   CHECK(c.raw() != b.raw());
   CHECK(c.get(1) == 5);
-  const auto counts = ss::cuda::cuda_counts(*captured);
+  const auto counts = ss::cuda::cuda_counts(*same.captured);
   CHECK(counts.graph_replays == 3);
   CHECK(counts.graph_moved_out == 0);
 }
