@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
                }) /
                1e9;
       };
-      const double ours = rate(ss::gemm::sgemm);
+      const double ours = rate([](auto... args) { ss::gemm::sgemm(args...); });
       openblas_set_num_threads(threads);
       const double blas = flops / best_seconds_per_call([&] {
                             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,

@@ -4,44 +4,6 @@
 
 namespace ss::cuda::detail {
 
-GemmEpilogue gemm_epilogue(const ir::Graph& g, const ir::FusedKernel& kernel) {
-  using Kind = ir::FusedStep::Kind;
-  const auto& steps = kernel.steps;
-  if (kernel.epilogue < 0 || steps.size() < 3 || steps.size() > 4) return {};
-  int top = static_cast<int>(steps.size()) - 1;
-  const bool relu =
-      steps[top].kind == Kind::unary && steps[top].sub == static_cast<int>(ir::Unary::relu);
-  if (relu) top = steps[top].a;
-  if (top < 0 || steps.size() != (relu ? 4u : 3u)) return {};
-  const auto& add = steps[static_cast<std::size_t>(top)];
-  if (add.kind != Kind::binary || add.sub != static_cast<int>(ir::Binary::add)) return {};
-  const auto load = [&](int s) {
-    return s >= 0 && steps[static_cast<std::size_t>(s)].kind == Kind::load
-               ? steps[static_cast<std::size_t>(s)].a
-               : -1;
-  };
-  int product = load(add.a), bias = load(add.b);
-  if (bias == kernel.epilogue) std::swap(product, bias);
-  if (product != kernel.epilogue || bias < 0 || bias == product) return {};
-  const int bias_node = kernel.inputs[static_cast<std::size_t>(bias)];
-  if (g.nodes[static_cast<std::size_t>(bias_node)].type.axes.size() != 1) return {};
-  return {kernel.inputs[static_cast<std::size_t>(product)], bias_node, relu};
-}
-
-GemmEpilogue gemm_epilogue(const ir::Graph& g, std::size_t add, const std::vector<int>& uses) {
-  const ir::Node& n = g.nodes[add];
-  if (n.op != ir::Op::binary || n.sub != static_cast<int>(ir::Binary::add) || n.in.size() != 2)
-    return {};
-  for (const int side : {0, 1}) {
-    const auto product = static_cast<std::size_t>(n.in[static_cast<std::size_t>(side)]);
-    const auto bias = static_cast<std::size_t>(n.in[static_cast<std::size_t>(1 - side)]);
-    if (ir::epilogue_product(g, uses, product, n) && g.nodes[bias].type.axes.size() == 1 &&
-        product != bias)
-      return {static_cast<int>(product), static_cast<int>(bias), false};
-  }
-  return {};
-}
-
 std::string bf16_kernel_name(const std::string& base, const std::vector<std::uint8_t>& inputs,
                              bool out) {
   std::string name = base + "_bf16_" + (out ? "o" : "");

@@ -64,16 +64,8 @@ struct DeviceTwin {
   const Gpu* gpu;
 };
 
-// A bias, maybe then a ReLU, over a product (`@` by a matrix) that nothing
-// else reads: a fused region of just that (ir/fusion.hpp's epilogue), or a
-// lone `add` of a vector. cuBLASLt's epilogue computes it in the GEMM
-// (kernels/cublas_lt.hpp). Node ids; product -1 where there is none.
-struct GemmEpilogue {
-  int product = -1, bias = -1;
-  bool relu = false;
-};
-GemmEpilogue gemm_epilogue(const ir::Graph& g, const ir::FusedKernel& kernel);
-GemmEpilogue gemm_epilogue(const ir::Graph& g, std::size_t add, const std::vector<int>& uses);
+using ir::gemm_epilogue;
+using ir::GemmEpilogue;
 
 // Per graph: its fused regions with their sources, which node roots or
 // belongs to one, and when values die.

@@ -55,6 +55,18 @@ std::vector<int> use_counts(const Graph& g);
 bool epilogue_product(const Graph& g, const std::vector<int>& uses, std::size_t product,
                       const Node& reader);
 
+// A bias, maybe then a ReLU, over a product (`@` by a matrix) that nothing
+// else reads: a fused region of just that (FusedKernel::epilogue), or a
+// lone `add` of a vector. The GEMM computes it as it stores its results
+// (the CPU's kernels, cuBLASLt's epilogue on CUDA). Node ids; product -1
+// where there is none.
+struct GemmEpilogue {
+  int product = -1, bias = -1;
+  bool relu = false;
+};
+GemmEpilogue gemm_epilogue(const Graph& g, const FusedKernel& kernel);
+GemmEpilogue gemm_epilogue(const Graph& g, std::size_t add, const std::vector<int>& uses);
+
 // The regions worth a kernel (two or more operations, or one feeding a
 // fused reduction), in no particular order.
 std::vector<FusedKernel> plan_fusion(const Graph& g);

@@ -4,6 +4,7 @@
 // split over threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -293,4 +294,73 @@ TEST_CASE("the bfloat16 GEMM sums bfloat16-rounded products in float32, on every
                               {d.data(), 2});
     CHECK(std::memcmp(c.data(), d.data(), 8) == 0);
   }
+}
+
+namespace {
+
+// C with the epilogue as a pass after the product: what the fused form
+// must equal, bit for bit.
+void after(std::vector<float>& c, std::int64_t m, std::int64_t n, std::int64_t ldc,
+           const float* bias, bool relu) {
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      float& x = c[static_cast<std::size_t>(i * ldc + j)];
+      float v = bias ? x + bias[j] : x;
+      x = relu ? (v > 0.0f ? v : 0.0f) : v;
+    }
+}
+
+bool same_bits(const std::vector<float>& x, const std::vector<float>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("a GEMM's epilogue (bias, ReLU) fused gives the bits of a pass after the product") {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  struct Shape {
+    std::int64_t m, n, k;
+    float alpha, beta;
+    int threads;
+  };
+  // One row (the product of one), partial micro-tiles in both directions,
+  // several blocks of k, beta 1, an alpha not 1 (a pass then), two threads.
+  const Shape shapes[] = {{1, 37, 50, 1, 0, 1},   {5, 33, 20, 1, 0, 1},    {64, 256, 784, 1, 0, 1},
+                          {30, 70, 400, 1, 1, 1}, {17, 40, 9, 0.5f, 0, 1}, {128, 96, 300, 1, 0, 2}};
+  for (const auto& kernel : ss::gemm::sgemm_kernels())
+    for (const Shape& s : shapes)
+      for (const int mode : {0, 1, 2}) {  // bias, ReLU, both
+        CAPTURE(kernel);
+        CAPTURE(s.m);
+        CAPTURE(mode);
+        std::vector<float> a(static_cast<std::size_t>(s.m * s.k)),
+            b(static_cast<std::size_t>(s.k * s.n)), bias(static_cast<std::size_t>(s.n)),
+            c0(static_cast<std::size_t>(s.m * s.n));
+        for (auto& x : a) x = u(gen);
+        for (auto& x : b) x = u(gen);
+        for (auto& x : bias) x = u(gen);
+        for (auto& x : c0) x = u(gen);
+        bias[0] = std::nanf("");  // NaN through the bias, then ReLU's NaN gives 0
+        const ss::gemm::Epilogue e{mode == 1 ? nullptr : bias.data(), mode >= 1};
+        const ss::gemm::Matrix ma{a.data(), s.k, 1}, mb{b.data(), s.n, 1};
+        std::vector<float> want = c0, got = c0, packed = c0;
+        ss::gemm::sgemm_with(kernel, s.m, s.n, s.k, s.alpha, ma, mb, s.beta, {want.data(), s.n},
+                             s.threads);
+        after(want, s.m, s.n, s.n, e.bias, e.relu);
+        ss::gemm::sgemm_with(kernel, s.m, s.n, s.k, s.alpha, ma, mb, s.beta, {got.data(), s.n},
+                             s.threads, e);
+        CHECK(same_bits(got, want));
+        const auto panels = ss::gemm::pack_b_with(kernel, s.k, s.n, mb);
+        ss::gemm::sgemm_packed(s.m, s.alpha, ma, *panels, s.beta, {packed.data(), s.n}, s.threads,
+                               e);
+        CHECK(same_bits(packed, want));
+      }
+  if (!ss::gemm::bf16_supported()) return;
+  // The bfloat16 kernels take no epilogue: theirs is the pass.
+  std::vector<float> a(6 * 8, 0.5f), b(8 * 3, -0.25f), bias = {1.0f, 0.5f, 0.0f}, c(6 * 3);
+  const auto panels = ss::gemm::pack_b_bf16(8, 3, {b.data(), 3, 1});
+  ss::gemm::sgemm_packed(6, 1.0f, {a.data(), 8, 1}, *panels, 0.0f, {c.data(), 3}, 1,
+                         {bias.data(), true});
+  for (std::size_t i = 0; i < c.size(); ++i) CHECK(c[i] == std::max(0.0f, -1.0f + bias[i % 3]));
 }

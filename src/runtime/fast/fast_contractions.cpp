@@ -51,19 +51,22 @@ std::shared_ptr<const gemm::PackedB> resident_panels(const Tensor& kept, std::in
   }));
 }
 
-// C = alpha A B + beta C, in float32 or with bfloat16 inputs.
+// C = alpha A B + beta C, in float32 or with bfloat16 inputs (whose
+// kernels take no epilogue: the caller's float32 products only).
 void multiply(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const gemm::Matrix& a,
-              const gemm::Matrix& b, float beta, gemm::Output c, GemmSettings how) {
+              const gemm::Matrix& b, float beta, gemm::Output c, GemmSettings how,
+              gemm::Epilogue epilogue = {}) {
   if (how.bf16) return gemm::sgemm_bf16(m, n, k, alpha, a, b, beta, c, how.threads);
-  gemm::sgemm(m, n, k, alpha, a, b, beta, c, how.threads);
+  gemm::sgemm(m, n, k, alpha, a, b, beta, c, how.threads, epilogue);
 }
 
 // C = A B, with B's resident panels when it has them.
 void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix& a,
-             const Tensor& b_kept, const gemm::Matrix& b, gemm::Output c, GemmSettings how) {
+             const Tensor& b_kept, const gemm::Matrix& b, gemm::Output c, GemmSettings how,
+             gemm::Epilogue epilogue = {}) {
   if (const auto panels = resident_panels(b_kept, m, k, n, b, how.bf16))
-    return gemm::sgemm_packed(m, 1.0f, a, *panels, 0.0f, c, how.threads);
-  multiply(m, n, k, 1.0f, a, b, 0.0f, c, how);
+    return gemm::sgemm_packed(m, 1.0f, a, *panels, 0.0f, c, how.threads, epilogue);
+  multiply(m, n, k, 1.0f, a, b, 0.0f, c, how, epilogue);
 }
 
 // An operand as [batch axes..., row axes..., column axes...]: each batch
@@ -184,6 +187,27 @@ bool matmul_in_blocks(const Tensor& a, const Tensor& b, GemmSettings how,
     product(r1 - r0, cols, k, part, right.kept, right.matrix, {tile, cols}, how);
     block(r0, r1, tile);
   }
+  return true;
+}
+
+bool matmul_with_epilogue(const Tensor& a, const Tensor& b, const Tensor& bias, bool relu,
+                          Tensor& out, GemmSettings how) {
+  if (how.bf16 || a.dtype() != DType::f32 || b.dtype() != DType::f32 ||
+      bias.dtype() != DType::f32 || a.rank() < 1 || b.rank() != 2 || bias.rank() != 1)
+    return false;
+  const std::int64_t k = b.dim(0), cols = b.dim(1);
+  if (a.dim(a.rank() - 1) != k || cols == 0 || bias.dim(0) != cols ||
+      (cols > 1 && bias.strides()[0] != 1))
+    return false;
+  Shape shape(a.shape().begin(), a.shape().end() - 1);
+  std::int64_t rows = 1;
+  for (const std::int64_t d : shape) rows *= d;
+  shape.push_back(cols);
+  const Operand left = operand(a, k), right = operand(b, cols);
+  out = Tensor::uninitialized(DType::f32, shape);
+  product(rows, cols, k, left.matrix, right.kept, right.matrix,
+          {static_cast<float*>(out.raw()), cols}, how,
+          {static_cast<const float*>(bias.raw()), relu});
   return true;
 }
 

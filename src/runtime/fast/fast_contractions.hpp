@@ -24,6 +24,15 @@ struct GemmSettings {
 
 bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how);
 
+// out = a @ b + bias, then ReLU when `relu` (x > 0 ? x : 0), the GEMM
+// adding the bias as it stores each element's last sum (float32; the same
+// bits as the product and a pass after): a product's epilogue
+// (ir::gemm_epilogue) without the product stored first. False, nothing
+// made, for what it doesn't take (bfloat16, a bias that isn't a
+// contiguous vector of b's columns).
+bool matmul_with_epilogue(const Tensor& a, const Tensor& b, const Tensor& bias, bool relu,
+                          Tensor& out, GemmSettings how);
+
 // A resident value's tensor `b` (its buffer frozen) packed now into the
 // panels a product a @ b of several rows reads (kept with the buffer, as
 // the product's first run would make them): a weight's packing moves from

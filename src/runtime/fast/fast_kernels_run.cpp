@@ -191,6 +191,14 @@ bool FastExecutor::run_epilogue(const FusionPlan& plan, const ir::Graph& g, std:
   const ir::Node& m = g.nodes[product];
   const Tensor& a = values[static_cast<std::size_t>(m.in[0])];
   const Tensor& b = values[static_cast<std::size_t>(m.in[1])];
+  // A bias, maybe then ReLU: the GEMM adds it as it stores, into `out`.
+  if (const ir::GemmEpilogue e = ir::gemm_epilogue(g, kernel);
+      e.product == static_cast<int>(product) &&
+      fast::matmul_with_epilogue(a, b, values[static_cast<std::size_t>(e.bias)], e.relu, out,
+                                 gemm_)) {
+    ++runs_;
+    return true;
+  }
   KernelCall call;
   bool ran = false;
   if (b.rank() == 2 && a.rank() >= 1) {

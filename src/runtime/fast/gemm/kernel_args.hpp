@@ -18,6 +18,10 @@ struct Args {
   std::int64_t b_rows, b_cols;
   float* c;
   std::int64_t c_rows;
+  // The epilogue (sgemm.hpp's Epilogue) the float32 kernels apply as they
+  // store each element's last sum: bias by column (or null), then ReLU.
+  const float* bias;
+  int relu;
 };
 
 // The blocking each kernel wants, so the caller can size its buffers.

@@ -32,6 +32,7 @@ struct Choice {
   detail::PackedFloats packed_floats;
   detail::PackB pack_b;
   detail::KernelPacked kernel_packed;
+  bool epilogues;  // applies Args' bias and ReLU itself (the float32 kernels)
 };
 
 // What this CPU can run, best first.
@@ -41,13 +42,14 @@ std::vector<Choice> supported() {
   if (__builtin_cpu_supports("avx512f"))
     out.push_back({detail::kernel_avx512, detail::gemv_avx512, detail::blocking_avx512(), "avx512",
                    detail::packed_floats_avx512, detail::pack_b_avx512,
-                   detail::kernel_packed_avx512});
+                   detail::kernel_packed_avx512, true});
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     out.push_back({detail::kernel_avx2, detail::gemv_avx2, detail::blocking_avx2(), "avx2",
-                   detail::packed_floats_avx2, detail::pack_b_avx2, detail::kernel_packed_avx2});
+                   detail::packed_floats_avx2, detail::pack_b_avx2, detail::kernel_packed_avx2,
+                   true});
   out.push_back({detail::kernel_portable, detail::gemv_portable, detail::blocking_portable(),
                  "portable", detail::packed_floats_portable, detail::pack_b_portable,
-                 detail::kernel_packed_portable});
+                 detail::kernel_packed_portable, true});
   return out;
 }
 
@@ -84,10 +86,10 @@ std::vector<Choice> supported_bf16() {
   if (amx_usable())
     out.push_back({detail::kernel_amx_bf16, nullptr, detail::blocking_amx_bf16(), "amx",
                    detail::packed_floats_amx_bf16, detail::pack_b_amx_bf16,
-                   detail::kernel_packed_amx_bf16});
+                   detail::kernel_packed_amx_bf16, false});
   out.push_back({detail::kernel_avx512_bf16, nullptr, detail::blocking_avx512_bf16(), "avx512bf16",
                  detail::packed_floats_avx512_bf16, detail::pack_b_avx512_bf16,
-                 detail::kernel_packed_avx512_bf16});
+                 detail::kernel_packed_avx512_bf16, false});
   return out;
 }
 
@@ -146,11 +148,38 @@ detail::Args arguments(std::int64_t m, std::int64_t n, std::int64_t k, float alp
           b.row_stride,
           b.col_stride,
           c.data,
-          c.row_stride};
+          c.row_stride,
+          nullptr,
+          0};
 }
 
+// The epilogue as a pass over C: where the kernel doesn't apply it (the
+// bfloat16 ones), or at an alpha other than 1 (a kernel's fused sum and
+// the pass's would round apart there).
+void apply_epilogue(std::int64_t m, std::int64_t n, Output c, Epilogue e) {
+  if (!e.bias && !e.relu) return;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      float& out = c.data[i * c.row_stride + j];
+      float v = e.bias ? out + e.bias[j] : out;
+      if (e.relu) v = v > 0.0f ? v : 0.0f;
+      out = v;
+    }
+}
+
+// The epilogue into the kernels' arguments when `choice` applies it at
+// this alpha; false when a pass must.
+bool fuse_epilogue(const Choice& choice, float alpha, Epilogue e, detail::Args& args) {
+  if (!choice.epilogues || alpha != 1.0f) return false;
+  args.bias = e.bias;
+  args.relu = e.relu ? 1 : 0;
+  return true;
+}
+
+void run_products(const Choice& choice, const detail::Args& args, int threads);
+
 void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-         Matrix a, Matrix b, float beta, Output c, int threads) {
+         Matrix a, Matrix b, float beta, Output c, int threads, Epilogue epilogue) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || alpha == 0.0f) {  // nothing to add: C = beta * C
     for (std::int64_t i = 0; i < m; ++i)
@@ -158,9 +187,16 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
         float& out = c.data[i * c.row_stride + j];
         out = beta == 0.0f ? 0.0f : beta * out;
       }
-    return;
+    return apply_epilogue(m, n, c, epilogue);
   }
-  const detail::Args args = arguments(m, n, k, alpha, a, b, beta, c);
+  detail::Args args = arguments(m, n, k, alpha, a, b, beta, c);
+  const bool fused = fuse_epilogue(choice, alpha, epilogue, args);
+  run_products(choice, args, threads);
+  if (!fused) apply_epilogue(m, n, c, epilogue);
+}
+
+void run_products(const Choice& choice, const detail::Args& args, int threads) {
+  const std::int64_t m = args.m, n = args.n, k = args.k;
   if (m == 1 && choice.gemv) return choice.gemv(args);  // a batch of one: B streamed once, unpacked
   // Small products, or one thread: all here. Else the wider side is split
   // in whole micro-tiles, one part a thread, the first on the caller's.
@@ -236,26 +272,31 @@ std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64
 }
 
 void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
-                  int threads) {
+                  int threads, Epilogue epilogue) {
   const Choice& choice = chosen(b.kernel);
   const std::int64_t n = b.n, k = b.k;
   // One row (where the kernel has its own product of one), nothing to
   // multiply, or nothing to add: as sgemm does it.
   if (m <= 0 || (m == 1 && choice.gemv) || n <= 0 || k <= 0 || alpha == 0.0f)
-    return run(choice, m, n, k, alpha, a, b.b, beta, c, threads);
-  const detail::Args args = arguments(m, n, k, alpha, a, b.b, beta, c);
+    return run(choice, m, n, k, alpha, a, b.b, beta, c, threads, epilogue);
+  detail::Args args = arguments(m, n, k, alpha, a, b.b, beta, c);
+  const bool fused = fuse_epilogue(choice, alpha, epilogue, args);
   const float* panels = b.panels.get();
   // Split by rows only: each part reads the one packing of B.
   const bool split =
       threads > 1 && m * n * k >= (std::int64_t{1} << 20) && m >= 2 * choice.blocking.mr;
-  if (!split) return run_tile_packed(choice, args, {0, m, 0, n}, panels);
-  const std::int64_t unit = choice.blocking.mr;
-  const std::int64_t parts = std::min<std::int64_t>(threads, (m + unit - 1) / unit);
-  const std::int64_t step = round_up((m + parts - 1) / parts, unit);
-  Tiles tiles;
-  for (std::int64_t start = 0; start < m; start += step)
-    tiles.push_back({start, std::min(m, start + step), 0, n});
-  run_tiles(tiles, [&](detail::Tile t) { run_tile_packed(choice, args, t, panels); });
+  if (!split) {
+    run_tile_packed(choice, args, {0, m, 0, n}, panels);
+  } else {
+    const std::int64_t unit = choice.blocking.mr;
+    const std::int64_t parts = std::min<std::int64_t>(threads, (m + unit - 1) / unit);
+    const std::int64_t step = round_up((m + parts - 1) / parts, unit);
+    Tiles tiles;
+    for (std::int64_t start = 0; start < m; start += step)
+      tiles.push_back({start, std::min(m, start + step), 0, n});
+    run_tiles(tiles, [&](detail::Tile t) { run_tile_packed(choice, args, t, panels); });
+  }
+  if (!fused) apply_epilogue(m, n, c, epilogue);
 }
 
 const char* sgemm_kernel() {
@@ -267,8 +308,8 @@ std::vector<std::string> sgemm_kernels() {
 }
 
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
-           float beta, Output c, int threads) {
-  run(choices().front(), m, n, k, alpha, a, b, beta, c, threads);
+           float beta, Output c, int threads, Epilogue epilogue) {
+  run(choices().front(), m, n, k, alpha, a, b, beta, c, threads, epilogue);
 }
 
 bool bf16_supported() {
@@ -296,19 +337,20 @@ std::shared_ptr<const PackedB> pack_b_bf16_with(const std::string& kernel, std::
 void sgemm_bf16(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
                 float beta, Output c, int threads) {
   if (bf16_choices().empty()) throw std::invalid_argument(kNoBf16);
-  run(bf16_choices().front(), m, n, k, alpha, a, b, beta, c, threads);
+  run(bf16_choices().front(), m, n, k, alpha, a, b, beta, c, threads, {});
 }
 
 void sgemm_bf16_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
                      float alpha, Matrix a, Matrix b, float beta, Output c, int threads) {
   const int i = named(bf16_choices(), kernel, "bfloat16 GEMM kernel");
-  run(bf16_choices()[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads);
+  run(bf16_choices()[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads, {});
 }
 
 void sgemm_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
-                float alpha, Matrix a, Matrix b, float beta, Output c, int threads) {
+                float alpha, Matrix a, Matrix b, float beta, Output c, int threads,
+                Epilogue epilogue) {
   const int i = named(choices(), kernel, "GEMM kernel");
-  run(choices()[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads);
+  run(choices()[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads, epilogue);
 }
 
 }  // namespace ss::gemm

@@ -23,10 +23,19 @@ struct Output {
   std::int64_t row_stride;  // columns are contiguous
 };
 
+// What is done to each element of C once its sum is whole: a bias by
+// column added (bias[j]), then max(x, 0) where x > 0 fails (NaN too) when
+// `relu`. The float32 kernels do it as they store their last results
+// (at alpha 1: the same bits as a pass over C after); else it is a pass.
+struct Epilogue {
+  const float* bias = nullptr;  // n floats
+  bool relu = false;
+};
+
 // M x N output, K the contracted size. beta 0 ignores C's old values (NaNs
 // included). `threads` splits the work (1: the caller's thread only).
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
-           float beta, Output c, int threads = 1);
+           float beta, Output c, int threads = 1, Epilogue epilogue = {});
 
 // B packed once for many products with it (a weight that doesn't change
 // between calls): the panels sgemm packs on every call, for one kernel.
@@ -43,7 +52,7 @@ std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64
                                            std::int64_t n, Matrix b);
 // sgemm with B packed: the same bits as sgemm of the unpacked B.
 void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
-                  int threads = 1);
+                  int threads = 1, Epilogue epilogue = {});
 
 // The same product with A and B rounded to bfloat16 (to nearest, ties to
 // even; subnormals to zero) and the products summed in float32: what
@@ -74,6 +83,7 @@ const char* sgemm_kernel();
 // std::invalid_argument.
 std::vector<std::string> sgemm_kernels();
 void sgemm_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
-                float alpha, Matrix a, Matrix b, float beta, Output c, int threads = 1);
+                float alpha, Matrix a, Matrix b, float beta, Output c, int threads = 1,
+                Epilogue epilogue = {});
 
 }  // namespace ss::gemm
