@@ -66,6 +66,10 @@ bool GraphReplays::Instance::idle() const {
   return true;
 }
 
+void GraphReplays::Instance::let_go() {
+  for (const Tensor& t : handed) t.buffer()->settle();
+}
+
 void GraphReplays::destroy(Instance& instance) {
   gpu_->destroy_graph(instance.exec);
   instance.exec = nullptr;
@@ -278,6 +282,7 @@ void GraphReplays::launch(Instance& instance, const std::vector<Source>* from,
 }
 
 void GraphReplays::hand_out_anew(Instance& instance) {
+  instance.let_go();
   instance.handles.clear();
   instance.handle_uses.clear();
   instance.handle_of.clear();

@@ -87,6 +87,10 @@ class GraphReplays {
     std::vector<Tensor> handed;  // per output
     // Whether nothing but this instance holds its last results.
     bool idle() const;
+    // Its handed tensors no longer rearmed: those the host keeps let go
+    // of the graph's memory once fetched (Buffer::settle).
+    void let_go();
+    ~Instance() { let_go(); }
   };
   struct Entry {
     int calls = 0, captures = 0, replays = 0;

@@ -72,3 +72,23 @@ TEST_CASE("a refetchable deferred buffer, rearmed, fetches its twin's new conten
       4, [](void*) {}, twin);
   CHECK_THROWS_AS(once->rearm(), std::logic_error);  // its fetch is gone once it ran
 }
+
+TEST_CASE("a settled refetchable buffer lets its twin go once fetched, and is rearmed no more") {
+  const float value = 2.5f;
+  auto twin = std::make_shared<int>(3);
+  const auto fetch = [&](void* to) { std::memcpy(to, &value, sizeof value); };
+
+  auto fetched = Buffer::deferred(sizeof value, fetch, twin, /*refetchable=*/true);
+  CHECK(Tensor::over(fetched, DType::f32, {}).get(0) == 2.5);
+  CHECK(twin.use_count() == 2);  // kept for a rearm
+  fetched->settle();
+  CHECK(twin.use_count() == 1);  // fetched already: let go at once
+  CHECK_THROWS_AS(fetched->rearm(), std::logic_error);
+  CHECK(Tensor::over(fetched, DType::f32, {}).get(0) == 2.5);  // its contents stay
+
+  auto pending = Buffer::deferred(sizeof value, fetch, twin, /*refetchable=*/true);
+  pending->settle();
+  CHECK(pending->twin() == twin);  // still pending: its twin is still the value
+  CHECK(Tensor::over(pending, DType::f32, {}).get(0) == 2.5);
+  CHECK(twin.use_count() == 1);  // let go when fetched
+}

@@ -127,6 +127,14 @@ void Buffer::fetch() const {
   pending_.store(false, std::memory_order_release);
 }
 
+void Buffer::settle() {
+  std::lock_guard lock(fetch_mutex_);
+  refetchable_ = false;
+  if (pending_.load(std::memory_order_relaxed)) return;  // its fetch drops them
+  fetch_ = nullptr;
+  twin_.reset();
+}
+
 void Buffer::rearm() {
   if (!refetchable_) throw std::logic_error("rearming a buffer that isn't refetchable");
   recycle();

@@ -97,6 +97,10 @@ class Buffer {
   // its twin has new contents (a replayed CUDA graph's result, handed out
   // anew), read at the next access. Not frozen, nothing derived.
   void rearm();
+  // A refetchable buffer let go of by whoever rearmed it: plain deferred
+  // from now on, so once fetched it drops its fetch and twin (and the
+  // device memory they keep alive), at once if it was fetched already.
+  void settle();
 
   // Frozen: nothing writes it any more (it holds a published version of a
   // value the host owns, api/value_state.hpp), so executors may keep what
@@ -145,7 +149,7 @@ class Buffer {
   int frame_slot_ = -1;
   // A deferred buffer's: set once, cleared when fetched.
   mutable std::atomic<bool> pending_{false};
-  bool refetchable_ = false;
+  bool refetchable_ = false;  // (under fetch_mutex_ once handed out)
   mutable std::mutex fetch_mutex_;
   mutable std::function<void(void*)> fetch_;
   mutable std::shared_ptr<const void> twin_;
