@@ -48,6 +48,9 @@ struct FusionPlan {
   std::vector<int> kernel_at;  // per node: the kernel it is the root of, or -1
   std::vector<bool> member;    // per node: computed inside a kernel
   std::vector<int> reduce_at;  // per node: the kernel a reduction fuses with, or -1
+  // per kernel: the bias (and ReLU) over its product the GEMM may add as
+  // it stores (ir::gemm_epilogue; product -1 where there is none)
+  std::vector<ir::GemmEpilogue> gemm_epilogues;
   // per node: a window only einsums read (a convolution's im2col), left
   // unmade: each einsum makes it a slab at a time (fast::windowed_einsum).
   std::vector<bool> deferred;

@@ -91,6 +91,7 @@ std::shared_ptr<const FusionPlan> FastExecutor::make_plan(const ir::Graph& g) co
     }
   }
   for (std::size_t k = 0; k < kernels.size(); ++k) {
+    plan->gemm_epilogues.push_back(ir::gemm_epilogue(g, kernels[k]));
     const auto root = static_cast<std::size_t>(kernels[k].root);
     if (kernels[k].reduce >= 0) {  // run with its reduction, the root never stored
       plan->reduce_at[static_cast<std::size_t>(kernels[k].reduce)] = static_cast<int>(k);
@@ -192,7 +193,7 @@ bool FastExecutor::run_epilogue(const FusionPlan& plan, const ir::Graph& g, std:
   const Tensor& a = values[static_cast<std::size_t>(m.in[0])];
   const Tensor& b = values[static_cast<std::size_t>(m.in[1])];
   // A bias, maybe then ReLU: the GEMM adds it as it stores, into `out`.
-  if (const ir::GemmEpilogue e = ir::gemm_epilogue(g, kernel);
+  if (const ir::GemmEpilogue& e = plan.gemm_epilogues[k];
       e.product == static_cast<int>(product) &&
       fast::matmul_with_epilogue(a, b, values[static_cast<std::size_t>(e.bias)], e.relu, out,
                                  gemm_)) {
