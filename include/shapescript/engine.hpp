@@ -16,6 +16,7 @@
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/export.hpp"
 #include "shapescript/module.hpp"
+#include "shapescript/onnx.hpp"
 #include "shapescript/options.hpp"
 
 namespace ss {
@@ -65,6 +66,8 @@ struct BackendReport {
   // libshapescript_mpi, the MPI adapter (version: the MPI library's), for
   // several processes; finding it starts no MPI.
   LibraryStatus mpi;
+  // libshapescript_onnx, the ONNX importer (version: ONNX's and protobuf's).
+  LibraryStatus onnx;
   std::vector<CudaDeviceInfo> cuda_devices;
 };
 
@@ -137,6 +140,16 @@ class SS_API Engine {
   // goes to `print`. Returns the program's errors, from loading or from
   // running; empty when it ran to its end. `path` is a program's source or
   // an object build_shared made (a path ending in .so).
+  // ONNX models (onnx.hpp, docs/onnx.md): translated to a program and its
+  // weights, then loaded with `options.load`. `folder` is where external
+  // data is read from (a file's own folder for load_onnx). A model the
+  // importer refuses gives its E20xx diagnostic; a program that doesn't
+  // check (shapes that disagree) its checker's, naming the node.
+  OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder,
+                                 const OnnxOptions& options = {}) const;
+  OnnxModel load_onnx(const std::string& path, const OnnxOptions& options = {}) const;
+  OnnxModel load_onnx_bytes(std::string_view bytes, const OnnxOptions& options = {}) const;
+
   std::vector<Diagnostic> run_file(const std::string& path, const std::string& function,
                                    const std::function<void(std::string_view)>& print,
                                    const std::map<std::string, Tensor>& args = {},

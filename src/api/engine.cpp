@@ -6,6 +6,7 @@
 #include "api/compiled.hpp"
 #include "api/devices.hpp"
 #include "api/engine_impl.hpp"
+#include "api/onnx_module.hpp"
 #include "api/host_functions.hpp"
 #include "api/module_impl.hpp"
 #include "api/prepare.hpp"
@@ -112,6 +113,8 @@ BackendReport Engine::backends() const {
   report.nccl = cuda::probe_nccl(impl_->options.nccl_library);
   report.mpi.found =
       runtime::MpiComm::probe("", &report.mpi.path, &report.mpi.version, &report.mpi.detail);
+  report.onnx.found =
+      api::probe_onnx_module("", &report.onnx.path, &report.onnx.version, &report.onnx.detail);
   return report;
 }
 

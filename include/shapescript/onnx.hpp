@@ -1,0 +1,75 @@
+// ONNX models loaded at run time (docs/onnx.md): a model is translated to
+// shapescript source plus its initializers, then loaded as any program is:
+// checked at load, run by any executor, trainable. The importer lives in
+// libshapescript_onnx, opened at run time: without it, importing is E2001.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "shapescript/diagnostic.hpp"
+#include "shapescript/export.hpp"
+#include "shapescript/module.hpp"
+#include "shapescript/tensor.hpp"
+#include "shapescript/value.hpp"
+
+namespace ss {
+
+struct OnnxOptions {
+  // Shapescript appended to the generated program, which sees `Onnx` and
+  // `forward`: a loss, a training step, a `devices` line.
+  std::string extra_source;
+  // Float initializers imported as constants of the program rather than
+  // parameters of `model Onnx` (so training leaves them as they are).
+  std::vector<std::string> frozen;
+  // Graph inputs whose values the host knows at load (a Reshape's shape, a
+  // Slice's bounds, TopK's k given as inputs): folded into the program as
+  // constants, so `forward` doesn't take them. int32 tensors stand for
+  // int64 inputs.
+  std::map<std::string, Tensor> constants;
+  // How the generated program is loaded (dims, sinks, files...).
+  LoadOptions load;
+  // The importer's path. Empty: SHAPESCRIPT_ONNX, else beside libshapescript.
+  std::string library;
+};
+
+// A graph input or output as `forward` takes or gives it.
+struct OnnxPort {
+  std::string name;       // in the program (an identifier)
+  std::string onnx_name;  // in the graph
+  DType dtype = DType::f32;
+  bool int64 = false;  // an ONNX int64, i32 inside
+  std::vector<std::int64_t> shape;
+};
+
+// The translation alone (`shapescript import`).
+struct OnnxTranslation {
+  std::string source;      // the program
+  std::string weights;     // the parameters' values, safetensors bytes (empty: no parameters)
+  bool has_model = false;  // false when the graph leaves no float initializer: forward takes no `m`
+  std::vector<OnnxPort> inputs, outputs;
+  std::vector<Diagnostic> diagnostics;
+  explicit operator bool() const { return !has_errors(diagnostics); }
+};
+
+// An imported model, loaded: call `forward` with `weights` (when the model
+// has parameters) and tensors for the inputs.
+struct SS_API OnnxModel {
+  Module module;
+  Value weights;  // the `Onnx` model value; empty when it has no parameters
+  OnnxTranslation translation;
+  std::vector<Diagnostic> diagnostics;
+  explicit operator bool() const { return !has_errors(diagnostics) && static_cast<bool>(module); }
+  // forward's arguments: weights (when there are any), then the inputs in order.
+  std::vector<Arg> arguments(const std::vector<Tensor>& inputs) const;
+};
+
+// A serialized ONNX TensorProto (a backend test's input_0.pb) as a tensor:
+// int64 narrowed to i32 (E2010 out of range), float64 and the types
+// shapescript lacks refused (E2006). *name gets its name when given.
+SS_API bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,
+                             std::vector<Diagnostic>* errors, const std::string& library = {});
+
+}  // namespace ss

@@ -1,0 +1,149 @@
+#include "onnx/ops_common.hpp"
+
+namespace ss::onnx_import {
+
+std::int64_t axis_of(const Translator& t, std::int64_t axis, std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r)
+    t.unsupported(
+        "E2005", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+  return axis < 0 ? axis + r : axis;
+}
+
+std::vector<std::string> axis_names(std::size_t rank, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < rank; ++i) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string over_text(const std::vector<std::int64_t>& axes) {
+  if (axes.size() == 1) return std::to_string(axes[0]);
+  std::string s = "[";
+  for (std::size_t i = 0; i < axes.size(); ++i) s += (i ? " " : "") + std::to_string(axes[i]);
+  return s + "]";
+}
+
+std::string reshape_expr(Translator& t, const std::string& x, const std::vector<std::int64_t>& from,
+                         const std::vector<std::int64_t>& to, const std::string& /*dtype*/) {
+  if (from == to) return x;
+  std::string flat = x;
+  if (from.empty()) {
+    // a scalar: broadcast against zeros of the new shape (all ones)
+    const auto names = axis_names(to.size());
+    std::vector<std::string> sizes;
+    for (std::size_t i = 0; i < to.size(); ++i) sizes.push_back(names[i] + "=1");
+    return "repeat(" + x + ",  -> " + join(names) + ", " + join(sizes, ", ") + ")";
+  }
+  if (to.empty()) {  // one element, to a scalar
+    const std::string names = join(axis_names(from.size()));
+    return "rearrange(" + x + ", " + names + " -> )";
+  }
+  if (from.size() > 1)
+    flat = "rearrange(" + x + ", " + join(axis_names(from.size())) + " -> (" +
+           join(axis_names(from.size())) + "))";
+  if (to.size() == 1) return flat;
+  std::vector<std::string> sizes;
+  const auto names = axis_names(to.size(), "b");
+  for (std::size_t i = 0; i < to.size(); ++i)
+    sizes.push_back(names[i] + "=" + std::to_string(to[i]));
+  (void)t;
+  return "rearrange(" + flat + ", (" + join(names) + ") -> " + join(names) + ", " +
+         join(sizes, ", ") + ")";
+}
+
+std::string transpose_expr(const std::string& x, const std::vector<std::int64_t>& perm) {
+  bool identity = true;
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<std::int64_t>(i);
+  if (identity) return x;
+  const auto names = axis_names(perm.size());
+  std::vector<std::string> out;
+  for (auto p : perm) out.push_back(names[static_cast<std::size_t>(p)]);
+  return "rearrange(" + x + ", " + join(names) + " -> " + join(out) + ")";
+}
+
+std::string slice_expr(Translator& t, const std::string& x, const std::vector<std::int64_t>& shape,
+                       std::size_t axis, std::int64_t start, std::int64_t end, std::int64_t step,
+                       const std::string& dtype) {
+  const std::int64_t size = shape[axis];
+  std::string value = x;
+  std::vector<std::int64_t> s = shape;
+  if (start != 0 || end != size) {
+    const std::string dim = t.slicing_dim(size);
+    std::string type = "[";
+    for (std::size_t i = 0; i < s.size(); ++i)
+      type += (i ? " " : "") + (i == axis ? dim : std::to_string(s[i]));
+    type += "]";
+    if (dtype != "f32") type += " " + dtype;
+    const std::string named = t.temp();
+    t.let_typed(named, type, value);
+    value = named + "[" + dim + "=" + std::to_string(start) + ":" + std::to_string(end) + "]";
+    s[axis] = end - start;
+  }
+  if (step == 1) return value;
+  // Every step-th: pad to a multiple of step, split the axis and keep the first of each group.
+  const std::int64_t n = s[axis];
+  const std::int64_t groups = (n + step - 1) / step;
+  const std::int64_t padded = groups * step;
+  if (padded != n)
+    value = "pad(" + value + ", over=" + std::to_string(axis) +
+            ", after=" + std::to_string(padded - n) + ")";
+  auto names = axis_names(s.size());
+  std::vector<std::string> in = names, out = names;
+  in[axis] = "(g k)";
+  out[axis] = "g";
+  const std::string split = t.let("rearrange(" + value + ", " + join(in) + " -> " + join(out) +
+                                  " k, k=" + std::to_string(step) + ")");
+  std::string sp = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) sp += std::to_string(i == axis ? groups : s[i]) + " ";
+  const std::string dim = t.slicing_dim(step);
+  sp += dim + "]";
+  if (dtype != "f32") sp += " " + dtype;
+  const std::string named = t.temp();
+  t.let_typed(named, sp, split);
+  return named + "[" + dim + "=0]";
+}
+
+std::string expand_expr(const std::string& x, const std::vector<std::int64_t>& shape,
+                        const std::vector<std::int64_t>& to) {
+  if (shape == to) return x;
+  const std::size_t lead = to.size() - shape.size();
+  std::vector<std::string> in, out, sizes;
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    const std::string name = "a" + std::to_string(i);
+    if (i < lead) {
+      out.push_back(name);
+      sizes.push_back(name + "=" + std::to_string(to[i]));
+    } else if (shape[i - lead] == 1 && to[i] != 1) {
+      in.push_back("1");
+      out.push_back(name);
+      sizes.push_back(name + "=" + std::to_string(to[i]));
+    } else {
+      in.push_back(name);
+      out.push_back(name);
+    }
+  }
+  return "repeat(" + x + ", " + join(in) + " -> " + join(out) +
+         (sizes.empty() ? "" : ", " + join(sizes, ", ")) + ")";
+}
+
+std::vector<std::int64_t> constant_ints(const Translator& t, int input, const char* what) {
+  const Value& v = t.need(input);
+  if (!v.constant)
+    t.unsupported(
+        "E2007",
+        std::string("its ") + what + " is computed from the model's inputs, not known at import",
+        "shapescript sizes every tensor before it runs");
+  std::vector<std::int64_t> out;
+  for (std::int64_t i = 0; i < v.constant->count(); ++i)
+    out.push_back(v.constant->int_at(static_cast<std::size_t>(i)));
+  return out;
+}
+
+}  // namespace ss::onnx_import

@@ -1,0 +1,132 @@
+// Reductions (ReduceSum ... ReduceLogSumExp, ArgMax, ArgMin) and the ops
+// along one axis (Softmax, LogSoftmax).
+#include <algorithm>
+
+#include "onnx/ops.hpp"
+#include "onnx/ops_common.hpp"
+
+namespace ss::onnx_import {
+namespace {
+
+using TP = onnx::TensorProto;
+
+bool is_float_type(int t) {
+  return t == TP::FLOAT || t == TP::FLOAT16 || t == TP::BFLOAT16;
+}
+
+// The reduced axes (sorted, distinct), or empty for none at all (the
+// identity, noop_with_empty_axes); every axis when none are named.
+std::vector<std::int64_t> reduced_axes(Translator& t, const Value& x, bool* noop) {
+  std::vector<std::int64_t> axes;
+  if (t.has("axes"))
+    axes = t.ints_attr("axes");
+  else if (t.input(1))
+    axes = constant_ints(t, 1, "axes");
+  *noop = false;
+  if (axes.empty()) {
+    if (t.int_attr("noop_with_empty_axes", 0)) {
+      *noop = true;
+      return {};
+    }
+    for (std::size_t i = 0; i < x.rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+  }
+  for (auto& a : axes) a = axis_of(t, a, x.rank());
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+enum Kind { kSum, kMean, kMax, kMin, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
+
+template <Kind K>
+void reduce_op(Translator& t) {
+  const Value& x = t.need(0);
+  if (x.dtype().empty() || x.dtype() == "bool")
+    t.unsupported("E2006", "`" + t.node().op_type() + "` of " + onnx_type_name(x.onnx_type) +
+                               " isn't supported");
+  bool noop = false;
+  const auto axes = reduced_axes(t, x, &noop);
+  const bool keep = t.int_attr("keepdims", 1) != 0;
+  std::string v = t.operand(x);
+  const bool is_float = is_float_type(x.onnx_type);
+  if (!is_float && (K == kMean || K == kL2 || K == kLogSum || K == kLogSumExp))
+    t.unsupported("E2006", "`" + t.node().op_type() + "` of integers isn't supported");
+  if (noop) {
+    if (K == kL1) return t.emit("abs(" + v + ")");
+    if (K == kL2) return t.emit("abs(" + v + ")");
+    if (K == kSumSquare) return t.emit(v + " * " + v);
+    if (K == kLogSum) return t.emit("log(" + v + ")");
+    return t.emit(v);
+  }
+  if (x.rank() == 0) return t.emit(v);  // nothing to reduce
+  for (auto a : axes)
+    if (x.shape[static_cast<std::size_t>(a)] == 0)
+      t.unsupported("E2007", "a reduction over an empty axis",
+                    "shapescript's tensors have no empty axes");
+  const std::string over = ", over=" + over_text(axes) + (keep ? ", keep=true" : "") + ")";
+  switch (K) {
+    case kSum:
+      return t.emit("sum(" + v + over);
+    case kMean:
+      return t.emit("mean(" + v + over);
+    case kMax:
+      return t.emit("max(" + v + over);
+    case kMin:
+      return t.emit("min(" + v + over);
+    case kL1:
+      return t.emit("sum(abs(" + v + ")" + over);
+    case kL2:
+      return t.emit("sqrt(sum(" + v + " * " + v + over + ")");
+    case kSumSquare:
+      return t.emit("sum(" + v + " * " + v + over);
+    case kLogSum:
+      return t.emit("log(sum(" + v + over + ")");
+    case kLogSumExp:
+      return t.emit("logsumexp(" + v + over);
+  }
+}
+
+template <bool Max>
+void arg_op(Translator& t) {
+  const Value& x = t.need(0);
+  if (t.int_attr("select_last_index", 0))
+    t.unsupported("E2005",
+                  "select_last_index=1 isn't supported (shapescript's argmax takes the first)");
+  if (!is_float_type(x.onnx_type))
+    t.unsupported("E2006", "`" + t.node().op_type() + "` of " + onnx_type_name(x.onnx_type) +
+                               " isn't supported");
+  const std::int64_t axis = axis_of(t, t.int_attr("axis", 0), x.rank());
+  const bool keep = t.int_attr("keepdims", 1) != 0;
+  const std::string v = Max ? t.operand(x) : "-" + t.operand(x);
+  t.emit("i32(argmax(" + v + ", over=" + std::to_string(axis) + (keep ? ", keep=true" : "") + "))");
+}
+
+template <bool Log>
+void softmax(Translator& t) {
+  const Value& x = t.need(0);
+  if (!is_float_type(x.onnx_type))
+    t.unsupported("E2006", "Softmax of " + onnx_type_name(x.onnx_type));
+  const std::int64_t axis = axis_of(t, t.int_attr("axis", -1), x.rank());
+  t.emit(std::string(Log ? "log_softmax(" : "softmax(") + t.operand(x) +
+         ", over=" + std::to_string(axis) + ")");
+}
+
+}  // namespace
+
+void register_reductions(std::map<std::string, Handler>& table) {
+  table["ReduceSum"] = reduce_op<kSum>;
+  table["ReduceMean"] = reduce_op<kMean>;
+  table["ReduceMax"] = reduce_op<kMax>;
+  table["ReduceMin"] = reduce_op<kMin>;
+  table["ReduceL1"] = reduce_op<kL1>;
+  table["ReduceL2"] = reduce_op<kL2>;
+  table["ReduceSumSquare"] = reduce_op<kSumSquare>;
+  table["ReduceLogSum"] = reduce_op<kLogSum>;
+  table["ReduceLogSumExp"] = reduce_op<kLogSumExp>;
+  table["ArgMax"] = arg_op<true>;
+  table["ArgMin"] = arg_op<false>;
+  table["Softmax"] = softmax<false>;
+  table["LogSoftmax"] = softmax<true>;
+}
+
+}  // namespace ss::onnx_import

@@ -1,0 +1,456 @@
+#include "onnx/translator.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include "onnx/import_error.hpp"
+
+namespace ss::onnx_import {
+namespace {
+
+// Names a program can't give a variable: the language's keywords and
+// built-ins (and `m`, the model, and `forward`).
+const std::set<std::string>& reserved_names() {
+  static const std::set<std::string> names = {
+      "fn",        "return",   "mut",        "for",       "in",
+      "if",        "else",     "and",        "or",        "not",
+      "true",      "false",    "break",      "dim",       "data",
+      "model",     "param",    "devices",    "sink",      "extern",
+      "m",         "forward",  "f32",        "bf16",      "f16",
+      "i32",       "bool",     "where",      "clip",      "dropout",
+      "sum",       "mean",     "max",        "min",       "logsumexp",
+      "var",       "std",      "argmax",     "softmax",   "log_softmax",
+      "sort",      "argsort",  "layer_norm", "rms_norm",  "cross_entropy",
+      "causal",    "matmul",   "concat",     "stack",     "pad",
+      "conv",      "max_pool", "avg_pool",   "slices",    "einsum",
+      "rearrange", "reduce",   "repeat",     "zeros",     "ones",
+      "full",      "arange",   "normal",     "uniform",   "value_and_grad",
+      "grad",      "update",   "norm",       "clip_norm", "exp",
+      "log",       "sqrt",     "abs",        "tanh",      "sigmoid",
+      "relu",      "gelu",     "maximum",    "minimum",   "range",
+      "print",     "save",     "load",       "shape",     "len",
+      "write",     "Index",    "Onnx",       "tensor",    "int",
+      "float",     "str",      "SGD",        "Adam",      "AdamW",
+      "Dataset",   "same",     "whole",      "batches",   "shuffle",
+      "take",      "split",    "map",        "erf",       "floor",
+      "ceil",      "round",    "sign",       "sin",       "cos",
+      "tan"};
+  return names;
+}
+
+std::string sanitize(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (ok)
+      out += c;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
+
+std::string float_text(double x) {
+  char buffer[64];
+  const auto r = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(x));
+  std::string s(buffer, r.ptr);
+  if (const auto e = s.find("e+"); e != std::string::npos) s.erase(e + 1, 1);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  if (const auto e = s.find('e'); e != std::string::npos && s.find('.') == std::string::npos)
+    s.insert(e, ".0");
+  return s;
+}
+
+}  // namespace
+
+std::int64_t Value::count() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Translator::Translator(const onnx::ModelProto& model, std::string folder,
+                       std::set<std::string> frozen, std::map<std::string, Constant> constants)
+    : model_(model),
+      folder_(std::move(folder)),
+      frozen_(std::move(frozen)),
+      constants_(std::move(constants)) {}
+
+std::string Translator::identifier(const std::string& onnx_name, const char* prefix) {
+  std::string base = sanitize(onnx_name);
+  if (base.empty() || (base[0] >= '0' && base[0] <= '9') || reserved_names().count(base) ||
+      (base[0] >= 'A' && base[0] <= 'Z'))
+    base = prefix + base;
+  std::string name = base;
+  for (int k = 2; used_names_.count(name); ++k) name = base + "_" + std::to_string(k);
+  used_names_.insert(name);
+  return name;
+}
+
+std::string Translator::type_text(const std::vector<std::int64_t>& shape,
+                                  const std::string& dtype) {
+  std::string t = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) t += (i ? " " : "") + std::to_string(shape[i]);
+  t += "]";
+  if (dtype != "f32") t += " " + dtype;
+  return t;
+}
+
+std::string Translator::literal(double x, const std::string& dtype) {
+  if (dtype == "bool") return x != 0 ? "true" : "false";
+  if (dtype == "i32") return std::to_string(static_cast<std::int64_t>(x));
+  const std::string f = float_text(x);
+  if (dtype == "f16" || dtype == "bf16") return dtype + "(" + f + ")";
+  return f;
+}
+
+void Translator::unsupported(const std::string& code, const std::string& what,
+                             const std::string& help) const {
+  throw ImportError{code, what, node_ ? node_->name() : "", node_ ? node_->op_type() : "", help};
+}
+
+const Value* Translator::input(int i) const {
+  if (i >= node_->input_size() || node_->input(i).empty()) return nullptr;
+  auto it = values_.find(node_->input(i));
+  if (it == values_.end())
+    unsupported("E2002", "input `" + node_->input(i) + "` is not made by an earlier node");
+  return &it->second;
+}
+
+const Value& Translator::need(int i) const {
+  const Value* v = input(i);
+  if (!v) unsupported("E2002", "input " + std::to_string(i) + " is missing");
+  return *v;
+}
+
+const onnx::AttributeProto* Translator::attr(const std::string& name) const {
+  for (const auto& a : node_->attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+bool Translator::has(const std::string& name) const {
+  return attr(name) != nullptr;
+}
+
+std::int64_t Translator::int_attr(const std::string& name, std::int64_t fallback) const {
+  const auto* a = attr(name);
+  return a ? a->i() : fallback;
+}
+float Translator::float_attr(const std::string& name, float fallback) const {
+  const auto* a = attr(name);
+  return a ? a->f() : fallback;
+}
+std::string Translator::string_attr(const std::string& name, const std::string& fallback) const {
+  const auto* a = attr(name);
+  return a ? a->s() : fallback;
+}
+std::vector<std::int64_t> Translator::ints_attr(const std::string& name) const {
+  const auto* a = attr(name);
+  return a ? std::vector<std::int64_t>(a->ints().begin(), a->ints().end())
+           : std::vector<std::int64_t>{};
+}
+std::vector<float> Translator::floats_attr(const std::string& name) const {
+  const auto* a = attr(name);
+  return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : std::vector<float>{};
+}
+
+std::vector<std::int64_t> Translator::out_shape(int i) const {
+  const std::string& name = node_->output(i);
+  auto it = infos_.find(name);
+  if (it == infos_.end() || !it->second.type().has_tensor_type() ||
+      !it->second.type().tensor_type().has_shape())
+    unsupported("E2007", "the shape of `" + name + "` depends on the values the model computes",
+                "shapescript sizes every tensor before it runs; a size computed from data has no "
+                "place in it");
+  std::vector<std::int64_t> shape;
+  for (const auto& d : it->second.type().tensor_type().shape().dim()) {
+    if (!d.has_dim_value())
+      unsupported("E2007",
+                  "the size of an axis of `" + name + "` depends on " +
+                      (d.has_dim_param() ? "`" + d.dim_param() + "`, a size the model leaves open"
+                                         : std::string("the values the model computes")),
+                  "shapescript sizes every tensor before it runs");
+    shape.push_back(d.dim_value());
+  }
+  return shape;
+}
+
+int Translator::out_type(int i) const {
+  auto it = infos_.find(node_->output(i));
+  if (it == infos_.end() || !it->second.type().has_tensor_type())
+    unsupported("E2007", "the element type of `" + node_->output(i) + "` isn't known at import");
+  return it->second.type().tensor_type().elem_type();
+}
+
+std::string Translator::temp() {
+  return identifier("t" + std::to_string(++temps_), "t");
+}
+
+std::string Translator::let(const std::string& expr) {
+  const std::string name = temp();
+  body_.push_back("    " + name + " = " + expr);
+  return name;
+}
+
+void Translator::let_typed(const std::string& name, const std::string& type,
+                           const std::string& expr) {
+  body_.push_back("    " + name + ": " + type + " = " + expr);
+}
+
+std::string Translator::slicing_dim(std::int64_t size) {
+  auto it = slicing_dims_.find(size);
+  if (it != slicing_dims_.end()) return it->second;
+  const std::string name = "N" + std::to_string(size);
+  used_names_.insert(name);
+  return slicing_dims_[size] = name;
+}
+
+void Translator::emit_as(const std::string& expr, std::vector<std::int64_t> shape, int onnx_type,
+                         int i) {
+  if (ss_dtype(onnx_type).empty())
+    unsupported("E2006", "output `" + node_->output(i) + "` is " + onnx_type_name(onnx_type) +
+                             ", an element type shapescript doesn't have");
+  Value v;
+  v.expr = identifier(node_->output(i), "v_");
+  v.shape = std::move(shape);
+  v.onnx_type = onnx_type;
+  std::string line = "    " + v.expr + " = " + expr;
+  const std::string comment = "  # " +
+                              (node_->name().empty() ? std::string("(unnamed)") : node_->name()) +
+                              ": " + node_->op_type();
+  body_.push_back(line + comment);
+  values_[node_->output(i)] = std::move(v);
+}
+
+void Translator::emit(const std::string& expr, int i) {
+  emit_as(expr, out_shape(i), out_type(i), i);
+}
+
+void Translator::fold(Constant c, int i) {
+  Value v;
+  v.shape = c.shape;
+  v.onnx_type = c.onnx_type;
+  v.constant = std::move(c);
+  values_[node_->output(i)] = std::move(v);
+}
+
+std::string Translator::param_for(const std::string& onnx_name, const Constant& c) {
+  auto it = param_of_.find(onnx_name);
+  if (it != param_of_.end()) return "m." + it->second;
+  const std::string name = identifier(onnx_name, "p_");
+  params_[name] = c;
+  param_of_[onnx_name] = name;
+  if (sanitize(onnx_name) != name) renames_.push_back("#   m." + name + ": `" + onnx_name + "`");
+  return "m." + name;
+}
+
+std::string Translator::operand(const Value& v) {
+  if (!v.expr.empty()) return v.expr;
+  const Constant& c = *v.constant;
+  const std::string dtype = ss_dtype(c.onnx_type);
+  if (dtype.empty())
+    unsupported("E2006", "a constant of " + onnx_type_name(c.onnx_type) + " reaches a computation");
+  bool finite = true;
+  for (double x : c.floats) finite = finite && std::isfinite(x);
+  const bool small = c.count() <= 1;
+  if (c.is_float() && (!finite || !small)) {
+    // A parameter of the model, by the ONNX name it had (a constant's
+    // output name when a node made it).
+    std::string key;
+    for (const auto& [name, value] : values_)
+      if (&value == &v) key = name;
+    if (key.empty()) key = "constant" + std::to_string(params_.size());
+    Constant f32 = c;
+    const std::string p = param_for(key, f32);
+    if (dtype != "f32") return dtype + "(" + p + ")";
+    return p;
+  }
+  if (c.shape.empty()) return literal(c.at(0), dtype);
+  // A tensor literal, nested by the shape; a shape with an empty axis can't be written.
+  if (c.count() == 0) unsupported("E2007", "a constant with an empty axis reaches a computation");
+  std::string text;
+  std::vector<std::int64_t> index(c.shape.size(), 0);
+  const std::string elem_dtype = dtype == "f16" || dtype == "bf16" ? "f32" : dtype;
+  std::function<void(std::size_t, std::int64_t&)> write = [&](std::size_t axis,
+                                                              std::int64_t& flat) {
+    text += "[";
+    for (std::int64_t k = 0; k < c.shape[axis]; ++k) {
+      if (k) text += ", ";
+      if (axis + 1 == c.shape.size())
+        text += literal(c.at(static_cast<std::size_t>(flat++)), elem_dtype);
+      else
+        write(axis + 1, flat);
+    }
+    text += "]";
+  };
+  std::int64_t flat = 0;
+  write(0, flat);
+  if (dtype == "f16" || dtype == "bf16") return dtype + "(" + text + ")";
+  return text;
+}
+
+void Translator::read_graph() {
+  const auto& g = model_.graph();
+  for (const auto& vi : g.value_info()) infos_[vi.name()] = vi;
+  for (const auto& vi : g.output()) infos_[vi.name()] = vi;
+  for (const auto& vi : g.input()) infos_[vi.name()] = vi;
+  for (const auto& t : g.initializer()) {
+    Value v;
+    v.constant = read_constant(t, folder_);
+    v.shape = v.constant->shape;
+    v.onnx_type = v.constant->onnx_type;
+    if (v.constant->is_float() && !frozen_.count(t.name())) {
+      if (ss_dtype(v.onnx_type).empty())
+        fail("E2006", "initializer `" + t.name() + "` is " + onnx_type_name(v.onnx_type) +
+                          ", an element type shapescript doesn't have");
+      const std::string p = param_for(t.name(), *v.constant);
+      v.expr = ss_dtype(v.onnx_type) == "f32" ? p : ss_dtype(v.onnx_type) + "(" + p + ")";
+    }
+    values_[t.name()] = std::move(v);
+  }
+  for (const auto& vi : g.input()) {
+    if (values_.count(vi.name())) continue;  // an initializer's default
+    if (!vi.type().has_tensor_type())
+      fail("E2006", "input `" + vi.name() + "` isn't a tensor (a sequence, a map or an optional)");
+    if (auto given = constants_.find(vi.name()); given != constants_.end()) {
+      Constant c = given->second;
+      c.onnx_type = vi.type().tensor_type().elem_type();
+      if (!c.is_float()) {
+        for (double x : c.floats) c.ints.push_back(static_cast<std::int64_t>(x));
+        c.floats.clear();
+      }
+      Value v;
+      v.shape = c.shape;
+      v.onnx_type = c.onnx_type;
+      v.constant = std::move(c);
+      values_[vi.name()] = std::move(v);
+      continue;
+    }
+    Port p;
+    p.onnx_name = vi.name();
+    p.onnx_type = vi.type().tensor_type().elem_type();
+    p.dtype = ss_dtype(p.onnx_type);
+    if (p.dtype.empty())
+      fail("E2006",
+           "input `" + vi.name() + "` is " + onnx_type_name(p.onnx_type) +
+               ", an element type shapescript doesn't have",
+           "shapescript's element types are float32, float16, bfloat16, int32 (int64 narrowed) and "
+           "bool");
+    for (const auto& d : vi.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value())
+        fail("E2007",
+             "input `" + vi.name() + "` has an axis of open size" +
+                 (d.has_dim_param() ? " (`" + d.dim_param() + "`)" : std::string()),
+             "give the model fixed input sizes (export with a fixed example's shape)");
+      p.shape.push_back(d.dim_value());
+    }
+    p.name = is_identifier(vi.name()) && !reserved_names().count(vi.name()) &&
+                     !used_names_.count(vi.name()) && !(vi.name()[0] >= 'A' && vi.name()[0] <= 'Z')
+                 ? vi.name()
+                 : identifier(vi.name(), "in_");
+    used_names_.insert(p.name);
+    if (p.name != vi.name()) renames_.push_back("#   " + p.name + ": input `" + vi.name() + "`");
+    Value v;
+    v.expr = p.name;
+    v.shape = p.shape;
+    v.onnx_type = p.onnx_type;
+    values_[vi.name()] = v;
+    inputs_.push_back(std::move(p));
+  }
+}
+
+void Translator::translate_node(const onnx::NodeProto& n) {
+  node_ = &n;
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    unsupported("E2004", "op `" + n.op_type() + "` of domain `" + n.domain() + "` isn't supported",
+                "shapescript imports the default ONNX domain's ops (docs/onnx.md lists them)");
+  Handler h = handler_for(n.op_type());
+  if (!h)
+    unsupported("E2004", "op `" + n.op_type() + "` isn't supported",
+                "docs/onnx.md lists the ops shapescript imports");
+  h(*this);
+  node_ = nullptr;
+}
+
+void Translator::run() {
+  read_graph();
+  for (const auto& n : model_.graph().node()) translate_node(n);
+  std::vector<std::string> returns, types;
+  for (const auto& vi : model_.graph().output()) {
+    auto it = values_.find(vi.name());
+    if (it == values_.end()) fail("E2002", "output `" + vi.name() + "` is made by no node");
+    Value& v = it->second;
+    Port p;
+    p.onnx_name = vi.name();
+    p.onnx_type = v.onnx_type;
+    p.dtype = v.dtype();
+    p.shape = v.shape;
+    p.name = vi.name();
+    if (v.count() == 0)
+      fail("E2007", "output `" + vi.name() + "` is empty (an axis of size 0)",
+           "shapescript's tensors have no empty axes");
+    returns.push_back(operand(v));
+    types.push_back(type_text(v.shape, v.dtype()));
+    outputs_.push_back(std::move(p));
+  }
+  for (const auto& [name, value] : values_)
+    if (!value.expr.empty() && value.count() == 0)
+      fail("E2007", "`" + name + "` is empty (an axis of size 0)",
+           "shapescript's tensors have no empty axes");
+
+  std::ostringstream s;
+  s << "# Imported from ONNX by shapescript (graph `" << model_.graph().name() << "`, opset ";
+  for (const auto& o : model_.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") s << o.version();
+  s << ").\n";
+  if (!renames_.empty()) {
+    s << "# Names that aren't identifiers, as the program calls them:\n";
+    for (const auto& r : renames_) s << r << "\n";
+  }
+  for (const auto& [size, name] : slicing_dims_) s << "dim " << name << " = " << size << "\n";
+  if (!slicing_dims_.empty()) s << "\n";
+  if (has_model()) {
+    s << "model Onnx:\n";
+    for (const auto& [name, c] : params_)
+      s << "    param " << name << ": " << type_text(c.shape, "f32") << " = zeros\n";
+    s << "\n";
+  }
+  s << "fn forward(";
+  bool first = true;
+  if (has_model()) {
+    s << "m: Onnx";
+    first = false;
+  }
+  for (const auto& p : inputs_) {
+    s << (first ? "" : ", ") << p.name << ": " << type_text(p.shape, p.dtype);
+    first = false;
+  }
+  s << ") -> ";
+  if (types.size() == 1)
+    s << types[0];
+  else {
+    s << "(";
+    for (std::size_t i = 0; i < types.size(); ++i) s << (i ? ", " : "") << types[i];
+    s << ")";
+  }
+  s << ":\n";
+  for (const auto& line : body_) s << line << "\n";
+  s << "    return ";
+  for (std::size_t i = 0; i < returns.size(); ++i) s << (i ? ", " : "") << returns[i];
+  s << "\n";
+  source_ = s.str();
+}
+
+}  // namespace ss::onnx_import

@@ -1,0 +1,127 @@
+// An ONNX graph translated into shapescript source: one statement per node
+// (a comment naming it), shape subgraphs folded into constants, float
+// initializers made the parameters of `model Onnx`. Ops are translated by
+// the handlers of ops_*.cpp, found by op type in one table (op_table.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "onnx/onnx_pb.h"
+#include "onnx/tensors.hpp"
+
+namespace ss::onnx_import {
+
+// One ONNX value as the program holds it: a shapescript expression (a
+// variable's name) of a known shape and element type, or a constant folded
+// at import, or both.
+struct Value {
+  std::string expr;  // empty: only the constant stands for it
+  std::vector<std::int64_t> shape;
+  int onnx_type = 0;
+  std::optional<Constant> constant;
+
+  std::string dtype() const { return ss_dtype(onnx_type); }
+  std::size_t rank() const { return shape.size(); }
+  std::int64_t count() const;
+};
+
+struct Port {  // a graph input or output as forward takes or gives it
+  std::string name, onnx_name, dtype;
+  int onnx_type = 0;
+  std::vector<std::int64_t> shape;
+};
+
+class Translator {
+ public:
+  // `constants`: graph inputs the host gives at import (values as floats,
+  // the element type the input's).
+  Translator(const onnx::ModelProto& model, std::string folder, std::set<std::string> frozen,
+             std::map<std::string, Constant> constants = {});
+  void run();
+
+  const std::string& source() const { return source_; }
+  const std::map<std::string, Constant>& params() const { return params_; }
+  const std::vector<Port>& inputs() const { return inputs_; }
+  const std::vector<Port>& outputs() const { return outputs_; }
+  bool has_model() const { return !params_.empty(); }
+
+  // For handlers. The node being translated:
+  const onnx::NodeProto& node() const { return *node_; }
+  // Its i-th input (null for a missing optional one), and its count.
+  const Value* input(int i) const;
+  const Value& need(int i) const;  // E2002 when missing
+  int inputs_count() const { return node_->input_size(); }
+  // Its attributes, with defaults.
+  bool has(const std::string& name) const;
+  std::int64_t int_attr(const std::string& name, std::int64_t fallback) const;
+  float float_attr(const std::string& name, float fallback) const;
+  std::string string_attr(const std::string& name, const std::string& fallback) const;
+  std::vector<std::int64_t> ints_attr(const std::string& name) const;
+  std::vector<float> floats_attr(const std::string& name) const;
+  const onnx::AttributeProto* attr(const std::string& name) const;
+  // The inferred shape and element type of its i-th output (E2007 when a
+  // size isn't known at import).
+  std::vector<std::int64_t> out_shape(int i = 0) const;
+  int out_type(int i = 0) const;
+
+  // Binds the i-th output to an expression: a statement `name = expr`.
+  void emit(const std::string& expr, int i = 0);
+  // Binds it with the shape and type given (not the inferred ones).
+  void emit_as(const std::string& expr, std::vector<std::int64_t> shape, int onnx_type, int i = 0);
+  // Binds it to a folded constant (no statement).
+  void fold(Constant c, int i = 0);
+  // An expression for a value: its variable, or its constant written out
+  // (a literal when small and finite, else a parameter).
+  std::string operand(const Value& v);
+  // A scalar literal of an element type: 2.0, 2, true.
+  static std::string literal(double x, const std::string& dtype);
+  // A fresh variable name for an intermediate.
+  std::string temp();
+  // A statement of an intermediate: binds and returns a fresh name.
+  std::string let(const std::string& expr);
+  // A statement binding `name` with a declared type: `name: type = expr`.
+  void let_typed(const std::string& name, const std::string& type, const std::string& expr);
+  // A dim declared for slicing an axis of `size` (dims are declared once
+  // each, at the top of the program).
+  std::string slicing_dim(std::int64_t size);
+  // The type text of a shape and dtype: `[3 4] i32`.
+  static std::string type_text(const std::vector<std::int64_t>& shape, const std::string& dtype);
+
+  [[noreturn]] void unsupported(const std::string& code, const std::string& what,
+                                const std::string& help = {}) const;
+
+ private:
+  void read_graph();
+  void translate_node(const onnx::NodeProto& n);
+  std::string identifier(const std::string& onnx_name, const char* prefix);
+  std::string param_for(const std::string& onnx_name, const Constant& c);
+
+  const onnx::ModelProto& model_;
+  std::string folder_;
+  std::set<std::string> frozen_;
+  std::map<std::string, Constant> constants_;
+  std::map<std::string, Value> values_;
+  std::map<std::string, onnx::ValueInfoProto> infos_;
+  std::map<std::string, Constant> params_;       // by parameter name
+  std::map<std::string, std::string> param_of_;  // onnx name -> parameter name
+  std::vector<Port> inputs_, outputs_;
+  std::set<std::string> used_names_;
+  std::map<std::int64_t, std::string> slicing_dims_;
+  std::vector<std::string> body_, renames_;
+  const onnx::NodeProto* node_ = nullptr;
+  int temps_ = 0;
+  std::string source_;
+};
+
+using Handler = void (*)(Translator&);
+// The handler of an op type (of the default domain), or null.
+Handler handler_for(const std::string& op_type);
+// Every op type with a handler, sorted.
+std::vector<std::string> supported_ops();
+
+}  // namespace ss::onnx_import

@@ -1,0 +1,109 @@
+// Engine's ONNX entry points: translate (the importer module), then load
+// the program as any other, its weights as the `Onnx` model value.
+#include <fstream>
+#include <sstream>
+
+#include "api/engine_impl.hpp"
+#include "api/onnx_module.hpp"
+#include "diag/codes.hpp"
+
+namespace ss {
+namespace {
+
+// The node a line of the generated program translates: its comment
+// (`  # name: Op`).
+std::string node_of_line(const std::string& source, std::uint32_t line) {
+  std::istringstream in(source);
+  std::string text;
+  for (std::uint32_t i = 1; std::getline(in, text); ++i)
+    if (i == line) {
+      const auto hash = text.rfind("  # ");
+      return hash == std::string::npos ? std::string() : text.substr(hash + 4);
+    }
+  return {};
+}
+
+std::string folder_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string program_name(const std::string& path) {
+  std::string name = path.empty() ? "model.onnx" : path;
+  if (name.size() > 5 && name.substr(name.size() - 5) == ".onnx") name.resize(name.size() - 5);
+  return name + ".ss";
+}
+
+OnnxModel load_translation(const Engine& engine, OnnxTranslation t, const std::string& path,
+                           const OnnxOptions& options) {
+  OnnxModel out;
+  out.translation = std::move(t);
+  if (!out.translation) {
+    out.diagnostics = out.translation.diagnostics;
+    return out;
+  }
+  std::string source = out.translation.source;
+  if (!options.extra_source.empty()) source += "\n" + options.extra_source + "\n";
+  const std::string name = program_name(path);
+  out.module = engine.load_source(source, name, options.load);
+  if (!out.module) {
+    for (Diagnostic d : out.module.diagnostics()) {
+      if (d.location.file == name && d.location.line) {
+        const std::string node = node_of_line(source, d.location.line);
+        if (!node.empty()) d.notes.push_back("in the translation of ONNX node " + node);
+      }
+      out.diagnostics.push_back(std::move(d));
+    }
+    return out;
+  }
+  if (out.translation.has_model) {
+    std::vector<Diagnostic> errors;
+    out.weights = out.module.load_bytes("Onnx", out.translation.weights, {}, &errors);
+    out.diagnostics.insert(out.diagnostics.end(), errors.begin(), errors.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Arg> OnnxModel::arguments(const std::vector<Tensor>& inputs) const {
+  std::vector<Arg> args;
+  if (weights) args.emplace_back(weights);
+  for (const auto& t : inputs) args.emplace_back(t);
+  return args;
+}
+
+bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,
+                      std::vector<Diagnostic>* errors, const std::string& library) {
+  return api::read_onnx_tensor(bytes, out, name, errors, library);
+}
+
+OnnxTranslation Engine::translate_onnx(std::string_view bytes, const std::string& folder,
+                                       const OnnxOptions& options) const {
+  if (!impl_) {
+    OnnxTranslation t;
+    t.diagnostics.push_back(api::empty_engine());
+    return t;
+  }
+  return api::translate_onnx(bytes, folder, options);
+}
+
+OnnxModel Engine::load_onnx(const std::string& path, const OnnxOptions& options) const {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    OnnxModel out;
+    out.diagnostics.push_back(
+        diag::error(diag::Code::E2002, "can't read ONNX model `" + path + "`"));
+    return out;
+  }
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return load_translation(*this, translate_onnx(bytes.str(), folder_of(path), options), path,
+                          options);
+}
+
+OnnxModel Engine::load_onnx_bytes(std::string_view bytes, const OnnxOptions& options) const {
+  return load_translation(*this, translate_onnx(bytes, "", options), "", options);
+}
+
+}  // namespace ss

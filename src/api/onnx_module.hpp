@@ -1,0 +1,25 @@
+// The ONNX importer module (libshapescript_onnx, onnx/onnx_api.h), opened
+// at run time: a translation of a model's bytes and the reading of a
+// TensorProto, with the module's JSON answers turned into the public types.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shapescript/onnx.hpp"
+
+namespace ss::api {
+
+// Finds the module: `requested`, else SHAPESCRIPT_ONNX, else beside the
+// library. False with *why when it can't be opened.
+bool probe_onnx_module(const std::string& requested, std::string* path, std::string* version,
+                       std::string* why);
+
+OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder,
+                               const OnnxOptions& options);
+
+bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,
+                      std::vector<Diagnostic>* errors, const std::string& library);
+
+}  // namespace ss::api
