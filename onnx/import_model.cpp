@@ -10,7 +10,6 @@ namespace ss::onnx_import {
 namespace {
 
 constexpr int kOpset = 17;
-constexpr int kOldestOpset = 7;
 constexpr int kIrVersion = 8;
 const char* const kReexport =
     "re-export it at opset 17: torch.onnx.export(model, args, path, dynamo=False, "
@@ -50,16 +49,17 @@ onnx::ModelProto read_model(const std::string& bytes) {
     fail("E2003",
          "the model is opset " + std::to_string(opset) + "; this shapescript reads opsets 7 to 17",
          kReexport);
-  if (opset < kOldestOpset)
-    fail("E2003",
-         "the model is opset " + std::to_string(opset) + "; this shapescript reads opsets 7 to 17",
-         kReexport);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
     fail("E2002", "ONNX's checker refuses the model: " + first_line(e.what()));
   }
   if (opset < kOpset) {
+    try {
+      // The converter's adapters read shapes: infer them at the old opset first.
+      onnx::shape_inference::InferShapes(model);
+    } catch (const std::exception&) {
+    }
     try {
       model = onnx::version_conversion::ConvertVersion(model, kOpset);
     } catch (const std::exception& e) {

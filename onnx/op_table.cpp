@@ -13,6 +13,8 @@ const std::map<std::string, Handler>& table() {
     register_reductions(m);
     register_networks(m);
     register_losses(m);
+    register_windows(m);
+    register_indexing(m);
     return m;
   }();
   return t;

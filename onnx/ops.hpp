@@ -11,4 +11,6 @@ void register_shapes(std::map<std::string, Handler>& table);
 void register_reductions(std::map<std::string, Handler>& table);
 void register_networks(std::map<std::string, Handler>& table);
 void register_losses(std::map<std::string, Handler>& table);
+void register_windows(std::map<std::string, Handler>& table);
+void register_indexing(std::map<std::string, Handler>& table);
 }  // namespace ss::onnx_import

@@ -33,16 +33,9 @@ std::string reshape_expr(Translator& t, const std::string& x, const std::vector<
                          const std::vector<std::int64_t>& to, const std::string& /*dtype*/) {
   if (from == to) return x;
   std::string flat = x;
-  if (from.empty()) {
-    // a scalar: broadcast against zeros of the new shape (all ones)
-    const auto names = axis_names(to.size());
-    std::vector<std::string> sizes;
-    for (std::size_t i = 0; i < to.size(); ++i) sizes.push_back(names[i] + "=1");
-    return "repeat(" + x + ",  -> " + join(names) + ", " + join(sizes, ", ") + ")";
-  }
-  if (to.empty()) {  // one element, to a scalar
-    const std::string names = join(axis_names(from.size()));
-    return "rearrange(" + x + ", " + names + " -> )";
+  if (from.empty() || to.empty()) {  // a scalar to all ones, or back
+    std::vector<std::string> ones_in(from.size(), "1"), ones_out(to.size(), "1");
+    return "rearrange(" + x + ", " + join(ones_in) + " -> " + join(ones_out) + ")";
   }
   if (from.size() > 1)
     flat = "rearrange(" + x + ", " + join(axis_names(from.size())) + " -> (" +
@@ -133,13 +126,58 @@ std::string expand_expr(const std::string& x, const std::vector<std::int64_t>& s
          (sizes.empty() ? "" : ", " + join(sizes, ", ")) + ")";
 }
 
+std::string gather_axis(Translator& t, const std::string& x, const std::vector<std::int64_t>& shape,
+                        const std::string& dtype, std::size_t axis,
+                        const std::vector<std::int64_t>& ids) {
+  const std::int64_t n = shape[axis];
+  bool identity = static_cast<std::int64_t>(ids.size()) == n;
+  for (std::size_t i = 0; identity && i < ids.size(); ++i)
+    identity = ids[i] == static_cast<std::int64_t>(i);
+  if (identity) return x;
+  std::vector<std::int64_t> perm = {static_cast<std::int64_t>(axis)};
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (i != axis) perm.push_back(static_cast<std::int64_t>(i));
+  const std::string dim = t.slicing_dim(n);
+  std::string type = "[" + dim;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (i != axis) type += " " + std::to_string(shape[i]);
+  type += "]";
+  if (dtype != "f32") type += " " + dtype;
+  const std::string table = t.temp();
+  t.let_typed(table, type, transpose_expr(x, perm));
+  std::string list = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) list += (i ? ", " : "") + std::to_string(ids[i]);
+  list += "]";
+  std::vector<std::int64_t> back;
+  for (std::size_t i = 1; i <= axis; ++i) back.push_back(static_cast<std::int64_t>(i));
+  back.insert(back.begin() + static_cast<std::ptrdiff_t>(axis), 0);
+  for (std::size_t i = axis + 1; i < shape.size(); ++i)
+    back.push_back(static_cast<std::int64_t>(i));
+  return transpose_expr(table + "[Index[" + dim + "](" + list + ")]", back);
+}
+
+std::string frozen_floats(Translator& t, const std::vector<double>& values,
+                          const std::vector<std::int64_t>& shape, const std::string& dtype) {
+  Value v;
+  v.constant = Constant{};
+  v.constant->onnx_type = dtype == "f16"    ? onnx::TensorProto::FLOAT16
+                          : dtype == "bf16" ? onnx::TensorProto::BFLOAT16
+                                            : onnx::TensorProto::FLOAT;
+  v.constant->shape = shape;
+  v.constant->floats = values;
+  v.shape = shape;
+  v.onnx_type = v.constant->onnx_type;
+  v.frozen = true;
+  return t.operand(v);
+}
+
 std::vector<std::int64_t> constant_ints(const Translator& t, int input, const char* what) {
   const Value& v = t.need(input);
   if (!v.constant)
-    t.unsupported(
-        "E2007",
-        std::string("its ") + what + " is computed from the model's inputs, not known at import",
-        "shapescript sizes every tensor before it runs");
+    t.unsupported("E2007",
+                  std::string("its ") + what + " (`" + t.node().input(input) +
+                      "`) is computed from the model's inputs, not known at import",
+                  "shapescript sizes every tensor before it runs");
   std::vector<std::int64_t> out;
   for (std::int64_t i = 0; i < v.constant->count(); ++i)
     out.push_back(v.constant->int_at(static_cast<std::size_t>(i)));

@@ -33,6 +33,17 @@ std::string slice_expr(Translator& t, const std::string& x, const std::vector<st
 std::string expand_expr(const std::string& x, const std::vector<std::int64_t>& shape,
                         const std::vector<std::int64_t>& to);
 
+// `x` (of `shape`) gathered along `axis` at constant positions (0 <= id <
+// size): the axis's size becomes ids.size(). A reversal, a reflection, a
+// resize's taps.
+std::string gather_axis(Translator& t, const std::string& x, const std::vector<std::int64_t>& shape,
+                        const std::string& dtype, std::size_t axis,
+                        const std::vector<std::int64_t>& ids);
+// A float constant written into the program (never a parameter), of
+// `shape`: a resize's weights, say.
+std::string frozen_floats(Translator& t, const std::vector<double>& values,
+                          const std::vector<std::int64_t>& shape, const std::string& dtype);
+
 // A constant's integers (a shape, axes, indices), E2007 when the input
 // isn't a constant at import.
 std::vector<std::int64_t> constant_ints(const Translator& t, int input, const char* what);

@@ -2,6 +2,9 @@
 // logic (numpy's broadcasting, which shapescript's is), casts, where.
 #include "onnx/ops.hpp"
 
+#include <algorithm>
+
+#include "onnx/folding.hpp"
 #include "onnx/ops_common.hpp"
 
 namespace ss::onnx_import {
@@ -45,10 +48,17 @@ void function_of_x(Translator& t) {
   t.emit(std::string(F) + "(" + x0(t) + ")");
 }
 
+constexpr char kErf[] = "erf";
 constexpr char kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt", kTanh[] = "tanh",
                kSigmoid[] = "sigmoid";
 
 void neg(Translator& t) {
+  const Value& x = operand_value(t, 0);
+  if (x.constant && !x.constant->is_float()) {
+    Constant c = *x.constant;
+    for (auto& v : c.ints) v = -v;
+    return t.fold(c);
+  }
   t.emit("-" + x0(t));
 }
 void abs_op(Translator& t) {
@@ -211,8 +221,40 @@ std::pair<std::string, std::string> pair_of(Translator& t) {
   return {t.operand(a), t.operand(b)};
 }
 
+// Integer arithmetic on constants (shape arithmetic) folds at import.
+bool fold_ints(Translator& t, const std::string& op) {
+  if (t.inputs_count() != 2) return false;
+  const Value* a = t.input(0);
+  const Value* b = t.input(1);
+  if (!a || !b || !a->constant || !b->constant || a->constant->is_float() ||
+      b->constant->is_float())
+    return false;
+  const bool compare =
+      op == "==" || op == "<" || op == "<=" || op == ">" || op == ">=" || op == "and" || op == "or";
+  const int type = compare ? TP::BOOL : a->onnx_type;
+  t.fold(broadcast_ints(*a->constant, *b->constant, type,
+                        [&](std::int64_t x, std::int64_t y) -> std::int64_t {
+                          if (op == "+") return x + y;
+                          if (op == "-") return x - y;
+                          if (op == "*") return x * y;
+                          if (op == "/") return y == 0 ? 0 : x / y;  // toward zero, as ONNX's
+                          if (op == "==") return x == y;
+                          if (op == "<") return x < y;
+                          if (op == "<=") return x <= y;
+                          if (op == ">") return x > y;
+                          if (op == ">=") return x >= y;
+                          if (op == "and") return x && y;
+                          if (op == "or") return x || y;
+                          if (op == "max") return std::max(x, y);
+                          if (op == "min") return std::min(x, y);
+                          return 0;
+                        }));
+  return true;
+}
+
 template <const char* Op>
 void infix(Translator& t) {
+  if (fold_ints(t, Op)) return;
   auto [a, b] = pair_of(t);
   t.emit("(" + a + ") " + Op + " (" + b + ")");
 }
@@ -220,6 +262,7 @@ constexpr char kAdd[] = "+", kSub[] = "-", kMul[] = "*", kEq[] = "==", kLt[] = "
                kLe[] = "<=", kGt[] = ">", kGe[] = ">=", kAnd[] = "and", kOr[] = "or", kNe[] = "!=";
 
 void div(Translator& t) {
+  if (fold_ints(t, "/")) return;
   auto [a, b] = pair_of(t);
   if (is_float_type(t.need(0).onnx_type)) return t.emit("(" + a + ") / (" + b + ")");
   // Integers divide toward zero in ONNX; `//` floors.
@@ -264,6 +307,9 @@ void xor_op(Translator& t) {
 // Max, Min, Sum, Mean: any number of operands, broadcast.
 template <int Kind>
 void variadic(Translator& t) {
+  if (Kind == 0 && fold_ints(t, "max")) return;
+  if (Kind == 1 && fold_ints(t, "min")) return;
+  if (Kind == 2 && fold_ints(t, "+")) return;
   std::string e;
   int type = -1;
   for (int i = 0; i < t.inputs_count(); ++i) {
@@ -292,12 +338,41 @@ void where(Translator& t) {
   const Value& c = operand_value(t, 0);
   const Value& a = operand_value(t, 1);
   const Value& b = operand_value(t, 2);
+  if (c.constant && a.constant && b.constant && !a.constant->is_float() &&
+      !b.constant->is_float()) {
+    const Constant picked = broadcast_ints(*a.constant, *b.constant, a.onnx_type,
+                                           [](std::int64_t x, std::int64_t) { return x; });
+    const Constant other = broadcast_ints(*a.constant, *b.constant, a.onnx_type,
+                                          [](std::int64_t, std::int64_t y) { return y; });
+    Constant sel = broadcast_ints(*c.constant, picked, TP::BOOL,
+                                  [](std::int64_t x, std::int64_t) { return x; });
+    const Constant first = broadcast_ints(*c.constant, picked, a.onnx_type,
+                                          [](std::int64_t, std::int64_t y) { return y; });
+    const Constant second = broadcast_ints(*c.constant, other, a.onnx_type,
+                                           [](std::int64_t, std::int64_t y) { return y; });
+    Constant out = first;
+    for (std::size_t i = 0; i < out.ints.size(); ++i)
+      out.ints[i] = sel.ints[i] ? first.ints[i] : second.ints[i];
+    return t.fold(out);
+  }
   t.emit("where(" + t.operand(c) + ", " + t.operand(a) + ", " + t.operand(b) + ")");
 }
 
 void prelu(Translator& t) {
-  auto [x, s] = pair_of(t);
-  t.emit("where(" + x + " < " + lit(t, 0) + ", " + x + " * " + s + ", " + x + ")");
+  const Value& x = operand_value(t, 0);
+  const Value& slope = operand_value(t, 1);
+  if (x.onnx_type != slope.onnx_type)
+    t.unsupported("E2002", "its inputs are of different element types");
+  std::string s = t.operand(slope);
+  // Opset 6's channel slope [C] of an N C ... input, as the converter leaves it.
+  if (slope.rank() == 1 && x.rank() > 2 && slope.shape[0] == x.shape[1] &&
+      slope.shape[0] != x.shape.back() && slope.shape[0] != 1) {
+    std::vector<std::int64_t> to(x.rank() - 1, 1);
+    to[0] = slope.shape[0];
+    s = reshape_expr(t, s, slope.shape, to, slope.dtype());
+  }
+  const std::string v = t.operand(x);
+  t.emit("where(" + v + " < " + lit(t, 0) + ", " + v + " * " + s + ", " + v + ")");
 }
 
 void clip(Translator& t) {
@@ -342,6 +417,7 @@ void cast_like(Translator& t) {
 
 void register_elementwise(std::map<std::string, Handler>& table) {
   table["Exp"] = function_of_x<kExp>;
+  table["Erf"] = function_of_x<kErf>;
   table["Log"] = function_of_x<kLog>;
   table["Sqrt"] = function_of_x<kSqrt>;
   table["Tanh"] = function_of_x<kTanh>;

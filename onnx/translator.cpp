@@ -256,6 +256,18 @@ std::string Translator::param_for(const std::string& onnx_name, const Constant& 
   return "m." + name;
 }
 
+std::string Translator::name_of(const Value& v) const {
+  for (const auto& [name, value] : values_)
+    if (&value == &v) return name;
+  return {};
+}
+
+std::string Translator::param_operand(const Constant& c, const std::string& onnx_name) {
+  const std::string p = param_for(onnx_name, c);
+  const std::string dtype = ss_dtype(c.onnx_type);
+  return dtype == "f32" ? p : dtype + "(" + p + ")";
+}
+
 std::string Translator::operand(const Value& v) {
   if (!v.expr.empty()) return v.expr;
   const Constant& c = *v.constant;
@@ -264,18 +276,13 @@ std::string Translator::operand(const Value& v) {
     unsupported("E2006", "a constant of " + onnx_type_name(c.onnx_type) + " reaches a computation");
   bool finite = true;
   for (double x : c.floats) finite = finite && std::isfinite(x);
-  const bool small = c.count() <= 1;
+  const bool small = c.count() <= 1 || v.frozen;
   if (c.is_float() && (!finite || !small)) {
     // A parameter of the model, by the ONNX name it had (a constant's
     // output name when a node made it).
-    std::string key;
-    for (const auto& [name, value] : values_)
-      if (&value == &v) key = name;
+    std::string key = name_of(v);
     if (key.empty()) key = "constant" + std::to_string(params_.size());
-    Constant f32 = c;
-    const std::string p = param_for(key, f32);
-    if (dtype != "f32") return dtype + "(" + p + ")";
-    return p;
+    return param_operand(c, key);
   }
   if (c.shape.empty()) return literal(c.at(0), dtype);
   // A tensor literal, nested by the shape; a shape with an empty axis can't be written.
@@ -311,13 +318,10 @@ void Translator::read_graph() {
     v.constant = read_constant(t, folder_);
     v.shape = v.constant->shape;
     v.onnx_type = v.constant->onnx_type;
-    if (v.constant->is_float() && !frozen_.count(t.name())) {
-      if (ss_dtype(v.onnx_type).empty())
-        fail("E2006", "initializer `" + t.name() + "` is " + onnx_type_name(v.onnx_type) +
-                          ", an element type shapescript doesn't have");
-      const std::string p = param_for(t.name(), *v.constant);
-      v.expr = ss_dtype(v.onnx_type) == "f32" ? p : ss_dtype(v.onnx_type) + "(" + p + ")";
-    }
+    if (v.constant->is_float() && ss_dtype(v.onnx_type).empty())
+      fail("E2006", "initializer `" + t.name() + "` is " + onnx_type_name(v.onnx_type) +
+                        ", an element type shapescript doesn't have");
+    v.frozen = frozen_.count(t.name()) > 0;
     values_[t.name()] = std::move(v);
   }
   for (const auto& vi : g.input()) {

@@ -24,6 +24,7 @@ struct Value {
   std::vector<std::int64_t> shape;
   int onnx_type = 0;
   std::optional<Constant> constant;
+  bool frozen = false;  // an initializer OnnxOptions::frozen names: written out, never a parameter
 
   std::string dtype() const { return ss_dtype(onnx_type); }
   std::size_t rank() const { return shape.size(); }
@@ -78,6 +79,11 @@ class Translator {
   // An expression for a value: its variable, or its constant written out
   // (a literal when small and finite, else a parameter).
   std::string operand(const Value& v);
+  // A float constant as the parameter named after `onnx_name` (made on its
+  // first use): a kernel permuted at import, say.
+  std::string param_operand(const Constant& c, const std::string& onnx_name);
+  // The ONNX name a value is bound to, empty for none.
+  std::string name_of(const Value& v) const;
   // A scalar literal of an element type: 2.0, 2, true.
   static std::string literal(double x, const std::string& dtype);
   // A fresh variable name for an intermediate.

@@ -72,4 +72,11 @@ struct SS_API OnnxModel {
 SS_API bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,
                              std::vector<Diagnostic>* errors, const std::string& library = {});
 
+// Named tensors in a safetensors file (`shapescript run model.onnx
+// --inputs`): read (E1408 when it can't be) and written (E1706).
+SS_API bool read_tensor_file(const std::string& path, std::map<std::string, Tensor>* out,
+                             std::vector<Diagnostic>* errors);
+SS_API bool write_tensor_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
+                              std::vector<Diagnostic>* errors);
+
 }  // namespace ss

@@ -4,8 +4,11 @@
 #include <sstream>
 
 #include "api/engine_impl.hpp"
+#include "api/module_impl.hpp"
 #include "api/onnx_module.hpp"
 #include "diag/codes.hpp"
+#include "runtime/data/data_error.hpp"
+#include "runtime/data/safetensors.hpp"
 
 namespace ss {
 namespace {
@@ -71,6 +74,33 @@ std::vector<Arg> OnnxModel::arguments(const std::vector<Tensor>& inputs) const {
   if (weights) args.emplace_back(weights);
   for (const auto& t : inputs) args.emplace_back(t);
   return args;
+}
+
+bool read_tensor_file(const std::string& path, std::map<std::string, Tensor>* out,
+                      std::vector<Diagnostic>* errors) {
+  try {
+    for (const auto& [name, t] : runtime::read_safetensors(path)) {
+      const runtime::Tensor packed = t.compact();
+      (*out)[name] = Tensor::copy(static_cast<DType>(t.dtype()), packed.raw(), t.shape());
+    }
+    return true;
+  } catch (const runtime::DataError& e) {
+    if (errors) errors->push_back(diag::error(e.code, e.what(), e.help));
+    return false;
+  }
+}
+
+bool write_tensor_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
+                       std::vector<Diagnostic>* errors) {
+  try {
+    std::map<std::string, runtime::Tensor> named;
+    for (const auto& [name, t] : tensors) named[name] = Module::Impl::to_runtime(t);
+    runtime::write_safetensors(path, named);
+    return true;
+  } catch (const runtime::DataError& e) {
+    if (errors) errors->push_back(diag::error(e.code, e.what(), e.help));
+    return false;
+  }
 }
 
 bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,

@@ -29,6 +29,9 @@ int Rules::unary_rule(Unary op, int x, int y, int g) {
       return where(compare(Binary::gt, x, constant(0), type(x)), g, zero(y), type(y));
     case Unary::gelu:
       return mul(g, unary(Unary::gelu_grad, x));
+    case Unary::erf:  // 2 / sqrt(pi) exp(-x^2)
+      return mul(g, mul(constant(1.1283791670955126),
+                        unary(Unary::exp, unary(Unary::neg, mul(x, x)))));
     case Unary::gelu_grad:
       throw NotDifferentiable("a gradient of a gradient", span_);
     case Unary::logical_not:

@@ -80,15 +80,15 @@ std::string compare(const Tensor& got, const Tensor& want) {
   return {};
 }
 
-// The integer inputs of a test's first data set, by name: a host that knows
+// The integer (and one-element) inputs of a test's first data set, by name: a host that knows
 // a shape input at load gives it as a constant (OnnxOptions::constants).
 std::map<std::string, Tensor> integer_inputs(const fs::path& folder, const std::string& library) {
   std::map<std::string, Tensor> out;
   for (const auto& p : numbered(folder / "test_data_set_0", "input_")) {
     Tensor t;
     std::string name;
-    if (read_onnx_tensor(read_all(p), &t, &name, nullptr, library) && t.dtype() == DType::i32 &&
-        !name.empty())
+    if (read_onnx_tensor(read_all(p), &t, &name, nullptr, library) &&
+        (t.dtype() == DType::i32 || t.size() == 1) && !name.empty())
       out[name] = t;
   }
   return out;

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "runtime/core/small_dims.hpp"
 #include "runtime/core/tensor.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -99,4 +100,15 @@ TEST_CASE("the reference ops read views exactly as their packed copies") {
   const Tensor matrix = view.select(2, 1);  // [3 3], not contiguous
   CHECK(ref::matmul(matrix, matrix).values() ==
         ref::matmul(matrix.compact(), matrix.compact()).values());
+}
+
+TEST_CASE("a shape keeps its sizes when it grows past the eight it holds inline") {
+  ss::runtime::SmallDims dims;
+  for (std::int64_t i = 1; i <= 9; ++i) dims.push_back(i);  // the ninth moves them to the heap
+  REQUIRE(dims.size() == 9);
+  for (std::int64_t i = 1; i <= 9; ++i) CHECK(dims[static_cast<std::size_t>(i - 1)] == i);
+  dims.insert(dims.begin(), std::int64_t{0});
+  CHECK(dims.size() == 10);
+  CHECK(dims.front() == 0);
+  CHECK(dims.back() == 9);
 }

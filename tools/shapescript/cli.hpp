@@ -38,12 +38,16 @@ struct Options {
   bool strict_sinks = false;      // --strict-sinks: an unbound sink is E1705
   std::int64_t time_limit_ms = 0;  // --time-limit MS: 0, none
   std::int64_t memory_limit = 0;   // --memory-limit BYTES: 0, none
+  std::string inputs, outputs;     // --inputs/--outputs FILE.safetensors, for run of a .onnx
 };
 
 int run_check(const std::vector<std::string>& files, const Options& options);
 int run_explain(const std::string& code);
 int run_run(const std::vector<std::string>& words, const Options& options);
 int run_build(const std::vector<std::string>& words, const Options& options);
+int run_import(const std::vector<std::string>& words, const Options& options);
+// `run model.onnx`: forward on the tensors of --inputs, its results to --outputs.
+int run_onnx(const std::string& path, const Options& options);
 int run_devices(const std::vector<std::string>& devices, const Options& options);
 
 // Prints "error: MESSAGE" and the hint to see --help; returns kUsage.

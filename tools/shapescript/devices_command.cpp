@@ -38,6 +38,7 @@ int report_all() {
   print_library("cudnn", report.cudnn);
   print_library("nccl", report.nccl);
   print_library("mpi", report.mpi);
+  print_library("onnx", report.onnx);
   return kOk;
 }
 

@@ -29,6 +29,12 @@ usage:
   shapescript build --standalone FILE -o OUT
                                   emit one self-contained C++ source (refused for
                                   several devices, E1805; OUT a C++ file, E1807)
+  shapescript import MODEL.onnx -o OUT.ss
+                                  translate an ONNX model to shapescript: OUT.ss
+                                  and its weights, OUT.safetensors (docs/onnx.md)
+  shapescript run MODEL.onnx --inputs IN.safetensors [--outputs OUT.safetensors]
+                                  run an ONNX model's forward on the named
+                                  tensors; its outputs, named as the graph's
   shapescript --explain CODE      print an error code's entry of the catalog
   shapescript devices [DEVICE]    list the back ends and devices found; with a
                                   DEVICE (cpu, cuda, cuda:N), fail with its
@@ -165,6 +171,11 @@ int main(int argc, char** argv) {
       if (eq == std::string::npos || eq == 0)
         return usage_error("`--arg` takes NAME=VALUE, such as x=[[1.0, 2.0]]");
       options.args.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+      continue;
+    }
+    if (arg == "--inputs" || arg == "--outputs") {
+      if (i + 1 >= argc) return usage_error("`" + std::string(arg) + "` needs a FILE.safetensors");
+      (arg == "--inputs" ? options.inputs : options.outputs) = argv[++i];
       continue;
     }
     if (arg == "--stats") {
@@ -315,5 +326,6 @@ int main(int argc, char** argv) {
   if (command == "devices") return run_devices(words, options);
   if (command == "run") return run_run(words, options);
   if (command == "build") return run_build(words, options);
+  if (command == "import") return run_import(words, options);
   return usage_error("unknown command `" + command + "`");
 }

@@ -98,6 +98,12 @@ void print_executor(const ExecutorStats& s, std::ostream& err) {
 int run_run(const std::vector<std::string>& words, const Options& options) {
   if (words.empty() || words.size() > 2)
     return usage_error("`run` takes a FILE and, optionally, a FUNCTION");
+  if (words[0].size() > 5 && words[0].substr(words[0].size() - 5) == ".onnx") {
+    if (words.size() == 2) return usage_error("`run MODEL.onnx` runs its forward; it takes no FUNCTION");
+    return run_onnx(words[0], options);
+  }
+  if (!options.inputs.empty() || !options.outputs.empty())
+    return usage_error("`--inputs` and `--outputs` are for `run MODEL.onnx`");
   const std::string function = words.size() == 2 ? words[1] : "main";
   std::map<std::string, Tensor> args;
   for (const auto& [name, text] : options.args) {

@@ -94,9 +94,11 @@ class SmallDims {
     if (n <= capacity_) return;
     auto* grown = new std::int64_t[n];
     std::copy(begin(), end(), grown);
+    const std::size_t kept = size_;  // release() forgets the size
     release();
     data_ = grown;
     capacity_ = n;
+    size_ = kept;
   }
   void clear() { size_ = 0; }
   void resize(std::size_t n, std::int64_t value = 0) {

@@ -1,0 +1,296 @@
+// Windows and normalisations: Conv (channels last inside, its kernel
+// permuted once at import when it is an initializer), MaxPool,
+// AveragePool, the global pools, BatchNormalization (inference),
+// LayerNormalization and InstanceNormalization.
+#include <algorithm>
+
+#include "onnx/folding.hpp"
+#include "onnx/ops.hpp"
+#include "onnx/ops_common.hpp"
+
+namespace ss::onnx_import {
+namespace {
+
+using TP = onnx::TensorProto;
+
+const char* const kLowest = "-3.4028234663852886e38";
+
+struct Geometry {
+  std::vector<std::int64_t> kernel, strides, dilations, begin, end, out;
+  bool symmetric() const { return begin == end; }
+};
+
+Geometry geometry(Translator& t, const std::vector<std::int64_t>& in,
+                  std::vector<std::int64_t> kernel, bool ceil_mode) {
+  const std::size_t d = in.size();
+  Geometry g;
+  g.kernel = std::move(kernel);
+  g.strides = t.ints_attr("strides");
+  g.dilations = t.ints_attr("dilations");
+  if (g.strides.empty()) g.strides.assign(d, 1);
+  if (g.dilations.empty()) g.dilations.assign(d, 1);
+  if (g.kernel.size() != d || g.strides.size() != d || g.dilations.size() != d)
+    t.unsupported("E2008", "its kernel, strides or dilations don't give one size per spatial axis");
+  const std::string auto_pad = t.string_attr("auto_pad", "NOTSET");
+  std::vector<std::int64_t> pads = t.ints_attr("pads");
+  g.begin.assign(d, 0);
+  g.end.assign(d, 0);
+  for (std::size_t i = 0; i < d; ++i) {
+    const std::int64_t span = (g.kernel[i] - 1) * g.dilations[i] + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const std::int64_t out = (in[i] + g.strides[i] - 1) / g.strides[i];
+      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * g.strides[i] + span - in[i]);
+      g.begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      g.end[i] = total - g.begin[i];
+    } else if (auto_pad == "NOTSET" && !pads.empty()) {
+      if (pads.size() != 2 * d)
+        t.unsupported("E2008", "its pads don't give two sizes per spatial axis");
+      g.begin[i] = pads[i];
+      g.end[i] = pads[i + d];
+    } else if (auto_pad != "NOTSET" && auto_pad != "VALID") {
+      t.unsupported("E2005", "auto_pad `" + auto_pad + "`");
+    }
+    const std::int64_t room = in[i] + g.begin[i] + g.end[i] - span;
+    if (room < 0) t.unsupported("E2008", "its window is larger than the padded input");
+    std::int64_t out =
+        (ceil_mode ? (room + g.strides[i] - 1) / g.strides[i] : room / g.strides[i]) + 1;
+    if (ceil_mode && (out - 1) * g.strides[i] >= in[i] + g.begin[i]) --out;
+    g.out.push_back(out);
+  }
+  return g;
+}
+
+std::string list(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// Pads the spatial axes (first at `axis0`) explicitly with `value`, where
+// the window's padding isn't what the builtin's symmetric padding gives.
+std::string padded(const std::string& x, const Geometry& g, std::size_t axis0,
+                   const std::string& value, std::vector<std::int64_t>* extra_end = nullptr) {
+  std::string e = x;
+  for (std::size_t i = 0; i < g.begin.size(); ++i) {
+    const std::int64_t after = g.end[i] + (extra_end ? (*extra_end)[i] : 0);
+    if (g.begin[i] == 0 && after == 0) continue;
+    e = "pad(" + e + ", over=" + std::to_string(axis0 + i) +
+        ", before=" + std::to_string(g.begin[i]) + ", after=" + std::to_string(after) +
+        ", value=" + value + ")";
+  }
+  return e;
+}
+
+std::vector<std::int64_t> spatial(const Value& x) {
+  return {x.shape.begin() + 2, x.shape.end()};
+}
+
+// NCHW to channels last: n c s... -> n s... c, and back.
+std::vector<std::int64_t> to_last(std::size_t rank) {
+  std::vector<std::int64_t> p = {0};
+  for (std::size_t i = 2; i < rank; ++i) p.push_back(static_cast<std::int64_t>(i));
+  p.push_back(1);
+  return p;
+}
+std::vector<std::int64_t> to_first(std::size_t rank) {
+  std::vector<std::int64_t> p = {0, static_cast<std::int64_t>(rank - 1)};
+  for (std::size_t i = 1; i + 1 < rank; ++i) p.push_back(static_cast<std::int64_t>(i));
+  return p;
+}
+
+std::string over_axes(std::size_t d, std::size_t first) {
+  std::vector<std::int64_t> a;
+  for (std::size_t i = 0; i < d; ++i) a.push_back(static_cast<std::int64_t>(first + i));
+  return list(a);
+}
+
+void conv(Translator& t) {
+  const Value& x = t.need(0);
+  const Value& w = t.need(1);
+  if (x.onnx_type != TP::FLOAT || w.onnx_type != TP::FLOAT)
+    t.unsupported("E2006",
+                  "Conv of " + onnx_type_name(x.onnx_type) + " isn't supported (float32 only)");
+  if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank())
+    t.unsupported("E2008",
+                  "Conv needs an input of 1-3 spatial axes (N C ...) and a kernel of its rank");
+  const std::size_t d = x.rank() - 2;
+  std::vector<std::int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  const Geometry g = geometry(t, spatial(x), kernel, false);
+  const std::int64_t groups = t.int_attr("group", 1);
+  // The kernel [Co Ci k...] as [k... Ci Co]: permuted once when it is a constant.
+  std::vector<std::int64_t> kperm;
+  for (std::size_t i = 2; i < w.rank(); ++i) kperm.push_back(static_cast<std::int64_t>(i));
+  kperm.push_back(1);
+  kperm.push_back(0);
+  std::string k;
+  if (w.constant && w.expr.empty()) {
+    std::vector<std::int64_t> kshape;
+    for (auto p : kperm) kshape.push_back(w.shape[static_cast<std::size_t>(p)]);
+    const auto s = strides_of(w.shape);
+    const Constant permuted =
+        gather_flat(*w.constant, kshape, [&](const std::vector<std::int64_t>& i) {
+          std::int64_t f = 0;
+          for (std::size_t a = 0; a < i.size(); ++a)
+            f += i[a] * s[static_cast<std::size_t>(kperm[a])];
+          return f;
+        });
+    k = w.frozen ? t.operand([&] {
+      Value v;
+      v.constant = permuted;
+      v.shape = permuted.shape;
+      v.onnx_type = permuted.onnx_type;
+      v.frozen = true;
+      return v;
+    }())
+                 : t.param_operand(permuted, t.name_of(w));
+  } else {
+    k = transpose_expr(t.operand(w), kperm);
+  }
+  std::string xl = transpose_expr(t.operand(x), to_last(x.rank()));
+  std::string padding = list(g.begin);
+  if (!g.symmetric()) {
+    xl = padded(xl, g, 1, "0.0");
+    padding = list(std::vector<std::int64_t>(d, 0));
+  }
+  std::string y =
+      "conv(" + xl + ", " + k + ", over=" + over_axes(d, 1) + ", stride=" + list(g.strides) +
+      ", padding=" + padding + ", dilation=" + list(g.dilations) +
+      (groups != 1 ? ", groups=" + std::to_string(groups) : "") + ", out=" + list(g.out) + ")";
+  if (const Value* b = t.input(2)) y = y + " + " + t.operand(*b);
+  t.emit(transpose_expr(t.let(y), to_first(x.rank())));
+}
+
+template <bool Max>
+void pool(Translator& t) {
+  const Value& x = t.need(0);
+  if (x.dtype() != "f32")
+    t.unsupported("E2006", t.node().op_type() + " of " + onnx_type_name(x.onnx_type) +
+                               " isn't supported (float32 only)");
+  if (x.rank() < 3) t.unsupported("E2008", "a pool needs spatial axes (N C ...)");
+  if (t.node().output_size() > 1 && !t.node().output(1).empty())
+    t.unsupported("E2005", "MaxPool's Indices output isn't supported");
+  const std::size_t d = x.rank() - 2;
+  const bool ceil_mode = t.int_attr("ceil_mode", 0) != 0;
+  const Geometry g = geometry(t, spatial(x), t.ints_attr("kernel_shape"), ceil_mode);
+  for (auto dl : g.dilations)
+    if (dl != 1) t.unsupported("E2005", "a pool with dilations isn't supported");
+  // Windows that ceil mode adds reach past the padding: pad them too.
+  std::vector<std::int64_t> extra(d, 0);
+  const auto in = spatial(x);
+  for (std::size_t i = 0; i < d; ++i)
+    extra[i] = std::max<std::int64_t>(
+        0, (g.out[i] - 1) * g.strides[i] + g.kernel[i] - (in[i] + g.begin[i] + g.end[i]));
+  const std::string window =
+      "window=" + list(g.kernel) + ", stride=" + list(g.strides) + ", out=" + list(g.out) + ")";
+  const std::string over = ", over=" + over_axes(d, 2) + ", ";
+  if (Max) return t.emit("max_pool(" + padded(t.operand(x), g, 2, kLowest, &extra) + over + window);
+  const bool count_pad = t.int_attr("count_include_pad", 0) != 0;
+  const std::string sum = "avg_pool(" + padded(t.operand(x), g, 2, "0.0", &extra) + over + window;
+  bool any_pad = false;
+  for (std::size_t i = 0; i < d; ++i) any_pad = any_pad || g.begin[i] || g.end[i] || extra[i];
+  if (!any_pad) return t.emit(sum);
+  // The average over the elements the window covers: the input's (and with
+  // count_include_pad the padding's, but never ceil mode's extra), as the
+  // same pool of a mask of ones.
+  std::vector<std::int64_t> ones_shape(x.rank(), 1);
+  for (std::size_t i = 0; i < d; ++i) ones_shape[2 + i] = in[i];
+  std::string ones = "ones(" + Translator::type_text(ones_shape, "f32") + ")";
+  Geometry counted = g;
+  if (count_pad) {
+    ones_shape = {1, 1};
+    for (std::size_t i = 0; i < d; ++i) ones_shape.push_back(in[i] + g.begin[i] + g.end[i]);
+    ones = "ones(" + Translator::type_text(ones_shape, "f32") + ")";
+    std::fill(counted.begin.begin(), counted.begin.end(), 0);
+    std::fill(counted.end.begin(), counted.end.end(), 0);
+  }
+  const std::string area =
+      t.let("avg_pool(" + padded(ones, counted, 2, "0.0", &extra) + over + window);
+  t.emit(t.let(sum) + " / " + area);
+}
+
+template <bool Max>
+void global_pool(Translator& t) {
+  const Value& x = t.need(0);
+  if (x.rank() < 3) t.unsupported("E2008", "a global pool needs spatial axes (N C ...)");
+  t.emit(std::string(Max ? "max(" : "mean(") + t.operand(x) +
+         ", over=" + over_axes(x.rank() - 2, 2) + ", keep=true)");
+}
+
+// A per-channel vector [C] of an N C ... tensor, shaped to broadcast: [C 1 ...].
+std::string per_channel(Translator& t, const Value& v, std::size_t rank) {
+  std::vector<std::int64_t> to = {v.count()};
+  for (std::size_t i = 2; i < rank; ++i) to.push_back(1);
+  return reshape_expr(t, t.operand(v), v.shape, to, v.dtype());
+}
+
+void batch_norm(Translator& t) {
+  const Value& x = t.need(0);
+  if (t.int_attr("training_mode", 0))
+    t.unsupported("E2005", "BatchNormalization in training mode",
+                  "export the model in eval mode (model.eval())");
+  if (x.dtype() != "f32")
+    t.unsupported("E2006", "BatchNormalization of " + onnx_type_name(x.onnx_type));
+  if (x.rank() < 2) t.unsupported("E2008", "BatchNormalization needs a channel axis");
+  const std::string eps = Translator::literal(t.float_attr("epsilon", 1e-5f), "f32");
+  const std::string scale = per_channel(t, t.need(1), x.rank()),
+                    bias = per_channel(t, t.need(2), x.rank());
+  const std::string mean = per_channel(t, t.need(3), x.rank()),
+                    var = per_channel(t, t.need(4), x.rank());
+  t.emit("(" + t.operand(x) + " - " + mean + ") / sqrt(" + var + " + " + eps + ") * " + scale +
+         " + " + bias);
+}
+
+void layer_norm(Translator& t) {
+  const Value& x = t.need(0);
+  if (x.dtype() != "f32" && x.dtype() != "f16" && x.dtype() != "bf16")
+    t.unsupported("E2006", "LayerNormalization of " + onnx_type_name(x.onnx_type));
+  const std::int64_t axis = axis_of(t, t.int_attr("axis", -1), x.rank());
+  std::vector<std::int64_t> axes;
+  for (auto a = axis; a < static_cast<std::int64_t>(x.rank()); ++a) axes.push_back(a);
+  const bool wide = x.dtype() != "f32";
+  std::string v = t.operand(x);
+  if (wide) v = "f32(" + v + ")";
+  auto param = [&](const Value& p) {
+    const std::string e = t.operand(p);
+    return p.dtype() == "f32" ? e : "f32(" + e + ")";
+  };
+  const std::string eps = Translator::literal(t.float_attr("epsilon", 1e-5f), "f32");
+  const std::string over = ", over=" + over_text(axes) + ", keep=true)";
+  const std::string mean = t.let("mean(" + v + over);
+  const std::string centred = t.let(v + " - " + mean);
+  const std::string inv =
+      t.let("1.0 / sqrt(mean(" + centred + " * " + centred + over + " + " + eps + ")");
+  std::string y = centred + " * " + inv + " * " + param(t.need(1));
+  if (const Value* b = t.input(2)) y += " + " + param(*b);
+  t.emit(wide ? x.dtype() + "(" + y + ")" : y, 0);
+  if (t.node().output_size() > 1 && !t.node().output(1).empty()) t.emit(mean, 1);
+  if (t.node().output_size() > 2 && !t.node().output(2).empty()) t.emit(inv, 2);
+}
+
+void instance_norm(Translator& t) {
+  const Value& x = t.need(0);
+  if (x.dtype() != "f32")
+    t.unsupported("E2006", "InstanceNormalization of " + onnx_type_name(x.onnx_type));
+  if (x.rank() < 3) t.unsupported("E2008", "InstanceNormalization needs spatial axes (N C ...)");
+  const std::string eps = Translator::literal(t.float_attr("epsilon", 1e-5f), "f32");
+  const std::string over = ", over=" + over_axes(x.rank() - 2, 2) + ", keep=true)";
+  const std::string v = t.operand(x);
+  const std::string centred = t.let(v + " - mean(" + v + over);
+  t.emit(centred + " / sqrt(mean(" + centred + " * " + centred + over + " + " + eps + ") * " +
+         per_channel(t, t.need(1), x.rank()) + " + " + per_channel(t, t.need(2), x.rank()));
+}
+
+}  // namespace
+
+void register_windows(std::map<std::string, Handler>& table) {
+  table["Conv"] = conv;
+  table["MaxPool"] = pool<true>;
+  table["AveragePool"] = pool<false>;
+  table["GlobalMaxPool"] = global_pool<true>;
+  table["GlobalAveragePool"] = global_pool<false>;
+  table["BatchNormalization"] = batch_norm;
+  table["LayerNormalization"] = layer_norm;
+  table["InstanceNormalization"] = instance_norm;
+}
+
+}  // namespace ss::onnx_import
