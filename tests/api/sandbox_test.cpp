@@ -62,7 +62,7 @@ TEST_CASE("a host serves the program's files itself: nothing touches the disk") 
   CHECK_FALSE(ss::test::run_process({"test", "-e", dir.file("m.safetensors")}, {}).exit_code == 0);
 }
 
-TEST_CASE("a root confines the program's files; a read-only host refuses save: E1707") {
+TEST_CASE("a root confines the program's files, a read-only host refuses save: E1707") {
   ss::test::TempDir dir;
   ss::LoadOptions options;
   options.files.root = dir.path();

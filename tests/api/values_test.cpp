@@ -180,7 +180,7 @@ TEST_CASE("mut calls change a value in place: every handle sees the new version,
   CHECK(opt.tensors().at("step").to_floats()[0] == 20.0f);
 }
 
-TEST_CASE("a controller function is called with values; its mut arguments and print come back") {
+TEST_CASE("a controller function is called with values, its mut arguments and print come back") {
   Fixture f;
   ss::Value policy = f.mod.make("Policy", {.seed = 1});
   ss::Value opt = f.mod.make_optimizer("AdamW", policy, {{"lr", 0.01}});

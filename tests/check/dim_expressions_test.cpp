@@ -61,7 +61,7 @@ TEST_CASE("dim expressions' mistakes: not dividing, not positive, a generic axis
   CHECK(check("dim A = H + 1\n") == Codes{"E0401"});
 }
 
-TEST_CASE("a host sizes the dims an expression reads; the expression follows, checked at load") {
+TEST_CASE("a host sizes the dims an expression reads, the expression follows, checked at load") {
   static const ss::Engine engine;
   const std::string program =
       "dim H\ndim H2 = H / 2\nfn f(x: [n H]) -> [n H2] = avg_pool(x, over=[H], window=2, "

@@ -84,7 +84,7 @@ TEST_CASE("colour: never by default into a pipe, always when asked") {
   CHECK(colored.err.find("\x1b[1;31merror[E0101]") != std::string::npos);
 }
 
-TEST_CASE("devices: the CPU is always there; a CUDA device without a driver is E1901") {
+TEST_CASE("devices: the CPU is always there, a CUDA device without a driver is E1901") {
   const auto cpu = run_process({kCliPath, "devices", "cpu"});
   CHECK(cpu.exit_code == 0);
   CHECK(cpu.out == "cpu: available\n");
@@ -135,7 +135,7 @@ TEST_CASE("SHAPESCRIPT_LOG=debug makes the CLI talk on standard error") {
   CHECK(loud.err.find("shapescript: debug: checked " + file + " (10 bytes)") != std::string::npos);
 }
 
-TEST_CASE("--explain prints a code's catalog entry; an unknown code is a usage error") {
+TEST_CASE("--explain prints a code's catalog entry, an unknown code is a usage error") {
   const auto explained = run_process({kCliPath, "--explain", "E1803"});
   CHECK(explained.exit_code == 0);
   CHECK(explained.out.rfind("### E1803: device work in a function that runs in the controller\n",
@@ -238,7 +238,7 @@ TEST_CASE("run prints what the program prints, numpy-style, and exits 0") {
 }
 
 TEST_CASE(
-    "run: a chosen function, its returned value printed; errors coded; a missing function named") {
+    "run: a chosen function, its returned value printed, errors coded, a missing function named") {
   ss::test::TempDir dir;
   const auto file = dir.write(
       "m.ss", "dim D = 3\nfn three() -> [D] = arange(D) * 1.5\nfn main():\n    print(1)\n");
@@ -255,7 +255,7 @@ TEST_CASE(
   CHECK(run_process({kCliPath, "run"}).exit_code == 2);
 }
 
-TEST_CASE("run --arg binds a controller function's parameters; a bad one is a coded error") {
+TEST_CASE("run --arg binds a controller function's parameters, a bad one is a coded error") {
   const std::string file = std::string(ss::test::kSourceDir) + "/tests/programs/run/controller.ss";
   const auto ran = run_process({kCliPath, "run", file, "main", "--arg", "steps=1", "--arg", "lr=2",
                                 "--arg", "x=[[1, 0, -1]]"});
@@ -345,7 +345,7 @@ TEST_CASE("numbers: Python's rules in the controller and in folded constants, E1
   CHECK(folded.err.rfind("error[E1509]: `//` divides by zero", 0) == 0);
 }
 
-TEST_CASE("controller integers are 64-bit: exact arithmetic, comparisons and prints; E1510 past") {
+TEST_CASE("controller integers are 64-bit: exact arithmetic, comparisons and prints, E1510 past") {
   ss::test::TempDir dir;
   const auto file =
       dir.write("big.ss",

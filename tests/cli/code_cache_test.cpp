@@ -156,7 +156,7 @@ TEST_CASE("kernels compiled once in a process serve every module of the same pro
   CHECK(f.nodes.at("fused") >= 2);
 }
 
-TEST_CASE("a kernel set's identity covers the target and every step; its key is a hash of it") {
+TEST_CASE("a kernel set's identity covers the target and every step, its key is a hash of it") {
   auto jit = ss::runtime::JitModule::load(ss::test::kJitPath);
   if (!jit) {
     ss::test::skip("no JIT module in this build");

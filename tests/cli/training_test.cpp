@@ -114,7 +114,7 @@ TEST_CASE("a batch size computed at run time below 1 is E1402 there, not a crash
   }
 }
 
-TEST_CASE("a sink writes CSV or JSON lines; an unbound one is counted, or E1705 when strict") {
+TEST_CASE("a sink writes CSV or JSON lines, an unbound one is counted, or E1705 when strict") {
   ss::test::TempDir dir;
   const auto file = dir.write("s.ss",
                               "sink metrics\nfn main():\n    for i in range(3):\n"

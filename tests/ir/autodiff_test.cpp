@@ -110,7 +110,7 @@ TEST_CASE("every operation's gradient matches central finite differences") {
   CHECK(checked > 300);
 }
 
-TEST_CASE("integer and bool paths carry no gradient; an unreachable input gets none") {
+TEST_CASE("integer and bool paths carry no gradient, an unreachable input gets none") {
   const auto program = ss::test::check_source_file("tests/programs/gradients/ops.ss");
   ss::ir::Graph g = ss::lower::lower_function(program->typed, "classify");
   // classify's labels are an Index: only the logits get a gradient.

@@ -94,7 +94,7 @@ TEST_CASE("the GEMM matches a double-precision loop, on every kernel this CPU ha
     for (const auto& t : cases) check(kernel, t);
 }
 
-TEST_CASE("beta 0 ignores C's old values, NaNs included; an unknown kernel is refused") {
+TEST_CASE("beta 0 ignores C's old values, NaNs included, an unknown kernel is refused") {
   std::vector<float> a(6, 1.0f), b(6, 2.0f), c(4, std::nanf(""));
   ss::gemm::sgemm(2, 2, 3, 1.0f, {a.data(), 3, 1}, {b.data(), 2, 1}, 0.0f, {c.data(), 2});
   for (const float x : c) CHECK(x == 6.0f);

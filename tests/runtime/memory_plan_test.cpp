@@ -46,7 +46,7 @@ void check_plan(const ss::ir::Graph& g, const std::vector<int>& read_at) {
 
 }  // namespace
 
-TEST_CASE("each value is dropped once, right after its last reader; outputs never") {
+TEST_CASE("each value is dropped once, right after its last reader, outputs never") {
   const auto program = ss::test::check_source_file("examples/digits/digits.ss");
   const auto g = ss::lower::lower_function(program->typed, "train_step");
   REQUIRE(g.nodes.size() > 50);

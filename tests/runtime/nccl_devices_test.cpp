@@ -141,7 +141,7 @@ TEST_CASE("cuda workers need the driver (E1901), the devices (E1902) and NCCL (E
 }
 
 TEST_CASE(
-    "a rank that never arrives is E1806 after the timeout; the next call gets new communicators") {
+    "a rank that never arrives is E1806 after the timeout, the next call gets new communicators") {
   Fake fake;
   const ss::Module several =
       load("cuda[0 1]", {.collective_timeout = std::chrono::milliseconds(300)});

@@ -24,7 +24,7 @@ TEST_CASE("a diagnostic renders rustc-style: header, location, notes, help") {
         "  = help: save it\n");
 }
 
-TEST_CASE("a diagnostic without location or help is one line; colour only when asked") {
+TEST_CASE("a diagnostic without location or help is one line, colour only when asked") {
   Diagnostic d;
   d.code = "E1901";
   d.message = "CUDA isn't available: x";

@@ -41,7 +41,7 @@ struct ScopedEnv {
 
 }  // namespace
 
-TEST_CASE("log levels parse in any case; anything else is refused") {
+TEST_CASE("log levels parse in any case, anything else is refused") {
   CHECK(ss::parse_log_level("debug") == ss::LogLevel::debug);
   CHECK(ss::parse_log_level("WARNING") == ss::LogLevel::warn);
   CHECK(ss::parse_log_level("Off") == ss::LogLevel::off);
