@@ -78,7 +78,7 @@ int import_model(const char* bytes, size_t size, const char* folder, const char*
           constants[name] = std::move(k);
         }
     }
-    const onnx::ModelProto model = read_model(std::string(bytes, size));
+    const onnx::ModelProto model = read_model(std::string(bytes, size), folder ? folder : "");
     Translator t(model, folder ? folder : "", frozen, constants);
     t.run();
     out["source"] = t.source();
@@ -145,7 +145,16 @@ const char* library_version() {
   return v.c_str();
 }
 
-const SsOnnxApi kApi = {library_version, import_model, read_tensor, free_buffer};
+const char* ops_text() {
+  static const std::string text = [] {
+    std::string s;
+    for (const auto& op : supported_ops()) s += (s.empty() ? "" : " ") + op;
+    return s;
+  }();
+  return text.c_str();
+}
+
+const SsOnnxApi kApi = {library_version, import_model, read_tensor, free_buffer, ops_text};
 
 }  // namespace
 }  // namespace ss::onnx_import

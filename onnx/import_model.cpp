@@ -1,9 +1,12 @@
 #include "onnx/import_model.hpp"
 
+#include <regex>
+
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/import_error.hpp"
 #include "onnx/shape_inference/implementation.h"
+#include "onnx/tensors.hpp"
 #include "onnx/version_converter/convert.h"
 
 namespace ss::onnx_import {
@@ -20,9 +23,12 @@ std::string first_line(const std::string& s) {
   return n == std::string::npos ? s : s.substr(0, n);
 }
 
+const char* const kShapesHelp =
+    "ONNX's shape inference found it; ONNX Runtime would fail at its first run";
+
 }  // namespace
 
-onnx::ModelProto read_model(const std::string& bytes) {
+onnx::ModelProto read_model(const std::string& bytes, const std::string& folder) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
     fail("E2002", "the bytes aren't an ONNX model (protobuf's parse failed)");
@@ -47,8 +53,18 @@ onnx::ModelProto read_model(const std::string& bytes) {
   if (opset < 0) fail("E2002", "the model imports no opset of the default domain");
   if (opset > kOpset)
     fail("E2003",
-         "the model is opset " + std::to_string(opset) + "; this shapescript reads opsets 7 to 17",
+         "the model is opset " + std::to_string(opset) +
+             "; this shapescript reads opsets up to 17 (ONNX 1.12)",
          kReexport);
+  // External data, read from the model's folder only, is inlined first: the
+  // checker would look for it relative to the working directory.
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    std::string raw = read_external(t, folder);
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+    t.set_raw_data(std::move(raw));
+  }
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
@@ -73,8 +89,21 @@ onnx::ModelProto read_model(const std::string& bytes) {
     onnx::ShapeInferenceOptions options{true, 1, true};  // check types, strict, propagate data
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    fail("E2008", "the model's shapes don't agree: " + first_line(e.what()),
-         "ONNX's shape inference found it; ONNX Runtime would fail at Run");
+    // "[ShapeInferenceError] ... (op_type:Add, node name: add): [ShapeInferenceError] why"
+    static const std::regex where(R"(\(op_type:([A-Za-z0-9_]+)(, node name: ([^)]*))?\): (.*)$)");
+    std::smatch m;
+    const std::string text = first_line(e.what());
+    ImportError error{"E2008", "the model's shapes don't agree: " + text, {}, {}, kShapesHelp};
+    if (std::regex_search(text, m, where)) {
+      std::string why = m[4];
+      for (std::string tag : {"[ShapeInferenceError] ", "[TypeInferenceError] "})
+        for (auto at = why.find(tag); at != std::string::npos; at = why.find(tag))
+          why.erase(at, tag.size());
+      error.op = m[1];
+      error.node = m[3];
+      error.message = "its shapes don't agree: " + why;
+    }
+    throw error;
   }
   return model;
 }

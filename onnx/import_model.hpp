@@ -10,7 +10,8 @@
 
 namespace ss::onnx_import {
 
-// The model, checked, at opset 17, its shapes inferred. ImportError on failure.
-onnx::ModelProto read_model(const std::string& bytes);
+// The model, checked, at opset 17, its shapes inferred, its external data
+// (from `folder`) inlined. ImportError on failure.
+onnx::ModelProto read_model(const std::string& bytes, const std::string& folder);
 
 }  // namespace ss::onnx_import

@@ -41,6 +41,8 @@ typedef struct SsOnnxApi {
    * Returns 0, or 1 with the diagnostics. */
   int (*read_tensor)(const char* bytes, size_t size, SsOnnxBuffer* result, SsOnnxBuffer* data);
   void (*free_buffer)(SsOnnxBuffer* buffer);
+  /* The op types the importer translates, space-separated, sorted. */
+  const char* (*supported_ops)(void);
 } SsOnnxApi;
 
 typedef const SsOnnxApi* (*SsOnnxEntry)(unsigned abi_version);

@@ -160,6 +160,128 @@ void conv(Translator& t) {
   t.emit(transpose_expr(t.let(y), to_first(x.rank())));
 }
 
+// ConvTranspose as the convolution it is the gradient of: the input with
+// stride-1 zeros between its elements, padded by the kernel's span less the
+// padding, against the kernel flipped with its channels swapped (done once
+// at import when the kernel is an initializer).
+void conv_transpose(Translator& t) {
+  const Value& x = t.need(0);
+  const Value& w = t.need(1);
+  if (x.onnx_type != TP::FLOAT || w.onnx_type != TP::FLOAT)
+    t.unsupported("E2006", "ConvTranspose of " + onnx_type_name(x.onnx_type) +
+                               " isn't supported (float32 only)");
+  if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank())
+    t.unsupported(
+        "E2008",
+        "ConvTranspose needs an input of 1-3 spatial axes (N C ...) and a kernel of its rank");
+  if (t.int_attr("group", 1) != 1)
+    t.unsupported("E2005", "a ConvTranspose with groups isn't supported");
+  const std::size_t d = x.rank() - 2;
+  const auto in = spatial(x);
+  std::vector<std::int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  std::vector<std::int64_t> strides = t.ints_attr("strides"), dilations = t.ints_attr("dilations");
+  std::vector<std::int64_t> out_pad = t.ints_attr("output_padding"), pads = t.ints_attr("pads");
+  if (strides.empty()) strides.assign(d, 1);
+  if (dilations.empty()) dilations.assign(d, 1);
+  if (out_pad.empty()) out_pad.assign(d, 0);
+  std::vector<std::int64_t> begin(d, 0), end(d, 0);
+  const std::string auto_pad = t.string_attr("auto_pad", "NOTSET");
+  const auto out_shape = t.out_shape();
+  for (std::size_t i = 0; i < d; ++i) {
+    const std::int64_t span = (kernel[i] - 1) * dilations[i] + 1;
+    const std::int64_t full = strides[i] * (in[i] - 1) + out_pad[i] + span;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" || t.has("output_shape")) {
+      // ONNX's rule, a negative total (an output larger than the full one) included.
+      const std::int64_t total = full - out_shape[2 + i];
+      const std::int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor, as numpy's
+      begin[i] = auto_pad == "SAME_UPPER" ? half : total - half;
+      end[i] = total - begin[i];
+    } else if (!pads.empty()) {
+      begin[i] = pads[i];
+      end[i] = pads[i + d];
+    }
+  }
+  // The kernel [Ci Co k...] as [k... Ci Co], flipped along k.
+  std::vector<std::int64_t> kshape(kernel);
+  kshape.push_back(w.shape[0]);
+  kshape.push_back(w.shape[1]);
+  auto kernel_at = [&](const std::vector<std::int64_t>& i) {
+    const auto s = strides_of(w.shape);
+    std::int64_t f = i[d] * s[0] + i[d + 1] * s[1];
+    for (std::size_t a = 0; a < d; ++a) f += (kernel[a] - 1 - i[a]) * s[2 + a];
+    return f;
+  };
+  std::string k;
+  if (w.constant && w.expr.empty() && !w.frozen) {
+    k = t.param_operand(gather_flat(*w.constant, kshape, kernel_at), t.name_of(w));
+  } else {
+    std::vector<std::int64_t> perm;
+    for (std::size_t i = 2; i < w.rank(); ++i) perm.push_back(static_cast<std::int64_t>(i));
+    perm.push_back(0);
+    perm.push_back(1);
+    k = transpose_expr(t.operand(w), perm);
+    std::vector<std::int64_t> shape = kshape;
+    for (std::size_t a = 0; a < d; ++a) {
+      std::vector<std::int64_t> ids;
+      for (std::int64_t j = kernel[a] - 1; j >= 0; --j) ids.push_back(j);
+      k = gather_axis(t, k, shape, "f32", a, ids);
+    }
+  }
+  // The input, channels last, with zeros between its elements.
+  std::string z = transpose_expr(t.operand(x), to_last(x.rank()));
+  std::vector<std::int64_t> zshape = {x.shape[0]};
+  for (std::size_t i = 0; i < d; ++i) zshape.push_back(in[i]);
+  zshape.push_back(x.shape[1]);
+  for (std::size_t a = 0; a < d; ++a) {
+    const std::int64_t s = strides[a];
+    if (s == 1) continue;
+    const std::size_t axis = 1 + a;
+    auto names = axis_names(zshape.size());
+    std::vector<std::string> spread = names;
+    spread.insert(spread.begin() + static_cast<std::ptrdiff_t>(axis) + 1, "1");
+    std::vector<std::string> joined = names;
+    joined[axis] = "(" + names[axis] + " s)";
+    std::vector<std::string> with_s = names;
+    with_s.insert(with_s.begin() + static_cast<std::ptrdiff_t>(axis) + 1, "s");
+    z = "rearrange(pad(rearrange(" + z + ", " + join(names) + " -> " + join(spread) +
+        "), over=" + std::to_string(axis + 1) + ", after=" + std::to_string(s - 1) +
+        ", value=0.0), " + join(with_s) + " -> " + join(joined) + ")";
+    std::vector<std::int64_t> grown = zshape;
+    grown[axis] = zshape[axis] * s;
+    std::vector<std::int64_t> ids;
+    for (std::int64_t j = 0; j < (zshape[axis] - 1) * s + 1; ++j) ids.push_back(j);
+    z = gather_axis(t, t.let(z), grown, "f32", axis, ids);
+    zshape[axis] = (zshape[axis] - 1) * s + 1;
+  }
+  // Padding: the kernel's span less the ONNX padding (negative: a crop).
+  std::vector<std::int64_t> out;
+  for (std::size_t a = 0; a < d; ++a) {
+    const std::size_t axis = 1 + a;
+    const std::int64_t span = (kernel[a] - 1) * dilations[a];
+    const std::int64_t before = span - begin[a], after = span - end[a] + out_pad[a];
+    std::int64_t lo = std::max<std::int64_t>(0, -before),
+                 hi = zshape[axis] - std::max<std::int64_t>(0, -after);
+    if (lo > 0 || hi < zshape[axis]) {
+      std::vector<std::int64_t> ids;
+      for (std::int64_t j = lo; j < hi; ++j) ids.push_back(j);
+      z = gather_axis(t, t.let(z), zshape, "f32", axis, ids);
+      zshape[axis] = hi - lo;
+    }
+    if (before > 0 || after > 0)
+      z = "pad(" + z + ", over=" + std::to_string(axis) +
+          ", before=" + std::to_string(std::max<std::int64_t>(0, before)) +
+          ", after=" + std::to_string(std::max<std::int64_t>(0, after)) + ", value=0.0)";
+    zshape[axis] += std::max<std::int64_t>(0, before) + std::max<std::int64_t>(0, after);
+    out.push_back(zshape[axis] - span);
+  }
+  std::string y = "conv(" + z + ", " + k + ", over=" + over_axes(d, 1) +
+                  ", stride=" + list(std::vector<std::int64_t>(d, 1)) +
+                  ", padding=" + list(std::vector<std::int64_t>(d, 0)) +
+                  ", dilation=" + list(dilations) + ", out=" + list(out) + ")";
+  if (const Value* b = t.input(2)) y = y + " + " + t.operand(*b);
+  t.emit(transpose_expr(t.let(y), to_first(x.rank())));
+}
+
 template <bool Max>
 void pool(Translator& t) {
   const Value& x = t.need(0);
@@ -172,8 +294,9 @@ void pool(Translator& t) {
   const std::size_t d = x.rank() - 2;
   const bool ceil_mode = t.int_attr("ceil_mode", 0) != 0;
   const Geometry g = geometry(t, spatial(x), t.ints_attr("kernel_shape"), ceil_mode);
-  for (auto dl : g.dilations)
-    if (dl != 1) t.unsupported("E2005", "a pool with dilations isn't supported");
+  bool dilated = false;
+  for (auto dl : g.dilations) dilated = dilated || dl != 1;
+  if (dilated && !Max) t.unsupported("E2005", "an average pool with dilations isn't supported");
   // Windows that ceil mode adds reach past the padding: pad them too.
   std::vector<std::int64_t> extra(d, 0);
   const auto in = spatial(x);
@@ -183,6 +306,29 @@ void pool(Translator& t) {
   const std::string window =
       "window=" + list(g.kernel) + ", stride=" + list(g.strides) + ", out=" + list(g.out) + ")";
   const std::string over = ", over=" + over_axes(d, 2) + ", ";
+  if (Max && dilated) {
+    // The maximum of the window's shifted, strided views, one per element.
+    const std::string xp = t.let(padded(t.operand(x), g, 2, kLowest, &extra));
+    std::vector<std::int64_t> shape = x.shape;
+    for (std::size_t i = 0; i < d; ++i) shape[2 + i] += g.begin[i] + g.end[i] + extra[i];
+    std::vector<std::int64_t> offset(d, 0);
+    std::string e;
+    for (;;) {
+      std::string v = xp;
+      std::vector<std::int64_t> s = shape;
+      for (std::size_t i = 0; i < d; ++i) {
+        const std::int64_t start = offset[i] * g.dilations[i];
+        v = slice_expr(t, v, s, 2 + i, start, start + (g.out[i] - 1) * g.strides[i] + 1,
+                       g.strides[i], "f32");
+        s[2 + i] = g.out[i];
+      }
+      e = t.let(e.empty() ? v : "maximum(" + e + ", " + v + ")");
+      std::size_t i = d;
+      while (i-- > 0 && ++offset[i] == g.kernel[i]) offset[i] = 0;
+      if (i == static_cast<std::size_t>(-1)) break;
+    }
+    return t.emit(e);
+  }
   if (Max) return t.emit("max_pool(" + padded(t.operand(x), g, 2, kLowest, &extra) + over + window);
   const bool count_pad = t.int_attr("count_include_pad", 0) != 0;
   const std::string sum = "avg_pool(" + padded(t.operand(x), g, 2, "0.0", &extra) + over + window;
@@ -284,6 +430,7 @@ void instance_norm(Translator& t) {
 
 void register_windows(std::map<std::string, Handler>& table) {
   table["Conv"] = conv;
+  table["ConvTranspose"] = conv_transpose;
   table["MaxPool"] = pool<true>;
   table["AveragePool"] = pool<false>;
   table["GlobalMaxPool"] = global_pool<true>;

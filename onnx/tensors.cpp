@@ -54,6 +54,38 @@ std::uint16_t float_to_half(float f) {  // round to nearest even
   return static_cast<std::uint16_t>(sign | ((rounded - 0x38000000u) >> 13));
 }
 
+template <typename T>
+T load_le(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+std::string ss_dtype(int t) {
+  switch (t) {
+    case TP::FLOAT:
+      return "f32";
+    case TP::FLOAT16:
+      return "f16";
+    case TP::BFLOAT16:
+      return "bf16";
+    case TP::INT32:
+    case TP::INT64:
+      return "i32";
+    case TP::BOOL:
+      return "bool";
+    default:
+      return "";
+  }
+}
+
+std::string onnx_type_name(int t) {
+  if (TP::DataType_IsValid(t)) return TP::DataType_Name(static_cast<TP::DataType>(t));
+  return "type " + std::to_string(t);
+}
+
 std::string read_external(const TP& t, const std::string& folder) {
   std::string location;
   std::int64_t offset = 0, length = -1;
@@ -89,38 +121,6 @@ std::string read_external(const TP& t, const std::string& folder) {
     bytes = s.str();
   }
   return bytes;
-}
-
-template <typename T>
-T load_le(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-}  // namespace
-
-std::string ss_dtype(int t) {
-  switch (t) {
-    case TP::FLOAT:
-      return "f32";
-    case TP::FLOAT16:
-      return "f16";
-    case TP::BFLOAT16:
-      return "bf16";
-    case TP::INT32:
-    case TP::INT64:
-      return "i32";
-    case TP::BOOL:
-      return "bool";
-    default:
-      return "";
-  }
-}
-
-std::string onnx_type_name(int t) {
-  if (TP::DataType_IsValid(t)) return TP::DataType_Name(static_cast<TP::DataType>(t));
-  return "type " + std::to_string(t);
 }
 
 bool Constant::is_float() const {

@@ -39,6 +39,10 @@ struct Constant {
 // folder or unreadable.
 Constant read_constant(const onnx::TensorProto& t, const std::string& folder);
 
+// An external initializer's bytes, read from `folder` (E2009 for a path
+// outside it, or data that can't be read).
+std::string read_external(const onnx::TensorProto& t, const std::string& folder);
+
 // The values as the bytes of shapescript's element type (int64 narrowed to
 // int32: E2010 when one is out of range, naming `what`).
 std::string element_bytes(const Constant& c, const std::string& what);

@@ -109,7 +109,14 @@ std::string Translator::type_text(const std::vector<std::int64_t>& shape,
 
 std::string Translator::literal(double x, const std::string& dtype) {
   if (dtype == "bool") return x != 0 ? "true" : "false";
-  if (dtype == "i32") return std::to_string(static_cast<std::int64_t>(x));
+  if (dtype == "i32") {
+    if (x < -2147483648.0 || x > 2147483647.0)
+      fail("E2010",
+           "a constant holds " + std::to_string(static_cast<std::int64_t>(x)) +
+               ", outside int32's range",
+           "shapescript holds int64 tensors as int32: values must lie in -2147483648..2147483647");
+    return std::to_string(static_cast<std::int64_t>(x));
+  }
   const std::string f = float_text(x);
   if (dtype == "f16" || dtype == "bf16") return dtype + "(" + f + ")";
   return f;
@@ -384,7 +391,15 @@ void Translator::translate_node(const onnx::NodeProto& n) {
   if (!h)
     unsupported("E2004", "op `" + n.op_type() + "` isn't supported",
                 "docs/onnx.md lists the ops shapescript imports");
-  h(*this);
+  try {
+    h(*this);
+  } catch (ImportError& e) {
+    if (e.op.empty()) {  // raised below the handler (a literal, a tensor): name the node
+      e.node = n.name();
+      e.op = n.op_type();
+    }
+    throw;
+  }
   node_ = nullptr;
 }
 

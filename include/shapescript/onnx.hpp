@@ -72,6 +72,11 @@ struct SS_API OnnxModel {
 SS_API bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,
                              std::vector<Diagnostic>* errors, const std::string& library = {});
 
+// The ONNX op types the importer translates (docs/onnx.md), sorted; empty
+// with *errors (E2001) when the importer isn't there.
+SS_API std::vector<std::string> onnx_supported_ops(std::vector<Diagnostic>* errors = nullptr,
+                                                   const std::string& library = {});
+
 // Named tensors in a safetensors file (`shapescript run model.onnx
 // --inputs`): read (E1408 when it can't be) and written (E1706).
 SS_API bool read_tensor_file(const std::string& path, std::map<std::string, Tensor>* out,

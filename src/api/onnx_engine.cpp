@@ -76,6 +76,11 @@ std::vector<Arg> OnnxModel::arguments(const std::vector<Tensor>& inputs) const {
   return args;
 }
 
+std::vector<std::string> onnx_supported_ops(std::vector<Diagnostic>* errors,
+                                            const std::string& library) {
+  return api::supported_ops(errors, library);
+}
+
 bool read_tensor_file(const std::string& path, std::map<std::string, Tensor>* out,
                       std::vector<Diagnostic>* errors) {
   try {

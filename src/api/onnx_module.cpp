@@ -3,6 +3,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "diag/codes.hpp"
 #include "onnx/onnx_api.h"
@@ -157,6 +158,19 @@ OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder
   for (const auto& p : j["inputs"]) t.inputs.push_back(port_of(p));
   for (const auto& p : j["outputs"]) t.outputs.push_back(port_of(p));
   return t;
+}
+
+std::vector<std::string> supported_ops(std::vector<Diagnostic>* errors,
+                                       const std::string& library) {
+  const Opened& o = module_for(library);
+  if (!o.api) {
+    if (errors) errors->push_back(missing_module(o.why));
+    return {};
+  }
+  std::vector<std::string> out;
+  std::istringstream words(o.api->supported_ops());
+  for (std::string op; words >> op;) out.push_back(op);
+  return out;
 }
 
 bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,

@@ -19,6 +19,8 @@ bool probe_onnx_module(const std::string& requested, std::string* path, std::str
 OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder,
                                const OnnxOptions& options);
 
+std::vector<std::string> supported_ops(std::vector<Diagnostic>* errors, const std::string& library);
+
 bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,
                       std::vector<Diagnostic>* errors, const std::string& library);
 

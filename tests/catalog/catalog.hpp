@@ -8,7 +8,14 @@
 namespace ss::test {
 
 struct CatalogExample {
-  enum class Machine { any, needs_cuda_gpu, needs_two_cuda_gpus, without_cuda_driver, needs_mpi };
+  enum class Machine {
+    any,
+    needs_cuda_gpu,
+    needs_two_cuda_gpus,
+    without_cuda_driver,
+    needs_mpi,
+    needs_onnx
+  };
   std::string command;  // the command named after "Example": check, run, build, devices
   Machine machine = Machine::any;
   std::string language;  // the fence's: shapescript (a program) or console (a transcript)

@@ -4,6 +4,8 @@
 // code.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include <sstream>
 #include <variant>
 
@@ -207,7 +209,17 @@ TEST_CASE("every catalog example reports its code") {
       MESSAGE(entry.code << ": its example needs mpirun and the MPI adapter");
       continue;
     }
+    const bool onnx = entry.example->machine == Machine::needs_onnx;
+    if (onnx && std::string(SS_TEST_ONNX_PATH).empty()) {
+      MESSAGE(entry.code << ": its example needs the ONNX importer");
+      continue;
+    }
     ss::test::TempDir dir;
+    if (onnx)  // the models tests/onnx/make_error_models.py wrote
+      for (const auto& f : std::filesystem::directory_iterator(std::string(SS_TEST_SOURCE_DIR) +
+                                                               "/tests/onnx/errors"))
+        std::filesystem::copy_file(f.path(),
+                                   std::filesystem::path(dir.path()) / f.path().filename());
     if (entry.example->language == "console")
       run_transcript(entry, dir, stand_in, mpi);
     else

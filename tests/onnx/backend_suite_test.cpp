@@ -1,6 +1,8 @@
 // ONNX's backend suites under ctest: every test passes or is refused with a
 // code, never a wrong answer; SS_ONNX_REPORT names a file that gets one line
 // per test (docs/onnx.md is made from it by tests/onnx/make_onnx_doc.py).
+// Each suite also holds its count of passing tests to the floor it has
+// reached, so a translation that stops passing fails here.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -41,15 +43,15 @@ void run_suite(const std::string& suite, int floor) {
 }  // namespace
 
 TEST_CASE("ONNX's node tests pass or are refused with a code" * doctest::timeout(600)) {
-  run_suite("node", 0);
+  run_suite("node", 610);
 }
 TEST_CASE("ONNX's pytorch-converted tests pass or are refused with a code" *
           doctest::timeout(600)) {
-  run_suite("pytorch-converted", 0);
+  run_suite("pytorch-converted", 82);
 }
 TEST_CASE("ONNX's pytorch-operator tests pass or are refused with a code" * doctest::timeout(600)) {
-  run_suite("pytorch-operator", 0);
+  run_suite("pytorch-operator", 30);
 }
 TEST_CASE("ONNX's simple tests pass or are refused with a code" * doctest::timeout(600)) {
-  run_suite("simple", 0);
+  run_suite("simple", 7);
 }
