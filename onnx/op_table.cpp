@@ -15,6 +15,8 @@ const std::map<std::string, Handler>& table() {
     register_losses(m);
     register_windows(m);
     register_indexing(m);
+    register_recurrent(m);
+    register_resize(m);
     return m;
   }();
   return t;

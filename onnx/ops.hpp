@@ -13,4 +13,6 @@ void register_networks(std::map<std::string, Handler>& table);
 void register_losses(std::map<std::string, Handler>& table);
 void register_windows(std::map<std::string, Handler>& table);
 void register_indexing(std::map<std::string, Handler>& table);
+void register_recurrent(std::map<std::string, Handler>& table);
+void register_resize(std::map<std::string, Handler>& table);
 }  // namespace ss::onnx_import

@@ -111,6 +111,28 @@ void softmax(Translator& t) {
          ", over=" + std::to_string(axis) + ")");
 }
 
+// TopK: the sorted axis's first k, largest first (as the negated values
+// sort ascending) or smallest; equal values in their index order.
+void top_k(Translator& t) {
+  const Value& x = t.need(0);
+  if (!is_float_type(x.onnx_type)) t.unsupported("E2006", "TopK of " + onnx_type_name(x.onnx_type));
+  const auto k = constant_ints(t, 1, "k").at(0);
+  const std::size_t axis = static_cast<std::size_t>(axis_of(t, t.int_attr("axis", -1), x.rank()));
+  const bool largest = t.int_attr("largest", 1) != 0;
+  const std::int64_t n = x.shape[axis];
+  if (k < 1 || k > n)
+    t.unsupported("E2007", "TopK's k of " + std::to_string(k) +
+                               " leaves no elements, or more than the axis has");
+  const std::string v = largest ? "-" + t.operand(x) : t.operand(x);
+  const std::string over = ", over=" + std::to_string(axis) + ")";
+  std::string values = slice_expr(t, t.let("sort(" + v + over), x.shape, axis, 0, k, 1, x.dtype());
+  if (largest) values = "-" + values;
+  const std::string ids =
+      slice_expr(t, t.let("i32(argsort(" + v + over + ")"), x.shape, axis, 0, k, 1, "i32");
+  t.emit(values, 0);
+  if (t.node().output_size() > 1 && !t.node().output(1).empty()) t.emit(ids, 1);
+}
+
 }  // namespace
 
 void register_reductions(std::map<std::string, Handler>& table) {
@@ -126,6 +148,7 @@ void register_reductions(std::map<std::string, Handler>& table) {
   table["ArgMax"] = arg_op<true>;
   table["ArgMin"] = arg_op<false>;
   table["Softmax"] = softmax<false>;
+  table["TopK"] = top_k;
   table["LogSoftmax"] = softmax<true>;
 }
 

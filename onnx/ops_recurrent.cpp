@@ -1,0 +1,210 @@
+// The recurrent ops, RNN, GRU and LSTM, written out step by step (the
+// sequence's length is known at import): each step's gates as ONNX's
+// equations give them, each direction in its own order, the outputs
+// joined along their axes. Every matrix a step reads (a gate's W and R
+// transposed, its biases summed) is made once, before the first step.
+#include "onnx/ops.hpp"
+#include "onnx/ops_common.hpp"
+
+namespace ss::onnx_import {
+namespace {
+
+using TP = onnx::TensorProto;
+
+enum class Cell { rnn, gru, lstm };
+
+// `x` (of `shape`) at position k of `axis`, the axis dropped.
+std::string pick(Translator& t, const std::string& x, const std::vector<std::int64_t>& shape,
+                 std::size_t axis, std::int64_t k) {
+  std::vector<std::int64_t> one = shape;
+  one[axis] = 1;
+  std::vector<std::int64_t> dropped = shape;
+  dropped.erase(dropped.begin() + static_cast<std::ptrdiff_t>(axis));
+  return t.let(reshape_expr(t, gather_axis(t, x, shape, "f32", axis, {k}), one, dropped, "f32"));
+}
+
+// Rows [k*h, (k+1)*h) of a matrix of `rows` rows.
+std::string rows_of(Translator& t, const std::string& m, std::vector<std::int64_t> shape,
+                    std::int64_t k, std::int64_t h) {
+  if (shape[0] == h) return m;
+  return t.let(slice_expr(t, m, shape, 0, k * h, (k + 1) * h, 1, "f32"));
+}
+
+std::string activation(Translator& t, const std::string& name, const std::string& x) {
+  if (name == "Sigmoid") return "sigmoid(" + x + ")";
+  if (name == "Tanh") return "tanh(" + x + ")";
+  if (name == "Relu") return "relu(" + x + ")";
+  t.unsupported("E2005", "activation `" + name + "` isn't supported (Sigmoid, Tanh and Relu are)");
+}
+
+template <Cell C>
+void recurrent(Translator& t) {
+  const Value& x = t.need(0);
+  const Value& w = t.need(1);
+  const Value& r = t.need(2);
+  if (x.onnx_type != TP::FLOAT)
+    t.unsupported("E2006", t.node().op_type() + " of " + onnx_type_name(x.onnx_type));
+  const std::int64_t gates = C == Cell::rnn ? 1 : C == Cell::gru ? 3 : 4;
+  const std::string direction = t.string_attr("direction", "forward");
+  const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+    t.unsupported("E2005", "direction `" + direction + "`");
+  const bool batch_first = t.int_attr("layout", 0) == 1;
+  if (t.has("clip")) t.unsupported("E2005", "a cell clip isn't supported");
+  if (t.int_attr("input_forget", 0)) t.unsupported("E2005", "input_forget=1 isn't supported");
+  if (t.has("activation_alpha") || t.has("activation_beta"))
+    t.unsupported("E2005", "activations with alpha or beta aren't supported");
+  const bool linear_before_reset = t.int_attr("linear_before_reset", 0) != 0;
+  if (x.rank() != 3 || w.rank() != 3 || r.rank() != 3)
+    t.unsupported("E2008", "X, W and R need three axes");
+  const std::int64_t steps = batch_first ? x.shape[1] : x.shape[0];
+  const std::int64_t batch = batch_first ? x.shape[0] : x.shape[1];
+  const std::int64_t in = x.shape[2];
+  const std::int64_t h = r.shape[2];
+  if (const Value* lens = t.input(4)) {
+    if (!lens->constant) constant_ints(t, 4, "sequence_lens");  // E2007: known only at run time
+    bool full = true;
+    for (std::int64_t i = 0; full && i < lens->constant->count(); ++i)
+      full = lens->constant->int_at(static_cast<std::size_t>(i)) == steps;
+    if (!full) t.unsupported("E2005", "sequence_lens shorter than the sequence aren't supported");
+  }
+  std::vector<std::string> acts;
+  for (const auto* a = t.attr("activations");
+       a && acts.size() < static_cast<std::size_t>(a->strings_size());)
+    acts.push_back(a->strings(static_cast<int>(acts.size())));
+  const std::vector<std::string> defaults =
+      C == Cell::rnn   ? std::vector<std::string>{"Tanh"}
+      : C == Cell::gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                       : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+  const std::size_t per_dir = defaults.size();
+  if (acts.empty())
+    for (std::int64_t d = 0; d < dirs; ++d)
+      acts.insert(acts.end(), defaults.begin(), defaults.end());
+  if (acts.size() != per_dir * static_cast<std::size_t>(dirs))
+    t.unsupported("E2008", "its activations don't give one per function and direction");
+
+  // X as [T B I].
+  std::string xs = t.operand(x);
+  if (batch_first) xs = t.let(transpose_expr(xs, {1, 0, 2}));
+  const std::vector<std::int64_t> x_shape = {steps, batch, in};
+  const std::string ws = t.operand(w), rs = t.operand(r);
+  const Value* b = t.input(3);
+  const Value* h0 = t.input(5);
+  const Value* c0 = C == Cell::lstm ? t.input(6) : nullptr;
+  const Value* peep = C == Cell::lstm ? t.input(7) : nullptr;
+
+  std::vector<std::vector<std::string>> ys(
+      static_cast<std::size_t>(steps));  // per step, per direction
+  std::vector<std::string> last_h, last_c;
+  for (std::int64_t d = 0; d < dirs; ++d) {
+    const bool reverse = direction == "reverse" || d == 1;
+    const auto& act = [&](std::size_t k) {
+      return acts[static_cast<std::size_t>(d) * per_dir + k];
+    };
+    const std::string wd = pick(t, ws, w.shape, 0, d), rd = pick(t, rs, r.shape, 0, d);
+    std::vector<std::string> wg, rg, bw, br;
+    for (std::int64_t g = 0; g < gates; ++g) {
+      wg.push_back(t.let(transpose_expr(rows_of(t, wd, {gates * h, in}, g, h), {1, 0})));  // [I H]
+      rg.push_back(t.let(transpose_expr(rows_of(t, rd, {gates * h, h}, g, h), {1, 0})));   // [H H]
+      if (b) {
+        const std::string bd = pick(t, t.operand(*b), b->shape, 0, d);  // [2 G H] flat
+        bw.push_back(rows_of(t, bd, {2 * gates * h}, g, h));
+        br.push_back(rows_of(t, bd, {2 * gates * h}, gates + g, h));
+      }
+    }
+    auto bias_w = [&](std::int64_t g) {
+      return b ? " + " + bw[static_cast<std::size_t>(g)] : std::string();
+    };
+    auto bias_r = [&](std::int64_t g) {
+      return b ? " + " + br[static_cast<std::size_t>(g)] : std::string();
+    };
+    std::string hp = h0 ? pick(t, t.operand(*h0), h0->shape, 0, d)
+                        : t.let("zeros([" + std::to_string(batch) + " " + std::to_string(h) + "])");
+    std::string cp;
+    if (C == Cell::lstm)
+      cp = c0 ? pick(t, t.operand(*c0), c0->shape, 0, d)
+              : t.let("zeros([" + std::to_string(batch) + " " + std::to_string(h) + "])");
+    std::vector<std::string> pv;
+    if (peep) {
+      const std::string pd = pick(t, t.operand(*peep), peep->shape, 0, d);
+      for (std::int64_t k = 0; k < 3; ++k) pv.push_back(rows_of(t, pd, {3 * h}, k, h));
+    }
+    for (std::int64_t s = 0; s < steps; ++s) {
+      const std::int64_t step = reverse ? steps - 1 - s : s;
+      const std::string xt = pick(t, xs, x_shape, 0, step);
+      auto pre = [&](std::int64_t g, const std::string& hidden) {
+        return xt + " @ " + wg[static_cast<std::size_t>(g)] + bias_w(g) + " + " + hidden + " @ " +
+               rg[static_cast<std::size_t>(g)] + bias_r(g);
+      };
+      std::string hn;
+      if (C == Cell::rnn) {
+        hn = t.let(activation(t, act(0), pre(0, hp)));
+      } else if (C == Cell::gru) {  // gates z, r, h
+        const std::string z = t.let(activation(t, act(0), pre(0, hp)));
+        const std::string rr = t.let(activation(t, act(0), pre(1, hp)));
+        std::string cand;
+        if (linear_before_reset)
+          cand = xt + " @ " + wg[2] + bias_w(2) + " + " + rr + " * (" + hp + " @ " + rg[2] +
+                 bias_r(2) + ")";
+        else
+          cand = xt + " @ " + wg[2] + bias_w(2) + " + (" + rr + " * " + hp + ") @ " + rg[2] +
+                 bias_r(2);
+        const std::string hc = t.let(activation(t, act(1), cand));
+        hn = t.let("(1.0 - " + z + ") * " + hc + " + " + z + " * " + hp);
+      } else {  // gates i, o, f, c; peepholes i, o, f
+        const std::string i =
+            t.let(activation(t, act(0), pre(0, hp) + (peep ? " + " + pv[0] + " * " + cp : "")));
+        const std::string f =
+            t.let(activation(t, act(0), pre(2, hp) + (peep ? " + " + pv[2] + " * " + cp : "")));
+        const std::string c = t.let(activation(t, act(1), pre(3, hp)));
+        const std::string cn = t.let(f + " * " + cp + " + " + i + " * " + c);
+        const std::string o =
+            t.let(activation(t, act(0), pre(1, hp) + (peep ? " + " + pv[1] + " * " + cn : "")));
+        hn = t.let(o + " * " + activation(t, act(2), cn));
+        cp = cn;
+      }
+      hp = hn;
+      ys[static_cast<std::size_t>(step)].push_back(hn);
+    }
+    last_h.push_back(hp);
+    if (C == Cell::lstm) last_c.push_back(cp);
+  }
+  // Y [T D B H], Y_h and Y_c [D B H] (batch first: [B T D H], [B D H]).
+  const std::string bh = std::to_string(batch) + " " + std::to_string(h);
+  auto stacked = [&](const std::vector<std::string>& parts) {  // [D B H]
+    std::string e;
+    for (const auto& p : parts) {
+      const std::string one = "rearrange(" + p + ", b h -> 1 b h)";
+      e = e.empty() ? t.let(one) : t.let("concat(" + e + ", " + one + ", over=0)");
+    }
+    return e;
+  };
+  const auto& out = t.node();
+  if (out.output_size() > 0 && !out.output(0).empty()) {
+    std::string y;
+    for (const auto& per_step : ys) {
+      const std::string one = "rearrange(" + stacked(per_step) + ", d b h -> 1 d b h)";
+      y = y.empty() ? t.let(one) : t.let("concat(" + y + ", " + one + ", over=0)");
+    }
+    t.emit(batch_first ? transpose_expr(y, {2, 0, 1, 3}) : y, 0);
+  }
+  if (out.output_size() > 1 && !out.output(1).empty()) {
+    const std::string yh = stacked(last_h);
+    t.emit(batch_first ? transpose_expr(yh, {1, 0, 2}) : yh, 1);
+  }
+  if (C == Cell::lstm && out.output_size() > 2 && !out.output(2).empty()) {
+    const std::string yc = stacked(last_c);
+    t.emit(batch_first ? transpose_expr(yc, {1, 0, 2}) : yc, 2);
+  }
+  (void)bh;
+}
+
+}  // namespace
+
+void register_recurrent(std::map<std::string, Handler>& table) {
+  table["RNN"] = recurrent<Cell::rnn>;
+  table["GRU"] = recurrent<Cell::gru>;
+  table["LSTM"] = recurrent<Cell::lstm>;
+}
+
+}  // namespace ss::onnx_import
