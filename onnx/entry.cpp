@@ -66,10 +66,12 @@ int import_model(const char* bytes, size_t size, const char* folder, const char*
   try {
     std::set<std::string> frozen;
     std::map<std::string, Constant> constants;
+    std::map<std::string, std::int64_t> dims;
     if (options_json && *options_json) {
       const json options = json::parse(options_json);
       if (options.contains("frozen"))
         for (const auto& name : options["frozen"]) frozen.insert(name.get<std::string>());
+      if (options.contains("dims")) dims = options["dims"].get<std::map<std::string, std::int64_t>>();
       if (options.contains("constants"))
         for (const auto& [name, c] : options["constants"].items()) {
           Constant k;
@@ -78,8 +80,9 @@ int import_model(const char* bytes, size_t size, const char* folder, const char*
           constants[name] = std::move(k);
         }
     }
-    const onnx::ModelProto model = read_model(std::string(bytes, size), folder ? folder : "");
-    Translator t(model, folder ? folder : "", frozen, constants);
+    Symbolic symbolic;
+    const onnx::ModelProto model = read_model(std::string(bytes, size), folder ? folder : "", dims, &symbolic);
+    Translator t(model, folder ? folder : "", frozen, constants, symbolic);
     t.run();
     out["source"] = t.source();
     out["model"] = t.has_model();

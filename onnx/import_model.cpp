@@ -1,6 +1,7 @@
 #include "onnx/import_model.hpp"
 
 #include <regex>
+#include <set>
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -28,7 +29,8 @@ const char* const kShapesHelp =
 
 }  // namespace
 
-onnx::ModelProto read_model(const std::string& bytes, const std::string& folder) {
+onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
+                            const std::map<std::string, std::int64_t>& dims, Symbolic* symbolic) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
     fail("E2002", "the bytes aren't an ONNX model (protobuf's parse failed)");
@@ -65,6 +67,36 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder)
     t.set_data_location(onnx::TensorProto::DEFAULT);
     t.set_raw_data(std::move(raw));
   }
+  // The inputs' symbolic dims take the host's sizes before anything infers
+  // shapes; an unnamed dynamic axis can't be given one.
+  std::set<std::string> initializers;
+  for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
+  for (auto& input : *model.mutable_graph()->mutable_input()) {
+    if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
+    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    std::vector<std::string> names;
+    for (auto& d : *shape->mutable_dim()) {
+      names.emplace_back();
+      if (d.has_dim_value()) continue;
+      if (!d.has_dim_param() || d.dim_param().empty())
+        fail("E2007", "input `" + input.name() + "` has an axis of open size without a name",
+             "export the model with that axis fixed, or named (torch.onnx.export's dynamic_axes)");
+      const std::string param = d.dim_param();
+      auto size = dims.find(param);
+      if (size == dims.end())
+        fail("E2007", "input `" + input.name() + "` has an axis of open size, `" + param + "`",
+             "give its size at load: OnnxOptions::dims[\"" + param + "\"], or `--dim " + param + "=N`");
+      if (size->second < 1) fail("E2007", "`" + param + "` is given the size " + std::to_string(size->second));
+      names.back() = param;
+      symbolic->sizes[param] = size->second;
+      d.set_dim_value(size->second);
+    }
+    symbolic->axes[input.name()] = std::move(names);
+  }
+  for (const auto& [name, size] : dims)
+    if (!symbolic->sizes.count(name))
+      fail("E2007", "the model has no symbolic dim `" + name + "` to size",
+           "the dims OnnxOptions::dims sizes are those the graph's inputs name");
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <set>
+#include <map>
 #include <string>
 
 #include "onnx/translator.hpp"
@@ -11,7 +12,10 @@
 namespace ss::onnx_import {
 
 // The model, checked, at opset 17, its shapes inferred, its external data
-// (from `folder`) inlined. ImportError on failure.
-onnx::ModelProto read_model(const std::string& bytes, const std::string& folder);
+// (from `folder`) inlined, its inputs' symbolic dims given the sizes in
+// `dims` (by ONNX's names; E2007 for one left out), which *symbolic
+// records. ImportError on failure.
+onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
+                            const std::map<std::string, std::int64_t>& dims, Symbolic* symbolic);
 
 }  // namespace ss::onnx_import

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cctype>
 #include <functional>
 #include <sstream>
 
@@ -81,11 +82,13 @@ std::int64_t Value::count() const {
 }
 
 Translator::Translator(const onnx::ModelProto& model, std::string folder,
-                       std::set<std::string> frozen, std::map<std::string, Constant> constants)
+                       std::set<std::string> frozen, std::map<std::string, Constant> constants,
+                       Symbolic symbolic)
     : model_(model),
       folder_(std::move(folder)),
       frozen_(std::move(frozen)),
-      constants_(std::move(constants)) {}
+      constants_(std::move(constants)),
+      symbolic_(std::move(symbolic)) {}
 
 std::string Translator::identifier(const std::string& onnx_name, const char* prefix) {
   std::string base = sanitize(onnx_name);
@@ -367,6 +370,11 @@ void Translator::read_graph() {
              "give the model fixed input sizes (export with a fixed example's shape)");
       p.shape.push_back(d.dim_value());
     }
+    if (auto axes = symbolic_.axes.find(vi.name()); axes != symbolic_.axes.end())
+      for (std::size_t i = 0; i < axes->second.size(); ++i)
+        if (!axes->second[i].empty())
+          sized_.push_back("#   axis " + std::to_string(i) + " of input `" + vi.name() + "`: the graph's `" +
+                           axes->second[i] + "`, " + std::to_string(p.shape[i]) + " at this import");
     p.name = is_identifier(vi.name()) && !reserved_names().count(vi.name()) &&
                      !used_names_.count(vi.name()) && !(vi.name()[0] >= 'A' && vi.name()[0] <= 'Z')
                  ? vi.name()
@@ -434,6 +442,10 @@ void Translator::run() {
   for (const auto& o : model_.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") s << o.version();
   s << ").\n";
+  if (!sized_.empty()) {
+    s << "# Sizes the graph leaves open, given at import (the program is made for them):\n";
+    for (const auto& line : sized_) s << line << "\n";
+  }
   if (!renames_.empty()) {
     s << "# Names that aren't identifiers, as the program calls them:\n";
     for (const auto& r : renames_) s << r << "\n";

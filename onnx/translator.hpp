@@ -31,6 +31,13 @@ struct Value {
   std::int64_t count() const;
 };
 
+// The graph inputs' symbolic axes: by input name, per axis, the dim's ONNX
+// name ("" for a fixed axis), and each name's size.
+struct Symbolic {
+  std::map<std::string, std::vector<std::string>> axes;
+  std::map<std::string, std::int64_t> sizes;
+};
+
 struct Port {  // a graph input or output as forward takes or gives it
   std::string name, onnx_name, dtype;
   int onnx_type = 0;
@@ -42,7 +49,7 @@ class Translator {
   // `constants`: graph inputs the host gives at import (values as floats,
   // the element type the input's).
   Translator(const onnx::ModelProto& model, std::string folder, std::set<std::string> frozen,
-             std::map<std::string, Constant> constants = {});
+             std::map<std::string, Constant> constants = {}, Symbolic symbolic = {});
   void run();
 
   const std::string& source() const { return source_; }
@@ -111,6 +118,8 @@ class Translator {
   std::string folder_;
   std::set<std::string> frozen_;
   std::map<std::string, Constant> constants_;
+  Symbolic symbolic_;
+  std::vector<std::string> sized_;  // comments: the symbolic axes and their sizes
   std::map<std::string, Value> values_;
   std::map<std::string, onnx::ValueInfoProto> infos_;
   std::map<std::string, Constant> params_;       // by parameter name

@@ -29,6 +29,10 @@ struct OnnxOptions {
   // constants, so `forward` doesn't take them. int32 tensors stand for
   // int64 inputs.
   std::map<std::string, Tensor> constants;
+  // Sizes of the graph's symbolic dims (an input's `dim_param`), by ONNX's
+  // names ({"batch_size", 8}): the program is made for these sizes (another
+  // size is another import). A symbolic dim left unsized is E2007.
+  std::map<std::string, std::int64_t> dims;
   // How the generated program is loaded (dims, sinks, files...).
   LoadOptions load;
   // The importer's path. Empty: SHAPESCRIPT_ONNX, else beside libshapescript.

@@ -126,7 +126,7 @@ OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder
     t.diagnostics.push_back(missing_module(o.why));
     return t;
   }
-  json options_j = {{"frozen", options.frozen}, {"constants", json::object()}};
+  json options_j = {{"frozen", options.frozen}, {"constants", json::object()}, {"dims", options.dims}};
   for (const auto& [name, tensor] : options.constants) {
     std::vector<double> values;
     if (tensor.dtype() == DType::i32 && tensor.strides() == std::vector<std::int64_t>())

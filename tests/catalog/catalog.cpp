@@ -55,7 +55,7 @@ std::vector<CatalogEntry> parse_catalog(const std::string& markdown,
       example.machine = CatalogExample::Machine::without_cuda_driver;
     else if (machine == "under MPI")  // mpirun (openmpi-bin) and the MPI adapter
       example.machine = CatalogExample::Machine::needs_mpi;
-    else if (machine == "with the ONNX importer")  // libshapescript_onnx and tests/onnx/errors
+    else if (machine == "with the ONNX importer")  // libshapescript_onnx and tests/onnx/models
       example.machine = CatalogExample::Machine::needs_onnx;
     else if (machine == "with the example host")  // host_functions_example, beside the CLI
       example.machine = CatalogExample::Machine::any;

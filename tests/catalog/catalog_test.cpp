@@ -215,9 +215,9 @@ TEST_CASE("every catalog example reports its code") {
       continue;
     }
     ss::test::TempDir dir;
-    if (onnx)  // the models tests/onnx/make_error_models.py wrote
+    if (onnx)  // the models tests/onnx/make_models.py wrote
       for (const auto& f : std::filesystem::directory_iterator(std::string(SS_TEST_SOURCE_DIR) +
-                                                               "/tests/onnx/errors"))
+                                                               "/tests/onnx/models"))
         std::filesystem::copy_file(f.path(),
                                    std::filesystem::path(dir.path()) / f.path().filename());
     if (entry.example->language == "console")

@@ -1,5 +1,5 @@
 // ONNX import through the embedding API and the CLI: the models of
-// tests/onnx/errors (tests/onnx/make_error_models.py) and the backend
+// tests/onnx/models (tests/onnx/make_models.py) and the backend
 // suite's, loaded, called, trained and refused.
 #include <doctest/doctest.h>
 
@@ -47,7 +47,7 @@ TEST_CASE("an imported model is a program: forward runs, and its source names th
   if (!have_importer()) return;
   ss::Engine engine;
   const ss::OnnxModel model =
-      engine.load_onnx(source_path("tests/onnx/errors/relu.onnx"), options());
+      engine.load_onnx(source_path("tests/onnx/models/relu.onnx"), options());
   REQUIRE_MESSAGE(model, (model.diagnostics.empty() ? "" : model.diagnostics[0].message));
   CHECK(model.translation.source.find("fn forward(x: [2 3]) -> [2 3]:") != std::string::npos);
   CHECK(model.translation.source.find("# relu: Relu") != std::string::npos);
@@ -61,7 +61,7 @@ TEST_CASE("an imported model is a program: forward runs, and its source names th
 TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
   if (!have_importer()) return;
   ss::Engine engine;
-  const auto bytes = read_all(source_path("tests/onnx/errors/relu.onnx"));
+  const auto bytes = read_all(source_path("tests/onnx/models/relu.onnx"));
   CHECK(engine.load_onnx_bytes(bytes, options()));
   const std::map<std::string, std::string> refused = {
       {"opset18.onnx", "E2003"},       {"determinant.onnx", "E2004"},
@@ -70,7 +70,7 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
       {"outside_data.onnx", "E2009"},  {"int64_big.onnx", "E2010"}};
   for (const auto& [file, code] : refused) {
     CAPTURE(file);
-    const auto m = engine.load_onnx(source_path("tests/onnx/errors/" + file), options());
+    const auto m = engine.load_onnx(source_path("tests/onnx/models/" + file), options());
     CHECK_FALSE(m);
     REQUIRE_FALSE(m.diagnostics.empty());
     CHECK(m.diagnostics[0].code == code);
@@ -86,7 +86,7 @@ TEST_CASE("an input known at load folds into the program as a constant") {
   ss::Engine engine;
   ss::OnnxOptions o = options();
   o.constants["shape"] = ss::Tensor::of(std::vector<std::int32_t>{3, 2}, {2});
-  const auto m = engine.load_onnx(source_path("tests/onnx/errors/reshape_input.onnx"), o);
+  const auto m = engine.load_onnx(source_path("tests/onnx/models/reshape_input.onnx"), o);
   REQUIRE(m);
   REQUIRE(m.translation.inputs.size() == 1);
   const auto r = m.module.call(
@@ -162,7 +162,7 @@ TEST_CASE("shapescript import writes the program and its weights, and run execut
   REQUIRE(out.count("3"));
   CHECK(out.at("3").shape() == std::vector<std::int64_t>{4, 8});
   const auto refused = ss::test::run_process(
-      {ss::test::kCliPath, "import", source_path("tests/onnx/errors/determinant.onnx"), "-o",
+      {ss::test::kCliPath, "import", source_path("tests/onnx/models/determinant.onnx"), "-o",
        dir.path() + "/d.ss"},
       {.merge_stderr = true});
   CHECK(refused.exit_code == 1);
@@ -187,4 +187,23 @@ TEST_CASE("the ops the importer lists include every op of the models it targets"
         for (const auto& op : missing) s += op + " ";
         return s;
       }());
+}
+
+TEST_CASE("a symbolic batch axis is sized at import, and left unsized it is E2007") {
+  if (!have_importer()) return;
+  ss::Engine engine;
+  const std::string path = source_path("tests/onnx/models/relu_batch.onnx");
+  ss::OnnxOptions o = options();
+  CHECK(engine.load_onnx(path, o).diagnostics.at(0).code == "E2007");
+  o.dims["nothing"] = 4;
+  CHECK(engine.load_onnx(path, o).diagnostics.at(0).code == "E2007");
+  o.dims = {{"batch", 5}};
+  const auto m = engine.load_onnx(path, o);
+  REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? "" : m.diagnostics[0].message));
+  CHECK(m.translation.source.find("the graph's `batch`, 5 at this import") != std::string::npos);
+  CHECK(m.translation.source.find("fn forward(x: [5 3]) -> [5 3]:") != std::string::npos);
+  std::vector<float> xs(15, -1.0f);
+  const auto r = m.module.call("forward", m.arguments(std::vector<ss::Tensor>{ss::Tensor::of(xs, {5, 3})}));
+  REQUIRE(r);
+  CHECK(r.tensor().to_floats() == std::vector<float>(15, 0.0f));
 }

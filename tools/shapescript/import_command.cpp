@@ -45,7 +45,9 @@ int run_import(const std::vector<std::string>& words, const Options& options) {
   bytes << in.rdbuf();
   const auto slash = path.rfind('/');
   const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
-  OnnxTranslation t = Engine().translate_onnx(bytes.str(), folder);
+  OnnxOptions onnx;
+  onnx.dims = options.dims;  // the graph's symbolic dims, by its names
+  OnnxTranslation t = Engine().translate_onnx(bytes.str(), folder, onnx);
   if (!t) return report(t.diagnostics, options);
   std::string source = t.source;
   const std::string weights = with_extension(options.output, ".safetensors");
@@ -75,7 +77,7 @@ int run_import(const std::vector<std::string>& words, const Options& options) {
 
 int run_onnx(const std::string& path, const Options& options) {
   OnnxOptions onnx;
-  onnx.load.dims = options.dims;
+  onnx.dims = options.dims;  // the graph's symbolic dims, by its names
   EngineOptions engine_options;
   engine_options.executor = options.fast ? Executor::fast : Executor::reference;
   engine_options.threads = options.threads;

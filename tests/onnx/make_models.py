@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the small ONNX models the error catalog's chapter 20 examples
-import (docs/errors.md, tests/catalog copies them beside each transcript):
+import (docs/errors.md, tests/catalog copies them beside each transcript)
+and tests/onnx/import_test.cpp loads:
 
-    python3 tests/onnx/make_error_models.py   # needs `pip install onnx`
+    python3 tests/onnx/make_models.py   # needs `pip install onnx`
 
 Each is the least model that shows its code. They are committed, so the
 test command needs no Python package."""
@@ -11,7 +12,7 @@ import os
 import onnx
 from onnx import TensorProto, helper
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "errors")
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 
 
 def save(name, nodes, inputs, outputs, initializers=(), opset=17, ir=8):
@@ -31,6 +32,9 @@ os.makedirs(HERE, exist_ok=True)
 # A model every example can import: y = relu(x).
 save("relu.onnx", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
      [tensor("x", F, [2, 3])], [tensor("y", F, [2, 3])])
+# A batch axis left open (`batch`), sized at load.
+save("relu_batch.onnx", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+     [tensor("x", F, ["batch", 3])], [tensor("y", F, ["batch", 3])])
 # E2003: opset 18, newer than ONNX 1.12 reads.
 save("opset18.onnx", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
      [tensor("x", F, [2, 3])], [tensor("y", F, [2, 3])], opset=18)
