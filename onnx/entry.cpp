@@ -71,7 +71,8 @@ int import_model(const char* bytes, size_t size, const char* folder, const char*
       const json options = json::parse(options_json);
       if (options.contains("frozen"))
         for (const auto& name : options["frozen"]) frozen.insert(name.get<std::string>());
-      if (options.contains("dims")) dims = options["dims"].get<std::map<std::string, std::int64_t>>();
+      if (options.contains("dims"))
+        dims = options["dims"].get<std::map<std::string, std::int64_t>>();
       if (options.contains("constants"))
         for (const auto& [name, c] : options["constants"].items()) {
           Constant k;
@@ -81,7 +82,8 @@ int import_model(const char* bytes, size_t size, const char* folder, const char*
         }
     }
     Symbolic symbolic;
-    const onnx::ModelProto model = read_model(std::string(bytes, size), folder ? folder : "", dims, &symbolic);
+    const onnx::ModelProto model =
+        read_model(std::string(bytes, size), folder ? folder : "", dims, &symbolic);
     Translator t(model, folder ? folder : "", frozen, constants, symbolic);
     t.run();
     out["source"] = t.source();

@@ -85,8 +85,10 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
       auto size = dims.find(param);
       if (size == dims.end())
         fail("E2007", "input `" + input.name() + "` has an axis of open size, `" + param + "`",
-             "give its size at load: OnnxOptions::dims[\"" + param + "\"], or `--dim " + param + "=N`");
-      if (size->second < 1) fail("E2007", "`" + param + "` is given the size " + std::to_string(size->second));
+             "give its size at load: OnnxOptions::dims[\"" + param + "\"], or `--dim " + param +
+                 "=N`");
+      if (size->second < 1)
+        fail("E2007", "`" + param + "` is given the size " + std::to_string(size->second));
       names.back() = param;
       symbolic->sizes[param] = size->second;
       d.set_dim_value(size->second);

@@ -3,8 +3,8 @@
 // inference, then translate (translator.hpp).
 #pragma once
 
-#include <set>
 #include <map>
+#include <set>
 #include <string>
 
 #include "onnx/translator.hpp"

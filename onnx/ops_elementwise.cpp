@@ -3,6 +3,7 @@
 #include "onnx/ops.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "onnx/folding.hpp"
 #include "onnx/ops_common.hpp"
@@ -79,7 +80,8 @@ void identity(Translator& t) {
   t.emit(x0(t));
   for (int i = 1; i < t.node().output_size(); ++i)  // Dropout's mask, all true at inference
     if (!t.node().output(i).empty())
-      t.emit("zeros(" + Translator::type_text(t.out_shape(i), "f32") + ") == 0.0", i);
+      t.emit("zeros(" + Translator::type_text(t.physical_shape(t.out_shape(i)), "f32") + ") == 0.0",
+             i);
 }
 void reciprocal(Translator& t) {
   need_float(t);
@@ -414,6 +416,19 @@ void cast_like(Translator& t) {
 }
 
 }  // namespace
+
+bool follows_layout(const std::string& op_type) {
+  // Every elementwise op but PRelu, whose slope may be laid out by channel.
+  static const std::set<std::string> ops = [] {
+    std::map<std::string, Handler> table;
+    register_elementwise(table);
+    std::set<std::string> names;
+    for (const auto& [name, h] : table)
+      if (name != "PRelu") names.insert(name);
+    return names;
+  }();
+  return ops.count(op_type) > 0;
+}
 
 void register_elementwise(std::map<std::string, Handler>& table) {
   table["Exp"] = function_of_x<kExp>;

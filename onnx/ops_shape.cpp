@@ -227,6 +227,18 @@ void concat(Translator& t) {
     return t.fold(c);
   }
   if (parts.size() == 1) return t.emit_as(t.operand(*parts[0]), to, first.onnx_type);
+  // Parts in one layout (channels last) join in it, along the axis's place there.
+  const auto& perm = parts[0]->perm;
+  bool same_layout = !perm.empty();
+  for (const Value* v : parts) same_layout = same_layout && !v->expr.empty() && v->perm == perm;
+  if (same_layout) {
+    const auto at =
+        std::find(perm.begin(), perm.end(), static_cast<std::int64_t>(axis)) - perm.begin();
+    std::string e = parts[0]->expr;
+    for (std::size_t i = 1; i < parts.size(); ++i)
+      e = "concat(" + e + ", " + parts[i]->expr + ", over=" + std::to_string(at) + ")";
+    return t.emit_in_layout(e, perm);
+  }
   std::string e = t.operand(*parts[0]);
   for (std::size_t i = 1; i < parts.size(); ++i)
     e = "concat(" + e + ", " + t.operand(*parts[i]) + ", over=" + std::to_string(axis) + ")";

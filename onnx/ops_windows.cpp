@@ -92,11 +92,6 @@ std::vector<std::int64_t> to_last(std::size_t rank) {
   p.push_back(1);
   return p;
 }
-std::vector<std::int64_t> to_first(std::size_t rank) {
-  std::vector<std::int64_t> p = {0, static_cast<std::int64_t>(rank - 1)};
-  for (std::size_t i = 1; i + 1 < rank; ++i) p.push_back(static_cast<std::int64_t>(i));
-  return p;
-}
 
 std::string over_axes(std::size_t d, std::size_t first) {
   std::vector<std::int64_t> a;
@@ -146,7 +141,7 @@ void conv(Translator& t) {
   } else {
     k = transpose_expr(t.operand(w), kperm);
   }
-  std::string xl = transpose_expr(t.operand(x), to_last(x.rank()));
+  std::string xl = t.in_layout(x, to_last(x.rank()));
   std::string padding = list(g.begin);
   if (!g.symmetric()) {
     xl = padded(xl, g, 1, "0.0");
@@ -157,7 +152,7 @@ void conv(Translator& t) {
       ", padding=" + padding + ", dilation=" + list(g.dilations) +
       (groups != 1 ? ", groups=" + std::to_string(groups) : "") + ", out=" + list(g.out) + ")";
   if (const Value* b = t.input(2)) y = y + " + " + t.operand(*b);
-  t.emit(transpose_expr(t.let(y), to_first(x.rank())));
+  t.emit_in_layout(y, to_last(x.rank()));  // channels last, as the next op takes it
 }
 
 // ConvTranspose as the convolution it is the gradient of: the input with
@@ -228,7 +223,7 @@ void conv_transpose(Translator& t) {
     }
   }
   // The input, channels last, with zeros between its elements.
-  std::string z = transpose_expr(t.operand(x), to_last(x.rank()));
+  std::string z = t.in_layout(x, to_last(x.rank()));
   std::vector<std::int64_t> zshape = {x.shape[0]};
   for (std::size_t i = 0; i < d; ++i) zshape.push_back(in[i]);
   zshape.push_back(x.shape[1]);
@@ -279,7 +274,7 @@ void conv_transpose(Translator& t) {
                   ", padding=" + list(std::vector<std::int64_t>(d, 0)) +
                   ", dilation=" + list(dilations) + ", out=" + list(out) + ")";
   if (const Value* b = t.input(2)) y = y + " + " + t.operand(*b);
-  t.emit(transpose_expr(t.let(y), to_first(x.rank())));
+  t.emit_in_layout(y, to_last(x.rank()));
 }
 
 template <bool Max>
@@ -305,12 +300,16 @@ void pool(Translator& t) {
         0, (g.out[i] - 1) * g.strides[i] + g.kernel[i] - (in[i] + g.begin[i] + g.end[i]));
   const std::string window =
       "window=" + list(g.kernel) + ", stride=" + list(g.strides) + ", out=" + list(g.out) + ")";
-  const std::string over = ", over=" + over_axes(d, 2) + ", ";
+  const std::string over = ", over=" + over_axes(d, 1) + ", ";
+  // Channels last: the spatial axes are 1..d.
+  const auto cl = to_last(x.rank());
+  const std::string xs = t.in_layout(x, cl);
   if (Max && dilated) {
     // The maximum of the window's shifted, strided views, one per element.
-    const std::string xp = t.let(padded(t.operand(x), g, 2, kLowest, &extra));
-    std::vector<std::int64_t> shape = x.shape;
-    for (std::size_t i = 0; i < d; ++i) shape[2 + i] += g.begin[i] + g.end[i] + extra[i];
+    const std::string xp = t.let(padded(xs, g, 1, kLowest, &extra));
+    std::vector<std::int64_t> shape = {x.shape[0]};
+    for (std::size_t i = 0; i < d; ++i) shape.push_back(in[i] + g.begin[i] + g.end[i] + extra[i]);
+    shape.push_back(x.shape[1]);
     std::vector<std::int64_t> offset(d, 0);
     std::string e;
     for (;;) {
@@ -318,46 +317,51 @@ void pool(Translator& t) {
       std::vector<std::int64_t> s = shape;
       for (std::size_t i = 0; i < d; ++i) {
         const std::int64_t start = offset[i] * g.dilations[i];
-        v = slice_expr(t, v, s, 2 + i, start, start + (g.out[i] - 1) * g.strides[i] + 1,
+        v = slice_expr(t, v, s, 1 + i, start, start + (g.out[i] - 1) * g.strides[i] + 1,
                        g.strides[i], "f32");
-        s[2 + i] = g.out[i];
+        s[1 + i] = g.out[i];
       }
       e = t.let(e.empty() ? v : "maximum(" + e + ", " + v + ")");
       std::size_t i = d;
       while (i-- > 0 && ++offset[i] == g.kernel[i]) offset[i] = 0;
       if (i == static_cast<std::size_t>(-1)) break;
     }
-    return t.emit(e);
+    return t.emit_in_layout(e, cl);
   }
-  if (Max) return t.emit("max_pool(" + padded(t.operand(x), g, 2, kLowest, &extra) + over + window);
+  if (Max)
+    return t.emit_in_layout("max_pool(" + padded(xs, g, 1, kLowest, &extra) + over + window, cl);
   const bool count_pad = t.int_attr("count_include_pad", 0) != 0;
-  const std::string sum = "avg_pool(" + padded(t.operand(x), g, 2, "0.0", &extra) + over + window;
+  const std::string sum = "avg_pool(" + padded(xs, g, 1, "0.0", &extra) + over + window;
   bool any_pad = false;
   for (std::size_t i = 0; i < d; ++i) any_pad = any_pad || g.begin[i] || g.end[i] || extra[i];
-  if (!any_pad) return t.emit(sum);
+  if (!any_pad) return t.emit_in_layout(sum, cl);
   // The average over the elements the window covers: the input's (and with
   // count_include_pad the padding's, but never ceil mode's extra), as the
   // same pool of a mask of ones.
-  std::vector<std::int64_t> ones_shape(x.rank(), 1);
-  for (std::size_t i = 0; i < d; ++i) ones_shape[2 + i] = in[i];
-  std::string ones = "ones(" + Translator::type_text(ones_shape, "f32") + ")";
+  std::vector<std::int64_t> ones_shape = {1};
+  for (std::size_t i = 0; i < d; ++i)
+    ones_shape.push_back(in[i] + (count_pad ? g.begin[i] + g.end[i] : 0));
+  ones_shape.push_back(1);
+  const std::string ones = "ones(" + Translator::type_text(ones_shape, "f32") + ")";
   Geometry counted = g;
   if (count_pad) {
-    ones_shape = {1, 1};
-    for (std::size_t i = 0; i < d; ++i) ones_shape.push_back(in[i] + g.begin[i] + g.end[i]);
-    ones = "ones(" + Translator::type_text(ones_shape, "f32") + ")";
     std::fill(counted.begin.begin(), counted.begin.end(), 0);
     std::fill(counted.end.begin(), counted.end.end(), 0);
   }
   const std::string area =
-      t.let("avg_pool(" + padded(ones, counted, 2, "0.0", &extra) + over + window);
-  t.emit(t.let(sum) + " / " + area);
+      t.let("avg_pool(" + padded(ones, counted, 1, "0.0", &extra) + over + window);
+  t.emit_in_layout(t.let(sum) + " / " + area, cl);
 }
 
 template <bool Max>
 void global_pool(Translator& t) {
   const Value& x = t.need(0);
   if (x.rank() < 3) t.unsupported("E2008", "a global pool needs spatial axes (N C ...)");
+  const auto cl = to_last(x.rank());
+  if (x.perm == cl)  // channels last: the spatial axes are 1..d
+    return t.emit_in_layout(std::string(Max ? "max(" : "mean(") + x.expr +
+                                ", over=" + over_axes(x.rank() - 2, 1) + ", keep=true)",
+                            cl);
   t.emit(std::string(Max ? "max(" : "mean(") + t.operand(x) +
          ", over=" + over_axes(x.rank() - 2, 2) + ", keep=true)");
 }
@@ -378,6 +382,12 @@ void batch_norm(Translator& t) {
     t.unsupported("E2006", "BatchNormalization of " + onnx_type_name(x.onnx_type));
   if (x.rank() < 2) t.unsupported("E2008", "BatchNormalization needs a channel axis");
   const std::string eps = Translator::literal(t.float_attr("epsilon", 1e-5f), "f32");
+  if (x.rank() >= 3 && x.perm == to_last(x.rank())) {  // channels last: [C] broadcasts as it is
+    auto p = [&](int i) { return t.onnx_operand(t.need(i)); };
+    return t.emit_in_layout("(" + x.expr + " - " + p(3) + ") / sqrt(" + p(4) + " + " + eps +
+                                ") * " + p(1) + " + " + p(2),
+                            to_last(x.rank()));
+  }
   const std::string scale = per_channel(t, t.need(1), x.rank()),
                     bias = per_channel(t, t.need(2), x.rank());
   const std::string mean = per_channel(t, t.need(3), x.rank()),

@@ -1,8 +1,8 @@
 #include "onnx/translator.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cctype>
 #include <functional>
 #include <sstream>
 
@@ -71,6 +71,31 @@ std::string float_text(double x) {
   if (const auto e = s.find('e'); e != std::string::npos && s.find('.') == std::string::npos)
     s.insert(e, ".0");
   return s;
+}
+
+// `rearrange` texts (ops_common has the general ones; these keep the
+// translator free of it).
+std::string permuted_text(const std::string& x, const std::vector<std::int64_t>& perm) {
+  bool identity = true;
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<std::int64_t>(i);
+  if (identity) return x;
+  std::string in, out;
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    in += (i ? " a" : "a") + std::to_string(i);
+    out += (i ? " a" : "a") + std::to_string(perm[i]);
+  }
+  return "rearrange(" + x + ", " + in + " -> " + out + ")";
+}
+
+// Leading axes of 1 added: `from` is `to` less them.
+std::string reshape_text(const std::string& x, const std::vector<std::int64_t>& from,
+                         const std::vector<std::int64_t>& to) {
+  std::string in, out;
+  for (std::size_t i = 0; i < from.size(); ++i) in += (i ? " a" : "a") + std::to_string(i);
+  for (std::size_t i = 0; i < to.size() - from.size(); ++i) out += "1 ";
+  out += in;
+  return "rearrange(" + x + ", " + in + " -> " + out + ")";
 }
 
 }  // namespace
@@ -236,6 +261,8 @@ void Translator::emit_as(const std::string& expr, std::vector<std::int64_t> shap
   v.expr = identifier(node_->output(i), "v_");
   v.shape = std::move(shape);
   v.onnx_type = onnx_type;
+  v.perm = emit_perm_.empty() ? node_perm_ : emit_perm_;
+  if (v.perm.size() != v.shape.size()) v.perm.clear();
   std::string line = "    " + v.expr + " = " + expr;
   const std::string comment = "  # " +
                               (node_->name().empty() ? std::string("(unnamed)") : node_->name()) +
@@ -246,6 +273,36 @@ void Translator::emit_as(const std::string& expr, std::vector<std::int64_t> shap
 
 void Translator::emit(const std::string& expr, int i) {
   emit_as(expr, out_shape(i), out_type(i), i);
+}
+
+void Translator::emit_in_layout(const std::string& expr, const std::vector<std::int64_t>& perm,
+                                int i) {
+  emit_perm_ = perm;
+  emit_as(expr, out_shape(i), out_type(i), i);
+  emit_perm_.clear();
+}
+
+std::vector<std::int64_t> Translator::physical_shape(const std::vector<std::int64_t>& shape) const {
+  if (node_perm_.size() != shape.size()) return shape;
+  std::vector<std::int64_t> out;
+  for (auto p : node_perm_) out.push_back(shape[static_cast<std::size_t>(p)]);
+  return out;
+}
+
+bool Translator::follow_layout() {
+  std::size_t rank = 0;
+  for (int i = 0; i < node_->output_size(); ++i)
+    if (auto it = infos_.find(node_->output(i));
+        it != infos_.end() && it->second.type().has_tensor_type())
+      rank = static_cast<std::size_t>(it->second.type().tensor_type().shape().dim_size());
+  for (int i = 0; i < node_->input_size(); ++i) {
+    const Value* v = input(i);
+    if (v && !v->perm.empty() && !v->expr.empty() && v->perm.size() == rank) {
+      node_perm_ = v->perm;
+      return true;
+    }
+  }
+  return false;
 }
 
 void Translator::fold(Constant c, int i) {
@@ -279,6 +336,41 @@ std::string Translator::param_operand(const Constant& c, const std::string& onnx
 }
 
 std::string Translator::operand(const Value& v) {
+  if (!node_perm_.empty()) return in_layout(v, node_perm_);
+  return onnx_operand(v);
+}
+
+std::string Translator::in_layout(const Value& v, const std::vector<std::int64_t>& perm) {
+  if (!v.expr.empty() && v.perm == perm) return v.expr;
+  const std::size_t r = perm.size();
+  if (v.rank() == 0) return onnx_operand(v);  // a scalar broadcasts in any layout
+  const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&v)) + "/" + [&] {
+    std::string k;
+    for (auto p : perm) k += std::to_string(p) + " ";
+    return k;
+  }();
+  if (auto it = layout_cache_.find(key); it != layout_cache_.end()) return it->second;
+  // ONNX's broadcasting first (leading axes of 1), then the permutation.
+  std::string e = onnx_operand(v);
+  if (v.rank() < r) {
+    std::vector<std::int64_t> full(r - v.rank(), 1);
+    full.insert(full.end(), v.shape.begin(), v.shape.end());
+    e = reshape_text(e, v.shape, full);
+  }
+  e = let(permuted_text(e, perm));
+  return layout_cache_[key] = e;
+}
+
+std::string Translator::onnx_operand(const Value& v) {
+  if (!v.expr.empty() && !v.perm.empty()) {
+    // Back to ONNX's order, once.
+    const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&v)) + "/onnx";
+    if (auto it = layout_cache_.find(key); it != layout_cache_.end()) return it->second;
+    std::vector<std::int64_t> inverse(v.perm.size());
+    for (std::size_t i = 0; i < v.perm.size(); ++i)
+      inverse[static_cast<std::size_t>(v.perm[i])] = static_cast<std::int64_t>(i);
+    return layout_cache_[key] = let(permuted_text(v.expr, inverse));
+  }
   if (!v.expr.empty()) return v.expr;
   const Constant& c = *v.constant;
   const std::string dtype = ss_dtype(c.onnx_type);
@@ -373,8 +465,9 @@ void Translator::read_graph() {
     if (auto axes = symbolic_.axes.find(vi.name()); axes != symbolic_.axes.end())
       for (std::size_t i = 0; i < axes->second.size(); ++i)
         if (!axes->second[i].empty())
-          sized_.push_back("#   axis " + std::to_string(i) + " of input `" + vi.name() + "`: the graph's `" +
-                           axes->second[i] + "`, " + std::to_string(p.shape[i]) + " at this import");
+          sized_.push_back("#   axis " + std::to_string(i) + " of input `" + vi.name() +
+                           "`: the graph's `" + axes->second[i] + "`, " +
+                           std::to_string(p.shape[i]) + " at this import");
     p.name = is_identifier(vi.name()) && !reserved_names().count(vi.name()) &&
                      !used_names_.count(vi.name()) && !(vi.name()[0] >= 'A' && vi.name()[0] <= 'Z')
                  ? vi.name()
@@ -399,8 +492,11 @@ void Translator::translate_node(const onnx::NodeProto& n) {
   if (!h)
     unsupported("E2004", "op `" + n.op_type() + "` isn't supported",
                 "docs/onnx.md lists the ops shapescript imports");
+  node_perm_.clear();
+  if (follows_layout(n.op_type())) follow_layout();
   try {
     h(*this);
+    node_perm_.clear();
   } catch (ImportError& e) {
     if (e.op.empty()) {  // raised below the handler (a literal, a tensor): name the node
       e.node = n.name();

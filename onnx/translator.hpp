@@ -25,6 +25,9 @@ struct Value {
   int onnx_type = 0;
   std::optional<Constant> constant;
   bool frozen = false;  // an initializer OnnxOptions::frozen names: written out, never a parameter
+  // The program's layout of `expr`: its axis i is ONNX's axis perm[i]
+  // (channels last inside a network); empty for ONNX's own order.
+  std::vector<std::int64_t> perm;
 
   std::string dtype() const { return ss_dtype(onnx_type); }
   std::size_t rank() const { return shape.size(); }
@@ -84,8 +87,18 @@ class Translator {
   // Binds it to a folded constant (no statement).
   void fold(Constant c, int i = 0);
   // An expression for a value: its variable, or its constant written out
-  // (a literal when small and finite, else a parameter).
+  // (a literal when small and finite, else a parameter). In ONNX's axis
+  // order, or, while the node follows a layout (elementwise ops on a
+  // channels-last value), in that layout.
   std::string operand(const Value& v);
+  // The value in ONNX's order, and in a layout (`perm` as Value::perm),
+  // each made once per value.
+  std::string onnx_operand(const Value& v);
+  std::string in_layout(const Value& v, const std::vector<std::int64_t>& perm);
+  // Binds output i to an expression in a layout (Value::perm).
+  void emit_in_layout(const std::string& expr, const std::vector<std::int64_t>& perm, int i = 0);
+  // A shape as the node's layout lays it out (the shape itself without one).
+  std::vector<std::int64_t> physical_shape(const std::vector<std::int64_t>& shape) const;
   // A float constant as the parameter named after `onnx_name` (made on its
   // first use): a kernel permuted at import, say.
   std::string param_operand(const Constant& c, const std::string& onnx_name);
@@ -110,6 +123,9 @@ class Translator {
 
  private:
   void read_graph();
+  // An elementwise node computes in the layout of its first input that has
+  // one (of the output's rank): its other inputs are brought to it.
+  bool follow_layout();
   void translate_node(const onnx::NodeProto& n);
   std::string identifier(const std::string& onnx_name, const char* prefix);
   std::string param_for(const std::string& onnx_name, const Constant& c);
@@ -129,11 +145,16 @@ class Translator {
   std::map<std::int64_t, std::string> slicing_dims_;
   std::vector<std::string> body_, renames_;
   const onnx::NodeProto* node_ = nullptr;
+  std::vector<std::int64_t> node_perm_, emit_perm_;
+  std::map<std::string, std::string> layout_cache_;
   int temps_ = 0;
   std::string source_;
 };
 
 using Handler = void (*)(Translator&);
+// Whether an op type computes element by element, so it may run in its
+// inputs' layout (ops_elementwise.cpp lists them).
+bool follows_layout(const std::string& op_type);
 // The handler of an op type (of the default domain), or null.
 Handler handler_for(const std::string& op_type);
 // Every op type with a handler, sorted.

@@ -203,7 +203,40 @@ TEST_CASE("a symbolic batch axis is sized at import, and left unsized it is E200
   CHECK(m.translation.source.find("the graph's `batch`, 5 at this import") != std::string::npos);
   CHECK(m.translation.source.find("fn forward(x: [5 3]) -> [5 3]:") != std::string::npos);
   std::vector<float> xs(15, -1.0f);
-  const auto r = m.module.call("forward", m.arguments(std::vector<ss::Tensor>{ss::Tensor::of(xs, {5, 3})}));
+  const auto r =
+      m.module.call("forward", m.arguments(std::vector<ss::Tensor>{ss::Tensor::of(xs, {5, 3})}));
   REQUIRE(r);
   CHECK(r.tensor().to_floats() == std::vector<float>(15, 0.0f));
+}
+
+TEST_CASE(
+    "a CNN runs channels last inside, permuted once at each edge, and agrees with ONNX Runtime") {
+  if (!have_importer()) return;
+  const std::string dir = source_path("tests/onnx/models/");
+  ss::Tensor image, want;
+  REQUIRE(ss::read_onnx_tensor(read_all(dir + "small_cnn_input.pb"), &image, nullptr, nullptr,
+                               SS_TEST_ONNX_PATH));
+  REQUIRE(ss::read_onnx_tensor(read_all(dir + "small_cnn_output.pb"), &want, nullptr, nullptr,
+                               SS_TEST_ONNX_PATH));
+  for (const auto executor : {ss::Executor::fast, ss::Executor::reference}) {
+    ss::Engine engine({.executor = executor});
+    const auto m = engine.load_onnx(dir + "small_cnn.onnx", options());
+    REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? "" : m.diagnostics[0].render()));
+    const std::string& src = m.translation.source;
+    auto count = [&](const std::string& what) {
+      std::size_t n = 0;
+      for (auto at = src.find(what); at != std::string::npos; at = src.find(what, at + 1)) ++n;
+      return n;
+    };
+    // In at the image, out before Flatten: nothing around each conv or pool.
+    CHECK(count("rearrange(image, a0 a1 a2 a3 -> a0 a2 a3 a1)") == 1);
+    CHECK(count("a0 a1 a2 a3 -> a0 a3 a1 a2") == 1);
+    CHECK(src.find("param w1: [3 3 3 4]") != std::string::npos);  // the kernel permuted at import
+    const auto r = m.module.call("forward", m.arguments(std::vector<ss::Tensor>{image}));
+    REQUIRE(r);
+    const auto got = r.tensor().to_floats(), expected = want.to_floats();
+    REQUIRE(got.size() == expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      CHECK(got[i] == doctest::Approx(expected[i]).epsilon(1e-4));
+  }
 }

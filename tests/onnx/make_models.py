@@ -3,7 +3,7 @@
 import (docs/errors.md, tests/catalog copies them beside each transcript)
 and tests/onnx/import_test.cpp loads:
 
-    python3 tests/onnx/make_models.py   # needs `pip install onnx`
+    python3 tests/onnx/make_models.py   # needs `pip install onnx onnxruntime numpy`
 
 Each is the least model that shows its code. They are committed, so the
 test command needs no Python package."""
@@ -67,3 +67,50 @@ big = helper.make_tensor("big", TensorProto.INT64, [1], vals=[1 << 40])
 save("int64_big.onnx", [helper.make_node("Add", ["x", "big"], ["y"], name="add")],
      [tensor("x", TensorProto.INT64, [2])], [tensor("y", TensorProto.INT64, [2])],
      initializers=[big])
+
+# A small residual CNN (conv, batch norm, relu, max pool, a squeeze-and-
+# excite gate, a channel concat, global pooling, a classifier), with its
+# inputs and ONNX Runtime's outputs as goldens: channels last inside, one
+# permutation at each edge (tests/onnx/import_test.cpp).
+import numpy as np
+
+rng = np.random.default_rng(0)
+
+
+def init(name, *shape, scale=0.3):
+    return onnx.numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+C = 4
+weights = [
+    init("w1", C, 3, 3, 3), init("b1", C),
+    init("bn_scale", C, scale=1.0), init("bn_bias", C), init("bn_mean", C),
+    onnx.numpy_helper.from_array(rng.uniform(0.5, 1.5, C).astype(np.float32), "bn_var"),
+    init("w2", C, C, 3, 3), init("w_gate", C, 1, 1),
+    init("w_fc", 10, 2 * C), init("b_fc", 10),
+]
+nodes = [
+    helper.make_node("Conv", ["image", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+    helper.make_node("BatchNormalization", ["c1", "bn_scale", "bn_bias", "bn_mean", "bn_var"], ["n1"], name="bn1"),
+    helper.make_node("Relu", ["n1"], ["r1"], name="relu1"),
+    helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2], strides=[2, 2]),
+    helper.make_node("Conv", ["p1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+    helper.make_node("Add", ["c2", "p1"], ["res"], name="residual"),
+    helper.make_node("GlobalAveragePool", ["res"], ["squeezed"], name="squeeze"),
+    helper.make_node("Mul", ["squeezed", "w_gate"], ["gate_in"], name="gate_scale"),
+    helper.make_node("Sigmoid", ["gate_in"], ["gate"], name="gate"),
+    helper.make_node("Mul", ["res", "gate"], ["excited"], name="excite"),
+    helper.make_node("Concat", ["excited", "res"], ["joined"], name="join", axis=1),
+    helper.make_node("GlobalAveragePool", ["joined"], ["pooled"], name="pool2"),
+    helper.make_node("Flatten", ["pooled"], ["flat"], name="flatten"),
+    helper.make_node("Gemm", ["flat", "w_fc", "b_fc"], ["logits"], name="fc", transB=1),
+]
+save("small_cnn.onnx", nodes, [tensor("image", F, [2, 3, 8, 8])], [tensor("logits", F, [2, 10])], weights)
+
+import onnxruntime  # noqa: E402
+
+image = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+session = onnxruntime.InferenceSession(os.path.join(HERE, "small_cnn.onnx"), providers=["CPUExecutionProvider"])
+(logits,) = session.run(None, {"image": image})
+onnx.save_tensor(onnx.numpy_helper.from_array(image, "image"), os.path.join(HERE, "small_cnn_input.pb"))
+onnx.save_tensor(onnx.numpy_helper.from_array(logits, "logits"), os.path.join(HERE, "small_cnn_output.pb"))
