@@ -86,6 +86,18 @@ struct Builder {
         return wide_value ? libm("tanh", x) : libm_float("tanhf", x);
       case SS_JIT_ERF:
         return wide_value ? libm("erf", x) : libm_float("erff", x);
+      case SS_JIT_SIN:
+        return wide_value ? libm("sin", x) : libm_float("sinf", x);
+      case SS_JIT_COS:
+        return wide_value ? libm("cos", x) : libm_float("cosf", x);
+      case SS_JIT_TAN:
+        return wide_value ? libm("tan", x) : libm_float("tanf", x);
+      case SS_JIT_ASIN:
+        return wide_value ? libm("asin", x) : libm_float("asinf", x);
+      case SS_JIT_ACOS:
+        return wide_value ? libm("acos", x) : libm_float("acosf", x);
+      case SS_JIT_ATAN:
+        return wide_value ? libm("atan", x) : libm_float("atanf", x);
       default:
         break;
     }

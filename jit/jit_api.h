@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 7u
+#define SS_JIT_ABI_VERSION 8u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -64,7 +64,13 @@ enum {
   SS_JIT_FLOOR = 6,
   SS_JIT_POW = 7,
   SS_JIT_FMOD = 8,
-  SS_JIT_COPYSIGN = 9
+  SS_JIT_COPYSIGN = 9,
+  SS_JIT_SIN = 10,
+  SS_JIT_COS = 11,
+  SS_JIT_TAN = 12,
+  SS_JIT_ASIN = 13,
+  SS_JIT_ACOS = 14,
+  SS_JIT_ATAN = 15
 };
 
 typedef struct SsJitStep {

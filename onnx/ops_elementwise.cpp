@@ -49,7 +49,8 @@ void function_of_x(Translator& t) {
   t.emit(std::string(F) + "(" + x0(t) + ")");
 }
 
-constexpr char kErf[] = "erf";
+constexpr char kErf[] = "erf", kSin[] = "sin", kCos[] = "cos", kTan[] = "tan", kAsin[] = "asin", kAcos[] = "acos",
+               kAtan[] = "atan";
 constexpr char kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt", kTanh[] = "tanh",
                kSigmoid[] = "sigmoid";
 
@@ -433,6 +434,12 @@ bool follows_layout(const std::string& op_type) {
 void register_elementwise(std::map<std::string, Handler>& table) {
   table["Exp"] = function_of_x<kExp>;
   table["Erf"] = function_of_x<kErf>;
+  table["Sin"] = function_of_x<kSin>;
+  table["Cos"] = function_of_x<kCos>;
+  table["Tan"] = function_of_x<kTan>;
+  table["Asin"] = function_of_x<kAsin>;
+  table["Acos"] = function_of_x<kAcos>;
+  table["Atan"] = function_of_x<kAtan>;
   table["Log"] = function_of_x<kLog>;
   table["Sqrt"] = function_of_x<kSqrt>;
   table["Tanh"] = function_of_x<kTanh>;

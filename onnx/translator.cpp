@@ -36,7 +36,7 @@ const std::set<std::string>& reserved_names() {
       "float",     "str",      "SGD",        "Adam",      "AdamW",
       "Dataset",   "same",     "whole",      "batches",   "shuffle",
       "take",      "split",    "map",        "erf",       "floor",
-      "ceil",      "round",    "sign",       "sin",       "cos",
+      "ceil",      "round",    "sign",       "sin",       "cos", "asin", "acos", "atan",
       "tan"};
   return names;
 }

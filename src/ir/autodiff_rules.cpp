@@ -32,6 +32,19 @@ int Rules::unary_rule(Unary op, int x, int y, int g) {
     case Unary::erf:  // 2 / sqrt(pi) exp(-x^2)
       return mul(g, mul(constant(1.1283791670955126),
                         unary(Unary::exp, unary(Unary::neg, mul(x, x)))));
+    case Unary::sin:
+      return mul(g, unary(Unary::cos, x));
+    case Unary::cos:
+      return unary(Unary::neg, mul(g, unary(Unary::sin, x)));
+    case Unary::tan:  // 1 + y^2
+      return mul(g, binary(Binary::add, constant(1), mul(y, y), type(y)));
+    case Unary::asin:  // 1 / sqrt(1 - x^2)
+      return binary(Binary::div, g, unary(Unary::sqrt, binary(Binary::sub, constant(1), mul(x, x), type(y))), type(y));
+    case Unary::acos:
+      return unary(Unary::neg, binary(Binary::div, g,
+                                      unary(Unary::sqrt, binary(Binary::sub, constant(1), mul(x, x), type(y))), type(y)));
+    case Unary::atan:  // 1 / (1 + x^2)
+      return binary(Binary::div, g, binary(Binary::add, constant(1), mul(x, x), type(y)), type(y));
     case Unary::gelu_grad:
       throw NotDifferentiable("a gradient of a gradient", span_);
     case Unary::logical_not:

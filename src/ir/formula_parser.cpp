@@ -18,13 +18,19 @@ namespace {
 using F = Term::Function;
 using T = Term::Test;
 
-constexpr std::array<std::pair<const char*, F>, 10> kFunctions = {{{"exp", F::exp},
+constexpr std::array<std::pair<const char*, F>, 16> kFunctions = {{{"exp", F::exp},
                                                                    {"log", F::log},
                                                                    {"tanh", F::tanh},
                                                                    {"erf", F::erf},
                                                                    {"sqrt", F::sqrt},
                                                                    {"fabs", F::fabs},
                                                                    {"floor", F::floor},
+                                                                   {"sin", F::sin},
+                                                                   {"cos", F::cos},
+                                                                   {"tan", F::tan},
+                                                                   {"asin", F::asin},
+                                                                   {"acos", F::acos},
+                                                                   {"atan", F::atan},
                                                                    {"pow", F::pow},
                                                                    {"fmod", F::fmod},
                                                                    {"copysign", F::copysign}}};

@@ -97,6 +97,18 @@ double call(Term::Function f, double v, double w) {
       return std::fabs(v);
     case Term::Function::floor:
       return std::floor(v);
+    case Term::Function::sin:
+      return std::sin(v);
+    case Term::Function::cos:
+      return std::cos(v);
+    case Term::Function::tan:
+      return std::tan(v);
+    case Term::Function::asin:
+      return std::asin(v);
+    case Term::Function::acos:
+      return std::acos(v);
+    case Term::Function::atan:
+      return std::atan(v);
     case Term::Function::pow:
       return std::pow(v, w);
     case Term::Function::fmod:

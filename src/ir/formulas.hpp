@@ -26,6 +26,12 @@ struct Term {
     sqrt,
     fabs,
     floor,
+    sin,
+    cos,
+    tan,
+    asin,
+    acos,
+    atan,
     pow,  // the calls of two values from here on
     fmod,
     copysign

@@ -53,7 +53,7 @@ TEST_CASE("a formula renders as fully parenthesised C, its functions named by th
 }
 
 TEST_CASE("text outside the formula grammar is refused, saying where") {
-  for (const char* bad : {"x +", "sin(x)", "(x", "x ? 1.0 : 0.0", "x > 0.0 ? x", "y", "x x"}) {
+  for (const char* bad : {"x +", "sinc(x)", "(x", "x ? 1.0 : 0.0", "x > 0.0 ? x", "y", "x x"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(ss::ir::parse_formula(bad), std::invalid_argument);
   }

@@ -26,6 +26,18 @@ std::int32_t function_id(ir::Term::Function f) {
       return SS_JIT_FABS;
     case F::floor:
       return SS_JIT_FLOOR;
+    case F::sin:
+      return SS_JIT_SIN;
+    case F::cos:
+      return SS_JIT_COS;
+    case F::tan:
+      return SS_JIT_TAN;
+    case F::asin:
+      return SS_JIT_ASIN;
+    case F::acos:
+      return SS_JIT_ACOS;
+    case F::atan:
+      return SS_JIT_ATAN;
     case F::pow:
       return SS_JIT_POW;
     case F::fmod:
