@@ -49,8 +49,8 @@ void function_of_x(Translator& t) {
   t.emit(std::string(F) + "(" + x0(t) + ")");
 }
 
-constexpr char kErf[] = "erf", kSin[] = "sin", kCos[] = "cos", kTan[] = "tan", kAsin[] = "asin", kAcos[] = "acos",
-               kAtan[] = "atan";
+constexpr char kErf[] = "erf", kSin[] = "sin", kCos[] = "cos", kTan[] = "tan", kAsin[] = "asin",
+               kAcos[] = "acos", kAtan[] = "atan";
 constexpr char kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt", kTanh[] = "tanh",
                kSigmoid[] = "sigmoid";
 
@@ -235,23 +235,28 @@ bool fold_ints(Translator& t, const std::string& op) {
   const bool compare =
       op == "==" || op == "<" || op == "<=" || op == ">" || op == ">=" || op == "and" || op == "or";
   const int type = compare ? TP::BOOL : a->onnx_type;
-  t.fold(broadcast_ints(*a->constant, *b->constant, type,
-                        [&](std::int64_t x, std::int64_t y) -> std::int64_t {
-                          if (op == "+") return x + y;
-                          if (op == "-") return x - y;
-                          if (op == "*") return x * y;
-                          if (op == "/") return y == 0 ? 0 : x / y;  // toward zero, as ONNX's
-                          if (op == "==") return x == y;
-                          if (op == "<") return x < y;
-                          if (op == "<=") return x <= y;
-                          if (op == ">") return x > y;
-                          if (op == ">=") return x >= y;
-                          if (op == "and") return x && y;
-                          if (op == "or") return x || y;
-                          if (op == "max") return std::max(x, y);
-                          if (op == "min") return std::min(x, y);
-                          return 0;
-                        }));
+  t.fold(broadcast_ints(
+      *a->constant, *b->constant, type, [&](std::int64_t x, std::int64_t y) -> std::int64_t {
+        if (op == "+") return x + y;
+        if (op == "-") return x - y;
+        if (op == "*") return x * y;
+        if (op == "/") return y == 0 ? 0 : x / y;  // toward zero, as ONNX's
+        if (op == "==") return x == y;
+        if (op == "<") return x < y;
+        if (op == "<=") return x <= y;
+        if (op == ">") return x > y;
+        if (op == ">=") return x >= y;
+        if (op == "and") return x && y;
+        if (op == "or") return x || y;
+        if (op == "%" && y == 0) return 0;
+        if (op == "%") {  // ONNX's fmod=0 takes the divisor's sign, fmod=1 the dividend's
+          const std::int64_t r = x % y;
+          return t.int_attr("fmod", 0) || r == 0 || (r < 0) == (y < 0) ? r : r + y;
+        }
+        if (op == "max") return std::max(x, y);
+        if (op == "min") return std::min(x, y);
+        return 0;
+      }));
   return true;
 }
 
@@ -275,6 +280,7 @@ void div(Translator& t) {
 }
 
 void mod(Translator& t) {
+  if (fold_ints(t, "%")) return;
   auto [a, b] = pair_of(t);
   const std::string zero = lit(t, 0);
   const auto r = t.let("(" + a + ") % (" + b + ")");

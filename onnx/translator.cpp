@@ -6,7 +6,9 @@
 #include <functional>
 #include <sstream>
 
+#include "onnx/defs/schema.h"
 #include "onnx/import_error.hpp"
+#include "onnx/shape_inference/implementation.h"
 
 namespace ss::onnx_import {
 namespace {
@@ -36,8 +38,8 @@ const std::set<std::string>& reserved_names() {
       "float",     "str",      "SGD",        "Adam",      "AdamW",
       "Dataset",   "same",     "whole",      "batches",   "shuffle",
       "take",      "split",    "map",        "erf",       "floor",
-      "ceil",      "round",    "sign",       "sin",       "cos", "asin", "acos", "atan",
-      "tan"};
+      "ceil",      "round",    "sign",       "sin",       "cos",
+      "asin",      "acos",     "atan",       "tan"};
   return names;
 }
 
@@ -201,8 +203,78 @@ std::vector<float> Translator::floats_attr(const std::string& name) const {
   return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : std::vector<float>{};
 }
 
+bool Translator::shape_known(const std::string& name) const {
+  auto it = infos_.find(name);
+  if (it == infos_.end() || !it->second.type().has_tensor_type() ||
+      !it->second.type().tensor_type().has_shape())
+    return false;
+  for (const auto& d : it->second.type().tensor_type().shape().dim())
+    if (!d.has_dim_value()) return false;
+  return true;
+}
+
+// ONNX's inference runs again with what the translation knows: every value's
+// shape, and the nodes it folded as Constants (so its data propagation sees
+// their values). Where ONNX's propagation stopped at a shape computation the
+// translation folded (a Mod of sizes, say), the shapes after it are found.
+void Translator::refresh_inference() {
+  onnx::ModelProto work = model_;
+  auto* g = work.mutable_graph();
+  g->clear_value_info();
+  std::set<std::string> inputs;
+  for (const auto& vi : g->input()) inputs.insert(vi.name());
+  for (int k = 0; k < node_index_; ++k) {
+    auto* n = g->mutable_node(k);
+    bool folded = n->output_size() == 1;
+    for (const auto& o : n->output()) {
+      auto it = values_.find(o);
+      folded = folded && it != values_.end() && it->second.constant && it->second.expr.empty() &&
+               !it->second.constant->is_float();
+    }
+    if (!folded) continue;
+    const Constant& c = *values_.at(n->output(0)).constant;
+    onnx::NodeProto constant;
+    constant.set_op_type("Constant");
+    constant.set_name(n->name());
+    constant.add_output(n->output(0));
+    auto* a = constant.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    auto* tensor = a->mutable_t();
+    tensor->set_data_type(onnx::TensorProto::INT64);
+    for (auto d : c.shape) tensor->add_dims(d);
+    for (auto v : c.ints) tensor->add_int64_data(v);
+    *n = std::move(constant);
+  }
+  for (const auto& [name, v] : values_) {
+    if (inputs.count(name) || ss_dtype(v.onnx_type).empty()) continue;
+    auto* vi = g->add_value_info();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(v.constant && !v.constant->is_float() && v.expr.empty()
+                          ? onnx::TensorProto::INT64
+                          : v.onnx_type);
+    auto* shape = tt->mutable_shape();
+    for (auto d : v.shape) shape->add_dim()->set_dim_value(d);
+  }
+  try {
+    onnx::ShapeInferenceOptions options{false, 0, true};
+    onnx::shape_inference::InferShapes(work, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception&) {
+    return;  // what is still unknown stays E2007
+  }
+  for (const auto& vi : work.graph().value_info())
+    if (!shape_known(vi.name())) infos_[vi.name()] = vi;
+  for (const auto& vi : work.graph().output())
+    if (!shape_known(vi.name())) infos_[vi.name()] = vi;
+}
+
 std::vector<std::int64_t> Translator::out_shape(int i) const {
   const std::string& name = node_->output(i);
+  if (!shape_known(name) && !refreshed_.count(name)) {
+    refreshed_.insert(name);
+    const_cast<Translator*>(this)->refresh_inference();
+  }
   auto it = infos_.find(name);
   if (it == infos_.end() || !it->second.type().has_tensor_type() ||
       !it->second.type().tensor_type().has_shape())
@@ -509,7 +581,10 @@ void Translator::translate_node(const onnx::NodeProto& n) {
 
 void Translator::run() {
   read_graph();
-  for (const auto& n : model_.graph().node()) translate_node(n);
+  for (const auto& n : model_.graph().node()) {
+    translate_node(n);
+    ++node_index_;
+  }
   std::vector<std::string> returns, types;
   for (const auto& vi : model_.graph().output()) {
     auto it = values_.find(vi.name());

@@ -123,6 +123,8 @@ class Translator {
 
  private:
   void read_graph();
+  bool shape_known(const std::string& name) const;
+  void refresh_inference();
   // An elementwise node computes in the layout of its first input that has
   // one (of the output's rank): its other inputs are brought to it.
   bool follow_layout();
@@ -138,6 +140,8 @@ class Translator {
   std::vector<std::string> sized_;  // comments: the symbolic axes and their sizes
   std::map<std::string, Value> values_;
   std::map<std::string, onnx::ValueInfoProto> infos_;
+  int node_index_ = 0;                           // of the node being translated
+  mutable std::set<std::string> refreshed_;      // outputs whose shape made inference run again
   std::map<std::string, Constant> params_;       // by parameter name
   std::map<std::string, std::string> param_of_;  // onnx name -> parameter name
   std::vector<Port> inputs_, outputs_;
