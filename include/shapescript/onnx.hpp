@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,10 @@ SS_API std::vector<std::string> onnx_supported_ops(std::vector<Diagnostic>* erro
 // --inputs`): read (E1408 when it can't be) and written (E1706).
 SS_API bool read_tensor_file(const std::string& path, std::map<std::string, Tensor>* out,
                              std::vector<Diagnostic>* errors);
+// Tensors named in `as_int64` (i32, an ONNX model's int64 outputs) are
+// written as I64, as the model's own type.
 SS_API bool write_tensor_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
-                              std::vector<Diagnostic>* errors);
+                              std::vector<Diagnostic>* errors,
+                              const std::vector<std::string>& as_int64 = {});
 
 }  // namespace ss

@@ -54,6 +54,7 @@ typedef struct ss_tensor ss_tensor;
 typedef struct ss_status ss_status;
 typedef struct ss_load_options ss_load_options;
 typedef struct ss_call_result ss_call_result;
+typedef struct ss_value ss_value; /* a value the library owns (below) */
 
 /* ---- statuses ---- */
 
@@ -230,6 +231,32 @@ SS_C_API ss_module* ss_engine_load_file(const ss_engine* engine, const char* pat
                                         const ss_load_options* options, ss_status** status);
 SS_C_API void ss_module_free(ss_module* module);
 
+/* ONNX models (docs/onnx.md): translated to a program, which is loaded
+ * with `options`. The `Onnx` model value forward takes first goes to
+ * *weights (NULL when the graph has no float initializer; `weights` may be
+ * NULL). `onnx` may be NULL (the defaults): extra source appended to the
+ * program, initializers imported as constants, sizes of the graph's
+ * symbolic dims by its names, and the importer's path (NULL or "": the
+ * usual search). Refusals are E2001-E2010. */
+typedef struct {
+  const char* extra_source;
+  size_t frozen_count;
+  const char* const* frozen;
+  size_t dim_count;
+  const char* const* dim_names;
+  const int64_t* dim_sizes;
+  const char* library;
+} ss_onnx_options;
+SS_C_API ss_onnx_options ss_onnx_options_default(void);
+SS_C_API ss_module* ss_engine_load_onnx(const ss_engine* engine, const char* path,
+                                        const ss_onnx_options* onnx,
+                                        const ss_load_options* options, ss_value** weights,
+                                        ss_status** status);
+SS_C_API ss_module* ss_engine_load_onnx_bytes(const ss_engine* engine, const void* bytes,
+                                              size_t size, const ss_onnx_options* onnx,
+                                              const ss_load_options* options, ss_value** weights,
+                                              ss_status** status);
+
 /* Hot reload: loads `text` and, when it has no errors, makes it the
  * module's program (a status with the errors otherwise, the module
  * untouched). Calls on other threads may run meanwhile: each finishes on
@@ -265,7 +292,6 @@ SS_C_API void ss_call_result_free(ss_call_result* result);
  * (ss_module_copy_value makes an independent value). Handles may be used
  * from several threads at once: a call reads the version current when it
  * started, and two `mut` calls on one value run one after the other. */
-typedef struct ss_value ss_value;
 typedef enum {
   SS_KIND_EMPTY = 0,
   SS_KIND_TENSOR = 1,

@@ -266,3 +266,66 @@ ss_status* ss_module_reserve(const ss_module* module, const char* function, size
 }
 
 }  // extern "C"
+
+namespace {
+
+ss::OnnxOptions onnx_options_of(const ss_onnx_options* onnx, const ss_load_options* options) {
+  ss::OnnxOptions o;
+  if (options) o.load = options->options;
+  if (!onnx) return o;
+  if (onnx->extra_source) o.extra_source = onnx->extra_source;
+  for (size_t k = 0; k < onnx->frozen_count; ++k)
+    if (onnx->frozen && onnx->frozen[k]) o.frozen.emplace_back(onnx->frozen[k]);
+  for (size_t k = 0; k < onnx->dim_count; ++k)
+    if (onnx->dim_names && onnx->dim_names[k] && onnx->dim_sizes)
+      o.dims[onnx->dim_names[k]] = onnx->dim_sizes[k];
+  if (onnx->library) o.library = onnx->library;
+  return o;
+}
+
+ss_module* loaded_onnx(ss::OnnxModel m, ss_value** weights, ss_status** status) {
+  if (!m) {
+    set(status, status_of(m.diagnostics));
+    return nullptr;
+  }
+  if (weights) *weights = m.weights ? new ss_value(m.weights) : nullptr;
+  return new ss_module{std::move(m.module)};
+}
+
+}  // namespace
+
+extern "C" {
+
+ss_onnx_options ss_onnx_options_default(void) {
+  return ss_onnx_options{nullptr, 0, nullptr, 0, nullptr, nullptr, nullptr};
+}
+
+ss_module* ss_engine_load_onnx(const ss_engine* engine, const char* path,
+                               const ss_onnx_options* onnx, const ss_load_options* options,
+                               ss_value** weights, ss_status** status) {
+  if (status) *status = nullptr;
+  if (weights) *weights = nullptr;
+  if (!engine) return set(status, null_argument(__func__, "engine")), nullptr;
+  if (!path) return set(status, null_argument(__func__, "path")), nullptr;
+  return guarded(status, [&] {
+    return loaded_onnx(engine->engine.load_onnx(path, onnx_options_of(onnx, options)), weights,
+                       status);
+  });
+}
+
+ss_module* ss_engine_load_onnx_bytes(const ss_engine* engine, const void* bytes, size_t size,
+                                     const ss_onnx_options* onnx, const ss_load_options* options,
+                                     ss_value** weights, ss_status** status) {
+  if (status) *status = nullptr;
+  if (weights) *weights = nullptr;
+  if (!engine) return set(status, null_argument(__func__, "engine")), nullptr;
+  if (!bytes && size) return set(status, null_argument(__func__, "bytes")), nullptr;
+  return guarded(status, [&] {
+    return loaded_onnx(engine->engine.load_onnx_bytes(
+                           std::string_view(static_cast<const char*>(bytes), bytes ? size : 0),
+                           onnx_options_of(onnx, options)),
+                       weights, status);
+  });
+}
+
+}  // extern "C"

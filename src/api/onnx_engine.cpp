@@ -1,5 +1,6 @@
 // Engine's ONNX entry points: translate (the importer module), then load
 // the program as any other, its weights as the `Onnx` model value.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -96,11 +97,33 @@ bool read_tensor_file(const std::string& path, std::map<std::string, Tensor>* ou
 }
 
 bool write_tensor_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
-                       std::vector<Diagnostic>* errors) {
+                       std::vector<Diagnostic>* errors, const std::vector<std::string>& as_int64) {
   try {
     std::map<std::string, runtime::Tensor> named;
-    for (const auto& [name, t] : tensors) named[name] = Module::Impl::to_runtime(t);
-    runtime::write_safetensors(path, named);
+    std::map<std::string, runtime::Tensor> widened;  // int64 outputs, as pairs of int32 words
+    for (const auto& [name, t] : tensors) {
+      const bool wide = std::find(as_int64.begin(), as_int64.end(), name) != as_int64.end();
+      if (!wide || t.dtype() != DType::i32) {
+        named[name] = Module::Impl::to_runtime(t);
+        continue;
+      }
+      std::vector<std::int32_t> words;
+      const auto values = t.to_floats();
+      const runtime::Tensor packed = Module::Impl::to_runtime(t).compact();
+      const auto* ints = static_cast<const std::int32_t*>(packed.raw());
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::int64_t v = ints[i];
+        words.push_back(static_cast<std::int32_t>(static_cast<std::uint32_t>(v & 0xffffffff)));
+        words.push_back(
+            static_cast<std::int32_t>(static_cast<std::uint32_t>((v >> 32) & 0xffffffff)));
+      }
+      std::vector<std::int64_t> shape = t.shape();
+      shape.push_back(2);
+      named[name] = Module::Impl::to_runtime(Tensor::of(words, shape)).clone();
+      widened[name] = named[name];
+    }
+    runtime::write_safetensors(path, named, {}, {},
+                               [&](const std::string& name) { return widened.count(name) > 0; });
     return true;
   } catch (const runtime::DataError& e) {
     if (errors) errors->push_back(diag::error(e.code, e.what(), e.help));

@@ -182,6 +182,9 @@ struct Fixture {
       return &table;
     } else if constexpr (std::is_same_v<T, const ss_file_access*>) {
       return &files;
+    } else if constexpr (std::is_same_v<T, const ss_onnx_options*>) {
+      static const ss_onnx_options onnx = ss_onnx_options_default();
+      return &onnx;
     } else if constexpr (std::is_same_v<T, const ss_arg*>) {
       return args;
     } else if constexpr (std::is_same_v<T, const std::int64_t*>) {
@@ -237,7 +240,8 @@ struct Fixture {
 // Parameters that may be NULL, as the header documents (user data always).
 bool may_be_null(const std::string& function, const std::string& param) {
   static const std::set<std::string> anywhere = {
-      "user", "print_user", "status", "out", "result", "options", "keep", "name", "print"};
+      "user", "print_user", "status", "out", "result", "options", "keep", "name", "print",
+      "onnx", "weights"};
   if (anywhere.count(param)) {
     // The setters need their options; ss_load_options_sink's `name` is its key.
     if (param == "options" && function.rfind("ss_load_options_", 0) == 0) return false;

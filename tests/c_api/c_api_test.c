@@ -422,6 +422,43 @@ int main(int argc, char** argv) {
     ss_load_options_free(mpi);
   }
 
+  /* An ONNX model, translated and loaded; its refusals coded. */
+  if (argc > 2) {
+    const float xs[6] = {-1, 2, -3, 4, -5, 6};
+    const int64_t shape2[2] = {2, 3};
+    const char* names[1] = {"x"};
+    ss_tensor* x = ss_tensor_new(SS_F32, xs, shape2, 2);
+    const ss_tensor* inputs[1];
+    ss_value* weights = NULL;
+    ss_call_result* result = NULL;
+    ss_onnx_options onnx = ss_onnx_options_default();
+    float out[6] = {0};
+    inputs[0] = x;
+    snprintf(path, sizeof path, "%s/tests/onnx/models/relu.onnx", argv[2]);
+    module = ss_engine_load_onnx(engine, path, &onnx, NULL, &weights, &status);
+    CHECK(module != NULL && status == NULL && weights == NULL); /* no initializer, no model */
+    if (module) {
+      status = ss_module_call(module, "forward", 1, names, inputs, &result);
+      CHECK(status == NULL && result != NULL);
+      if (result) {
+        CHECK(ss_tensor_to_floats(ss_call_result_tensor(result, 0), out, 6) == 6);
+        CHECK(out[0] == 0 && out[1] == 2 && out[5] == 6);
+        ss_call_result_free(result);
+      }
+      ss_module_free(module);
+    }
+    snprintf(path, sizeof path, "%s/tests/onnx/models/determinant.onnx", argv[2]);
+    module = ss_engine_load_onnx(engine, path, NULL, NULL, NULL, &status);
+    CHECK(module == NULL && status != NULL && strcmp(ss_status_code(status), "E2004") == 0);
+    ss_status_free(status);
+    status = NULL;
+    module = ss_engine_load_onnx_bytes(engine, "junk", 4, NULL, NULL, NULL, &status);
+    CHECK(module == NULL && status != NULL && strcmp(ss_status_code(status), "E2002") == 0);
+    ss_status_free(status);
+    status = NULL;
+    ss_tensor_free(x);
+  }
+
   ss_load_options_free(options);
   ss_engine_free(engine);
   if (failures == 0) printf("c api: every check passed\n");

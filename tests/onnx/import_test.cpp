@@ -161,6 +161,26 @@ TEST_CASE("shapescript import writes the program and its weights, and run execut
   REQUIRE(ss::read_tensor_file(dir.path() + "/out.safetensors", &out, nullptr));
   REQUIRE(out.count("3"));
   CHECK(out.at("3").shape() == std::vector<std::int64_t>{4, 8});
+  // An int64 output goes back as the model's int64 (I64), an input of
+  // int64 in as i32.
+  const std::string argmax =
+      ss::test::backend_data_root() + "/node/test_argmax_default_axis_random";
+  ss::Tensor data, expected;
+  REQUIRE(ss::read_onnx_tensor(read_all(argmax + "/test_data_set_0/input_0.pb"), &data, nullptr,
+                               nullptr, SS_TEST_ONNX_PATH));
+  REQUIRE(ss::read_onnx_tensor(read_all(argmax + "/test_data_set_0/output_0.pb"), &expected,
+                               nullptr, nullptr, SS_TEST_ONNX_PATH));
+  REQUIRE(ss::write_tensor_file(dir.path() + "/data.safetensors", {{"data", data}}, nullptr));
+  const auto picked = ss::test::run_process(
+      {ss::test::kCliPath, "run", argmax + "/model.onnx", "--inputs",
+       dir.path() + "/data.safetensors", "--outputs", dir.path() + "/result.safetensors"},
+      {.merge_stderr = true});
+  CHECK_MESSAGE(picked.exit_code == 0, picked.out);
+  CHECK(ss::test::read_file(dir.path() + "/result.safetensors").find("\"dtype\":\"I64\"") !=
+        std::string::npos);
+  std::map<std::string, ss::Tensor> result;
+  REQUIRE(ss::read_tensor_file(dir.path() + "/result.safetensors", &result, nullptr));
+  CHECK(result.at("result").to_floats() == expected.to_floats());
   const auto refused = ss::test::run_process(
       {ss::test::kCliPath, "import", source_path("tests/onnx/models/determinant.onnx"), "-o",
        dir.path() + "/d.ss"},

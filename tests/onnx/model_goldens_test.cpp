@@ -33,12 +33,14 @@ ss::Tensor pattern(const ss::OnnxPort& port) {
   for (auto d : port.shape) n *= d;
   if (port.dtype == ss::DType::i32) {
     std::vector<std::int32_t> v(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i % 100);
+    for (std::int64_t i = 0; i < n; ++i)
+      v[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i % 100);
     return ss::Tensor::of(v, port.shape);
   }
   std::vector<float> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
-    v[static_cast<std::size_t>(i)] = static_cast<float>(static_cast<double>((i * 7919) % 1000) / 500.0 - 1.0);
+    v[static_cast<std::size_t>(i)] =
+        static_cast<float>(static_cast<double>((i * 7919) % 1000) / 500.0 - 1.0);
   return ss::Tensor::of(v, port.shape);
 }
 
@@ -77,13 +79,15 @@ int run_models(bool committed_ones, std::string* missing) {
     const ss::CallResult r = m.module.call("forward", m.arguments(inputs));
     REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? std::string() : r.diagnostics[0].message));
     std::vector<ss::Tensor> got;
-    if (r.values.empty()) got = r.outputs;
+    if (r.values.empty())
+      got = r.outputs;
     else if (r.values.size() == 1 && r.values[0].kind() == ss::Value::Kind::tuple)
       for (const auto& v : r.values[0].items()) got.push_back(v.tensor());
     else
       for (const auto& v : r.values) got.push_back(v.tensor());
     std::map<std::string, ss::Tensor> goldens;
-    const std::string golden_file = fs::path(file).filename().replace_extension(".safetensors").string();
+    const std::string golden_file =
+        fs::path(file).filename().replace_extension(".safetensors").string();
     REQUIRE(ss::read_tensor_file(here + "goldens/" + golden_file, &goldens, nullptr));
     REQUIRE(got.size() == m.translation.outputs.size());
     for (std::size_t k = 0; k < got.size(); ++k) {
@@ -108,14 +112,18 @@ int run_models(bool committed_ones, std::string* missing) {
 }  // namespace
 
 TEST_CASE("PyTorch's modules imported from ONNX agree with ONNX Runtime" * doctest::timeout(300)) {
-  if (std::string(SS_TEST_ONNX_PATH).empty()) return ss::test::skip("the ONNX importer wasn't built");
+  if (std::string(SS_TEST_ONNX_PATH).empty())
+    return ss::test::skip("the ONNX importer wasn't built");
   std::string missing;
-  CHECK(run_models(true, &missing) == 11);  // transformer, attention, GRU, LSTM, RNN, norms, embedding...
+  CHECK(run_models(true, &missing) ==
+        11);  // transformer, attention, GRU, LSTM, RNN, norms, embedding...
   CHECK(missing.empty());
 }
 
-TEST_CASE("torchvision's image models imported from ONNX agree with ONNX Runtime" * doctest::timeout(600)) {
-  if (std::string(SS_TEST_ONNX_PATH).empty()) return ss::test::skip("the ONNX importer wasn't built");
+TEST_CASE("torchvision's image models imported from ONNX agree with ONNX Runtime" *
+          doctest::timeout(600)) {
+  if (std::string(SS_TEST_ONNX_PATH).empty())
+    return ss::test::skip("the ONNX importer wasn't built");
   std::string missing;
   const int ran = run_models(false, &missing);
   if (ran == 0)

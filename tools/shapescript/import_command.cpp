@@ -111,10 +111,13 @@ int run_onnx(const std::string& path, const Options& options) {
   else
     for (const auto& v : result.values) got.push_back(v.tensor());
   std::map<std::string, Tensor> named;
-  for (std::size_t i = 0; i < got.size() && i < model.translation.outputs.size(); ++i)
+  std::vector<std::string> int64;  // written back as the model's int64
+  for (std::size_t i = 0; i < got.size() && i < model.translation.outputs.size(); ++i) {
     named[model.translation.outputs[i].onnx_name] = got[i];
+    if (model.translation.outputs[i].int64) int64.push_back(model.translation.outputs[i].onnx_name);
+  }
   if (!options.outputs.empty()) {
-    if (!write_tensor_file(options.outputs, named, &errors)) return report(errors, options);
+    if (!write_tensor_file(options.outputs, named, &errors, int64)) return report(errors, options);
     std::cout << "wrote " << options.outputs << "\n";
     return kOk;
   }

@@ -138,16 +138,19 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path, const Fi
 }
 
 void write_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
-                       const std::map<std::string, std::string>& metadata,
-                       const FileAccess& files) {
+                       const std::map<std::string, std::string>& metadata, const FileAccess& files,
+                       const std::function<bool(const std::string&)>& as_int64) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::string data;
   for (const auto& [name, tensor] : tensors) {
     const Tensor packed = tensor.compact();
     const std::size_t bytes = static_cast<std::size_t>(packed.size()) * dtype_size(packed.dtype());
-    header[name] = {{"dtype", file_dtype(packed.dtype())},
-                    {"shape", packed.shape()},
+    const bool wide = as_int64 && as_int64(name);
+    std::vector<std::int64_t> shape = packed.shape();
+    if (wide) shape.pop_back();  // the (low, high) words of each element
+    header[name] = {{"dtype", wide ? std::string("I64") : file_dtype(packed.dtype())},
+                    {"shape", shape},
                     {"data_offsets", {data.size(), data.size() + bytes}}};
     if (bytes) data.append(static_cast<const char*>(packed.raw()), bytes);
   }

@@ -3,6 +3,7 @@
 // range, then the bytes. What PyTorch's `safetensors.torch.load_file` reads.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -20,8 +21,12 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path,
 // Writes the tensors (packed, little-endian) with `metadata` in the header's
 // __metadata__. Written to a temporary beside the file, then renamed, so a
 // crash never leaves a broken file. Throws DataError (E1706).
+// `as_int64` names int32 tensors whose last axis (of 2) holds each int64
+// element's low and high words: written as I64 of the shape without it
+// (an ONNX model's int64 outputs).
 void write_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
                        const std::map<std::string, std::string>& metadata = {},
-                       const FileAccess& files = {});
+                       const FileAccess& files = {},
+                       const std::function<bool(const std::string&)>& as_int64 = {});
 
 }  // namespace ss::runtime
