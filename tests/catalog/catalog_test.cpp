@@ -218,8 +218,9 @@ TEST_CASE("every catalog example reports its code") {
     if (onnx)  // the models tests/onnx/make_models.py wrote
       for (const auto& f : std::filesystem::directory_iterator(std::string(SS_TEST_SOURCE_DIR) +
                                                                "/tests/onnx/models"))
-        std::filesystem::copy_file(f.path(),
-                                   std::filesystem::path(dir.path()) / f.path().filename());
+        if (f.is_regular_file())
+          std::filesystem::copy_file(f.path(),
+                                     std::filesystem::path(dir.path()) / f.path().filename());
     if (entry.example->language == "console")
       run_transcript(entry, dir, stand_in, mpi);
     else
