@@ -171,6 +171,23 @@ std::string frozen_floats(Translator& t, const std::vector<double>& values,
   return t.operand(v);
 }
 
+Constant ints_constant(std::vector<std::int64_t> values, std::vector<std::int64_t> shape,
+                       int onnx_type) {
+  Constant c;
+  c.onnx_type = onnx_type;
+  c.shape = std::move(shape);
+  c.ints = std::move(values);
+  return c;
+}
+
+Value value_of(Constant c) {
+  Value v;
+  v.shape = c.shape;
+  v.onnx_type = c.onnx_type;
+  v.constant = std::move(c);
+  return v;
+}
+
 std::vector<std::int64_t> constant_ints(const Translator& t, int input, const char* what) {
   const Value& v = t.need(input);
   if (!v.constant)

@@ -44,6 +44,12 @@ std::string gather_axis(Translator& t, const std::string& x, const std::vector<s
 std::string frozen_floats(Translator& t, const std::vector<double>& values,
                           const std::vector<std::int64_t>& shape, const std::string& dtype);
 
+// An integer constant, and a constant as a value (no expression: written
+// into the program where an operation reads it).
+Constant ints_constant(std::vector<std::int64_t> values, std::vector<std::int64_t> shape,
+                       int onnx_type = onnx::TensorProto::INT64);
+Value value_of(Constant c);
+
 // A constant's integers (a shape, axes, indices), E2007 when the input
 // isn't a constant at import.
 std::vector<std::int64_t> constant_ints(const Translator& t, int input, const char* what);

@@ -13,24 +13,12 @@ namespace {
 
 using TP = onnx::TensorProto;
 
-Value ints_value(std::vector<std::int64_t> values, std::vector<std::int64_t> shape,
-                 int type = TP::INT32) {
-  Value v;
-  v.constant = Constant{};
-  v.constant->onnx_type = type;
-  v.constant->shape = shape;
-  v.constant->ints = std::move(values);
-  v.shape = std::move(shape);
-  v.onnx_type = type;
-  return v;
-}
-
 // 0..n-1 along axis `axis` of a tensor of rank `rank` (ones elsewhere).
 Value positions(std::int64_t n, std::size_t axis, std::size_t rank) {
   std::vector<std::int64_t> shape(rank, 1), values;
   shape[axis] = n;
   for (std::int64_t i = 0; i < n; ++i) values.push_back(i);
-  return ints_value(std::move(values), std::move(shape));
+  return value_of(ints_constant(std::move(values), std::move(shape), TP::INT32));
 }
 
 void gather_elements(Translator& t) {

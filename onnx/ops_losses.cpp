@@ -24,10 +24,7 @@ void nll(Translator& t, const std::string& log_prob, const std::vector<std::int6
   ids.shape = {classes};
   for (std::size_t i = 0; i < extra; ++i) ids.shape.push_back(1);
   for (std::int64_t c = 0; c < classes; ++c) ids.ints.push_back(c);
-  Value id_value;
-  id_value.constant = ids;
-  id_value.shape = ids.shape;
-  id_value.onnx_type = TP::INT32;
+  const Value id_value = value_of(ids);
   std::vector<std::int64_t> target_with_class = target.shape;
   target_with_class.insert(target_with_class.begin() + 1, 1);
   const std::string labels =

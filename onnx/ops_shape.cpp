@@ -14,15 +14,6 @@ namespace {
 
 using TP = onnx::TensorProto;
 
-Constant ints_constant(std::vector<std::int64_t> values, std::vector<std::int64_t> shape,
-                       int type = TP::INT64) {
-  Constant c;
-  c.onnx_type = type;
-  c.shape = std::move(shape);
-  c.ints = std::move(values);
-  return c;
-}
-
 void shape(Translator& t) {
   const Value& x = t.need(0);
   const auto r = static_cast<std::int64_t>(x.rank());
@@ -401,10 +392,7 @@ void gather(Translator& t) {
     if (negative) {
       Constant c = *ids.constant;
       for (auto& v : c.ints) v = v < 0 ? v + n : v;
-      Value fixed;
-      fixed.constant = c;
-      fixed.shape = c.shape;
-      fixed.onnx_type = c.onnx_type;
+      const Value fixed = value_of(c);
       index = t.operand(fixed);
     }
   }
@@ -489,10 +477,7 @@ void trilu(Translator& t) {
   mask.shape = {rows, cols};
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j) mask.ints.push_back(upper ? j - i >= k : j - i <= k);
-  Value m;
-  m.constant = mask;
-  m.shape = mask.shape;
-  m.onnx_type = TP::BOOL;
+  const Value m = value_of(mask);
   if (x.count() == 0)
     t.unsupported("E2007", "an empty tensor", "shapescript's tensors have no empty axes");
   t.emit("where(" + t.operand(m) + ", " + t.operand(x) + ", " + Translator::literal(0, x.dtype()) +

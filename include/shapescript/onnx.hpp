@@ -69,6 +69,8 @@ struct SS_API OnnxModel {
   explicit operator bool() const { return !has_errors(diagnostics) && static_cast<bool>(module); }
   // forward's arguments: weights (when there are any), then the inputs in order.
   std::vector<Arg> arguments(const std::vector<Tensor>& inputs) const;
+  // A call of forward's results, one tensor per graph output, in its order.
+  static std::vector<Tensor> results(const CallResult& result);
 };
 
 // A serialized ONNX TensorProto (a backend test's input_0.pb) as a tensor:

@@ -131,6 +131,18 @@ bool write_tensor_file(const std::string& path, const std::map<std::string, Tens
   }
 }
 
+std::vector<Tensor> OnnxModel::results(const CallResult& result) {
+  // Host tensors alone come back as outputs; with the weights, as values
+  // (a tuple's items for several outputs).
+  std::vector<Tensor> out;
+  if (result.values.empty()) return result.outputs;
+  if (result.values.size() == 1 && result.values[0].kind() == Value::Kind::tuple)
+    for (const auto& v : result.values[0].items()) out.push_back(v.tensor());
+  else
+    for (const auto& v : result.values) out.push_back(v.tensor());
+  return out;
+}
+
 bool read_onnx_tensor(std::string_view bytes, Tensor* out, std::string* name,
                       std::vector<Diagnostic>* errors, const std::string& library) {
   return api::read_onnx_tensor(bytes, out, name, errors, library);

@@ -174,13 +174,7 @@ BackendResult run_one(const Engine& engine, const fs::path& folder, const std::s
       r.detail = "call failed: " + result.diagnostics.front().message;
       return r;
     }
-    std::vector<Tensor> got;
-    if (result.values.empty())
-      got = result.outputs;
-    else if (result.values.size() == 1 && result.values[0].kind() == Value::Kind::tuple)
-      for (const auto& v : result.values[0].items()) got.push_back(v.tensor());
-    else
-      for (const auto& v : result.values) got.push_back(v.tensor());
+    const std::vector<ss::Tensor> got = ss::OnnxModel::results(result);
     if (got.size() != wants.size()) {
       r.status = "fail";
       r.detail = "forward gave " + std::to_string(got.size()) + " outputs, expected " +

@@ -78,13 +78,7 @@ int run_models(bool committed_ones, std::string* missing) {
     for (const auto& port : m.translation.inputs) inputs.push_back(pattern(port));
     const ss::CallResult r = m.module.call("forward", m.arguments(inputs));
     REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? std::string() : r.diagnostics[0].message));
-    std::vector<ss::Tensor> got;
-    if (r.values.empty())
-      got = r.outputs;
-    else if (r.values.size() == 1 && r.values[0].kind() == ss::Value::Kind::tuple)
-      for (const auto& v : r.values[0].items()) got.push_back(v.tensor());
-    else
-      for (const auto& v : r.values) got.push_back(v.tensor());
+    const std::vector<ss::Tensor> got = ss::OnnxModel::results(r);
     std::map<std::string, ss::Tensor> goldens;
     const std::string golden_file =
         fs::path(file).filename().replace_extension(".safetensors").string();

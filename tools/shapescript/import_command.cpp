@@ -103,13 +103,7 @@ int run_onnx(const std::string& path, const Options& options) {
   }
   const CallResult result = model.module.call("forward", model.arguments(inputs));
   if (!result) return report(result.diagnostics, options);
-  std::vector<Tensor> got;
-  if (result.values.empty())
-    got = result.outputs;
-  else if (result.values.size() == 1 && result.values[0].kind() == Value::Kind::tuple)
-    for (const auto& v : result.values[0].items()) got.push_back(v.tensor());
-  else
-    for (const auto& v : result.values) got.push_back(v.tensor());
+  const std::vector<Tensor> got = OnnxModel::results(result);
   std::map<std::string, Tensor> named;
   std::vector<std::string> int64;  // written back as the model's int64
   for (std::size_t i = 0; i < got.size() && i < model.translation.outputs.size(); ++i) {
