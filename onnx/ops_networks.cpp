@@ -1,5 +1,6 @@
 // The layers' ops: MatMul and Gemm (more to come: convolutions, pooling,
 // normalisations).
+#include "onnx/folding.hpp"
 #include "onnx/ops.hpp"
 #include "onnx/ops_common.hpp"
 
@@ -53,9 +54,19 @@ void gemm(Translator& t) {
   if (a.onnx_type != TP::FLOAT)
     t.unsupported("E2006",
                   "Gemm of " + onnx_type_name(a.onnx_type) + " isn't supported (float32 only)");
-  std::string x = t.operand(a), y = t.operand(b);
+  std::string x = t.operand(a), y;
   if (t.int_attr("transA", 0)) x = transpose_expr(x, {1, 0});
-  if (t.int_attr("transB", 0)) y = transpose_expr(y, {1, 0});
+  if (t.int_attr("transB", 0) && b.constant && b.expr.empty() && !b.frozen && b.rank() == 2) {
+    // A weight transposed once, at import, not at every call.
+    const auto s = strides_of(b.shape);
+    y = t.param_operand(
+        gather_flat(*b.constant, {b.shape[1], b.shape[0]},
+                    [&](const std::vector<std::int64_t>& i) { return i[0] + i[1] * s[0]; }),
+        t.name_of(b), "transposed");
+  } else {
+    y = t.operand(b);
+    if (t.int_attr("transB", 0)) y = transpose_expr(y, {1, 0});
+  }
   std::string e = x + " @ " + y;
   const float alpha = t.float_attr("alpha", 1.0f), beta = t.float_attr("beta", 1.0f);
   if (alpha != 1.0f) e = Translator::literal(alpha, "f32") + " * (" + e + ")";

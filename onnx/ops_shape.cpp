@@ -245,12 +245,21 @@ struct Range1 {
 Range1 slice_range(Translator& t, std::int64_t size, std::int64_t start, std::int64_t end,
                    std::int64_t step) {
   if (step == 0) t.unsupported("E2005", "a Slice step of 0");
-  if (step < 0) t.unsupported("E2005", "a Slice with a negative step (a reversal) isn't supported");
   if (start < 0) start += size;
   if (end < 0) end += size;
+  if (step < 0) {  // numpy's: from start down to, not including, end
+    start = std::clamp<std::int64_t>(start, -1, size - 1);
+    end = std::clamp<std::int64_t>(end, -1, size - 1);
+    return {start, std::min(start, end), step};
+  }
   start = std::clamp<std::int64_t>(start, 0, size);
   end = std::clamp<std::int64_t>(end, 0, size);
   return {start, std::max(start, end), step};
+}
+
+std::int64_t count_of(const Range1& r) {
+  return r.step > 0 ? (r.end - r.start + r.step - 1) / r.step
+                    : (r.start - r.end - r.step - 1) / -r.step;
 }
 
 void slice(Translator& t) {
@@ -271,7 +280,7 @@ void slice(Translator& t) {
     ranges[a] = slice_range(t, x.shape[a], starts[i], ends[i], steps[i]);
   }
   std::vector<std::int64_t> to;
-  for (const auto& r : ranges) to.push_back((r.end - r.start + r.step - 1) / r.step);
+  for (const auto& r : ranges) to.push_back(count_of(r));
   if (x.constant) {
     const auto s = strides_of(x.shape);
     return t.fold(gather_flat(*x.constant, to, [&](const std::vector<std::int64_t>& i) {
@@ -286,11 +295,17 @@ void slice(Translator& t) {
   for (std::size_t a = 0; a < x.rank(); ++a) {
     const auto& r = ranges[a];
     if (r.start == 0 && r.end == shape[a] && r.step == 1) continue;
-    if (r.end == r.start)
+    if (count_of(r) == 0)
       t.unsupported("E2007", "the Slice leaves an axis empty",
                     "shapescript's tensors have no empty axes");
-    e = slice_expr(t, e, shape, a, r.start, r.end, r.step, x.dtype());
-    shape[a] = (r.end - r.start + r.step - 1) / r.step;
+    if (r.step > 0) {
+      e = slice_expr(t, e, shape, a, r.start, r.end, r.step, x.dtype());
+    } else {  // a reversal: a gather at the positions, counting down
+      std::vector<std::int64_t> ids;
+      for (std::int64_t k = r.start; k > r.end; k += r.step) ids.push_back(k);
+      e = gather_axis(t, e, shape, x.dtype(), a, ids);
+    }
+    shape[a] = count_of(r);
   }
   t.emit_as(e, to, x.onnx_type);
 }

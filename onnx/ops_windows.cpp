@@ -137,7 +137,7 @@ void conv(Translator& t) {
       v.frozen = true;
       return v;
     }())
-                 : t.param_operand(permuted, t.name_of(w));
+                 : t.param_operand(permuted, t.name_of(w), "permuted to [k... Cin Cout]");
   } else {
     k = transpose_expr(t.operand(w), kperm);
   }
@@ -208,7 +208,8 @@ void conv_transpose(Translator& t) {
   };
   std::string k;
   if (w.constant && w.expr.empty() && !w.frozen) {
-    k = t.param_operand(gather_flat(*w.constant, kshape, kernel_at), t.name_of(w));
+    k = t.param_operand(gather_flat(*w.constant, kshape, kernel_at), t.name_of(w),
+                        "flipped and permuted to [k... Cin Cout]");
   } else {
     std::vector<std::int64_t> perm;
     for (std::size_t i = 2; i < w.rank(); ++i) perm.push_back(static_cast<std::int64_t>(i));

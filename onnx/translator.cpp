@@ -385,13 +385,19 @@ void Translator::fold(Constant c, int i) {
   values_[node_->output(i)] = std::move(v);
 }
 
-std::string Translator::param_for(const std::string& onnx_name, const Constant& c) {
-  auto it = param_of_.find(onnx_name);
+std::string Translator::param_for(const std::string& onnx_name, const Constant& c,
+                                  const std::string& layout) {
+  // One parameter per initializer and layout: a weight read both as it is
+  // and permuted (a kernel) is two parameters.
+  const std::string key = layout.empty() ? onnx_name : onnx_name + "\n" + layout;
+  auto it = param_of_.find(key);
   if (it != param_of_.end()) return "m." + it->second;
   const std::string name = identifier(onnx_name, "p_");
   params_[name] = c;
-  param_of_[onnx_name] = name;
-  if (sanitize(onnx_name) != name) renames_.push_back("#   m." + name + ": `" + onnx_name + "`");
+  param_of_[key] = name;
+  if (sanitize(onnx_name) != name || !layout.empty())
+    renames_.push_back("#   m." + name + ": `" + onnx_name + "`" +
+                       (layout.empty() ? "" : ", " + layout));
   return "m." + name;
 }
 
@@ -401,8 +407,9 @@ std::string Translator::name_of(const Value& v) const {
   return {};
 }
 
-std::string Translator::param_operand(const Constant& c, const std::string& onnx_name) {
-  const std::string p = param_for(onnx_name, c);
+std::string Translator::param_operand(const Constant& c, const std::string& onnx_name,
+                                      const std::string& layout) {
+  const std::string p = param_for(onnx_name, c, layout);
   const std::string dtype = ss_dtype(c.onnx_type);
   return dtype == "f32" ? p : dtype + "(" + p + ")";
 }
@@ -618,7 +625,7 @@ void Translator::run() {
     for (const auto& line : sized_) s << line << "\n";
   }
   if (!renames_.empty()) {
-    s << "# Names that aren't identifiers, as the program calls them:\n";
+    s << "# Names and layouts that differ from the graph's:\n";
     for (const auto& r : renames_) s << r << "\n";
   }
   for (const auto& [size, name] : slicing_dims_) s << "dim " << name << " = " << size << "\n";

@@ -101,7 +101,10 @@ class Translator {
   std::vector<std::int64_t> physical_shape(const std::vector<std::int64_t>& shape) const;
   // A float constant as the parameter named after `onnx_name` (made on its
   // first use): a kernel permuted at import, say.
-  std::string param_operand(const Constant& c, const std::string& onnx_name);
+  // `layout` names a permutation of the initializer ("hwio", "t"): the
+  // parameter is its own, named after both.
+  std::string param_operand(const Constant& c, const std::string& onnx_name,
+                            const std::string& layout = {});
   // The ONNX name a value is bound to, empty for none.
   std::string name_of(const Value& v) const;
   // A scalar literal of an element type: 2.0, 2, true.
@@ -130,7 +133,8 @@ class Translator {
   bool follow_layout();
   void translate_node(const onnx::NodeProto& n);
   std::string identifier(const std::string& onnx_name, const char* prefix);
-  std::string param_for(const std::string& onnx_name, const Constant& c);
+  std::string param_for(const std::string& onnx_name, const Constant& c,
+                        const std::string& layout = {});
 
   const onnx::ModelProto& model_;
   std::string folder_;
