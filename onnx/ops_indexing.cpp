@@ -201,10 +201,63 @@ void space_to_depth(Translator& t) {
          std::to_string(b) + ", b2=" + std::to_string(b) + ")");
 }
 
+// Compress: the positions its condition keeps (known at import), gathered.
+void compress(Translator& t) {
+  const Value& x = t.need(0);
+  const Value& condition = t.need(1);
+  if (!condition.constant) constant_ints(t, 1, "condition");  // E2007
+  std::string e = t.operand(x);
+  std::vector<std::int64_t> shape = x.shape;
+  std::size_t axis = 0;
+  if (t.has("axis")) {
+    axis = static_cast<std::size_t>(axis_of(t, t.int_attr("axis", 0), x.rank()));
+  } else {  // the input flattened
+    shape = {x.count()};
+    e = reshape_expr(t, e, x.shape, shape, x.dtype());
+  }
+  std::vector<std::int64_t> ids;
+  for (std::int64_t i = 0; i < condition.constant->count() && i < shape[axis]; ++i)
+    if (condition.constant->int_at(static_cast<std::size_t>(i))) ids.push_back(i);
+  if (ids.empty())
+    t.unsupported("E2007", "the Compress keeps nothing",
+                  "shapescript's tensors have no empty axes");
+  t.emit(gather_axis(t, e, shape, x.dtype(), axis, ids));
+}
+
+// LRN: each channel over the square sum of its window of channels, the
+// window's shifted copies of the (zero-padded) squares summed.
+void lrn(Translator& t) {
+  const Value& x = t.need(0);
+  if (x.dtype() != "f32") t.unsupported("E2006", "LRN of " + onnx_type_name(x.onnx_type));
+  if (x.rank() < 3) t.unsupported("E2008", "LRN needs N C ...");
+  const std::int64_t size = t.int_attr("size", 1), c = x.shape[1];
+  const float alpha = t.float_attr("alpha", 0.0001f), beta = t.float_attr("beta", 0.75f),
+              bias = t.float_attr("bias", 1.0f);
+  const std::int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const std::string v = t.operand(x);
+  std::vector<std::int64_t> padded = x.shape;
+  padded[1] += before + after;
+  const std::string squares =
+      t.let("pad(" + v + " * " + v + ", over=1, before=" + std::to_string(before) +
+            ", after=" + std::to_string(after) + ", value=0.0)");
+  std::string sum;
+  for (std::int64_t k = 0; k < size; ++k) {
+    std::vector<std::int64_t> ids;
+    for (std::int64_t i = 0; i < c; ++i) ids.push_back(i + k);
+    const std::string shifted = gather_axis(t, squares, padded, "f32", 1, ids);
+    sum = t.let(sum.empty() ? shifted : sum + " + " + shifted);
+  }
+  t.emit(v + " / (" + Translator::literal(bias, "f32") + " + " +
+         Translator::literal(alpha / static_cast<float>(size), "f32") + " * " + sum + ") ** " +
+         Translator::literal(beta, "f32"));
+}
+
 }  // namespace
 
 void register_indexing(std::map<std::string, Handler>& table) {
   table["GatherElements"] = gather_elements;
+  table["Compress"] = compress;
+  table["LRN"] = lrn;
   table["OneHot"] = one_hot;
   table["EyeLike"] = eye_like;
   table["Hardmax"] = hardmax;
