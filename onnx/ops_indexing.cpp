@@ -252,11 +252,131 @@ void lrn(Translator& t) {
          Translator::literal(beta, "f32"));
 }
 
+// The flat positions of a row-major shape's elements: strides.
+std::vector<std::int64_t> row_strides(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> out(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) out[i - 1] = out[i] * shape[i];
+  return out;
+}
+
+// GatherND of indices known at import: the data's leading axes flattened,
+// gathered at the flat positions the index tuples name.
+void gather_nd(Translator& t) {
+  const Value& x = t.need(0);
+  const Value& ids = t.need(1);
+  if (t.int_attr("batch_dims", 0) != 0)
+    t.unsupported("E2005", "GatherND with batch_dims isn't supported");
+  if (!ids.constant) constant_ints(t, 1, "indices");  // E2007
+  const std::size_t k = static_cast<std::size_t>(ids.shape.back());
+  if (k > x.rank()) t.unsupported("E2008", "its index tuples are longer than the data's rank");
+  std::vector<std::int64_t> lead(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(k));
+  std::vector<std::int64_t> rest(x.shape.begin() + static_cast<std::ptrdiff_t>(k), x.shape.end());
+  std::int64_t n = 1;
+  for (auto d : lead) n *= d;
+  const auto st = row_strides(lead);
+  std::vector<std::int64_t> flat;
+  for (std::int64_t i = 0; i < ids.count(); i += static_cast<std::int64_t>(k)) {
+    std::int64_t f = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      std::int64_t v = ids.constant->int_at(static_cast<std::size_t>(i) + j);
+      if (v < 0) v += lead[j];
+      if (v < 0 || v >= lead[j])
+        t.unsupported("E2008", "index " + std::to_string(v) + " is out of range");
+      f += v * st[j];
+    }
+    flat.push_back(f);
+  }
+  std::vector<std::int64_t> table = {n};
+  table.insert(table.end(), rest.begin(), rest.end());
+  const std::string gathered = gather_axis(
+      t, reshape_expr(t, t.operand(x), x.shape, table, x.dtype()), table, x.dtype(), 0, flat);
+  std::vector<std::int64_t> got = {static_cast<std::int64_t>(flat.size())};
+  got.insert(got.end(), rest.begin(), rest.end());
+  t.emit(reshape_expr(t, gathered, got, t.out_shape(), x.dtype()));
+}
+
+// ScatterND and ScatterElements (reduction none) of indices known at
+// import: each written position takes its update (the last one written
+// there), every other keeps the data's element, as a gather of the updates
+// and a constant mask.
+void scatter_at(Translator& t, const Value& x, const std::vector<std::int64_t>& target,
+                const Value& updates) {
+  std::vector<std::int64_t> source(static_cast<std::size_t>(x.count()), 0);
+  std::vector<std::int64_t> written(static_cast<std::size_t>(x.count()), 0);
+  for (std::size_t u = 0; u < target.size(); ++u) {
+    source[static_cast<std::size_t>(target[u])] = static_cast<std::int64_t>(u);
+    written[static_cast<std::size_t>(target[u])] = 1;
+  }
+  const std::vector<std::int64_t> flat_x = {x.count()}, flat_u = {updates.count()};
+  const std::string ups =
+      reshape_expr(t, t.operand(updates), updates.shape, flat_u, updates.dtype());
+  const std::string picked = gather_axis(t, t.let(ups), flat_u, updates.dtype(), 0, source);
+  const std::string mask =
+      t.operand(value_of(ints_constant(written, flat_x, onnx::TensorProto::BOOL)));
+  const std::string e = "where(" + mask + ", " + picked + ", " +
+                        reshape_expr(t, t.operand(x), x.shape, flat_x, x.dtype()) + ")";
+  t.emit(reshape_expr(t, t.let(e), flat_x, x.shape, x.dtype()));
+}
+
+void scatter_nd(Translator& t) {
+  const Value& x = t.need(0);
+  const Value& ids = t.need(1);
+  if (t.string_attr("reduction", "none") != "none")
+    t.unsupported("E2005", "ScatterND with a reduction isn't supported");
+  if (!ids.constant) constant_ints(t, 1, "indices");
+  const std::size_t k = static_cast<std::size_t>(ids.shape.back());
+  std::vector<std::int64_t> lead(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(k));
+  std::int64_t inner = 1;
+  for (std::size_t i = k; i < x.rank(); ++i) inner *= x.shape[i];
+  const auto st = row_strides(x.shape);
+  std::vector<std::int64_t> target;
+  for (std::int64_t i = 0; i < ids.count(); i += static_cast<std::int64_t>(k)) {
+    std::int64_t f = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      std::int64_t v = ids.constant->int_at(static_cast<std::size_t>(i) + j);
+      if (v < 0) v += lead[j];
+      f += v * st[j];
+    }
+    for (std::int64_t e = 0; e < inner; ++e) target.push_back(f + e);
+  }
+  scatter_at(t, x, target, t.need(2));
+}
+
+void scatter_elements(Translator& t) {
+  const Value& x = t.need(0);
+  const Value& ids = t.need(1);
+  if (t.string_attr("reduction", "none") != "none")
+    t.unsupported("E2005", "ScatterElements with a reduction isn't supported");
+  if (!ids.constant) constant_ints(t, 1, "indices");
+  const std::size_t axis = static_cast<std::size_t>(axis_of(t, t.int_attr("axis", 0), x.rank()));
+  const auto sx = row_strides(x.shape), si = row_strides(ids.shape);
+  std::vector<std::int64_t> target;
+  for (std::int64_t i = 0; i < ids.count(); ++i) {
+    std::int64_t rest = i, f = 0;
+    for (std::size_t a = 0; a < ids.rank(); ++a) {
+      const std::int64_t at = rest / si[a];
+      rest %= si[a];
+      std::int64_t v = at;
+      if (a == axis) {
+        v = ids.constant->int_at(static_cast<std::size_t>(i));
+        if (v < 0) v += x.shape[axis];
+      }
+      f += v * sx[a];
+    }
+    target.push_back(f);
+  }
+  scatter_at(t, x, target, t.need(2));
+}
+
 }  // namespace
 
 void register_indexing(std::map<std::string, Handler>& table) {
   table["GatherElements"] = gather_elements;
   table["Compress"] = compress;
+  table["GatherND"] = gather_nd;
+  table["ScatterND"] = scatter_nd;
+  table["ScatterElements"] = scatter_elements;
+  table["Scatter"] = scatter_elements;
   table["LRN"] = lrn;
   table["OneHot"] = one_hot;
   table["EyeLike"] = eye_like;
