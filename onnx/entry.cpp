@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,11 +32,8 @@ json diagnostic(const ImportError& e) {
 }
 
 json port(const Port& p) {
-  return {{"name", p.name},
-          {"onnx_name", p.onnx_name},
-          {"dtype", p.dtype},
-          {"onnx_type", p.onnx_type},
-          {"shape", p.shape}};
+  return {{"name", p.name},           {"onnx_name", p.onnx_name}, {"dtype", p.dtype},
+          {"onnx_type", p.onnx_type}, {"shape", p.shape},         {"axes", p.axes}};
 }
 
 // The parameters in safetensors (float32 each), sorted by name as the
@@ -81,11 +79,43 @@ int import_model(const char* bytes, size_t size, const char* folder, const char*
           constants[name] = std::move(k);
         }
     }
-    Symbolic symbolic;
-    const onnx::ModelProto model =
-        read_model(std::string(bytes, size), folder ? folder : "", dims, &symbolic);
-    Translator t(model, folder ? folder : "", frozen, constants, symbolic);
-    t.run();
+    // Generic first (a symbolic dim a generic axis), unless asked not to;
+    // where a dim can't stay generic, the import made for given sizes.
+    const bool want_generic =
+        !options_json || !*options_json || json::parse(options_json).value("generic", true);
+    std::unique_ptr<onnx::ModelProto> model;
+    std::unique_ptr<Translator> translator;
+    auto translate = [&](bool generic) {
+      Symbolic symbolic;
+      symbolic.generic = generic;
+      model = std::make_unique<onnx::ModelProto>(
+          read_model(std::string(bytes, size), folder ? folder : "", dims, &symbolic));
+      translator =
+          std::make_unique<Translator>(*model, folder ? folder : "", frozen, constants, symbolic);
+      translator->run();
+    };
+    std::string not_generic;
+    if (want_generic) {
+      try {
+        translate(true);
+      } catch (const ImportError& e) {
+        if (!e.generic) throw;
+        not_generic = e.message + (e.node.empty() ? "" : " (node `" + e.node + "`, " + e.op + ")");
+        translator.reset();
+      }
+    }
+    if (!translator) {
+      try {
+        translate(false);
+      } catch (ImportError& e) {
+        if (!not_generic.empty() && e.code == "E2007")
+          e.help = "its axes can't stay generic here (" + not_generic + "): " + e.help;
+        throw;
+      }
+    }
+    Translator& t = *translator;
+    out["generic"] = not_generic.empty() && want_generic;
+    if (!not_generic.empty()) out["not_generic"] = not_generic;
     out["source"] = t.source();
     out["model"] = t.has_model();
     out["inputs"] = json::array();

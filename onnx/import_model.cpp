@@ -82,6 +82,19 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
         fail("E2007", "input `" + input.name() + "` has an axis of open size without a name",
              "export the model with that axis fixed, or named (torch.onnx.export's dynamic_axes)");
       const std::string param = d.dim_param();
+      if (symbolic->generic) {
+        // Large primes no model's axis has: the program writes them back as
+        // the dim's generic axis.
+        static const std::int64_t kSentinels[] = {100003, 100019, 100043};
+        if (!symbolic->sentinels.count(param)) {
+          if (symbolic->sentinels.size() == std::size(kSentinels))
+            throw ImportError{"E2007", "the model leaves more than 3 sizes open", {}, {}, {}, true};
+          symbolic->sentinels[param] = kSentinels[symbolic->sentinels.size()];
+        }
+        names.back() = param;
+        d.set_dim_value(symbolic->sentinels[param]);
+        continue;
+      }
       auto size = dims.find(param);
       if (size == dims.end())
         fail("E2007", "input `" + input.name() + "` has an axis of open size, `" + param + "`",
@@ -96,7 +109,7 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
     symbolic->axes[input.name()] = std::move(names);
   }
   for (const auto& [name, size] : dims)
-    if (!symbolic->sizes.count(name))
+    if (!symbolic->generic && !symbolic->sizes.count(name))
       fail("E2007", "the model has no symbolic dim `" + name + "` to size",
            "the dims OnnxOptions::dims sizes are those the graph's inputs name");
   try {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <regex>
 #include <sstream>
 
 #include "onnx/defs/schema.h"
@@ -100,7 +101,53 @@ std::string reshape_text(const std::string& x, const std::vector<std::int64_t>& 
   return "rearrange(" + x + ", " + in + " -> " + out + ")";
 }
 
+// The sentinels of the generic translation running on this thread (empty
+// otherwise), for the static helpers.
+thread_local const std::map<std::string, std::int64_t>* g_sentinels = nullptr;
+
+// `v` as a product of symbolic dims' sentinels and a count: the program's
+// text for it ("batch", "batch*10"), or "" when it isn't one.
+std::string symbolic_text(std::int64_t v, const std::map<std::string, std::int64_t>& sentinels,
+                          const std::map<std::string, std::string>& names) {
+  if (v <= 0 || sentinels.empty()) return {};
+  std::vector<std::string> factors;
+  std::int64_t rest = v;
+  for (const auto& [name, s] : sentinels)
+    if (rest % s == 0) {
+      rest /= s;
+      factors.push_back(names.count(name) ? names.at(name) : name);
+    }
+  if (factors.empty() || rest > 1000000) return {};
+  std::string text;
+  for (const auto& f : factors) text += (text.empty() ? "" : "*") + f;
+  return rest == 1 ? text : text + "*" + std::to_string(rest);
+}
+
+bool is_symbolic(std::int64_t v) {
+  return g_sentinels && !symbolic_text(v, *g_sentinels, {}).empty();
+}
+
+[[noreturn]] void not_generic(const std::string& why) {
+  throw ImportError{"E2007", why, {}, {}, {}, true};
+}
+
 }  // namespace
+
+void Translator::mark_generic(Port& p) const {
+  p.axes.assign(p.shape.size(), "");
+  for (std::size_t i = 0; i < p.shape.size(); ++i)
+    for (const auto& [name, sentinel] : symbolic_.sentinels)
+      if (symbolic_.generic && p.shape[i] % sentinel == 0 && p.shape[i] / sentinel <= 1000000) {
+        p.axes[i] = p.axes[i].empty() ? name : p.axes[i] + "*" + name;
+        if (p.shape[i] == sentinel) p.shape[i] = -1;
+      }
+}
+
+void Translator::check_generic(const std::vector<std::int64_t>& shape, const char* what) {
+  for (auto d : shape)
+    if (is_symbolic(d))
+      not_generic(std::string(what) + " has an axis of a size the model leaves open");
+}
 
 std::int64_t Value::count() const {
   std::int64_t n = 1;
@@ -138,6 +185,9 @@ std::string Translator::type_text(const std::vector<std::int64_t>& shape,
 }
 
 std::string Translator::literal(double x, const std::string& dtype) {
+  if (x == std::floor(x) && std::fabs(x) < 9e15 &&
+      is_symbolic(static_cast<std::int64_t>(std::fabs(x))))
+    not_generic("a size the model leaves open is used as a value");
   if (dtype == "bool") return x != 0 ? "true" : "false";
   if (dtype == "i32") {
     if (x < -2147483648.0 || x > 2147483647.0)
@@ -317,6 +367,8 @@ void Translator::let_typed(const std::string& name, const std::string& type,
 }
 
 std::string Translator::slicing_dim(std::int64_t size) {
+  if (is_symbolic(size))
+    not_generic("an axis of a size the model leaves open is sliced or gathered");
   auto it = slicing_dims_.find(size);
   if (it != slicing_dims_.end()) return it->second;
   const std::string name = "N" + std::to_string(size);
@@ -455,6 +507,7 @@ std::string Translator::onnx_operand(const Value& v) {
   const std::string dtype = ss_dtype(c.onnx_type);
   if (dtype.empty())
     unsupported("E2006", "a constant of " + onnx_type_name(c.onnx_type) + " reaches a computation");
+  check_generic(c.shape, "a constant");
   bool finite = true;
   for (double x : c.floats) finite = finite && std::isfinite(x);
   const bool small = c.count() <= 1 || v.frozen;
@@ -546,7 +599,8 @@ void Translator::read_graph() {
         if (!axes->second[i].empty())
           sized_.push_back("#   axis " + std::to_string(i) + " of input `" + vi.name() +
                            "`: the graph's `" + axes->second[i] + "`, " +
-                           std::to_string(p.shape[i]) + " at this import");
+                           (symbolic_.generic ? std::string("a generic axis")
+                                              : std::to_string(p.shape[i]) + " at this import"));
     p.name = is_identifier(vi.name()) && !reserved_names().count(vi.name()) &&
                      !used_names_.count(vi.name()) && !(vi.name()[0] >= 'A' && vi.name()[0] <= 'Z')
                  ? vi.name()
@@ -558,6 +612,7 @@ void Translator::read_graph() {
     v.shape = p.shape;
     v.onnx_type = p.onnx_type;
     values_[vi.name()] = v;
+    mark_generic(p);
     inputs_.push_back(std::move(p));
   }
 }
@@ -587,6 +642,23 @@ void Translator::translate_node(const onnx::NodeProto& n) {
 }
 
 void Translator::run() {
+  // A generic translation: its symbolic dims' axes, named for the program.
+  struct Guard {
+    ~Guard() { g_sentinels = nullptr; }
+  } guard;
+  if (symbolic_.generic) {
+    g_sentinels = &symbolic_.sentinels;
+    for (const auto& [onnx_name, sentinel] : symbolic_.sentinels) {
+      std::string base = sanitize(onnx_name);
+      for (auto& c : base) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (base.empty() || (base[0] >= '0' && base[0] <= '9')) base = "n" + base;
+      std::string name = base;
+      for (int k = 2; used_names_.count(name) || reserved_names().count(name); ++k)
+        name = base + "_" + std::to_string(k);
+      used_names_.insert(name);
+      symbolic_.axis_names[onnx_name] = name;
+    }
+  }
   read_graph();
   for (const auto& n : model_.graph().node()) {
     translate_node(n);
@@ -608,6 +680,7 @@ void Translator::run() {
            "shapescript's tensors have no empty axes");
     returns.push_back(operand(v));
     types.push_back(type_text(v.shape, v.dtype()));
+    mark_generic(p);
     outputs_.push_back(std::move(p));
   }
   for (const auto& [name, value] : values_)
@@ -621,7 +694,9 @@ void Translator::run() {
     if (o.domain().empty() || o.domain() == "ai.onnx") s << o.version();
   s << ").\n";
   if (!sized_.empty()) {
-    s << "# Sizes the graph leaves open, given at import (the program is made for them):\n";
+    s << (symbolic_.generic
+              ? "# Sizes the graph leaves open, generic axes of the program:\n"
+              : "# Sizes the graph leaves open, given at import (the program is made for them):\n");
     for (const auto& line : sized_) s << line << "\n";
   }
   if (!renames_.empty()) {
@@ -643,7 +718,7 @@ void Translator::run() {
     first = false;
   }
   for (const auto& p : inputs_) {
-    s << (first ? "" : ", ") << p.name << ": " << type_text(p.shape, p.dtype);
+    s << (first ? "" : ", ") << p.name << ": " << type_text(values_.at(p.onnx_name).shape, p.dtype);
     first = false;
   }
   s << ") -> ";
@@ -660,6 +735,26 @@ void Translator::run() {
   for (std::size_t i = 0; i < returns.size(); ++i) s << (i ? ", " : "") << returns[i];
   s << "\n";
   source_ = s.str();
+  if (symbolic_.generic) {
+    // The sentinels back to the generic axes they stand for, wherever the
+    // text writes a size (a type, a size keyword, a constructor's shape).
+    static const std::regex number(R"((^|[^\w.])(\d+)(?![\w.]))");
+    std::string out;
+    auto begin = source_.cbegin();
+    for (std::sregex_iterator it(source_.begin(), source_.end(), number), end; it != end; ++it) {
+      const auto& m = *it;
+      out.append(begin, m[2].first);
+      const std::string digits = m[2].str();
+      const std::string text =
+          digits.size() < 18
+              ? symbolic_text(std::stoll(digits), symbolic_.sentinels, symbolic_.axis_names)
+              : "";
+      out += text.empty() ? digits : text;
+      begin = m[2].second;
+    }
+    out.append(begin, source_.cend());
+    source_ = std::move(out);
+  }
 }
 
 }  // namespace ss::onnx_import

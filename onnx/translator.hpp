@@ -39,12 +39,22 @@ struct Value {
 struct Symbolic {
   std::map<std::string, std::vector<std::string>> axes;
   std::map<std::string, std::int64_t> sizes;
+  // A generic translation: each symbolic dim stands in the graph as a size
+  // no model has (a sentinel, a large prime), which the program's text
+  // writes as the dim's generic axis; a use that can't stay generic (the
+  // size as a value, an axis of it sliced or made a constant) refuses the
+  // generic translation (ImportError::generic), and the import is made
+  // for given sizes instead.
+  bool generic = false;
+  std::map<std::string, std::int64_t> sentinels;  // ONNX's name -> its sentinel size
+  std::map<std::string, std::string> axis_names;  // ONNX's name -> the program's generic axis
 };
 
 struct Port {  // a graph input or output as forward takes or gives it
   std::string name, onnx_name, dtype;
   int onnx_type = 0;
-  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> shape;  // -1 for a generic axis
+  std::vector<std::string> axes;    // per axis, a generic axis's ONNX name ("" else)
 };
 
 class Translator {
@@ -107,8 +117,11 @@ class Translator {
                             const std::string& layout = {});
   // The ONNX name a value is bound to, empty for none.
   std::string name_of(const Value& v) const;
-  // A scalar literal of an element type: 2.0, 2, true.
+  // A scalar literal of an element type: 2.0, 2, true. In a generic
+  // translation a symbolic size written as a value refuses it.
   static std::string literal(double x, const std::string& dtype);
+  // In a generic translation, refuses sizes that are a symbolic dim's.
+  static void check_generic(const std::vector<std::int64_t>& shape, const char* what);
   // A fresh variable name for an intermediate.
   std::string temp();
   // A statement of an intermediate: binds and returns a fresh name.
@@ -141,7 +154,9 @@ class Translator {
   std::set<std::string> frozen_;
   std::map<std::string, Constant> constants_;
   Symbolic symbolic_;
-  std::vector<std::string> sized_;  // comments: the symbolic axes and their sizes
+  std::vector<std::string> sized_;
+  // A port's shape with its generic axes as -1, their names in `axes`.
+  void mark_generic(Port& p) const;  // comments: the symbolic axes and their sizes
   std::map<std::string, Value> values_;
   std::map<std::string, onnx::ValueInfoProto> infos_;
   int node_index_ = 0;                           // of the node being translated

@@ -30,9 +30,11 @@ struct OnnxOptions {
   // constants, so `forward` doesn't take them. int32 tensors stand for
   // int64 inputs.
   std::map<std::string, Tensor> constants;
-  // Sizes of the graph's symbolic dims (an input's `dim_param`), by ONNX's
-  // names ({"batch_size", 8}): the program is made for these sizes (another
-  // size is another import). A symbolic dim left unsized is E2007.
+  // A symbolic dim (an input's `dim_param`) becomes a generic axis of the
+  // program, any size at every call, where the translation can keep it so.
+  // Where it can't (the size used as a value, an axis of it sliced), the
+  // program is made for these sizes, by ONNX's names ({"batch_size", 8}),
+  // and another size is another import; a dim then left unsized is E2007.
   std::map<std::string, std::int64_t> dims;
   // How the generated program is loaded (dims, sinks, files...).
   LoadOptions load;
@@ -46,7 +48,8 @@ struct OnnxPort {
   std::string onnx_name;  // in the graph
   DType dtype = DType::f32;
   bool int64 = false;  // an ONNX int64, i32 inside
-  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> shape;  // -1 for a generic axis
+  std::vector<std::string> axes;    // per axis, the ONNX name of a generic one ("" else)
 };
 
 // The translation alone (`shapescript import`).
@@ -54,6 +57,11 @@ struct OnnxTranslation {
   std::string source;      // the program
   std::string weights;     // the parameters' values, safetensors bytes (empty: no parameters)
   bool has_model = false;  // false when the graph leaves no float initializer: forward takes no `m`
+  // Whether the graph's symbolic dims are the program's generic axes (any
+  // size at every call); else why not (the import then made for the sizes
+  // OnnxOptions::dims gives).
+  bool generic = false;
+  std::string not_generic;
   std::vector<OnnxPort> inputs, outputs;
   std::vector<Diagnostic> diagnostics;
   explicit operator bool() const { return !has_errors(diagnostics); }

@@ -158,6 +158,27 @@ OnnxTranslation Engine::translate_onnx(std::string_view bytes, const std::string
   return api::translate_onnx(bytes, folder, options);
 }
 
+namespace {
+
+// Generic first; where that program doesn't check (a size the language
+// can't keep generic), the import made for OnnxOptions::dims's sizes.
+OnnxModel load_either(const Engine& engine, std::string_view bytes, const std::string& folder,
+                      const std::string& path, const OnnxOptions& options) {
+  OnnxTranslation generic = engine.translate_onnx(bytes, folder, options);
+  if (!generic || !generic.generic)
+    return load_translation(engine, std::move(generic), path, options);
+  OnnxModel m = load_translation(engine, generic, path, options);
+  if (m) return m;
+  OnnxModel sized =
+      load_translation(engine, api::translate_onnx(bytes, folder, options, false), path, options);
+  if (!sized && !sized.diagnostics.empty() && !m.diagnostics.empty())
+    sized.diagnostics.front().notes.push_back("with generic axes, the program didn't check: " +
+                                              m.diagnostics.front().message);
+  return sized;
+}
+
+}  // namespace
+
 OnnxModel Engine::load_onnx(const std::string& path, const OnnxOptions& options) const {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -168,12 +189,11 @@ OnnxModel Engine::load_onnx(const std::string& path, const OnnxOptions& options)
   }
   std::stringstream bytes;
   bytes << in.rdbuf();
-  return load_translation(*this, translate_onnx(bytes.str(), folder_of(path), options), path,
-                          options);
+  return load_either(*this, bytes.str(), folder_of(path), path, options);
 }
 
 OnnxModel Engine::load_onnx_bytes(std::string_view bytes, const OnnxOptions& options) const {
-  return load_translation(*this, translate_onnx(bytes, "", options), "", options);
+  return load_either(*this, bytes, "", "", options);
 }
 
 }  // namespace ss

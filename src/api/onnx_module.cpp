@@ -92,6 +92,7 @@ OnnxPort port_of(const json& p) {
   out.dtype = dtype_of(p.value("dtype", "f32")).value_or(DType::f32);
   out.int64 = p.value("onnx_type", 0) == 7;
   out.shape = p.value("shape", std::vector<std::int64_t>{});
+  out.axes = p.value("axes", std::vector<std::string>{});
   return out;
 }
 
@@ -119,14 +120,17 @@ bool probe_onnx_module(const std::string& requested, std::string* path, std::str
 }
 
 OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder,
-                               const OnnxOptions& options) {
+                               const OnnxOptions& options, bool generic) {
   OnnxTranslation t;
   const Opened& o = module_for(options.library);
   if (!o.api) {
     t.diagnostics.push_back(missing_module(o.why));
     return t;
   }
-  json options_j = {{"frozen", options.frozen}, {"constants", json::object()}, {"dims", options.dims}};
+  json options_j = {{"frozen", options.frozen},
+                    {"constants", json::object()},
+                    {"dims", options.dims},
+                    {"generic", generic}};
   for (const auto& [name, tensor] : options.constants) {
     std::vector<double> values;
     if (tensor.dtype() == DType::i32 && tensor.strides() == std::vector<std::int64_t>())
@@ -154,6 +158,8 @@ OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder
   if (!t.diagnostics.empty()) return t;
   t.source = j.value("source", "");
   t.has_model = j.value("model", false);
+  t.generic = j.value("generic", false);
+  t.not_generic = j.value("not_generic", std::string());
   t.weights.assign(buffers.b.data ? buffers.b.data : "", buffers.b.size);
   for (const auto& p : j["inputs"]) t.inputs.push_back(port_of(p));
   for (const auto& p : j["outputs"]) t.outputs.push_back(port_of(p));

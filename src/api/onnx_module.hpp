@@ -16,8 +16,9 @@ namespace ss::api {
 bool probe_onnx_module(const std::string& requested, std::string* path, std::string* version,
                        std::string* why);
 
+// `generic`: try the symbolic dims as generic axes first.
 OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder,
-                               const OnnxOptions& options);
+                               const OnnxOptions& options, bool generic = true);
 
 std::vector<std::string> supported_ops(std::vector<Diagnostic>* errors, const std::string& library);
 

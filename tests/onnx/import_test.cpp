@@ -209,24 +209,46 @@ TEST_CASE("the ops the importer lists include every op of the models it targets"
       }());
 }
 
-TEST_CASE("a symbolic batch axis is sized at import, and left unsized it is E2007") {
+TEST_CASE("a symbolic batch axis is a generic axis, or where it can't be, sized at import") {
   if (!have_importer()) return;
   ss::Engine engine;
-  const std::string path = source_path("tests/onnx/models/relu_batch.onnx");
+  {  // relu keeps it generic: one import, any batch
+    const auto m = engine.load_onnx(source_path("tests/onnx/models/relu_batch.onnx"), options());
+    REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? "" : m.diagnostics[0].message));
+    CHECK(m.translation.generic);
+    CHECK(m.translation.source.find("fn forward(x: [batch 3]) -> [batch 3]:") != std::string::npos);
+    CHECK(m.translation.inputs.at(0).shape == std::vector<std::int64_t>{-1, 3});
+    CHECK(m.translation.inputs.at(0).axes == std::vector<std::string>{"batch", ""});
+    for (const std::int64_t rows : {5, 7}) {
+      std::vector<float> xs(static_cast<std::size_t>(rows * 3), -1.0f);
+      const auto r = m.module.call(
+          "forward", m.arguments(std::vector<ss::Tensor>{ss::Tensor::of(xs, {rows, 3})}));
+      REQUIRE(r);
+      CHECK(r.tensor().to_floats() == std::vector<float>(xs.size(), 0.0f));
+    }
+  }
+  // The batch size as a value: made for the size given, E2007 without one.
+  const std::string path = source_path("tests/onnx/models/batch_value.onnx");
   ss::OnnxOptions o = options();
-  CHECK(engine.load_onnx(path, o).diagnostics.at(0).code == "E2007");
+  const auto unsized = engine.load_onnx(path, o);
+  REQUIRE_FALSE(unsized);
+  REQUIRE_FALSE(unsized.diagnostics.empty());
+  CHECK(unsized.diagnostics[0].code == "E2007");
+  CHECK(unsized.diagnostics[0].help.find("can't stay generic") != std::string::npos);
   o.dims["nothing"] = 4;
-  CHECK(engine.load_onnx(path, o).diagnostics.at(0).code == "E2007");
-  o.dims = {{"batch", 5}};
+  const auto misnamed = engine.load_onnx(path, o);
+  REQUIRE_FALSE(misnamed.diagnostics.empty());
+  CHECK(misnamed.diagnostics[0].code == "E2007");
+  o.dims = {{"batch", 4}};
   const auto m = engine.load_onnx(path, o);
   REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? "" : m.diagnostics[0].message));
-  CHECK(m.translation.source.find("the graph's `batch`, 5 at this import") != std::string::npos);
-  CHECK(m.translation.source.find("fn forward(x: [5 3]) -> [5 3]:") != std::string::npos);
-  std::vector<float> xs(15, -1.0f);
-  const auto r =
-      m.module.call("forward", m.arguments(std::vector<ss::Tensor>{ss::Tensor::of(xs, {5, 3})}));
+  CHECK_FALSE(m.translation.generic);
+  CHECK(m.translation.source.find("the graph's `batch`, 4 at this import") != std::string::npos);
+  const auto r = m.module.call(
+      "forward",
+      m.arguments(std::vector<ss::Tensor>{ss::Tensor::of(std::vector<float>(12, 2.0f), {4, 3})}));
   REQUIRE(r);
-  CHECK(r.tensor().to_floats() == std::vector<float>(15, 0.0f));
+  CHECK(r.tensor().to_floats() == std::vector<float>(12, 0.5f));
 }
 
 TEST_CASE(

@@ -35,6 +35,15 @@ save("relu.onnx", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
 # A batch axis left open (`batch`), sized at load.
 save("relu_batch.onnx", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
      [tensor("x", F, ["batch", 3])], [tensor("y", F, ["batch", 3])])
+# The batch size used as a value (x divided by it): the axis can't stay
+# generic, so the import is made for a size given at load.
+save("batch_value.onnx", [
+    helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+    helper.make_node("Gather", ["shape", "zero"], ["n"], name="count", axis=0),
+    helper.make_node("Cast", ["n"], ["nf"], name="as_float", to=TensorProto.FLOAT),
+    helper.make_node("Div", ["x", "nf"], ["y"], name="per_example")],
+     [tensor("x", F, ["batch", 3])], [tensor("y", F, ["batch", 3])],
+     initializers=[helper.make_tensor("zero", TensorProto.INT64, [], vals=[0])])
 # E2003: opset 18, newer than ONNX 1.12 reads.
 save("opset18.onnx", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
      [tensor("x", F, [2, 3])], [tensor("y", F, [2, 3])], opset=18)

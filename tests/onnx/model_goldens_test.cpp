@@ -28,20 +28,23 @@ std::string large_models() {
 
 // The script's input pattern: element i of a float input is
 // ((i * 7919) mod 1000) / 500 - 1, of an integer one i mod 100.
-ss::Tensor pattern(const ss::OnnxPort& port) {
+ss::Tensor pattern(const ss::OnnxPort& port, std::int64_t batch) {
+  std::vector<std::int64_t> shape = port.shape;
+  for (auto& d : shape)
+    if (d < 0) d = batch;  // the generic batch axis
   std::int64_t n = 1;
-  for (auto d : port.shape) n *= d;
+  for (auto d : shape) n *= d;
   if (port.dtype == ss::DType::i32) {
     std::vector<std::int32_t> v(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i)
       v[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i % 100);
-    return ss::Tensor::of(v, port.shape);
+    return ss::Tensor::of(v, shape);
   }
   std::vector<float> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
     v[static_cast<std::size_t>(i)] =
         static_cast<float>(static_cast<double>((i * 7919) % 1000) / 500.0 - 1.0);
-  return ss::Tensor::of(v, port.shape);
+  return ss::Tensor::of(v, shape);
 }
 
 // Runs the manifest's committed models (`committed_ones`) or the others;
@@ -75,7 +78,9 @@ int run_models(bool committed_ones, std::string* missing) {
     const ss::OnnxModel m = engine.load_onnx(path, options);
     REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? std::string() : m.diagnostics[0].render()));
     std::vector<ss::Tensor> inputs;
-    for (const auto& port : m.translation.inputs) inputs.push_back(pattern(port));
+    CHECK(m.translation.generic);  // the batch axis stays generic
+    for (const auto& port : m.translation.inputs)
+      inputs.push_back(pattern(port, std::stoll(batch)));
     const ss::CallResult r = m.module.call("forward", m.arguments(inputs));
     REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? std::string() : r.diagnostics[0].message));
     const std::vector<ss::Tensor> got = ss::OnnxModel::results(r);
