@@ -1,5 +1,9 @@
 // The layers' ops: MatMul and Gemm (more to come: convolutions, pooling,
 // normalisations).
+#include <algorithm>
+#include <cctype>
+#include <map>
+
 #include "onnx/folding.hpp"
 #include "onnx/ops.hpp"
 #include "onnx/ops_common.hpp"
@@ -78,11 +82,89 @@ void gemm(Translator& t) {
   t.emit(e);
 }
 
+// Einsum: the equation's letters as the language's einsum patterns; an
+// ellipsis as the axes it stands for; without `->`, the letters seen once,
+// in alphabetical order (ONNX's rule).
+void einsum(Translator& t) {
+  std::string eq;
+  for (char c : t.string_attr("equation", ""))
+    if (c != ' ') eq += c;
+  const auto arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (std::size_t at = 0;;) {
+    const auto comma = lhs.find(',', at);
+    terms.push_back(lhs.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (static_cast<int>(terms.size()) != t.inputs_count())
+    t.unsupported("E2008", "the equation names another count of inputs");
+  std::size_t ellipsis = 0;  // axes an ellipsis stands for
+  std::vector<std::vector<std::string>> patterns;
+  std::map<char, int> seen;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const Value& v = t.need(static_cast<int>(i));
+    if (v.onnx_type != TP::FLOAT)
+      t.unsupported("E2006",
+                    "Einsum of " + onnx_type_name(v.onnx_type) + " isn't supported (float32 only)");
+    std::vector<std::string> names;
+    const std::string& term = terms[i];
+    std::size_t letters = 0;
+    for (char c : term) letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
+    for (std::size_t k = 0; k < term.size(); ++k) {
+      if (term.compare(k, 3, "...") == 0) {
+        const std::size_t n = v.rank() - letters;
+        if (ellipsis && n != ellipsis)
+          t.unsupported("E2005", "ellipses standing for different counts of axes");
+        ellipsis = n;
+        for (std::size_t e = 0; e < n; ++e) names.push_back("e" + std::to_string(e));
+        k += 2;
+      } else {
+        const char c = term[k];
+        if (std::find(names.begin(), names.end(), std::string(1, c)) != names.end())
+          t.unsupported("E2005",
+                        "an Einsum repeating an index in one input (a diagonal) isn't supported");
+        names.push_back(std::string(1, c));
+        ++seen[c];
+      }
+    }
+    if (names.size() != v.rank())
+      t.unsupported("E2008", "the equation's term `" + term + "` doesn't fit its input's rank");
+    patterns.push_back(names);
+  }
+  std::vector<std::string> out;
+  if (arrow != std::string::npos) {
+    const std::string rhs = eq.substr(arrow + 2);
+    for (std::size_t k = 0; k < rhs.size(); ++k) {
+      if (rhs.compare(k, 3, "...") == 0) {
+        for (std::size_t e = 0; e < ellipsis; ++e) out.push_back("e" + std::to_string(e));
+        k += 2;
+      } else {
+        out.push_back(std::string(1, rhs[k]));
+      }
+    }
+  } else {
+    for (std::size_t e = 0; e < ellipsis; ++e) out.push_back("e" + std::to_string(e));
+    for (const auto& [c, n] : seen)
+      if (n == 1) out.push_back(std::string(1, c));
+  }
+  std::string e = "einsum(";
+  for (int i = 0; i < t.inputs_count(); ++i) e += t.operand(t.need(i)) + ", ";
+  for (std::size_t i = 0; i < patterns.size(); ++i) e += (i ? ", " : "") + join(patterns[i]);
+  e += " -> " + join(out) + ")";
+  if (out.empty()) {  // a full contraction: the language's einsum keeps an axis, sum it away
+    e = "sum(" + e.substr(0, e.size() - 1) + "))";
+  }
+  t.emit(e);
+}
+
 }  // namespace
 
 void register_networks(std::map<std::string, Handler>& table) {
   table["MatMul"] = matmul;
   table["Gemm"] = gemm;
+  table["Einsum"] = einsum;
 }
 
 }  // namespace ss::onnx_import

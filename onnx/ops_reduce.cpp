@@ -133,6 +133,86 @@ void top_k(Translator& t) {
   if (t.node().output_size() > 1 && !t.node().output(1).empty()) t.emit(ids, 1);
 }
 
+// ReduceProd, exactly: the reduced axes moved last and joined, padded with
+// ones to a power of two, then halved pairwise until one element is left.
+void reduce_prod(Translator& t) {
+  const Value& x = t.need(0);
+  if (!is_float_type(x.onnx_type))
+    t.unsupported("E2006", "ReduceProd of " + onnx_type_name(x.onnx_type));
+  bool noop = false;
+  const auto axes = reduced_axes(t, x, &noop);
+  if (noop || x.rank() == 0) return t.emit(t.operand(x));
+  std::vector<std::int64_t> perm, kept;
+  std::int64_t n = 1;
+  for (std::size_t i = 0; i < x.rank(); ++i)
+    if (std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(i)) == axes.end()) {
+      perm.push_back(static_cast<std::int64_t>(i));
+      kept.push_back(x.shape[i]);
+    }
+  for (auto a : axes) {
+    perm.push_back(a);
+    n *= x.shape[static_cast<std::size_t>(a)];
+  }
+  if (n == 0) t.unsupported("E2007", "a product over an empty axis");
+  std::vector<std::int64_t> moved;
+  for (auto p : perm) moved.push_back(x.shape[static_cast<std::size_t>(p)]);
+  std::vector<std::int64_t> shape = kept;
+  shape.push_back(n);
+  std::string v =
+      t.let(reshape_expr(t, transpose_expr(t.operand(x), perm), moved, shape, x.dtype()));
+  std::int64_t p = 1;
+  while (p < n) p *= 2;
+  const std::size_t last = kept.size();
+  if (p != n)
+    v = t.let("pad(" + v + ", over=" + std::to_string(last) + ", after=" + std::to_string(p - n) +
+              ", value=1.0)");
+  const auto names = axis_names(kept.size());
+  while (p > 1) {
+    const std::string two = t.slicing_dim(2);
+    std::string halves_type = "[";
+    for (auto k : kept) halves_type += std::to_string(k) + " ";
+    halves_type += std::to_string(p / 2) + " " + two + "]";
+    if (x.dtype() != "f32") halves_type += " " + x.dtype();
+    const std::string halves = t.temp();
+    t.let_typed(halves, halves_type,
+                "rearrange(" + v + ", " + join(names) + (names.empty() ? "" : " ") + "(g h) -> " +
+                    join(names) + (names.empty() ? "" : " ") + "g h, h=2)");
+    v = t.let(halves + "[" + two + "=0] * " + halves + "[" + two + "=1]");
+    p /= 2;
+  }
+  shape.back() = 1;
+  t.emit(reshape_expr(t, v, shape, t.out_shape(), x.dtype()));
+}
+
+// CumSum: log2(n) steps, each adding the running sums shifted by a power
+// of two (zeros shifted in); reversed before and after for `reverse`.
+void cum_sum(Translator& t) {
+  const Value& x = t.need(0);
+  if (x.dtype() != "f32" && x.dtype() != "i32")
+    t.unsupported("E2006", "CumSum of " + onnx_type_name(x.onnx_type));
+  const std::size_t axis =
+      static_cast<std::size_t>(axis_of(t, constant_ints(t, 1, "axis").at(0), x.rank()));
+  const std::int64_t n = x.shape[axis];
+  std::vector<std::int64_t> reversed;
+  for (std::int64_t i = n - 1; i >= 0; --i) reversed.push_back(i);
+  const bool reverse = t.int_attr("reverse", 0) != 0;
+  std::string v = t.operand(x);
+  if (reverse) v = gather_axis(t, v, x.shape, x.dtype(), axis, reversed);
+  const std::string zero = Translator::literal(0, x.dtype() == "i32" ? "f32" : x.dtype());
+  auto shifted = [&](const std::string& e, std::int64_t by) {
+    std::vector<std::int64_t> padded = x.shape;
+    padded[axis] += by;
+    const std::string p = t.let("pad(" + e + ", over=" + std::to_string(axis) +
+                                ", before=" + std::to_string(by) + ", value=" + zero + ")");
+    return slice_expr(t, p, padded, axis, 0, n, 1, x.dtype());
+  };
+  v = t.let(v);
+  if (t.int_attr("exclusive", 0)) v = t.let(shifted(v, 1));
+  for (std::int64_t by = 1; by < n; by *= 2) v = t.let(v + " + " + shifted(v, by));
+  if (reverse) v = gather_axis(t, v, x.shape, x.dtype(), axis, reversed);
+  t.emit(v);
+}
+
 }  // namespace
 
 void register_reductions(std::map<std::string, Handler>& table) {
@@ -149,6 +229,8 @@ void register_reductions(std::map<std::string, Handler>& table) {
   table["ArgMin"] = arg_op<false>;
   table["Softmax"] = softmax<false>;
   table["TopK"] = top_k;
+  table["ReduceProd"] = reduce_prod;
+  table["CumSum"] = cum_sum;
   table["LogSoftmax"] = softmax<true>;
 }
 

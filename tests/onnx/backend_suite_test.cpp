@@ -43,7 +43,7 @@ void run_suite(const std::string& suite, int floor) {
 }  // namespace
 
 TEST_CASE("ONNX's node tests pass or are refused with a code" * doctest::timeout(600)) {
-  run_suite("node", 676);
+  run_suite("node", 684);
 }
 TEST_CASE("ONNX's pytorch-converted tests pass or are refused with a code" *
           doctest::timeout(600)) {

@@ -282,3 +282,32 @@ TEST_CASE(
       CHECK(got[i] == doctest::Approx(expected[i]).epsilon(1e-4));
   }
 }
+
+TEST_CASE("Einsum and CumSum agree with ONNX Runtime") {
+  if (!have_importer()) return;
+  const std::string dir = source_path("tests/onnx/models/");
+  auto tensor = [&](const std::string& file) {
+    ss::Tensor out;
+    REQUIRE(ss::read_onnx_tensor(read_all(dir + file), &out, nullptr, nullptr, SS_TEST_ONNX_PATH));
+    return out;
+  };
+  ss::Engine engine;
+  const auto m = engine.load_onnx(dir + "einsum_cumsum.onnx", options());
+  REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? "" : m.diagnostics[0].render()));
+  std::vector<ss::Tensor> inputs;
+  for (const auto& port : m.translation.inputs)
+    inputs.push_back(tensor("einsum_cumsum_" + port.onnx_name + ".pb"));
+  const auto r = m.module.call("forward", m.arguments(inputs));
+  REQUIRE(r);
+  const auto got = ss::OnnxModel::results(r);
+  REQUIRE(got.size() == m.translation.outputs.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const auto& name = m.translation.outputs[k].onnx_name;
+    CAPTURE(name);
+    const auto want = tensor("einsum_cumsum_out_" + name + ".pb");
+    CHECK(got[k].shape() == want.shape());
+    const auto g = got[k].to_floats(), w = want.to_floats();
+    REQUIRE(g.size() == w.size());
+    for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(w[i]).epsilon(1e-5));
+  }
+}

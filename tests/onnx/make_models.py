@@ -123,3 +123,39 @@ session = onnxruntime.InferenceSession(os.path.join(HERE, "small_cnn.onnx"), pro
 (logits,) = session.run(None, {"image": image})
 onnx.save_tensor(onnx.numpy_helper.from_array(image, "image"), os.path.join(HERE, "small_cnn_input.pb"))
 onnx.save_tensor(onnx.numpy_helper.from_array(logits, "logits"), os.path.join(HERE, "small_cnn_output.pb"))
+
+# Einsum and CumSum in float32 (ONNX's own tests of them are float64,
+# which shapescript refuses), with ONNX Runtime's outputs.
+a = rng.standard_normal((3, 4)).astype(np.float32)
+b = rng.standard_normal((4, 5)).astype(np.float32)
+c = rng.standard_normal((2, 3, 4)).astype(np.float32)
+d = rng.standard_normal((2, 4, 5)).astype(np.float32)
+v = rng.standard_normal((4,)).astype(np.float32)
+nodes = [
+    helper.make_node("Einsum", ["a", "b"], ["matmul"], name="matmul", equation="ij,jk->ik"),
+    helper.make_node("Einsum", ["c", "d"], ["batched"], name="batched", equation="bij, bjk -> bik"),
+    helper.make_node("Einsum", ["v", "v"], ["inner"], name="inner", equation="i,i"),
+    helper.make_node("Einsum", ["c"], ["transposed"], name="transposed", equation="...ij->...ji"),
+    helper.make_node("Einsum", ["a"], ["total"], name="total", equation="ij->"),
+    helper.make_node("CumSum", ["c", "axis1"], ["cumsum"], name="cumsum"),
+    helper.make_node("CumSum", ["c", "axis1"], ["cumsum_exclusive"], name="cumsum_exclusive", exclusive=1),
+    helper.make_node("CumSum", ["c", "axis_last"], ["cumsum_reverse"], name="cumsum_reverse", reverse=1),
+    helper.make_node("CumSum", ["c", "axis_last"], ["cumsum_both"], name="cumsum_both", reverse=1, exclusive=1),
+]
+names = ["matmul", "batched", "inner", "transposed", "total", "cumsum", "cumsum_exclusive", "cumsum_reverse",
+         "cumsum_both"]
+save("einsum_cumsum.onnx", nodes,
+     [tensor("a", F, [3, 4]), tensor("b", F, [4, 5]), tensor("c", F, [2, 3, 4]), tensor("d", F, [2, 4, 5]),
+      tensor("v", F, [4])],
+     [tensor("matmul", F, [3, 5]), tensor("batched", F, [2, 3, 5]), tensor("inner", F, []),
+      tensor("transposed", F, [2, 4, 3]), tensor("total", F, []), tensor("cumsum", F, [2, 3, 4]),
+      tensor("cumsum_exclusive", F, [2, 3, 4]), tensor("cumsum_reverse", F, [2, 3, 4]),
+      tensor("cumsum_both", F, [2, 3, 4])],
+     [helper.make_tensor("axis1", TensorProto.INT64, [], vals=[1]),
+      helper.make_tensor("axis_last", TensorProto.INT64, [], vals=[-1])])
+session = onnxruntime.InferenceSession(os.path.join(HERE, "einsum_cumsum.onnx"), providers=["CPUExecutionProvider"])
+feeds = {"a": a, "b": b, "c": c, "d": d, "v": v}
+for name, value in feeds.items():
+    onnx.save_tensor(onnx.numpy_helper.from_array(value, name), os.path.join(HERE, f"einsum_cumsum_{name}.pb"))
+for name, value in zip(names, session.run(None, feeds)):
+    onnx.save_tensor(onnx.numpy_helper.from_array(value, name), os.path.join(HERE, f"einsum_cumsum_out_{name}.pb"))
