@@ -112,8 +112,11 @@ Val Lowerer::value(const Expr& e, Scope& scope) {
         if (kw.value->kind == ExprKind::slice) {
           // Static bounds: the checker gave the sliced axis a literal size.
           const auto& bounds = kw.value->items;
-          const std::int64_t start =
-              bounds[0] ? static_cast<std::int64_t>(number(*bounds[0], scope)) : 0;
+          std::int64_t start = bounds[0] ? static_cast<std::int64_t>(number(*bounds[0], scope)) : 0;
+          if (start < 0)  // counted from the end of an axis of static size
+            if (const auto size = types::static_size(
+                    substitute(base.axes.at(static_cast<std::size_t>(axis)), scope.subst), p_.dims))
+              start += *size;
           const Type whole = type_of(e, scope);
           Node n;
           n.op = Op::slice;

@@ -308,3 +308,18 @@ TEST_CASE("one engine loads, checks and runs from several threads at once") {
   for (auto& thread : threads) thread.join();
   for (const int w : wrong) CHECK(w == 0);
 }
+
+TEST_CASE("a slice counted from the end runs on both executors") {
+  // -3:-1 of a static axis of 4 is 1:3 (it was an internal error when lowered).
+  const char* program =
+      "dim A = 4\n\nfn h(x: [n 4 2]) -> [n 2 2]:\n    t: [n A 2] = x\n    return t[A=-3:-1]\n";
+  for (const auto executor : {ss::Executor::fast, ss::Executor::reference}) {
+    ss::Engine engine({.executor = executor});
+    const ss::Module m = engine.load_source(program, "slice.ss");
+    REQUIRE(m);
+    const auto x = ss::Tensor::of(std::vector<float>{0, 1, 10, 11, 20, 21, 30, 31}, {1, 4, 2});
+    const auto r = m.call("h", std::vector<ss::Tensor>{x});
+    REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
+    CHECK(r.tensor().to_floats() == std::vector<float>{10, 11, 20, 21});
+  }
+}
