@@ -1,8 +1,9 @@
-// The recurrent ops, RNN, GRU and LSTM, written out step by step (the
-// sequence's length is known at import): each step's gates as ONNX's
-// equations give them, each direction in its own order, the outputs
-// joined along their axes. Every matrix a step reads (a gate's W and R
-// transposed, its biases summed) is made once, before the first step.
+// The recurrent ops, RNN, GRU and LSTM, as scans (`for xt in slices(...)`:
+// one body, compiled once, run per step): each step's gates as ONNX's
+// equations give them, each direction its own scan (a reversed sequence
+// for `reverse`), the outputs joined along their axes. Every matrix a step
+// reads (a gate's W and R transposed, its biases) is made once, before the
+// scan; Y is a carry of the last T states, shifted along a step at a time.
 #include "onnx/ops.hpp"
 #include "onnx/ops_common.hpp"
 
@@ -93,21 +94,28 @@ void recurrent(Translator& t) {
   const Value* c0 = C == Cell::lstm ? t.input(6) : nullptr;
   const Value* peep = C == Cell::lstm ? t.input(7) : nullptr;
 
-  std::vector<std::vector<std::string>> ys(
-      static_cast<std::size_t>(steps));  // per step, per direction
-  std::vector<std::string> last_h, last_c;
+  const auto& out = t.node();
+  const bool want_y = out.output_size() > 0 && !out.output(0).empty();
+  std::vector<std::string> ys, last_h, last_c;  // per direction: Y [T B H], Y_h, Y_c [B H]
+  std::vector<std::int64_t> reversed;
+  for (std::int64_t k = steps - 1; k >= 0; --k) reversed.push_back(k);
+  const std::string bh = "[" + std::to_string(batch) + " " + std::to_string(h) + "]";
   for (std::int64_t d = 0; d < dirs; ++d) {
     const bool reverse = direction == "reverse" || d == 1;
     const auto& act = [&](std::size_t k) {
       return acts[static_cast<std::size_t>(d) * per_dir + k];
     };
+    // What every step reads, made once before the scan.
     const std::string wd = pick(t, ws, w.shape, 0, d), rd = pick(t, rs, r.shape, 0, d);
-    std::vector<std::string> wg, rg, bw, br;
+    std::vector<std::string> wg, rg, bias;
     for (std::int64_t g = 0; g < gates; ++g) {
       wg.push_back(t.let(transpose_expr(rows_of(t, wd, {gates * h, in}, g, h), {1, 0})));  // [I H]
       rg.push_back(t.let(transpose_expr(rows_of(t, rd, {gates * h, h}, g, h), {1, 0})));   // [H H]
-      if (b) {
-        const std::string bd = pick(t, t.operand(*b), b->shape, 0, d);  // [2 G H] flat
+    }
+    std::vector<std::string> bw, br;
+    if (b) {
+      const std::string bd = pick(t, t.operand(*b), b->shape, 0, d);  // [2 G H] flat
+      for (std::int64_t g = 0; g < gates; ++g) {
         bw.push_back(rows_of(t, bd, {2 * gates * h}, g, h));
         br.push_back(rows_of(t, bd, {2 * gates * h}, gates + g, h));
       }
@@ -118,85 +126,89 @@ void recurrent(Translator& t) {
     auto bias_r = [&](std::int64_t g) {
       return b ? " + " + br[static_cast<std::size_t>(g)] : std::string();
     };
-    std::string hp = h0 ? pick(t, t.operand(*h0), h0->shape, 0, d)
-                        : t.let("zeros([" + std::to_string(batch) + " " + std::to_string(h) + "])");
-    std::string cp;
-    if (C == Cell::lstm)
-      cp = c0 ? pick(t, t.operand(*c0), c0->shape, 0, d)
-              : t.let("zeros([" + std::to_string(batch) + " " + std::to_string(h) + "])");
     std::vector<std::string> pv;
     if (peep) {
       const std::string pd = pick(t, t.operand(*peep), peep->shape, 0, d);
       for (std::int64_t k = 0; k < 3; ++k) pv.push_back(rows_of(t, pd, {3 * h}, k, h));
     }
-    for (std::int64_t s = 0; s < steps; ++s) {
-      const std::int64_t step = reverse ? steps - 1 - s : s;
-      const std::string xt = pick(t, xs, x_shape, 0, step);
-      auto pre = [&](std::int64_t g, const std::string& hidden) {
-        return xt + " @ " + wg[static_cast<std::size_t>(g)] + bias_w(g) + " + " + hidden + " @ " +
-               rg[static_cast<std::size_t>(g)] + bias_r(g);
-      };
-      std::string hn;
-      if (C == Cell::rnn) {
-        hn = t.let(activation(t, act(0), pre(0, hp)));
-      } else if (C == Cell::gru) {  // gates z, r, h
-        const std::string z = t.let(activation(t, act(0), pre(0, hp)));
-        const std::string rr = t.let(activation(t, act(0), pre(1, hp)));
-        std::string cand;
-        if (linear_before_reset)
-          cand = xt + " @ " + wg[2] + bias_w(2) + " + " + rr + " * (" + hp + " @ " + rg[2] +
-                 bias_r(2) + ")";
-        else
-          cand = xt + " @ " + wg[2] + bias_w(2) + " + (" + rr + " * " + hp + ") @ " + rg[2] +
-                 bias_r(2);
-        const std::string hc = t.let(activation(t, act(1), cand));
-        hn = t.let("(1.0 - " + z + ") * " + hc + " + " + z + " * " + hp);
-      } else {  // gates i, o, f, c; peepholes i, o, f
-        const std::string i =
-            t.let(activation(t, act(0), pre(0, hp) + (peep ? " + " + pv[0] + " * " + cp : "")));
-        const std::string f =
-            t.let(activation(t, act(0), pre(2, hp) + (peep ? " + " + pv[2] + " * " + cp : "")));
-        const std::string c = t.let(activation(t, act(1), pre(3, hp)));
-        const std::string cn = t.let(f + " * " + cp + " + " + i + " * " + c);
-        const std::string o =
-            t.let(activation(t, act(0), pre(1, hp) + (peep ? " + " + pv[1] + " * " + cn : "")));
-        hn = t.let(o + " * " + activation(t, act(2), cn));
-        cp = cn;
-      }
-      hp = hn;
-      ys[static_cast<std::size_t>(step)].push_back(hn);
+    // The scan's carries: the state, and Y as a register of the last T
+    // states, shifted one step along at each step.
+    const std::string hp =
+        t.let(h0 ? pick(t, t.operand(*h0), h0->shape, 0, d) : "zeros(" + bh + ")");
+    const std::string cp =
+        C == Cell::lstm ? t.let(c0 ? pick(t, t.operand(*c0), c0->shape, 0, d) : "zeros(" + bh + ")")
+                        : "";
+    const std::string y = want_y ? t.let("zeros([" + std::to_string(steps) + " " +
+                                         std::to_string(batch) + " " + std::to_string(h) + "])")
+                                 : "";
+    const std::string steps_dim = want_y ? t.slicing_dim(steps) : "";
+    const std::string order = reverse ? t.let(gather_axis(t, xs, x_shape, "f32", 0, reversed)) : xs;
+    const std::string xt = t.temp();
+    t.begin_block("for " + xt + " in slices(" + order + ", over=0):");
+    auto pre = [&](std::int64_t g, const std::string& hidden) {
+      return xt + " @ " + wg[static_cast<std::size_t>(g)] + bias_w(g) + " + " + hidden + " @ " +
+             rg[static_cast<std::size_t>(g)] + bias_r(g);
+    };
+    if (C == Cell::rnn) {
+      t.assign(hp, activation(t, act(0), pre(0, hp)));
+    } else if (C == Cell::gru) {  // gates z, r, h
+      const std::string z = t.let(activation(t, act(0), pre(0, hp)));
+      const std::string rr = t.let(activation(t, act(0), pre(1, hp)));
+      const std::string cand = linear_before_reset
+                                   ? xt + " @ " + wg[2] + bias_w(2) + " + " + rr + " * (" + hp +
+                                         " @ " + rg[2] + bias_r(2) + ")"
+                                   : xt + " @ " + wg[2] + bias_w(2) + " + (" + rr + " * " + hp +
+                                         ") @ " + rg[2] + bias_r(2);
+      const std::string hc = t.let(activation(t, act(1), cand));
+      t.assign(hp, "(1.0 - " + z + ") * " + hc + " + " + z + " * " + hp);
+    } else {  // gates i, o, f, c; peepholes i, o, f
+      const std::string i =
+          t.let(activation(t, act(0), pre(0, hp) + (peep ? " + " + pv[0] + " * " + cp : "")));
+      const std::string f =
+          t.let(activation(t, act(0), pre(2, hp) + (peep ? " + " + pv[2] + " * " + cp : "")));
+      const std::string c = t.let(activation(t, act(1), pre(3, hp)));
+      t.assign(cp, f + " * " + cp + " + " + i + " * " + c);
+      const std::string o =
+          t.let(activation(t, act(0), pre(1, hp) + (peep ? " + " + pv[1] + " * " + cp : "")));
+      t.assign(hp, o + " * " + activation(t, act(2), cp));
     }
+    if (want_y) {
+      const std::string typed = t.temp();
+      t.let_typed(typed,
+                  "[" + steps_dim + " " + std::to_string(batch) + " " + std::to_string(h) + "]", y);
+      t.assign(y, "concat(" + typed + "[" + steps_dim + "=1:" + std::to_string(steps) +
+                      "], rearrange(" + hp + ", p q -> 1 p q), over=0)");
+    }
+    t.end_block();
+    // The register holds the steps in the order they ran.
+    if (want_y)
+      ys.push_back(reverse ? t.let(gather_axis(t, y, {steps, batch, h}, "f32", 0, reversed)) : y);
     last_h.push_back(hp);
     if (C == Cell::lstm) last_c.push_back(cp);
   }
   // Y [T D B H], Y_h and Y_c [D B H] (batch first: [B T D H], [B D H]).
-  const std::string bh = std::to_string(batch) + " " + std::to_string(h);
-  auto stacked = [&](const std::vector<std::string>& parts) {  // [D B H]
+  auto stacked = [&](const std::vector<std::string>& parts, const std::string& in_pattern,
+                     const std::string& out_pattern, int over) {
     std::string e;
     for (const auto& p : parts) {
-      const std::string one = "rearrange(" + p + ", b h -> 1 b h)";
-      e = e.empty() ? t.let(one) : t.let("concat(" + e + ", " + one + ", over=0)");
+      const std::string one = "rearrange(" + p + ", " + in_pattern + " -> " + out_pattern + ")";
+      e = e.empty() ? t.let(one)
+                    : t.let("concat(" + e + ", " + one + ", over=" + std::to_string(over) + ")");
     }
     return e;
   };
-  const auto& out = t.node();
-  if (out.output_size() > 0 && !out.output(0).empty()) {
-    std::string y;
-    for (const auto& per_step : ys) {
-      const std::string one = "rearrange(" + stacked(per_step) + ", d b h -> 1 d b h)";
-      y = y.empty() ? t.let(one) : t.let("concat(" + y + ", " + one + ", over=0)");
-    }
+  if (want_y) {
+    const std::string y = stacked(ys, "t b h", "t 1 b h", 1);
     t.emit(batch_first ? transpose_expr(y, {2, 0, 1, 3}) : y, 0);
   }
   if (out.output_size() > 1 && !out.output(1).empty()) {
-    const std::string yh = stacked(last_h);
+    const std::string yh = stacked(last_h, "b h", "1 b h", 0);
     t.emit(batch_first ? transpose_expr(yh, {1, 0, 2}) : yh, 1);
   }
   if (C == Cell::lstm && out.output_size() > 2 && !out.output(2).empty()) {
-    const std::string yc = stacked(last_c);
+    const std::string yc = stacked(last_c, "b h", "1 b h", 0);
     t.emit(batch_first ? transpose_expr(yc, {1, 0, 2}) : yc, 2);
   }
-  (void)bh;
 }
 
 }  // namespace

@@ -357,13 +357,24 @@ std::string Translator::temp() {
 
 std::string Translator::let(const std::string& expr) {
   const std::string name = temp();
-  body_.push_back("    " + name + " = " + expr);
+  body_.push_back(indent_ + name + " = " + expr);
   return name;
 }
 
+void Translator::assign(const std::string& name, const std::string& expr) {
+  body_.push_back(indent_ + name + " = " + expr);
+}
+
+void Translator::begin_block(const std::string& line) {
+  body_.push_back(indent_ + line);
+  indent_ += "    ";
+}
+
+void Translator::end_block() { indent_.resize(indent_.size() - 4); }
+
 void Translator::let_typed(const std::string& name, const std::string& type,
                            const std::string& expr) {
-  body_.push_back("    " + name + ": " + type + " = " + expr);
+  body_.push_back(indent_ + name + ": " + type + " = " + expr);
 }
 
 std::string Translator::slicing_dim(std::int64_t size) {

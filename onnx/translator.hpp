@@ -126,6 +126,12 @@ class Translator {
   std::string temp();
   // A statement of an intermediate: binds and returns a fresh name.
   std::string let(const std::string& expr);
+  // Rebinds a name already bound (a scan's carry): `name = expr`.
+  void assign(const std::string& name, const std::string& expr);
+  // A block of statements (a scan's body): `line` opens it, the statements
+  // until end_block are indented into it.
+  void begin_block(const std::string& line);
+  void end_block();
   // A statement binding `name` with a declared type: `name: type = expr`.
   void let_typed(const std::string& name, const std::string& type, const std::string& expr);
   // A dim declared for slicing an axis of `size` (dims are declared once
@@ -159,7 +165,8 @@ class Translator {
   void mark_generic(Port& p) const;  // comments: the symbolic axes and their sizes
   std::map<std::string, Value> values_;
   std::map<std::string, onnx::ValueInfoProto> infos_;
-  int node_index_ = 0;                           // of the node being translated
+  int node_index_ = 0;
+  std::string indent_ = "    ";  // of the statements let() writes                           // of the node being translated
   mutable std::set<std::string> refreshed_;      // outputs whose shape made inference run again
   std::map<std::string, Constant> params_;       // by parameter name
   std::map<std::string, std::string> param_of_;  // onnx name -> parameter name

@@ -283,8 +283,9 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("Einsum and CumSum agree with ONNX Runtime") {
-  if (!have_importer()) return;
+// A model of tests/onnx/models/ with its inputs (PREFIX_NAME.pb) and ONNX
+// Runtime's outputs (PREFIX_out_NAME.pb), held to them.
+void check_against_runtime(const std::string& prefix) {
   const std::string dir = source_path("tests/onnx/models/");
   auto tensor = [&](const std::string& file) {
     ss::Tensor out;
@@ -292,11 +293,11 @@ TEST_CASE("Einsum and CumSum agree with ONNX Runtime") {
     return out;
   };
   ss::Engine engine;
-  const auto m = engine.load_onnx(dir + "einsum_cumsum.onnx", options());
+  const auto m = engine.load_onnx(dir + prefix + ".onnx", options());
   REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? "" : m.diagnostics[0].render()));
   std::vector<ss::Tensor> inputs;
   for (const auto& port : m.translation.inputs)
-    inputs.push_back(tensor("einsum_cumsum_" + port.onnx_name + ".pb"));
+    inputs.push_back(tensor(prefix + "_" + port.onnx_name + ".pb"));
   const auto r = m.module.call("forward", m.arguments(inputs));
   REQUIRE(r);
   const auto got = ss::OnnxModel::results(r);
@@ -304,10 +305,27 @@ TEST_CASE("Einsum and CumSum agree with ONNX Runtime") {
   for (std::size_t k = 0; k < got.size(); ++k) {
     const auto& name = m.translation.outputs[k].onnx_name;
     CAPTURE(name);
-    const auto want = tensor("einsum_cumsum_out_" + name + ".pb");
+    const auto want = tensor(prefix + "_out_" + name + ".pb");
     CHECK(got[k].shape() == want.shape());
     const auto g = got[k].to_floats(), w = want.to_floats();
     REQUIRE(g.size() == w.size());
     for (std::size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(w[i]).epsilon(1e-5));
   }
+}
+
+TEST_CASE("Einsum and CumSum agree with ONNX Runtime") {
+  if (!have_importer()) return;
+  check_against_runtime("einsum_cumsum");
+}
+
+TEST_CASE("a bidirectional LSTM with peepholes runs as two scans and agrees with ONNX Runtime") {
+  if (!have_importer()) return;
+  check_against_runtime("bilstm");
+  const auto m = ss::Engine().load_onnx(source_path("tests/onnx/models/bilstm.onnx"), options());
+  REQUIRE(m);
+  std::size_t scans = 0;
+  for (auto at = m.translation.source.find(" in slices("); at != std::string::npos;
+       at = m.translation.source.find(" in slices(", at + 1))
+    ++scans;
+  CHECK(scans == 2);
 }

@@ -159,3 +159,26 @@ for name, value in feeds.items():
     onnx.save_tensor(onnx.numpy_helper.from_array(value, name), os.path.join(HERE, f"einsum_cumsum_{name}.pb"))
 for name, value in zip(names, session.run(None, feeds)):
     onnx.save_tensor(onnx.numpy_helper.from_array(value, name), os.path.join(HERE, f"einsum_cumsum_out_{name}.pb"))
+
+# A bidirectional LSTM with peepholes (each direction its own scan), with
+# ONNX Runtime's outputs.
+H, I, T, B = 5, 3, 4, 2
+lstm_inputs = {
+    "x": rng.standard_normal((T, B, I)).astype(np.float32),
+    "w": (rng.standard_normal((2, 4 * H, I)) * 0.5).astype(np.float32),
+    "r": (rng.standard_normal((2, 4 * H, H)) * 0.5).astype(np.float32),
+    "b": (rng.standard_normal((2, 8 * H)) * 0.1).astype(np.float32),
+    "h0": rng.standard_normal((2, B, H)).astype(np.float32),
+    "c0": rng.standard_normal((2, B, H)).astype(np.float32),
+    "p": (rng.standard_normal((2, 3 * H)) * 0.1).astype(np.float32),
+}
+save("bilstm.onnx",
+     [helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0", "c0", "p"], ["y", "y_h", "y_c"], name="lstm",
+                       hidden_size=H, direction="bidirectional")],
+     [tensor(n, F, list(v.shape)) for n, v in lstm_inputs.items()],
+     [tensor("y", F, [T, 2, B, H]), tensor("y_h", F, [2, B, H]), tensor("y_c", F, [2, B, H])])
+session = onnxruntime.InferenceSession(os.path.join(HERE, "bilstm.onnx"), providers=["CPUExecutionProvider"])
+for name, value in lstm_inputs.items():
+    onnx.save_tensor(onnx.numpy_helper.from_array(value, name), os.path.join(HERE, f"bilstm_{name}.pb"))
+for name, value in zip(["y", "y_h", "y_c"], session.run(None, lstm_inputs)):
+    onnx.save_tensor(onnx.numpy_helper.from_array(value, name), os.path.join(HERE, f"bilstm_out_{name}.pb"))
