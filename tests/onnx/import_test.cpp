@@ -68,7 +68,9 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
       {"argmax_last.onnx", "E2005"},   {"float64.onnx", "E2006"},
       {"reshape_input.onnx", "E2007"}, {"add_mismatch.onnx", "E2008"},
       {"outside_data.onnx", "E2009"},  {"int64_big.onnx", "E2010"}};
-  for (const auto& [file, code] : refused) {
+  for (const auto& entry : refused) {
+    const std::string& file = entry.first;
+    const std::string& code = entry.second;
     CAPTURE(file);
     const auto m = engine.load_onnx(source_path("tests/onnx/models/" + file), options());
     CHECK_FALSE(m);
