@@ -252,13 +252,6 @@ void lrn(Translator& t) {
          Translator::literal(beta, "f32"));
 }
 
-// The flat positions of a row-major shape's elements: strides.
-std::vector<std::int64_t> row_strides(const std::vector<std::int64_t>& shape) {
-  std::vector<std::int64_t> out(shape.size(), 1);
-  for (std::size_t i = shape.size(); i-- > 1;) out[i - 1] = out[i] * shape[i];
-  return out;
-}
-
 // GatherND of indices known at import: the data's leading axes flattened,
 // gathered at the flat positions the index tuples name.
 void gather_nd(Translator& t) {
@@ -273,7 +266,7 @@ void gather_nd(Translator& t) {
   std::vector<std::int64_t> rest(x.shape.begin() + static_cast<std::ptrdiff_t>(k), x.shape.end());
   std::int64_t n = 1;
   for (auto d : lead) n *= d;
-  const auto st = row_strides(lead);
+  const auto st = strides_of(lead);
   std::vector<std::int64_t> flat;
   for (std::int64_t i = 0; i < ids.count(); i += static_cast<std::int64_t>(k)) {
     std::int64_t f = 0;
@@ -328,7 +321,7 @@ void scatter_nd(Translator& t) {
   std::vector<std::int64_t> lead(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(k));
   std::int64_t inner = 1;
   for (std::size_t i = k; i < x.rank(); ++i) inner *= x.shape[i];
-  const auto st = row_strides(x.shape);
+  const auto st = strides_of(x.shape);
   std::vector<std::int64_t> target;
   for (std::int64_t i = 0; i < ids.count(); i += static_cast<std::int64_t>(k)) {
     std::int64_t f = 0;
@@ -349,7 +342,7 @@ void scatter_elements(Translator& t) {
     t.unsupported("E2005", "ScatterElements with a reduction isn't supported");
   if (!ids.constant) constant_ints(t, 1, "indices");
   const std::size_t axis = static_cast<std::size_t>(axis_of(t, t.int_attr("axis", 0), x.rank()));
-  const auto sx = row_strides(x.shape), si = row_strides(ids.shape);
+  const auto sx = strides_of(x.shape), si = strides_of(ids.shape);
   std::vector<std::int64_t> target;
   for (std::int64_t i = 0; i < ids.count(); ++i) {
     std::int64_t rest = i, f = 0;

@@ -428,11 +428,7 @@ void expand(Translator& t) {
   bool ok = true;
   const auto to = broadcast_shape(x.shape, dims, &ok);
   if (!ok) t.unsupported("E2008", "an Expand to a shape the input doesn't broadcast to");
-  std::vector<std::int64_t> from = x.shape;
-  std::string e = t.operand(x);
-  if (to.size() > from.size()) {  // leading axes first, then size-1 axes widened
-  }
-  t.emit_as(expand_expr(e, from, to), to, x.onnx_type);
+  t.emit_as(expand_expr(t.operand(x), x.shape, to), to, x.onnx_type);
 }
 
 void tile(Translator& t) {

@@ -108,10 +108,9 @@ bool write_tensor_file(const std::string& path, const std::map<std::string, Tens
         continue;
       }
       std::vector<std::int32_t> words;
-      const auto values = t.to_floats();
       const runtime::Tensor packed = Module::Impl::to_runtime(t).compact();
       const auto* ints = static_cast<const std::int32_t*>(packed.raw());
-      for (std::size_t i = 0; i < values.size(); ++i) {
+      for (std::int64_t i = 0; i < packed.size(); ++i) {
         const std::int64_t v = ints[i];
         words.push_back(static_cast<std::int32_t>(static_cast<std::uint32_t>(v & 0xffffffff)));
         words.push_back(

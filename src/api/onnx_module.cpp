@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "api/module_impl.hpp"
 #include "diag/codes.hpp"
 #include "onnx/onnx_api.h"
 #include "support/dynamic_library.hpp"
@@ -133,12 +134,10 @@ OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder
                     {"generic", generic}};
   for (const auto& [name, tensor] : options.constants) {
     std::vector<double> values;
-    if (tensor.dtype() == DType::i32 && tensor.strides() == std::vector<std::int64_t>())
-      values.clear();
-    if (tensor.dtype() == DType::i32) {
-      const std::vector<float> f = tensor.to_floats();  // for the shape check only
-      const auto* data = static_cast<const std::int32_t*>(tensor.data());
-      for (std::size_t i = 0; i < f.size(); ++i) values.push_back(data[i]);
+    if (tensor.dtype() == DType::i32) {  // exactly, past float's 2^24, through any strides
+      const runtime::Tensor packed = Module::Impl::to_runtime(tensor).compact();
+      const auto* data = static_cast<const std::int32_t*>(packed.raw());
+      values.assign(data, data + packed.size());
     } else {
       for (float f : tensor.to_floats()) values.push_back(f);
     }

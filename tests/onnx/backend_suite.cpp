@@ -47,20 +47,6 @@ std::vector<fs::path> numbered(const fs::path& folder, const std::string& prefix
   return out;
 }
 
-float element(const Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case DType::f32:
-      return static_cast<const float*>(t.data())[i];
-    case DType::i32:
-      return static_cast<float>(static_cast<const std::int32_t*>(t.data())[i]);
-    case DType::boolean:
-      return static_cast<const unsigned char*>(t.data())[i] ? 1.0f : 0.0f;
-    default:
-      break;
-  }
-  return t.to_floats()[static_cast<std::size_t>(i)];
-}
-
 // Empty when `got` matches `want` at ONNX's tolerances.
 std::string compare(const Tensor& got, const Tensor& want) {
   if (got.dtype() != want.dtype()) return "element type differs";
@@ -76,7 +62,6 @@ std::string compare(const Tensor& got, const Tensor& want) {
       return s.str();
     }
   }
-  (void)element;
   return {};
 }
 
@@ -90,11 +75,10 @@ std::map<std::string, Tensor> integer_inputs(const fs::path& folder, const std::
   for (const auto& p : numbered(folder / "test_data_set_0", "input_")) {
     Tensor t;
     std::string name;
-    const bool small = k++ > 0 && t.size() <= 8;
+    const bool first = k++ == 0;
     if (read_onnx_tensor(read_all(p), &t, &name, nullptr, library) && !name.empty() &&
-        (t.dtype() == DType::i32 || t.size() == 1 || (k > 1 && t.size() <= 8)))
+        (t.dtype() == DType::i32 || t.size() == 1 || (!first && t.size() <= 8)))
       out[name] = t;
-    (void)small;
   }
   return out;
 }
