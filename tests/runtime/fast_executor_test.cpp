@@ -224,6 +224,41 @@ TEST_CASE("a fused kernel agrees with the reference, broadcasting, bool conditio
   CHECK(counts.stepped == 0);
 }
 
+TEST_CASE("a fused kernel runs compiled over axes of size 1: a batch of one, a single row") {
+  if (std::string(ss::test::kJitPath).empty()) {
+    ss::test::skip("no JIT module in this build");
+    return;
+  }
+  // An axis of size 1 has stride 0 in the kernel's view of an input; the
+  // rows of [1 7 5] are still evenly spaced (a batch of one was run element
+  // by element on the reference's operations before).
+  const auto program = ss::test::check_source_text(
+      "dim C = 5\n\n"
+      "fn f(x: [n t C], b: [C], r: [n t C]) -> [n t C]:\n"
+      "    return maximum(x * 2.0 + b, 0.0) + r\n");
+  const auto g = ss::lower::lower_function(program->typed, "f");
+  REQUIRE(ss::ir::plan_fusion(g).size() == 1);
+  auto fast = ss::runtime::make_fast_executor({.threads = 1, .jit_library = ss::test::kJitPath});
+  const std::vector<std::pair<std::int64_t, std::int64_t>> sizes = {{1, 7}, {4, 1}, {1, 1}, {3, 2}};
+  for (const auto& [n, t] : sizes) {
+    CAPTURE(n);
+    CAPTURE(t);
+    Tensor x = Tensor::zeros(DType::f32, {n, t, 5}), r = Tensor::zeros(DType::f32, {n, t, 5}),
+           b = Tensor::zeros(DType::f32, {5});
+    for (std::int64_t k = 0; k < x.size(); ++k) {
+      x.set(k, std::sin(1.3 * static_cast<double>(k)));
+      r.set(k, std::cos(0.7 * static_cast<double>(k)));
+    }
+    for (std::int64_t k = 0; k < 5; ++k) b.set(k, 0.1 * static_cast<double>(k) - 0.2);
+    const std::map<std::string, Tensor> inputs = {{"x", x}, {"b", b}, {"r", r}};
+    check_elementwise(ss::runtime::run_graph(g, inputs, program->typed.dims),
+                      ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, fast.get()));
+  }
+  const auto counts = ss::runtime::fusion_counts(*fast);
+  CHECK(counts.runs == 4);
+  CHECK(counts.stepped == 0);
+}
+
 TEST_CASE("an elementwise region and the reduction after it run as one loop nest") {
   if (std::string(ss::test::kJitPath).empty()) {
     ss::test::skip("no JIT module in this build");
