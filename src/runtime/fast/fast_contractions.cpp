@@ -268,19 +268,36 @@ std::optional<ConvForward> conv_of(const Shape& x, const ir::Window& w, std::int
                      {c->after[0], c->after[1]}};
 }
 
-// A 2-D convolution (window(x) over axes 1 and 2 of a channels-last x [n h
-// w c], zero padded) on oneDNN: its forward (which 0: rows [n oh ow] of
-// `out` from the kernel's rows (c, kh, kw), `fixed`) or its kernel's
-// gradient (which 1: out [f, (c kh kw)] from `fixed`, the output's gradient
-// as rows f of columns [n oh ow], contiguous). False where it can't.
-bool conv_on_onednn(std::size_t which, const Tensor& x, const ir::Window& w, std::int64_t filters,
-                    const gemm::Matrix& fixed, float* out, GemmSettings how) {
+// A 2-D convolution's forward (window(x) over axes 1 and 2 of a
+// channels-last x [n h w c], zero padded) on oneDNN: rows [n oh ow] of
+// `out` from the kernel's rows (c, kh, kw), `kernel` (axes c, kh, kw, f at
+// any strides: the weight as the program holds it, never copied). False
+// where it can't.
+bool conv_forward_on_onednn(const Tensor& x, const ir::Window& w, const Tensor& kernel, float* out,
+                            GemmSettings how) {
+  if (kernel.rank() != 4 || !x.contiguous()) return false;
+  const auto s = conv_of(x.shape(), w, kernel.dim(3), how);
+  if (!s || kernel.dim(0) != s->c || kernel.dim(1) != s->kh || kernel.dim(2) != s->kw) return false;
+  const auto& st = kernel.strides();
+  const auto& buffer = kernel.buffer();
+  const ConvKernel k{static_cast<const float*>(kernel.raw()),
+                     st[3],
+                     st[0],
+                     st[1],
+                     st[2],
+                     buffer && buffer->frozen() ? buffer.get() : nullptr};
+  return onednn_conv_forward(*s, static_cast<const float*>(x.raw()), k, out, how.threads);
+}
+
+// The kernel's gradient on oneDNN (out [f, (c kh kw)] from `dy`, the
+// output's gradient as rows f of columns [n oh ow], contiguous). False
+// where it can't.
+bool conv_kernel_gradient_on_onednn(const Tensor& x, const ir::Window& w, std::int64_t filters,
+                                    const gemm::Matrix& dy, float* out, GemmSettings how) {
   const auto s = conv_of(x.shape(), w, filters, how);
-  if (!s || !x.contiguous()) return false;
-  const auto* images = static_cast<const float*>(x.raw());
-  if (which == 0) return onednn_conv_forward(*s, images, fixed, out, how.threads);
-  if (fixed.row_stride != 1 || fixed.col_stride != filters) return false;
-  return onednn_conv_kernel_gradient(*s, images, fixed.data, out, how.threads);
+  if (!s || !x.contiguous() || dy.row_stride != 1 || dy.col_stride != filters) return false;
+  return onednn_conv_kernel_gradient(*s, static_cast<const float*>(x.raw()), dy.data, out,
+                                     how.threads);
 }
 
 }  // namespace
@@ -312,9 +329,7 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
       std::max<std::int64_t>(1, (std::int64_t{1} << 18) / std::max<std::int64_t>(1, per * row));
   Tensor result = Tensor::uninitialized(DType::f32, plan->computed);
   auto* base = static_cast<float*>(result.raw());
-  const Panel fixed = which == 0 ? panel(other.permute(plan->b_order), 0, plan->inner_axes)
-                                 : panel(other.permute(plan->a_order), 0, plan->row_axes);
-  const gemm::Matrix f = fixed.at(0);
+  const Tensor other_view = other.permute(which == 0 ? plan->b_order : plan->a_order);
   // Where the window's row is [channels, window] and x is channels last,
   // the slab is made [window, channels] instead: a contiguous copy of the
   // channels per window element, not a scatter one window apart. The
@@ -326,7 +341,12 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   const bool positions =
       (which == 0 ? plan->row_axes : plan->inner_axes) == static_cast<std::size_t>(x.rank() - 1);
   bool inner_first = positions && x.rank() >= 2 && channels * span == row;
-  if (inner_first && conv_on_onednn(which, x, w, which == 0 ? cols : m, f, base, how))
+  if (inner_first && which == 0 && plan->inner_axes == 3 &&
+      conv_forward_on_onednn(x, w, other_view, base, how))
+    return finish(out, result, plan->out_order);
+  const Panel fixed = panel(other_view, 0, which == 0 ? plan->inner_axes : plan->row_axes);
+  const gemm::Matrix f = fixed.at(0);
+  if (inner_first && which == 1 && conv_kernel_gradient_on_onednn(x, w, m, f, base, how))
     return finish(out, result, plan->out_order);
   // which 0: the kernel's rows; which 1: the result before reordering (the
   // thread's, kept between calls)
@@ -390,8 +410,9 @@ bool folded_einsum(const ir::Node& n, const Tensor& a, const Tensor& b, const Sh
   if (!s || dy.row_stride != filters || dy.col_stride != 1) return false;
   Tensor dx = Tensor::uninitialized(DType::f32, like);
   // The kernel as the forward reads it: rows (c, kh, kw), columns f.
-  if (!onednn_conv_data_gradient(*s, dy.data, {kernel.data, kernel.col_stride, kernel.row_stride},
-                                 static_cast<float*>(dx.raw()), how.threads))
+  if (!onednn_conv_data_gradient(
+          *s, dy.data, conv_kernel(*s, {kernel.data, kernel.col_stride, kernel.row_stride}),
+          static_cast<float*>(dx.raw()), how.threads))
     return false;
   out = dx;
   return true;

@@ -41,6 +41,11 @@ std::int64_t onednn_conv_calls() {
   return calls.load();
 }
 
+ConvKernel conv_kernel(const ConvForward& s, gemm::Matrix kernel) {
+  return {kernel.data, kernel.col_stride, s.kh * s.kw * kernel.row_stride, s.kw * kernel.row_stride,
+          kernel.row_stride};
+}
+
 #if defined(SS_HAVE_DNNL_HEADER) && !defined(SS_UNDER_TSAN)
 namespace {
 
@@ -176,13 +181,13 @@ struct Primitive {
   std::string impl;
 };
 
-using Key = std::array<std::int64_t, 20>;
+using Key = std::array<std::int64_t, 22>;
 
 // A primitive of `pass` for `images` of s's images, the kernel at
 // `kernel`'s strides (forward, data); nullptr where oneDNN refuses it or offers
 // only its im2col GEMM, no faster than ours (remembered: asked once).
 const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
-                           gemm::Matrix kernel) {
+                           const ConvKernel& kernel) {
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<Primitive>> made;
   const Key key{static_cast<std::int64_t>(pass),
@@ -203,8 +208,10 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
                 s.after[1],
                 s.oh,
                 s.ow,
-                kernel.row_stride,
-                kernel.col_stride};
+                kernel.f_stride,
+                kernel.c_stride,
+                kernel.kh_stride,
+                kernel.kw_stride};
   const std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = made.find(key); it != made.end()) return it->second.get();
   const Api& a = api();
@@ -212,9 +219,9 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
   auto p = std::make_unique<Primitive>();
   const dnnl_dims_t src{images, s.c, s.h, s.w}, dst{images, s.f, s.oh, s.ow},
       weights{s.f, s.c, s.kh, s.kw};
-  // Row (c, kh, kw) of the kernel, column f: oihw's axes at these strides.
-  const dnnl_dims_t kernel_strides{kernel.col_stride, s.kh * s.kw * kernel.row_stride,
-                                   s.kw * kernel.row_stride, kernel.row_stride};
+  // oihw's axes at the kernel's strides.
+  const dnnl_dims_t kernel_strides{kernel.f_stride, kernel.c_stride, kernel.kh_stride,
+                                   kernel.kw_stride};
   const dnnl_dims_t strides{s.stride[0], s.stride[1]},
       dilation{s.dilation[0] - 1, s.dilation[1] - 1}, before{s.before[0], s.before[1]},
       after{s.after[0], s.after[1]};
@@ -325,7 +332,7 @@ struct Split {
 
 // The split of s's images over `threads`, with its primitives of `pass`;
 // nothing (parts 0) where oneDNN isn't there or refuses a part's.
-Split split(Pass pass, const ConvForward& s, gemm::Matrix kernel, int threads) {
+Split split(Pass pass, const ConvForward& s, const ConvKernel& kernel, int threads) {
   Split out;
   if (!api().engine || s.n <= 0) return out;
   const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
@@ -337,9 +344,37 @@ Split split(Pass pass, const ConvForward& s, gemm::Matrix kernel, int threads) {
   return out;
 }
 
+// A primitive's weights in its layout, reordered from `kernel`: kept with
+// a frozen kernel's buffer (made once), else in the thread's scratch.
+const void* reordered(const Primitive& p, const ConvKernel& kernel, AlignedScratch& kept,
+                      std::shared_ptr<const void>& held) {
+  const auto reorder = [&](void* into) {
+    const OneOmpThread one;
+    return run(p.reorder, {{DNNL_ARG_FROM, &p.kernel, const_cast<float*>(kernel.data)},
+                           {DNNL_ARG_TO, &p.weights, into}});
+  };
+  if (kernel.frozen) {
+    const auto* base = static_cast<const float*>(kernel.frozen->data());
+    // (a primitive is made once and kept: its address names its layout)
+    const Buffer::DerivedKey key{kernel.data - base, reinterpret_cast<std::int64_t>(&p),
+                                 kernel.f_stride,    kernel.c_stride,
+                                 kernel.kh_stride,   kernel.kw_stride};
+    held = kernel.frozen->derived(key, [&]() -> std::shared_ptr<const void> {
+      auto copy = std::make_shared<AlignedScratch>();
+      void* into = scratch(*copy, p.weights_bytes);
+      if (!into || !reorder(into)) return nullptr;
+      return std::shared_ptr<const void>(copy, into);
+    });
+    if (held) return held.get();
+  }
+  void* into = scratch(kept, p.weights_bytes);
+  return into && reorder(into) ? into : nullptr;
+}
+
 // The forward (x to y) or the input's gradient (dy to dx): each part its
-// images, the kernel reordered once for the part sizes' layouts.
-bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::Matrix kernel,
+// images, the kernel reordered once for the part sizes' layouts (or found
+// reordered with its frozen buffer).
+bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, const ConvKernel& kernel,
                      float* to, int threads) {
   const Api& a = api();
   const Split parts = split(pass, s, kernel, threads);
@@ -349,17 +384,10 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::M
   // part sizes chose different layouts.
   const bool same = a.md_equal(&first->weights, &rest->weights) != 0;
   thread_local AlignedScratch weights_first, weights_rest;
-  void* w_first = scratch(weights_first, first->weights_bytes);
-  void* w_rest = same ? w_first : scratch(weights_rest, rest->weights_bytes);
+  std::shared_ptr<const void> held_first, held_rest;
+  const void* w_first = reordered(*first, kernel, weights_first, held_first);
+  const void* w_rest = same ? w_first : reordered(*rest, kernel, weights_rest, held_rest);
   if (!w_first || !w_rest) return false;
-  const OneOmpThread one;
-  auto* k = const_cast<float*>(kernel.data);
-  if (!run(first->reorder,
-           {{DNNL_ARG_FROM, &first->kernel, k}, {DNNL_ARG_TO, &first->weights, w_first}}))
-    return false;
-  if (!same && !run(rest->reorder,
-                    {{DNNL_ARG_FROM, &rest->kernel, k}, {DNNL_ARG_TO, &rest->weights, w_rest}}))
-    return false;
   const bool forward = pass == Pass::forward;
   const std::int64_t in_image = s.h * s.w * s.c, out_image = s.oh * s.ow * s.f;
   std::atomic<bool> failed{false};
@@ -374,7 +402,7 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::M
     if (!pad ||
         !run(p.conv,
              {{forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_DST, forward ? &p.src : &p.dst, read},
-              {DNNL_ARG_WEIGHTS, &p.weights, &p == first ? w_first : w_rest},
+              {DNNL_ARG_WEIGHTS, &p.weights, const_cast<void*>(&p == first ? w_first : w_rest)},
               {forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_SRC, forward ? &p.dst : &p.src, write},
               {DNNL_ARG_SCRATCHPAD, &p.scratchpad, pad}}))
       failed = true;
@@ -386,12 +414,12 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, gemm::M
 
 }  // namespace
 
-bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kernel, float* y,
+bool onednn_conv_forward(const ConvForward& s, const float* x, const ConvKernel& kernel, float* y,
                          int threads) {
   return run_with_kernel(Pass::forward, s, x, kernel, y, threads);
 }
 
-bool onednn_conv_data_gradient(const ConvForward& s, const float* dy, gemm::Matrix kernel,
+bool onednn_conv_data_gradient(const ConvForward& s, const float* dy, const ConvKernel& kernel,
                                float* dx, int threads) {
   return run_with_kernel(Pass::data, s, dy, kernel, dx, threads);
 }
@@ -402,7 +430,8 @@ const char* onednn_status() {
     if (!a.engine) return a.status;
     // The kernel it picks for the benchmarks' conv layer.
     const ConvForward probe{8, 32, 32, 64, 64, 3, 3, 32, 32, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
-    const Primitive* p = primitive(Pass::forward, probe, probe.n, {nullptr, 64, 1});
+    const Primitive* p =
+        primitive(Pass::forward, probe, probe.n, conv_kernel(probe, {nullptr, 64, 1}));
     return p ? "available, " + p->impl : std::string("available, no direct convolution here");
   }();
   return status.c_str();
@@ -420,7 +449,7 @@ std::string onednn_version() {
 
 bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const float* dy, float* dk,
                                  int threads) {
-  const Split parts = split(Pass::weights, s, {nullptr, 0, 0}, threads);
+  const Split parts = split(Pass::weights, s, ConvKernel{}, threads);
   if (!parts.parts) return false;
   // Each part's sums over its images in the primitive's layout, then in
   // ours: the first part's straight into dk, the others' added to it in
@@ -472,7 +501,7 @@ std::string onednn_version() {
   return "";
 }
 
-bool onednn_conv_forward(const ConvForward&, const float*, gemm::Matrix, float*, int) {
+bool onednn_conv_forward(const ConvForward&, const float*, const ConvKernel&, float*, int) {
   return false;
 }
 
@@ -480,7 +509,7 @@ bool onednn_conv_kernel_gradient(const ConvForward&, const float*, const float*,
   return false;
 }
 
-bool onednn_conv_data_gradient(const ConvForward&, const float*, gemm::Matrix, float*, int) {
+bool onednn_conv_data_gradient(const ConvForward&, const float*, const ConvKernel&, float*, int) {
   return false;
 }
 

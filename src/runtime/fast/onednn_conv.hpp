@@ -17,25 +17,39 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/core/tensor.hpp"
 #include "runtime/fast/gemm/sgemm.hpp"
 
 namespace ss::runtime::fast {
 
 // y [n oh ow f] = the 2-D convolution of x [n h w c] (channels last, rows
-// w * c apart) with a kernel whose element (c, kh, kw, f) is
-// kernel.data[(c * kh_size * kw_size + kh * kw_size + kw) * row_stride +
-// f * col_stride] (einsum's contracted rows (c, kh, kw), columns f), zero
-// padding. dilation 1 is no gap.
+// w * c apart) with a kernel (ConvKernel below), zero padding. dilation 1
+// is no gap.
 struct ConvForward {
   std::int64_t n, h, w, c, f;
   std::int64_t kh, kw, oh, ow;
   std::int64_t stride[2], dilation[2], before[2], after[2];
 };
 
+// A convolution's kernel as the forward and the input's gradient read it:
+// element (c, kh, kw, f) at data[f * f_stride + c * c_stride + kh *
+// kh_stride + kw * kw_stride] (any strides: [kh kw c f] as the language
+// lays a kernel out, read as einsum's rows (c, kh, kw), needs no copy).
+// `frozen`, where the kernel lies in a frozen buffer (a resident model's
+// weight), keeps oneDNN's reordered copy of it, made at the first call.
+struct ConvKernel {
+  const float* data = nullptr;
+  std::int64_t f_stride = 0, c_stride = 0, kh_stride = 0, kw_stride = 0;
+  const Buffer* frozen = nullptr;
+};
+
+// The kernel as einsum's matrix: rows (c, kh, kw), columns f.
+ConvKernel conv_kernel(const ConvForward& s, gemm::Matrix kernel);
+
 // Runs it on oneDNN over `threads` parts; false, having written nothing,
 // where oneDNN can't: not on this machine, turned off (SHAPESCRIPT_ONEDNN=0),
 // under ThreadSanitizer (libgomp isn't instrumented), or a shape it refuses.
-bool onednn_conv_forward(const ConvForward& s, const float* x, gemm::Matrix kernel, float* y,
+bool onednn_conv_forward(const ConvForward& s, const float* x, const ConvKernel& kernel, float* y,
                          int threads);
 // The kernel's gradient dk [f c kh kw] (einsum's rows f, columns (c, kh,
 // kw)) from x [n h w c] and the output's gradient dy [n oh ow f], both
@@ -44,7 +58,7 @@ bool onednn_conv_kernel_gradient(const ConvForward& s, const float* x, const flo
                                  int threads);
 // The input's gradient dx [n h w c] from dy [n oh ow f] (contiguous) and
 // the kernel as onednn_conv_forward reads it. False as above.
-bool onednn_conv_data_gradient(const ConvForward& s, const float* dy, gemm::Matrix kernel,
+bool onednn_conv_data_gradient(const ConvForward& s, const float* dy, const ConvKernel& kernel,
                                float* dx, int threads);
 
 // "brgconv:avx512_core" or the like where oneDNN is usable, else why not
