@@ -1,6 +1,41 @@
 #include "ir/conv_deferral.hpp"
 
+#include <optional>
+
 namespace ss::ir {
+namespace {
+
+// The grouped convolution whose join is node j, if it is one: each link
+// read once, nothing of it fused, the image's window over two axes.
+std::optional<GroupedConv> grouped_conv(const Graph& g, std::size_t j, const std::vector<int>& uses,
+                                        const std::function<bool(std::size_t)>& fused) {
+  const auto node = [&](int i) -> const Node& { return g.nodes[static_cast<std::size_t>(i)]; };
+  const auto once = [&](int i) { return uses[static_cast<std::size_t>(i)] == 1 && !fused(i); };
+  const Node& join = g.nodes[j];
+  if (join.op != Op::einops || join.in.size() != 1 || fused(j) ||
+      join.type.elem.kind != types::ElemKind::f32 || !join.sizes.count("g"))
+    return std::nullopt;
+  GroupedConv c;
+  c.join = static_cast<int>(j);
+  c.product = join.in[0];
+  const Node& p = node(c.product);
+  if (p.op != Op::einsum || p.in.size() != 2 || p.in[0] == p.in[1] || !once(c.product))
+    return std::nullopt;
+  c.split_image = p.in[0];
+  c.split_kernel = p.in[1];
+  const Node& s = node(c.split_image);
+  const Node& k = node(c.split_kernel);
+  if (s.op != Op::einops || k.op != Op::einops || s.in.size() != 1 || k.in.size() != 1 ||
+      !s.sizes.count("g") || !k.sizes.count("g") || !once(c.split_image) || !once(c.split_kernel))
+    return std::nullopt;
+  c.window = s.in[0];
+  const Node& w = node(c.window);
+  if (w.op != Op::window || !once(c.window) || w.axes.size() != 2 || w.axes.front() == 0)
+    return std::nullopt;
+  return c;
+}
+
+}  // namespace
 
 ConvDeferral plan_conv_deferral(const Graph& g, const std::function<bool(std::size_t)>& fused) {
   const std::size_t count = g.nodes.size();
@@ -22,10 +57,27 @@ ConvDeferral plan_conv_deferral(const Graph& g, const std::function<bool(std::si
     }
   }
   for (const int o : g.outputs) other_reader[static_cast<std::size_t>(o)] = true;
+  std::vector<int> uses(count, 0);
+  for (const Node& n : g.nodes)
+    for (const int x : n.in) ++uses[static_cast<std::size_t>(x)];
+  for (const int o : g.outputs) uses[static_cast<std::size_t>(o)] += 2;
+  d.grouped_at.assign(count, -1);
+  for (std::size_t j = 0; j < count; ++j) {
+    const auto chain = grouped_conv(g, j, uses, fused);
+    if (!chain) continue;
+    d.grouped_at[j] = static_cast<int>(d.grouped.size());
+    d.grouped.push_back(*chain);
+    for (const int x : {chain->window, chain->split_image, chain->split_kernel, chain->product}) {
+      d.deferred[static_cast<std::size_t>(x)] = true;
+      d.read_at[static_cast<std::size_t>(x)] = static_cast<int>(j);
+    }
+    d.any = true;
+  }
   for (std::size_t i = 0; i < count; ++i) {
     const Node& n = g.nodes[i];
-    if (n.op == Op::window && n.type.elem.kind == types::ElemKind::f32 && last_einsum[i] >= 0 &&
-        !other_reader[i] && !fused(i) && !n.axes.empty() && n.axes.front() != 0) {
+    if (n.op == Op::window && !d.deferred[i] && n.type.elem.kind == types::ElemKind::f32 &&
+        last_einsum[i] >= 0 && !other_reader[i] && !fused(i) && !n.axes.empty() &&
+        n.axes.front() != 0) {
       d.deferred[i] = d.any = true;
       d.read_at[i] = last_einsum[i];
     }

@@ -14,8 +14,20 @@
 
 namespace ss::ir {
 
+// A grouped convolution as lowering writes it (lower_windows.cpp): the
+// window W of the image, split by S into groups of channels, the kernel
+// split by K, their einsum P batched over the groups, joined again by J.
+// W, S, K and P are deferred; J computes the convolution from W's image
+// and K's kernel.
+struct GroupedConv {
+  int window = -1, split_image = -1, split_kernel = -1, product = -1, join = -1;
+};
+
 struct ConvDeferral {
   std::vector<bool> deferred;  // per node
+  // Per node: the join of a grouped convolution, its index in `grouped`; else -1.
+  std::vector<int> grouped_at;
+  std::vector<GroupedConv> grouped;
   // Per node: the node at which it reads its inputs (itself, or for a
   // deferred one its last reader), as plan_releases's read_at takes it.
   std::vector<int> read_at;

@@ -253,6 +253,47 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a grouped conv's forward runs on oneDNN as one convolution, agreeing with the reference") {
+  // Depthwise (groups = channels, a multiplier of 2), strided and padded,
+  // and four groups of 4 channels each; the window, the splits, the
+  // batched einsum and the join left unmade, the join running oneDNN's
+  // grouped convolution once. The gradient graphs (no grouped pass on
+  // oneDNN) run the chain's nodes.
+  const auto checked = ss::test::check_source_text(
+      "fn depthwise(x: [3 9 10 8], k: [3 3 1 16], r: [3 5 5 16]) -> [] = "
+      "sum(conv(x, k, over=[1 2], stride=2, padding=1, groups=8, out=[5 5]) * r)\n"
+      "fn four(x: [2 6 7 16], k: [3 3 4 8], r: [2 6 7 8]) -> [] = "
+      "sum(conv(x, k, over=[1 2], padding=1, groups=4, out=[6 7]) * r)\n");
+  REQUIRE(checked);
+  auto graphs = ss::test::lowered_graphs(*checked);
+  for (auto& g : ss::test::lowered_graphs(*checked, true)) graphs.push_back(std::move(g));
+  REQUIRE(graphs.size() == 4);
+  const std::string status = ss::runtime::fast::onednn_status();
+  const bool onednn =
+      status.rfind("available, ", 0) == 0 && status.find("no direct") == std::string::npos;
+  if (!onednn) MESSAGE("oneDNN skipped (" << status << "): the chain's own nodes ran instead");
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    const auto& g = graphs[i];
+    CAPTURE(g.function);
+    CAPTURE(i);
+    const auto in = ss::test::made_up_inputs(g.graph, {});
+    const auto reference = ss::runtime::run_graph(g.graph, in, {});
+    for (const int threads : {1, 2}) {
+      CAPTURE(threads);
+      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+      const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
+      const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
+      const std::int64_t calls = ss::runtime::fast::onednn_conv_calls() - before;
+      if (onednn && i < 2) CHECK(calls == 1);
+      if (!onednn) CHECK(calls == 0);
+      REQUIRE(got.size() == reference.size());
+      for (std::size_t o = 0; o < got.size(); ++o)
+        check_close(got[o], reference[o], "fast", "fast executor's output");
+    }
+  }
+}
+
 TEST_CASE("max_pool is one node each way, run in one pass by the fast executor, any thread count") {
   // Overlapping windows (3 wide, stride 1, padded), so the gradient adds
   // into shared places; channels last (a run of 5) and, in the second

@@ -392,6 +392,33 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   return finish(out, result, plan->out_order);
 }
 
+bool grouped_conv(const Tensor& x, const ir::Window& w, const Tensor& kernel, Tensor& out,
+                  GemmSettings how) {
+  if (x.dtype() != DType::f32 || kernel.dtype() != DType::f32 || x.rank() != 4 ||
+      kernel.rank() != 4 || !x.contiguous())
+    return false;
+  const std::int64_t per_group = kernel.dim(2), filters = kernel.dim(3);
+  if (per_group <= 0 || x.dim(3) % per_group != 0) return false;
+  auto s = conv_of(x.shape(), w, filters, how);
+  if (!s || kernel.dim(0) != s->kh || kernel.dim(1) != s->kw) return false;
+  s->groups = x.dim(3) / per_group;
+  if (filters % s->groups != 0) return false;
+  const auto& st = kernel.strides();
+  const auto& buffer = kernel.buffer();
+  const ConvKernel k{static_cast<const float*>(kernel.raw()),
+                     st[3],
+                     st[2],
+                     st[0],
+                     st[1],
+                     buffer && buffer->frozen() ? buffer.get() : nullptr};
+  Tensor y = Tensor::uninitialized(DType::f32, {s->n, s->oh, s->ow, filters});
+  if (!onednn_conv_forward(*s, static_cast<const float*>(x.raw()), k, static_cast<float*>(y.raw()),
+                           how.threads))
+    return false;
+  out = y;
+  return true;
+}
+
 bool folded_einsum(const ir::Node& n, const Tensor& a, const Tensor& b, const Shape& like,
                    const ir::Window& w, Tensor& out, GemmSettings how) {
   if (n.in.size() != 2 || a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;

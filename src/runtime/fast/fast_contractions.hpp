@@ -57,6 +57,14 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, G
 bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
                      const Tensor& other, Tensor& out, GemmSettings how);
 
+// A grouped 2-D convolution (ir::GroupedConv) of a channels-last x [n h w
+// c] through the window w, with the kernel as the program holds it [kh kw
+// c/groups f], into out [n oh ow f] (a group's outputs next to each
+// other), on oneDNN. False, having made nothing, where it can't (the
+// caller then runs the chain's nodes).
+bool grouped_conv(const Tensor& x, const ir::Window& w, const Tensor& kernel, Tensor& out,
+                  GemmSettings how);
+
 // window_fold(einsum(a, b)) into the shape `like` without the einsum's
 // product: a 2-D convolution's input gradient (a the output's gradient [n
 // oh ow f], contiguous; b the kernel, contracted over f, its columns the

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include "ir/attributes.hpp"
+#include "ir/conv_deferral.hpp"
 #include "ir/fusion.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/core/plan_store.hpp"
@@ -54,6 +55,10 @@ struct FusionPlan {
   // per node: a window only einsums read (a convolution's im2col), left
   // unmade: each einsum makes it a slab at a time (fast::windowed_einsum).
   std::vector<bool> deferred;
+  // per node: the grouped convolution whose join it is (an index into
+  // `grouped`), or -1; the join computes the chain's deferred nodes.
+  std::vector<int> grouped_at;
+  std::vector<ir::GroupedConv> grouped;
   // A member's inputs are read at its kernel's root, so they live until then.
   std::shared_ptr<const ir::ReleasePlan> releases;
 };
@@ -113,6 +118,14 @@ class FastExecutor final : public GraphExecutor {
   // The path that computed node i, or -1 to leave it to the reference.
   int take(const FusionPlan& plan, const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const;
+  // Node i on its own path, whatever the plan defers (take's body).
+  int compute(const FusionPlan& plan, const ir::Graph& g, std::size_t i,
+              std::vector<Tensor>& values, const std::map<std::string, std::int64_t>& sizes,
+              const Dims& dims) const;
+  // A grouped convolution's join: on oneDNN, else its chain's nodes in turn.
+  int grouped_conv(const FusionPlan& plan, const ir::Graph& g, const ir::GroupedConv& c,
+                   std::vector<Tensor>& values, const std::map<std::string, std::int64_t>& sizes,
+                   const Dims& dims) const;
 
   bool unary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const;
 

@@ -109,6 +109,8 @@ std::shared_ptr<const FusionPlan> FastExecutor::make_plan(const ir::Graph& g) co
   const ir::ConvDeferral conv =
       ir::plan_conv_deferral(g, [&](std::size_t i) { return plan->member[i]; });
   plan->deferred = conv.deferred;
+  plan->grouped_at = conv.grouped_at;
+  plan->grouped = conv.grouped;
   if (!kernels.empty() || conv.any) {
     std::vector<int> read_at = conv.read_at;
     for (const auto& kernel : kernels) {

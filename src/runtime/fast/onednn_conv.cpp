@@ -181,7 +181,7 @@ struct Primitive {
   std::string impl;
 };
 
-using Key = std::array<std::int64_t, 22>;
+using Key = std::array<std::int64_t, 23>;
 
 // A primitive of `pass` for `images` of s's images, the kernel at
 // `kernel`'s strides (forward, data); nullptr where oneDNN refuses it or offers
@@ -211,17 +211,25 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
                 kernel.f_stride,
                 kernel.c_stride,
                 kernel.kh_stride,
-                kernel.kw_stride};
+                kernel.kw_stride,
+                s.groups};
   const std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = made.find(key); it != made.end()) return it->second.get();
   const Api& a = api();
   const OneOmpThread one;
   auto p = std::make_unique<Primitive>();
-  const dnnl_dims_t src{images, s.c, s.h, s.w}, dst{images, s.f, s.oh, s.ow},
-      weights{s.f, s.c, s.kh, s.kw};
-  // oihw's axes at the kernel's strides.
+  const dnnl_dims_t src{images, s.c, s.h, s.w}, dst{images, s.f, s.oh, s.ow};
+  // oihw's axes at the kernel's strides; grouped, goihw's (a group's
+  // outputs the f's next to each other).
+  const std::int64_t g = s.groups, per_group = s.f / g;
+  const bool grouped = g > 1;
+  const int weights_rank = grouped ? 5 : 4;
+  const dnnl_dims_t weights{s.f, s.c, s.kh, s.kw},
+      grouped_weights{g, per_group, s.c / g, s.kh, s.kw};
   const dnnl_dims_t kernel_strides{kernel.f_stride, kernel.c_stride, kernel.kh_stride,
-                                   kernel.kw_stride};
+                                   kernel.kw_stride},
+      grouped_strides{per_group * kernel.f_stride, kernel.f_stride, kernel.c_stride,
+                      kernel.kh_stride, kernel.kw_stride};
   const dnnl_dims_t strides{s.stride[0], s.stride[1]},
       dilation{s.dilation[0] - 1, s.dilation[1] - 1}, before{s.before[0], s.before[1]},
       after{s.after[0], s.after[1]};
@@ -233,8 +241,11 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
   bool ok =
       a.md_by_tag(&p->src, 4, src, dnnl_f32, dnnl_nhwc) == dnnl_success &&
       a.md_by_tag(&p->dst, 4, dst, dnnl_f32, dnnl_nhwc) == dnnl_success &&
-      a.md_by_tag(&any, 4, weights, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
-      (kernel_in ? a.md_by_strides(&p->kernel, 4, weights, dnnl_f32, kernel_strides)
+      (!grouped || (pass == Pass::forward && s.c % g == 0 && s.f % g == 0)) &&
+      a.md_by_tag(&any, weights_rank, grouped ? grouped_weights : weights, dnnl_f32,
+                  dnnl_format_tag_any) == dnnl_success &&
+      (kernel_in ? a.md_by_strides(&p->kernel, weights_rank, grouped ? grouped_weights : weights,
+                                   dnnl_f32, grouped ? grouped_strides : kernel_strides)
                  : a.md_by_tag(&p->kernel, 4, weights, dnnl_f32, dnnl_oihw)) == dnnl_success &&
       a.conv_desc(&desc, forward ? dnnl_forward_inference : dnnl_forward_training,
                   dnnl_convolution_direct, &p->src, &any, nullptr, &p->dst, strides, dilation,

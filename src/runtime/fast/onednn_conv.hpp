@@ -29,10 +29,13 @@ struct ConvForward {
   std::int64_t n, h, w, c, f;
   std::int64_t kh, kw, oh, ow;
   std::int64_t stride[2], dilation[2], before[2], after[2];
+  // c and f split into this many groups, each group's f / groups outputs
+  // from its c / groups inputs (a depthwise convolution: groups == c).
+  std::int64_t groups = 1;
 };
 
 // A convolution's kernel as the forward and the input's gradient read it:
-// element (c, kh, kw, f) at data[f * f_stride + c * c_stride + kh *
+// element (c, kh, kw, f) (c counted within f's group) at data[f * f_stride + c * c_stride + kh *
 // kh_stride + kw * kw_stride] (any strides: [kh kw c f] as the language
 // lays a kernel out, read as einsum's rows (c, kh, kw), needs no copy).
 // `frozen`, where the kernel lies in a frozen buffer (a resident model's
