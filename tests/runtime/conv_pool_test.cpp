@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/conv_epilogue.hpp"
+#include "ir/fusion.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/fast/onednn_conv.hpp"
 #include "runtime/reference/interpreter.hpp"
@@ -290,6 +292,72 @@ TEST_CASE(
       REQUIRE(got.size() == reference.size());
       for (std::size_t o = 0; o < got.size(); ++o)
         check_close(got[o], reference[o], "fast", "fast executor's output");
+    }
+  }
+}
+
+TEST_CASE(
+    "a conv's bias and ReLU or clip run inside oneDNN's convolution, agreeing with the reference") {
+  // A layer's tail (a bias, then ReLU, maximum(x, 0) or a clip to [0, 6]:
+  // ReLU6) is the convolution's epilogue, one oneDNN call with its bias and
+  // post-op, plain or grouped; a tail that adds a residual too runs as its
+  // own kernel after the convolution. Each agrees with the reference
+  // (without oneDNN: the convolution, then the kernel).
+  const auto checked = ss::test::check_source_text(
+      "fn relu_tail(x: [3 8 9 16], k: [3 3 16 8], b: [8]) -> [3 8 9 8] = "
+      "relu(conv(x, k, over=[1 2], padding=1) + b)\n"
+      "fn max_tail(x: [3 8 9 16], k: [3 3 16 8], b: [8]) -> [3 8 9 8] = "
+      "maximum(b + conv(x, k, over=[1 2], padding=1), 0.0)\n"
+      "fn relu6_grouped(x: [2 9 10 8], k: [3 3 1 8], b: [8]) -> [2 5 5 8] = "
+      "minimum(maximum(conv(x, k, over=[1 2], stride=2, padding=1, groups=8, out=[5 5]) + b, "
+      "0.0), 6.0)\n"
+      "fn residual(x: [3 8 9 16], k: [3 3 16 16], b: [16]) -> [3 8 9 16] = "
+      "relu(conv(x, k, over=[1 2], padding=1) + b + x)\n");
+  REQUIRE(checked);
+  const auto graphs = ss::test::lowered_graphs(*checked);
+  REQUIRE(graphs.size() == 4);
+  const std::string status = ss::runtime::fast::onednn_status();
+  const bool onednn =
+      status.rfind("available, ", 0) == 0 && status.find("no direct") == std::string::npos;
+  if (!onednn) MESSAGE("oneDNN skipped (" << status << "): the convolution ran, then the kernel");
+  using Activation = ss::ir::ConvEpilogue::Activation;
+  const std::map<std::string, Activation> tails = {{"relu_tail", Activation::relu},
+                                                   {"max_tail", Activation::relu},
+                                                   {"relu6_grouped", Activation::clip}};
+  for (const auto& g : graphs) {
+    CAPTURE(g.function);
+    // The plan: the tail's kernel found as the convolution's epilogue.
+    const auto kernels = ss::ir::plan_fusion(g.graph);
+    REQUIRE(kernels.size() == 1);
+    const auto deferral = ss::ir::plan_conv_deferral(g.graph, [](std::size_t) { return false; });
+    const auto e =
+        ss::ir::conv_epilogue(g.graph, kernels[0], deferral, ss::ir::use_counts(g.graph));
+    if (const auto it = tails.find(g.function); it != tails.end()) {
+      CHECK(e.conv >= 0);
+      CHECK(e.bias >= 0);
+      CHECK(e.activation == it->second);
+      if (e.activation == Activation::clip) CHECK((e.lo == 0.0f && e.hi == 6.0f));
+    } else {
+      CHECK(e.conv < 0);
+    }
+    auto in = ss::test::made_up_inputs(g.graph, {});
+    // A bias that makes some outputs negative and some above 6.
+    for (auto& [name, t] : in)
+      if (name == "b")
+        for (std::int64_t i = 0; i < t.size(); ++i) t.set(i, 4.0 * std::sin(1.7 * i));
+    const auto reference = ss::runtime::run_graph(g.graph, in, {});
+    for (const int threads : {1, 2}) {
+      CAPTURE(threads);
+      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+      const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
+      const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
+      CHECK(ss::runtime::fast::onednn_conv_calls() - before == (onednn ? 1 : 0));
+      REQUIRE(got.size() == 1);
+      check_close(got[0], reference[0], "fast", "fast executor's output");
+      // Every element the tail clipped is exactly its bound.
+      std::int64_t zeros = 0;
+      for (std::int64_t i = 0; i < got[0].size(); ++i) zeros += got[0].get(i) == 0.0;
+      CHECK(zeros > 0);
     }
   }
 }

@@ -274,7 +274,7 @@ std::optional<ConvForward> conv_of(const Shape& x, const ir::Window& w, std::int
 // any strides: the weight as the program holds it, never copied). False
 // where it can't.
 bool conv_forward_on_onednn(const Tensor& x, const ir::Window& w, const Tensor& kernel, float* out,
-                            GemmSettings how) {
+                            GemmSettings how, const ConvPostOps& post) {
   if (kernel.rank() != 4 || !x.contiguous()) return false;
   const auto s = conv_of(x.shape(), w, kernel.dim(3), how);
   if (!s || kernel.dim(0) != s->c || kernel.dim(1) != s->kh || kernel.dim(2) != s->kw) return false;
@@ -286,7 +286,7 @@ bool conv_forward_on_onednn(const Tensor& x, const ir::Window& w, const Tensor& 
                      st[1],
                      st[2],
                      buffer && buffer->frozen() ? buffer.get() : nullptr};
-  return onednn_conv_forward(*s, static_cast<const float*>(x.raw()), k, out, how.threads);
+  return onednn_conv_forward(*s, static_cast<const float*>(x.raw()), k, out, how.threads, post);
 }
 
 // The kernel's gradient on oneDNN (out [f, (c kh kw)] from `dy`, the
@@ -303,7 +303,7 @@ bool conv_kernel_gradient_on_onednn(const Tensor& x, const ir::Window& w, std::i
 }  // namespace
 
 bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
-                     const Tensor& other, Tensor& out, GemmSettings how) {
+                     const Tensor& other, Tensor& out, GemmSettings how, const ConvPostOps* post) {
   if (n.in.size() != 2 || x.dtype() != DType::f32 || other.dtype() != DType::f32 || x.rank() < 1 ||
       !w.valid(x.rank()) || w.axes.front().axis == 0)
     return false;
@@ -341,8 +341,12 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
   const bool positions =
       (which == 0 ? plan->row_axes : plan->inner_axes) == static_cast<std::size_t>(x.rank() - 1);
   bool inner_first = positions && x.rank() >= 2 && channels * span == row;
+  if (post)  // the tail with it, or nothing
+    return inner_first && which == 0 && plan->inner_axes == 3 && plan->out_order.empty() &&
+           conv_forward_on_onednn(x, w, other_view, base, how, *post) &&
+           finish(out, result, plan->out_order);
   if (inner_first && which == 0 && plan->inner_axes == 3 &&
-      conv_forward_on_onednn(x, w, other_view, base, how))
+      conv_forward_on_onednn(x, w, other_view, base, how, {}))
     return finish(out, result, plan->out_order);
   const Panel fixed = panel(other_view, 0, which == 0 ? plan->inner_axes : plan->row_axes);
   const gemm::Matrix f = fixed.at(0);
@@ -393,7 +397,7 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
 }
 
 bool grouped_conv(const Tensor& x, const ir::Window& w, const Tensor& kernel, Tensor& out,
-                  GemmSettings how) {
+                  GemmSettings how, const ConvPostOps& post) {
   if (x.dtype() != DType::f32 || kernel.dtype() != DType::f32 || x.rank() != 4 ||
       kernel.rank() != 4 || !x.contiguous())
     return false;
@@ -413,7 +417,7 @@ bool grouped_conv(const Tensor& x, const ir::Window& w, const Tensor& kernel, Te
                      buffer && buffer->frozen() ? buffer.get() : nullptr};
   Tensor y = Tensor::uninitialized(DType::f32, {s->n, s->oh, s->ow, filters});
   if (!onednn_conv_forward(*s, static_cast<const float*>(x.raw()), k, static_cast<float*>(y.raw()),
-                           how.threads))
+                           how.threads, post))
     return false;
   out = y;
   return true;

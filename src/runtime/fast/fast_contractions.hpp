@@ -9,6 +9,7 @@
 #include "ir/attributes.hpp"
 #include "ir/graph.hpp"
 #include "runtime/core/tensor.hpp"
+#include "runtime/fast/onednn_conv.hpp"
 #include "support/function_ref.hpp"
 
 namespace ss::runtime::fast {
@@ -54,8 +55,12 @@ bool einsum(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, G
 // sums are einsum's own; as b's contracted rows (the kernel's gradient) the
 // slabs' products add up in order. False, having run nothing, for what
 // that doesn't take (the caller makes the window and runs einsum).
+// With `post` (a convolution's forward and its tail, ir::conv_epilogue),
+// only oneDNN's convolution adding the tail as it stores is tried: false,
+// nothing made, where that can't run.
 bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, const ir::Window& w,
-                     const Tensor& other, Tensor& out, GemmSettings how);
+                     const Tensor& other, Tensor& out, GemmSettings how,
+                     const ConvPostOps* post = nullptr);
 
 // A grouped 2-D convolution (ir::GroupedConv) of a channels-last x [n h w
 // c] through the window w, with the kernel as the program holds it [kh kw
@@ -63,7 +68,7 @@ bool windowed_einsum(const ir::Node& n, std::size_t which, const Tensor& x, cons
 // other), on oneDNN. False, having made nothing, where it can't (the
 // caller then runs the chain's nodes).
 bool grouped_conv(const Tensor& x, const ir::Window& w, const Tensor& kernel, Tensor& out,
-                  GemmSettings how);
+                  GemmSettings how, const ConvPostOps& post = {});
 
 // window_fold(einsum(a, b)) into the shape `like` without the einsum's
 // product: a 2-D convolution's input gradient (a the output's gradient [n

@@ -130,15 +130,20 @@ int FastExecutor::grouped_conv(const FusionPlan& plan, const ir::Graph& g, const
   const Tensor& kernel = values[at(g.nodes[at(c.split_kernel)].in[0])];
   if (fast::grouped_conv(x, ir::window_of(w), kernel, values[at(c.join)], gemm_)) return gemm;
   for (const int i : {c.window, c.split_image, c.split_kernel, c.product, c.join})
-    if (compute(plan, g, at(i), values, sizes, dims) < 0) {
-      // (the reference's op for this one; the interpreter's own run of it
-      // is skipped for a deferred node, so run it here)
-      static const std::map<std::string, Tensor> none;
-      run_reference_node(g, at(i), values, none, sizes, dims, nullptr);
-    }
+    make(plan, g, at(i), values, sizes, dims);
   for (const int i : {c.window, c.split_image, c.split_kernel, c.product})
     values[at(i)] = placeholder(DType::f32);
   return gemm;
+}
+
+void FastExecutor::make(const FusionPlan& plan, const ir::Graph& g, std::size_t i,
+                        std::vector<Tensor>& values,
+                        const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
+  if (compute(plan, g, i, values, sizes, dims) >= 0) return;
+  // The reference's op: the interpreter skips a node the plan defers, so
+  // whatever computes it runs that too.
+  static const std::map<std::string, Tensor> none;
+  run_reference_node(g, i, values, none, sizes, dims, nullptr);
 }
 
 int FastExecutor::compute(const FusionPlan& plan, const ir::Graph& g, std::size_t i,
@@ -147,6 +152,15 @@ int FastExecutor::compute(const FusionPlan& plan, const ir::Graph& g, std::size_
                           const Dims& dims) const {
   const ir::Node& n = g.nodes[i];
   if (const int k = plan.kernel_at[i]; k >= 0) {
+    if (const int conv = plan.conv_epilogues[static_cast<std::size_t>(k)].conv; conv >= 0) {
+      if (run_conv_epilogue(plan, g, static_cast<std::size_t>(k), values[i], values)) return gemm;
+      // The convolution on its own, for the kernel to read.
+      const auto c = static_cast<std::size_t>(conv);
+      if (const int chain = plan.grouped_at[c]; chain >= 0)
+        grouped_conv(plan, g, plan.grouped[static_cast<std::size_t>(chain)], values, sizes, dims);
+      else
+        make(plan, g, c, values, sizes, dims);
+    }
     run_kernel(plan, g, static_cast<std::size_t>(k), values[i], values);
     return fused;
   }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include "ir/attributes.hpp"
 #include "ir/conv_deferral.hpp"
+#include "ir/conv_epilogue.hpp"
 #include "ir/fusion.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/core/plan_store.hpp"
@@ -59,6 +60,9 @@ struct FusionPlan {
   // `grouped`), or -1; the join computes the chain's deferred nodes.
   std::vector<int> grouped_at;
   std::vector<ir::GroupedConv> grouped;
+  // per kernel: the convolution it is the tail of (conv -1 where none),
+  // run on oneDNN with the tail as its bias and post-ops
+  std::vector<ir::ConvEpilogue> conv_epilogues;
   // A member's inputs are read at its kernel's root, so they live until then.
   std::shared_ptr<const ir::ReleasePlan> releases;
 };
@@ -122,6 +126,10 @@ class FastExecutor final : public GraphExecutor {
   int compute(const FusionPlan& plan, const ir::Graph& g, std::size_t i,
               std::vector<Tensor>& values, const std::map<std::string, std::int64_t>& sizes,
               const Dims& dims) const;
+  // Node i made into values[i] whatever the plan defers: compute(), else
+  // the reference's operation.
+  void make(const FusionPlan& plan, const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
+            const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const;
   // A grouped convolution's join: on oneDNN, else its chain's nodes in turn.
   int grouped_conv(const FusionPlan& plan, const ir::Graph& g, const ir::GroupedConv& c,
                    std::vector<Tensor>& values, const std::map<std::string, std::int64_t>& sizes,
@@ -183,6 +191,11 @@ class FastExecutor final : public GraphExecutor {
   // input the IR types as broadcast along the inner axis isn't).
   // `stand_in`, when given, takes the place of the epilogue's product (its
   // shape, no data yet).
+  // A kernel that is a convolution's tail (ir::conv_epilogue): the
+  // convolution and the tail in one oneDNN call into `out`; false where
+  // that can't run, the convolution then made on its own for the kernel.
+  bool run_conv_epilogue(const FusionPlan& plan, const ir::Graph& g, std::size_t k, Tensor& out,
+                         std::vector<Tensor>& values) const;
   static bool bind(const FusionPlan& plan, std::size_t k, const std::vector<Tensor>& values,
                    KernelCall& call, const Tensor* stand_in = nullptr);
 

@@ -121,6 +121,18 @@ std::shared_ptr<const FusionPlan> FastExecutor::make_plan(const ir::Graph& g) co
         read_at[static_cast<std::size_t>(
             kernel.inputs[static_cast<std::size_t>(kernel.epilogue)])] = at;
     }
+    // A convolution run inside its tail's kernel reads its inputs there,
+    // and so do the deferred nodes it computes.
+    const auto uses = ir::use_counts(g);
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      const ir::ConvEpilogue& e =
+          plan->conv_epilogues.emplace_back(ir::conv_epilogue(g, kernels[k], conv, uses));
+      if (e.conv < 0) continue;
+      plan->member[static_cast<std::size_t>(e.conv)] = true;
+      for (auto& at : read_at)
+        if (at == e.conv) at = kernels[k].root;
+      read_at[static_cast<std::size_t>(e.conv)] = kernels[k].root;
+    }
     plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g, read_at));
   } else {  // every node reads its inputs where it runs
     plan->releases = std::make_shared<const ir::ReleasePlan>(ir::plan_releases(g));
@@ -195,6 +207,41 @@ void FastExecutor::run_kernel(const FusionPlan& plan, const ir::Graph& g, std::s
              call.rows(plan.fns[k], from, to, o + from * call.inner);
            });
   ++runs_;
+}
+
+bool FastExecutor::run_conv_epilogue(const FusionPlan& plan, const ir::Graph& g, std::size_t k,
+                                     Tensor& out, std::vector<Tensor>& values) const {
+  const ir::ConvEpilogue& e = plan.conv_epilogues[k];
+  const auto at = [](int i) { return static_cast<std::size_t>(i); };
+  fast::ConvPostOps post;
+  if (e.bias >= 0) {
+    const Tensor& bias = values[at(e.bias)];
+    if (bias.dtype() != DType::f32 || bias.rank() != 1 || !bias.contiguous()) return false;
+    post.bias = static_cast<const float*>(bias.raw());
+  }
+  using Activation = ir::ConvEpilogue::Activation;
+  post.activation = e.activation == Activation::relu   ? fast::ConvPostOps::Activation::relu
+                    : e.activation == Activation::clip ? fast::ConvPostOps::Activation::clip
+                                                       : fast::ConvPostOps::Activation::none;
+  post.lo = e.lo;
+  post.hi = e.hi;
+  Tensor made;
+  if (const int chain = plan.grouped_at[at(e.conv)]; chain >= 0) {
+    const ir::GroupedConv& c = plan.grouped[at(chain)];
+    const ir::Node& w = g.nodes[at(c.window)];
+    if (!fast::grouped_conv(values[at(w.in[0])], ir::window_of(w),
+                            values[at(g.nodes[at(c.split_kernel)].in[0])], made, gemm_, post))
+      return false;
+  } else {
+    const ir::Node& n = g.nodes[at(e.conv)];
+    const ir::Node& w = g.nodes[at(n.in[0])];
+    if (!fast::windowed_einsum(n, 0, values[at(w.in[0])], ir::window_of(w), values[at(n.in[1])],
+                               made, gemm_, &post))
+      return false;
+  }
+  out = made;
+  ++runs_;
+  return true;
 }
 
 bool FastExecutor::run_epilogue(const FusionPlan& plan, const ir::Graph& g, std::size_t k,

@@ -1,5 +1,7 @@
 #include "runtime/fast/onednn_conv.hpp"
 
+#include <bit>
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -66,6 +68,10 @@ struct Api {
   decltype(&dnnl_primitive_attr_create) attr_create = nullptr;
   decltype(&dnnl_primitive_attr_destroy) attr_destroy = nullptr;
   decltype(&dnnl_primitive_attr_set_scratchpad_mode) attr_scratchpad = nullptr;
+  decltype(&dnnl_primitive_attr_set_post_ops) attr_post_ops = nullptr;
+  decltype(&dnnl_post_ops_create) post_ops_create = nullptr;
+  decltype(&dnnl_post_ops_destroy) post_ops_destroy = nullptr;
+  decltype(&dnnl_post_ops_append_eltwise) post_ops_eltwise = nullptr;
   decltype(&dnnl_primitive_desc_create) pd_create = nullptr;
   decltype(&dnnl_primitive_desc_destroy) pd_destroy = nullptr;
   decltype(&dnnl_primitive_desc_query) pd_query = nullptr;
@@ -119,6 +125,10 @@ const Api& api() {
         load(library, found.attr_create, "dnnl_primitive_attr_create") &&
         load(library, found.attr_destroy, "dnnl_primitive_attr_destroy") &&
         load(library, found.attr_scratchpad, "dnnl_primitive_attr_set_scratchpad_mode") &&
+        load(library, found.attr_post_ops, "dnnl_primitive_attr_set_post_ops") &&
+        load(library, found.post_ops_create, "dnnl_post_ops_create") &&
+        load(library, found.post_ops_destroy, "dnnl_post_ops_destroy") &&
+        load(library, found.post_ops_eltwise, "dnnl_post_ops_append_eltwise") &&
         load(library, found.pd_create, "dnnl_primitive_desc_create") &&
         load(library, found.pd_destroy, "dnnl_primitive_desc_destroy") &&
         load(library, found.pd_query, "dnnl_primitive_desc_query") &&
@@ -176,18 +186,18 @@ enum class Pass { forward, weights, data };
 // result).
 struct Primitive {
   dnnl_primitive_t conv = nullptr, reorder = nullptr;
-  dnnl_memory_desc_t src{}, dst{}, weights{}, kernel{}, scratchpad{};
+  dnnl_memory_desc_t src{}, dst{}, weights{}, kernel{}, scratchpad{}, bias{};
   std::size_t weights_bytes = 0, scratchpad_bytes = 0;
   std::string impl;
 };
 
-using Key = std::array<std::int64_t, 23>;
+using Key = std::array<std::int64_t, 26>;
 
 // A primitive of `pass` for `images` of s's images, the kernel at
 // `kernel`'s strides (forward, data); nullptr where oneDNN refuses it or offers
 // only its im2col GEMM, no faster than ours (remembered: asked once).
 const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
-                           const ConvKernel& kernel) {
+                           const ConvKernel& kernel, const ConvPostOps& post = {}) {
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<Primitive>> made;
   const Key key{static_cast<std::int64_t>(pass),
@@ -212,7 +222,11 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
                 kernel.c_stride,
                 kernel.kh_stride,
                 kernel.kw_stride,
-                s.groups};
+                s.groups,
+                post.bias != nullptr,
+                static_cast<std::int64_t>(post.activation),
+                (static_cast<std::int64_t>(std::bit_cast<std::uint32_t>(post.lo)) << 32) |
+                    std::bit_cast<std::uint32_t>(post.hi)};
   const std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = made.find(key); it != made.end()) return it->second.get();
   const Api& a = api();
@@ -234,6 +248,8 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
       dilation{s.dilation[0] - 1, s.dilation[1] - 1}, before{s.before[0], s.before[1]},
       after{s.after[0], s.after[1]};
   dnnl_memory_desc_t any{};
+  const dnnl_dims_t bias_dims{s.f};
+  dnnl_post_ops_t post_ops = nullptr;
   dnnl_convolution_desc_t desc{}, backward{};
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_primitive_desc_t pd = nullptr, hint = nullptr, reorder_pd = nullptr;
@@ -247,11 +263,24 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
       (kernel_in ? a.md_by_strides(&p->kernel, weights_rank, grouped ? grouped_weights : weights,
                                    dnnl_f32, grouped ? grouped_strides : kernel_strides)
                  : a.md_by_tag(&p->kernel, 4, weights, dnnl_f32, dnnl_oihw)) == dnnl_success &&
+      (!post.bias || a.md_by_tag(&p->bias, 1, bias_dims, dnnl_f32, dnnl_a) == dnnl_success) &&
       a.conv_desc(&desc, forward ? dnnl_forward_inference : dnnl_forward_training,
-                  dnnl_convolution_direct, &p->src, &any, nullptr, &p->dst, strides, dilation,
-                  before, after) == dnnl_success &&
+                  dnnl_convolution_direct, &p->src, &any, post.bias ? &p->bias : nullptr, &p->dst,
+                  strides, dilation, before, after) == dnnl_success &&
       a.attr_create(&attr) == dnnl_success &&
       a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success;
+  // The forward's post-op: the activation.
+  using Activation = ConvPostOps::Activation;
+  if (ok && forward && post.activation != Activation::none) {
+    ok =
+        a.post_ops_create(&post_ops) == dnnl_success &&
+        (post.activation != Activation::relu ||
+         a.post_ops_eltwise(post_ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f) == dnnl_success) &&
+        (post.activation != Activation::clip ||
+         a.post_ops_eltwise(post_ops, 1.0f, dnnl_eltwise_clip, post.lo, post.hi) == dnnl_success) &&
+        a.attr_post_ops(attr, post_ops) == dnnl_success;
+  }
+  if (post_ops) a.post_ops_destroy(post_ops);
   if (ok && forward) {
     ok = a.pd_create(&pd, &desc, attr, a.engine, nullptr) == dnnl_success;
   } else if (ok) {  // a gradient's primitive takes the forward's as a hint
@@ -343,14 +372,15 @@ struct Split {
 
 // The split of s's images over `threads`, with its primitives of `pass`;
 // nothing (parts 0) where oneDNN isn't there or refuses a part's.
-Split split(Pass pass, const ConvForward& s, const ConvKernel& kernel, int threads) {
+Split split(Pass pass, const ConvForward& s, const ConvKernel& kernel, int threads,
+            const ConvPostOps& post = {}) {
   Split out;
   if (!api().engine || s.n <= 0) return out;
   const std::int64_t parts = std::clamp<std::int64_t>(threads, 1, s.n);
   out.base = s.n / parts;
   out.extra = s.n % parts;
-  out.first = primitive(pass, s, out.extra ? out.base + 1 : out.base, kernel);
-  out.rest = out.extra ? primitive(pass, s, out.base, kernel) : out.first;
+  out.first = primitive(pass, s, out.extra ? out.base + 1 : out.base, kernel, post);
+  out.rest = out.extra ? primitive(pass, s, out.base, kernel, post) : out.first;
   if (out.first && out.rest) out.parts = parts;
   return out;
 }
@@ -386,9 +416,9 @@ const void* reordered(const Primitive& p, const ConvKernel& kernel, AlignedScrat
 // images, the kernel reordered once for the part sizes' layouts (or found
 // reordered with its frozen buffer).
 bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, const ConvKernel& kernel,
-                     float* to, int threads) {
+                     float* to, int threads, const ConvPostOps& post = {}) {
   const Api& a = api();
-  const Split parts = split(pass, s, kernel, threads);
+  const Split parts = split(pass, s, kernel, threads, post);
   if (!parts.parts) return false;
   const Primitive *first = parts.first, *rest = parts.rest;
   // The kernel in each primitive's layout: once, or twice where the two
@@ -410,13 +440,13 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, const C
     auto* read = const_cast<float*>(from + begin * (forward ? in_image : out_image));
     float* write = to + begin * (forward ? out_image : in_image);
     const OneOmpThread one_here;
-    if (!pad ||
-        !run(p.conv,
-             {{forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_DST, forward ? &p.src : &p.dst, read},
-              {DNNL_ARG_WEIGHTS, &p.weights, const_cast<void*>(&p == first ? w_first : w_rest)},
-              {forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_SRC, forward ? &p.dst : &p.src, write},
-              {DNNL_ARG_SCRATCHPAD, &p.scratchpad, pad}}))
-      failed = true;
+    std::vector<Arg> args{
+        {forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_DST, forward ? &p.src : &p.dst, read},
+        {DNNL_ARG_WEIGHTS, &p.weights, const_cast<void*>(&p == first ? w_first : w_rest)},
+        {forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_SRC, forward ? &p.dst : &p.src, write},
+        {DNNL_ARG_SCRATCHPAD, &p.scratchpad, pad}};
+    if (post.bias) args.push_back({DNNL_ARG_BIAS, &p.bias, const_cast<float*>(post.bias)});
+    if (!pad || !run(p.conv, args)) failed = true;
   });
   if (failed) return false;
   ++calls;
@@ -426,8 +456,8 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, const C
 }  // namespace
 
 bool onednn_conv_forward(const ConvForward& s, const float* x, const ConvKernel& kernel, float* y,
-                         int threads) {
-  return run_with_kernel(Pass::forward, s, x, kernel, y, threads);
+                         int threads, const ConvPostOps& post) {
+  return run_with_kernel(Pass::forward, s, x, kernel, y, threads, post);
 }
 
 bool onednn_conv_data_gradient(const ConvForward& s, const float* dy, const ConvKernel& kernel,
@@ -512,7 +542,8 @@ std::string onednn_version() {
   return "";
 }
 
-bool onednn_conv_forward(const ConvForward&, const float*, const ConvKernel&, float*, int) {
+bool onednn_conv_forward(const ConvForward&, const float*, const ConvKernel&, float*, int,
+                         const ConvPostOps&) {
   return false;
 }
 

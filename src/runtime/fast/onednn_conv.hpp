@@ -49,11 +49,21 @@ struct ConvKernel {
 // The kernel as einsum's matrix: rows (c, kh, kw), columns f.
 ConvKernel conv_kernel(const ConvForward& s, gemm::Matrix kernel);
 
+// What a forward adds to each output as it stores it (a layer's
+// elementwise tail, ir/conv_epilogue.hpp): a bias per f, then ReLU or a
+// clip to [lo, hi].
+struct ConvPostOps {
+  enum class Activation { none, relu, clip };
+  const float* bias = nullptr;  // [f], or none
+  Activation activation = Activation::none;
+  float lo = 0, hi = 0;
+};
+
 // Runs it on oneDNN over `threads` parts; false, having written nothing,
 // where oneDNN can't: not on this machine, turned off (SHAPESCRIPT_ONEDNN=0),
 // under ThreadSanitizer (libgomp isn't instrumented), or a shape it refuses.
 bool onednn_conv_forward(const ConvForward& s, const float* x, const ConvKernel& kernel, float* y,
-                         int threads);
+                         int threads, const ConvPostOps& post = {});
 // The kernel's gradient dk [f c kh kw] (einsum's rows f, columns (c, kh,
 // kw)) from x [n h w c] and the output's gradient dy [n oh ow f], both
 // contiguous; its parts' sums added in order. False as above.
