@@ -14,6 +14,7 @@
 #include "ir/conv_epilogue.hpp"
 #include "ir/fusion.hpp"
 #include "runtime/fast/fast_executor.hpp"
+#include "runtime/fast/gemm/sgemm.hpp"
 #include "runtime/fast/onednn_conv.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "shapescript/shapescript.hpp"
@@ -21,6 +22,7 @@
 #include "support/lowered_graphs.hpp"
 #include "support/numerics.hpp"
 #include "support/paths.hpp"
+#include "support/skip.hpp"
 
 namespace {
 
@@ -359,6 +361,47 @@ TEST_CASE(
       for (std::int64_t i = 0; i < got[0].size(); ++i) zeros += got[0].get(i) == 0.0;
       CHECK(zeros > 0);
     }
+  }
+}
+
+TEST_CASE("a conv's forward with bfloat16 inputs runs on oneDNN within the fast-bf16 row") {
+  // --precision bf16 on a CPU with AVX512-BF16: oneDNN's convolution reads
+  // the images and the kernel rounded to bfloat16 (AMX tiles where the CPU
+  // has them), sums in float32; plain and grouped, with a ReLU tail. The
+  // gradients stay on our GEMM's bfloat16 kernels.
+  if (!ss::gemm::bf16_supported()) {
+    ss::test::skip("this CPU has no AVX512-BF16: bf16 asked runs float32");
+    return;
+  }
+  const auto checked = ss::test::check_source_text(
+      "fn plain(x: [3 12 11 32], k: [3 3 32 16], b: [16]) -> [3 12 11 16] = "
+      "relu(conv(x, k, over=[1 2], padding=1) + b)\n"
+      "fn grouped(x: [2 9 10 32], k: [3 3 1 32]) -> [2 5 5 32] = "
+      "conv(x, k, over=[1 2], stride=2, padding=1, groups=32, out=[5 5])\n");
+  REQUIRE(checked);
+  const auto graphs = ss::test::lowered_graphs(*checked);
+  const std::string status = ss::runtime::fast::onednn_status();
+  if (status.rfind("available, ", 0) != 0) {
+    ss::test::skip("no oneDNN here (" + status + ")");
+    return;
+  }
+  for (const auto& g : graphs) {
+    CAPTURE(g.function);
+    const auto in = ss::test::made_up_inputs(g.graph, {});
+    const auto reference = ss::runtime::run_graph(g.graph, in, {});
+    const auto fast = ss::runtime::make_fast_executor({.threads = 1, .bf16 = true});
+    const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
+    const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
+    CHECK(ss::runtime::fast::onednn_conv_calls() - before == 1);
+    check_close(got[0], reference[0], "fast-bf16", "bfloat16 convolution");
+    // Rounded inputs: not float32's sums (outside the fast row somewhere).
+    const auto f32 = ss::runtime::make_fast_executor({.threads = 1});
+    const auto exact = ss::runtime::run_graph(g.graph, in, {}, nullptr, f32.get());
+    CHECK(std::memcmp(exact[0].raw(), got[0].raw(), static_cast<std::size_t>(got[0].size()) * 4) !=
+          0);
+    const auto again = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
+    CHECK(std::memcmp(again[0].raw(), got[0].raw(), static_cast<std::size_t>(got[0].size()) * 4) ==
+          0);
   }
 }
 

@@ -252,7 +252,7 @@ bool finish(Tensor& out, const Tensor& result, const std::vector<std::int64_t>& 
 std::optional<ConvForward> conv_of(const Shape& x, const ir::Window& w, std::int64_t filters,
                                    GemmSettings how) {
   const auto c = ir::conv2d_of(x, w);
-  if (how.bf16 || !c) return std::nullopt;
+  if (!c) return std::nullopt;
   return ConvForward{c->n,
                      c->h,
                      c->w,
@@ -265,7 +265,9 @@ std::optional<ConvForward> conv_of(const Shape& x, const ir::Window& w, std::int
                      {c->stride[0], c->stride[1]},
                      {c->dilation[0], c->dilation[1]},
                      {c->before[0], c->before[1]},
-                     {c->after[0], c->after[1]}};
+                     {c->after[0], c->after[1]},
+                     1,
+                     how.bf16};
 }
 
 // A 2-D convolution's forward (window(x) over axes 1 and 2 of a

@@ -69,6 +69,7 @@ struct Api {
   decltype(&dnnl_primitive_attr_destroy) attr_destroy = nullptr;
   decltype(&dnnl_primitive_attr_set_scratchpad_mode) attr_scratchpad = nullptr;
   decltype(&dnnl_primitive_attr_set_post_ops) attr_post_ops = nullptr;
+  decltype(&dnnl_primitive_attr_set_fpmath_mode) attr_fpmath = nullptr;
   decltype(&dnnl_post_ops_create) post_ops_create = nullptr;
   decltype(&dnnl_post_ops_destroy) post_ops_destroy = nullptr;
   decltype(&dnnl_post_ops_append_eltwise) post_ops_eltwise = nullptr;
@@ -126,6 +127,7 @@ const Api& api() {
         load(library, found.attr_destroy, "dnnl_primitive_attr_destroy") &&
         load(library, found.attr_scratchpad, "dnnl_primitive_attr_set_scratchpad_mode") &&
         load(library, found.attr_post_ops, "dnnl_primitive_attr_set_post_ops") &&
+        load(library, found.attr_fpmath, "dnnl_primitive_attr_set_fpmath_mode") &&
         load(library, found.post_ops_create, "dnnl_post_ops_create") &&
         load(library, found.post_ops_destroy, "dnnl_post_ops_destroy") &&
         load(library, found.post_ops_eltwise, "dnnl_post_ops_append_eltwise") &&
@@ -186,12 +188,16 @@ enum class Pass { forward, weights, data };
 // result).
 struct Primitive {
   dnnl_primitive_t conv = nullptr, reorder = nullptr;
+  // bfloat16's forward: the images rounded from float32 (src_f32) into
+  // src, a part at a time, before the convolution reads them.
+  dnnl_primitive_t round_images = nullptr;
+  dnnl_memory_desc_t src_f32{};
   dnnl_memory_desc_t src{}, dst{}, weights{}, kernel{}, scratchpad{}, bias{};
   std::size_t weights_bytes = 0, scratchpad_bytes = 0;
   std::string impl;
 };
 
-using Key = std::array<std::int64_t, 26>;
+using Key = std::array<std::int64_t, 27>;
 
 // A primitive of `pass` for `images` of s's images, the kernel at
 // `kernel`'s strides (forward, data); nullptr where oneDNN refuses it or offers
@@ -223,6 +229,7 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
                 kernel.kh_stride,
                 kernel.kw_stride,
                 s.groups,
+                s.bf16,
                 post.bias != nullptr,
                 static_cast<std::int64_t>(post.activation),
                 (static_cast<std::int64_t>(std::bit_cast<std::uint32_t>(post.lo)) << 32) |
@@ -254,11 +261,15 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_primitive_desc_t pd = nullptr, hint = nullptr, reorder_pd = nullptr;
   const bool forward = pass == Pass::forward, kernel_in = pass != Pass::weights;
+  // bfloat16's images and weights (its forward only: the gradients are
+  // left to our GEMM's bfloat16 kernels).
+  const dnnl_data_type_t in_type = s.bf16 ? dnnl_bf16 : dnnl_f32;
   bool ok =
-      a.md_by_tag(&p->src, 4, src, dnnl_f32, dnnl_nhwc) == dnnl_success &&
+      (!s.bf16 || forward) && a.md_by_tag(&p->src, 4, src, in_type, dnnl_nhwc) == dnnl_success &&
+      a.md_by_tag(&p->src_f32, 4, src, dnnl_f32, dnnl_nhwc) == dnnl_success &&
       a.md_by_tag(&p->dst, 4, dst, dnnl_f32, dnnl_nhwc) == dnnl_success &&
       (!grouped || (pass == Pass::forward && s.c % g == 0 && s.f % g == 0)) &&
-      a.md_by_tag(&any, weights_rank, grouped ? grouped_weights : weights, dnnl_f32,
+      a.md_by_tag(&any, weights_rank, grouped ? grouped_weights : weights, in_type,
                   dnnl_format_tag_any) == dnnl_success &&
       (kernel_in ? a.md_by_strides(&p->kernel, weights_rank, grouped ? grouped_weights : weights,
                                    dnnl_f32, grouped ? grouped_strides : kernel_strides)
@@ -268,7 +279,8 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
                   dnnl_convolution_direct, &p->src, &any, post.bias ? &p->bias : nullptr, &p->dst,
                   strides, dilation, before, after) == dnnl_success &&
       a.attr_create(&attr) == dnnl_success &&
-      a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success;
+      a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
+      (!s.bf16 || a.attr_fpmath(attr, dnnl_fpmath_mode_bf16) == dnnl_success);
   // The forward's post-op: the activation.
   using Activation = ConvPostOps::Activation;
   if (ok && forward && post.activation != Activation::none) {
@@ -304,9 +316,17 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
     const dnnl_memory_desc_t *from = kernel_in ? &p->kernel : &p->weights,
                              *to = kernel_in ? &p->weights : &p->kernel;
     ok = p->impl.find("gemm") == std::string::npos &&
+         p->impl.rfind("ref", 0) == std::string::npos &&
          a.primitive_create(&p->conv, pd) == dnnl_success &&
          a.reorder_pd(&reorder_pd, from, a.engine, to, a.engine, nullptr) == dnnl_success &&
          a.primitive_create(&p->reorder, reorder_pd) == dnnl_success;
+    if (ok && s.bf16) {
+      a.pd_destroy(reorder_pd);
+      reorder_pd = nullptr;
+      ok = a.reorder_pd(&reorder_pd, &p->src_f32, a.engine, &p->src, a.engine, nullptr) ==
+               dnnl_success &&
+           a.primitive_create(&p->round_images, reorder_pd) == dnnl_success;
+    }
   }
   if (attr) a.attr_destroy(attr);
   for (const auto made_pd : {pd, hint, reorder_pd})
@@ -437,7 +457,17 @@ bool run_with_kernel(Pass pass, const ConvForward& s, const float* from, const C
     const std::int64_t begin = parts.begin(part);
     thread_local AlignedScratch scratchpad;
     void* pad = scratch(scratchpad, p.scratchpad_bytes);
-    auto* read = const_cast<float*>(from + begin * (forward ? in_image : out_image));
+    void* read = const_cast<float*>(from + begin * (forward ? in_image : out_image));
+    if (p.round_images) {  // bfloat16: the part's images rounded first
+      thread_local AlignedScratch rounded;
+      void* into = scratch(rounded, a.md_size(&p.src));
+      if (!into ||
+          !run(p.round_images, {{DNNL_ARG_FROM, &p.src_f32, read}, {DNNL_ARG_TO, &p.src, into}})) {
+        failed = true;
+        return;
+      }
+      read = into;
+    }
     float* write = to + begin * (forward ? out_image : in_image);
     const OneOmpThread one_here;
     std::vector<Arg> args{

@@ -32,6 +32,10 @@ struct ConvForward {
   // c and f split into this many groups, each group's f / groups outputs
   // from its c / groups inputs (a depthwise convolution: groups == c).
   std::int64_t groups = 1;
+  // Its products from inputs rounded to bfloat16, summed in float32
+  // (EngineOptions::precision bf16: oneDNN's fpmath mode, AMX tiles where
+  // the CPU has them); images and outputs stay float32.
+  bool bf16 = false;
 };
 
 // A convolution's kernel as the forward and the input's gradient read it:
