@@ -1,9 +1,13 @@
 // The recurrent ops, RNN, GRU and LSTM, as scans (`for xt in slices(...)`:
 // one body, compiled once, run per step): each step's gates as ONNX's
 // equations give them, each direction its own scan (a reversed sequence
-// for `reverse`), the outputs joined along their axes. Every matrix a step
-// reads (a gate's W and R transposed, its biases) is made once, before the
-// scan; Y is a carry of the last T states, shifted along a step at a time.
+// for `reverse`), the outputs joined along their axes. The input's
+// projection for every gate and step (X W^T + Wb) is one product before
+// the scan; a step's hidden projection is one product for all its gates
+// (H R^T + Rb, but for GRU's candidate gate without linear_before_reset,
+// whose product reads r * H), each gate a slice of the two: a step runs
+// few nodes. Y is a carry of the last T states, shifted along a step at a
+// time.
 #include "onnx/ops.hpp"
 #include "onnx/ops_common.hpp"
 
@@ -107,25 +111,23 @@ void recurrent(Translator& t) {
     };
     // What every step reads, made once before the scan.
     const std::string wd = pick(t, ws, w.shape, 0, d), rd = pick(t, rs, r.shape, 0, d);
-    std::vector<std::string> wg, rg, bias;
-    for (std::int64_t g = 0; g < gates; ++g) {
-      wg.push_back(t.let(transpose_expr(rows_of(t, wd, {gates * h, in}, g, h), {1, 0})));  // [I H]
-      rg.push_back(t.let(transpose_expr(rows_of(t, rd, {gates * h, h}, g, h), {1, 0})));   // [H H]
-    }
-    std::vector<std::string> bw, br;
+    // GRU's candidate gate without linear_before_reset multiplies r * H
+    // before its product: its R and Rb apart from the other gates'.
+    const bool split_candidate = C == Cell::gru && !linear_before_reset;
+    const std::int64_t joined = split_candidate ? gates - 1 : gates;  // gates of the joint product
+    const std::string w_all = t.let(transpose_expr(wd, {1, 0}));      // [I G*H]
+    const std::string r_all =
+        t.let(transpose_expr(rows_of(t, rd, {gates * h, h}, 0, joined * h), {1, 0}));  // [H J*H]
+    const std::string r_candidate =
+        split_candidate ? t.let(transpose_expr(rows_of(t, rd, {gates * h, h}, 2, h), {1, 0})) : "";
+    std::string bw_all, br_all, br_candidate;
     if (b) {
       const std::string bd = pick(t, t.operand(*b), b->shape, 0, d);  // [2 G H] flat
-      for (std::int64_t g = 0; g < gates; ++g) {
-        bw.push_back(rows_of(t, bd, {2 * gates * h}, g, h));
-        br.push_back(rows_of(t, bd, {2 * gates * h}, gates + g, h));
-      }
+      bw_all = " + " + rows_of(t, bd, {2 * gates * h}, 0, gates * h);
+      br_all = " + " + t.let(slice_expr(t, bd, {2 * gates * h}, 0, gates * h, (gates + joined) * h,
+                                        1, "f32"));
+      if (split_candidate) br_candidate = " + " + rows_of(t, bd, {2 * gates * h}, 5, h);
     }
-    auto bias_w = [&](std::int64_t g) {
-      return b ? " + " + bw[static_cast<std::size_t>(g)] : std::string();
-    };
-    auto bias_r = [&](std::int64_t g) {
-      return b ? " + " + br[static_cast<std::size_t>(g)] : std::string();
-    };
     std::vector<std::string> pv;
     if (peep) {
       const std::string pd = pick(t, t.operand(*peep), peep->shape, 0, d);
@@ -143,33 +145,40 @@ void recurrent(Translator& t) {
                                  : "";
     const std::string steps_dim = want_y ? t.slicing_dim(steps) : "";
     const std::string order = reverse ? t.let(gather_axis(t, xs, x_shape, "f32", 0, reversed)) : xs;
+    // Every step's input projection, [T B G*H].
+    const std::string projected = t.let(order + " @ " + w_all + bw_all);
     const std::string xt = t.temp();
-    t.begin_block("for " + xt + " in slices(" + order + ", over=0):");
-    auto pre = [&](std::int64_t g, const std::string& hidden) {
-      return xt + " @ " + wg[static_cast<std::size_t>(g)] + bias_w(g) + " + " + hidden + " @ " +
-             rg[static_cast<std::size_t>(g)] + bias_r(g);
+    t.begin_block("for " + xt + " in slices(" + projected + ", over=0):");
+    const std::string hr = t.let(hp + " @ " + r_all + br_all);  // [B J*H]
+    // Gate g's columns of a step's projection (`width` gates wide).
+    const auto gate = [&](const std::string& m, std::int64_t width, std::int64_t g) {
+      return width == 1
+                 ? m
+                 : t.let(slice_expr(t, m, {batch, width * h}, 1, g * h, (g + 1) * h, 1, "f32"));
+    };
+    const auto pre = [&](std::int64_t g) {
+      return gate(xt, gates, g) + " + " + gate(hr, joined, g);
     };
     if (C == Cell::rnn) {
-      t.assign(hp, activation(t, act(0), pre(0, hp)));
+      t.assign(hp, activation(t, act(0), pre(0)));
     } else if (C == Cell::gru) {  // gates z, r, h
-      const std::string z = t.let(activation(t, act(0), pre(0, hp)));
-      const std::string rr = t.let(activation(t, act(0), pre(1, hp)));
-      const std::string cand = linear_before_reset
-                                   ? xt + " @ " + wg[2] + bias_w(2) + " + " + rr + " * (" + hp +
-                                         " @ " + rg[2] + bias_r(2) + ")"
-                                   : xt + " @ " + wg[2] + bias_w(2) + " + (" + rr + " * " + hp +
-                                         ") @ " + rg[2] + bias_r(2);
+      const std::string z = t.let(activation(t, act(0), pre(0)));
+      const std::string rr = t.let(activation(t, act(0), pre(1)));
+      const std::string cand =
+          linear_before_reset
+              ? gate(xt, gates, 2) + " + " + rr + " * " + gate(hr, joined, 2)
+              : gate(xt, gates, 2) + " + (" + rr + " * " + hp + ") @ " + r_candidate + br_candidate;
       const std::string hc = t.let(activation(t, act(1), cand));
       t.assign(hp, "(1.0 - " + z + ") * " + hc + " + " + z + " * " + hp);
     } else {  // gates i, o, f, c; peepholes i, o, f
       const std::string i =
-          t.let(activation(t, act(0), pre(0, hp) + (peep ? " + " + pv[0] + " * " + cp : "")));
+          t.let(activation(t, act(0), pre(0) + (peep ? " + " + pv[0] + " * " + cp : "")));
       const std::string f =
-          t.let(activation(t, act(0), pre(2, hp) + (peep ? " + " + pv[2] + " * " + cp : "")));
-      const std::string c = t.let(activation(t, act(1), pre(3, hp)));
+          t.let(activation(t, act(0), pre(2) + (peep ? " + " + pv[2] + " * " + cp : "")));
+      const std::string c = t.let(activation(t, act(1), pre(3)));
       t.assign(cp, f + " * " + cp + " + " + i + " * " + c);
       const std::string o =
-          t.let(activation(t, act(0), pre(1, hp) + (peep ? " + " + pv[1] + " * " + cp : "")));
+          t.let(activation(t, act(0), pre(1) + (peep ? " + " + pv[1] + " * " + cp : "")));
       t.assign(hp, o + " * " + activation(t, act(2), cp));
     }
     if (want_y) {
