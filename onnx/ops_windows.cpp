@@ -412,6 +412,15 @@ void layer_norm(Translator& t) {
     return p.dtype() == "f32" ? e : "f32(" + e + ")";
   };
   const std::string eps = Translator::literal(t.float_attr("epsilon", 1e-5f), "f32");
+  const auto& node = t.node();
+  const bool stats = (node.output_size() > 1 && !node.output(1).empty()) ||
+                     (node.output_size() > 2 && !node.output(2).empty());
+  if (axes.size() == 1 && !stats) {  // the language's own: one pass a row
+    std::string y = "layer_norm(" + v + ", over=-1, eps=" + eps + ") * " + param(t.need(1));
+    if (const Value* b = t.input(2)) y += " + " + param(*b);
+    t.emit(wide ? x.dtype() + "(" + y + ")" : y, 0);
+    return;
+  }
   const std::string over = ", over=" + over_text(axes) + ", keep=true)";
   const std::string mean = t.let("mean(" + v + over);
   const std::string centred = t.let(v + " - " + mean);

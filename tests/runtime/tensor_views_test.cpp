@@ -2,7 +2,9 @@
 // every op reads a view as it would the same elements packed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "runtime/core/small_dims.hpp"
 #include "runtime/core/tensor.hpp"
@@ -61,6 +63,36 @@ TEST_CASE("compact packs a view into a new contiguous tensor, and returns a pack
   CHECK(packed.buffer() != t.buffer());
   CHECK(packed.values() == p.values());
   CHECK(static_cast<const float*>(packed.raw())[3] == 13);  // p[0, 1, 1] = t[1, 0, 1]
+}
+
+TEST_CASE("compact copies every permutation and slice of a view: tiles, merged and unit axes") {
+  // Transposes copy in tiles of 16 (sizes around a tile's edge), axes that
+  // walk as one merge, axes of size 1 drop; each element must land where
+  // get() reads it, for 4-, 2- and 1-byte elements.
+  const std::vector<ss::runtime::Shape> shapes = {{17, 33},      {3, 1, 18, 5}, {2, 16, 16},
+                                                  {1, 40, 1, 7}, {5, 4, 3, 2},  {31, 2, 17}};
+  for (const DType dtype : {DType::f32, DType::bf16, DType::boolean}) {
+    for (const auto& shape : shapes) {
+      Tensor t = Tensor::zeros(dtype, shape);
+      for (std::int64_t i = 0; i < t.size(); ++i)
+        t.set(i, dtype == DType::boolean ? static_cast<double>(i % 3 == 0)
+                                         : static_cast<double>(i % 251));
+      std::vector<std::int64_t> order(shape.size());
+      for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
+      do {
+        CAPTURE(shape.size());
+        const Tensor p = t.permute(order);
+        for (const Tensor& view : {p, p.slice(0, p.dim(0) > 2 ? 1 : 0, p.dim(0))}) {
+          const Tensor c = view.compact();
+          REQUIRE(c.contiguous());
+          REQUIRE(c.shape() == view.shape());
+          bool same = true;
+          for (std::int64_t i = 0; i < c.size(); ++i) same = same && c.get(i) == view.get(i);
+          CHECK(same);
+        }
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+  }
 }
 
 TEST_CASE("host memory with the host's strides: transposed, a column, repeated, backwards") {

@@ -317,19 +317,86 @@ Tensor Tensor::reshape(Shape shape) const {
 
 namespace {
 
+// A view's axes with those of size 1 dropped and neighbours that walk as
+// one merged (an axis whose stride is the next one's times its size), so a
+// copy runs over few, long rows.
+void collapse(Shape& shape, Strides& strides) {
+  Shape s;
+  Strides t;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (!s.empty() && t.back() == strides[d] * shape[d]) {
+      s.back() *= shape[d];
+      t.back() = strides[d];
+    } else {
+      s.push_back(shape[d]);
+      t.push_back(strides[d]);
+    }
+  }
+  if (s.empty()) {
+    s.push_back(1);
+    t.push_back(1);
+  }
+  shape = s;
+  strides = t;
+}
+
 // Copies a strided view's elements in row-major order: the last axis a row
-// at a time, an odometer over the others (no division per element).
+// at a time (a memcpy where it is contiguous), an odometer over the others
+// (no division per element). Where the last axis is strided but another
+// axis is contiguous (a transpose), tiles of the two are copied instead,
+// so both sides are read and written a cache line at a time.
 template <typename T>
-void copy_rows(const T* from, T* to, const Shape& shape, const Strides& strides) {
+void copy_rows(const T* from, T* to, Shape shape, Strides strides) {
+  collapse(shape, strides);
   const std::size_t rank = shape.size();
-  const std::int64_t inner = rank ? shape[rank - 1] : 1;
-  const std::int64_t step = rank ? strides[rank - 1] : 0;
+  const std::int64_t inner = shape[rank - 1];
+  const std::int64_t step = strides[rank - 1];
+  std::size_t across = rank;  // the contiguous axis of a transpose, if any
+  for (std::size_t d = 0; step != 1 && d + 1 < rank; ++d)
+    if (strides[d] == 1) across = d;
+  if (across < rank) {
+    // Out's stride along `across`; the odometer walks the other outer axes.
+    std::int64_t out_across = 1;
+    for (std::size_t d = across + 1; d < rank; ++d) out_across *= shape[d];
+    const std::int64_t rows = shape[across];
+    Shape index(rank, 0);
+    std::int64_t in_at = 0, out_at = 0;
+    const std::int64_t blocks = element_count(shape) / (rows * inner);
+    constexpr std::int64_t kTile = 16;
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      for (std::int64_t r0 = 0; r0 < rows; r0 += kTile)
+        for (std::int64_t c0 = 0; c0 < inner; c0 += kTile) {
+          const std::int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(inner, c0 + kTile);
+          for (std::int64_t c = c0; c < c1; ++c)
+            for (std::int64_t r = r0; r < r1; ++r)
+              to[out_at + r * out_across + c] = from[in_at + r + c * step];
+        }
+      // The next block: every outer axis but `across` and the last.
+      for (std::size_t d = rank - 1; d-- > 0;) {
+        if (d == across) continue;
+        std::int64_t out_stride = 1;
+        for (std::size_t e = d + 1; e < rank; ++e) out_stride *= shape[e];
+        in_at += strides[d];
+        out_at += out_stride;
+        if (++index[d] < shape[d]) break;
+        in_at -= strides[d] * shape[d];
+        out_at -= out_stride * shape[d];
+        index[d] = 0;
+      }
+    }
+    return;
+  }
   const std::int64_t rows = inner ? element_count(shape) / inner : 0;
   Shape index(rank, 0);
   std::int64_t offset = 0;
   for (std::int64_t r = 0; r < rows; ++r) {
     const T* row = from + offset;
-    for (std::int64_t j = 0; j < inner; ++j) to[j] = row[j * step];
+    if (step == 1) {
+      std::memcpy(to, row, static_cast<std::size_t>(inner) * sizeof(T));
+    } else {
+      for (std::int64_t j = 0; j < inner; ++j) to[j] = row[j * step];
+    }
     to += inner;
     for (std::size_t d = rank < 2 ? 0 : rank - 1; d-- > 0;) {
       offset += strides[d];
