@@ -58,6 +58,10 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
                 Tensor& out, int threads);
 // One contiguous group of a trailing reduction.
 float reduce_row(ir::Reduce op, const float* row, std::int64_t group);
+// A row's sum, and its squared distances from `mean` summed: in doubles,
+// eight lanes added pairwise at the end (the `fast` row of a sum in order).
+double sum_row(const float* row, std::int64_t group);
+double squares_row(const float* row, std::int64_t group, double mean);
 
 // softmax (or log_softmax) of an f32 value along its last axis, one row at
 // a time while it is in cache: exp(x - the row's max) once, as float32

@@ -280,13 +280,9 @@ bool normalise(const Tensor& x, std::int64_t axis, bool centre, double eps, Tens
   const std::int64_t rows = size ? c.size() / size : 0;
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = p + r * size;
-    double mean = 0;
-    if (centre) {
-      for (std::int64_t i = 0; i < size; ++i) mean += row[i];
-      mean /= static_cast<double>(size);
-    }
-    double squares = 0;
-    for (std::int64_t i = 0; i < size; ++i) squares += std::pow(row[i] - mean, 2);
+    // (sums in eight double lanes: one running sum waits on each add)
+    const double mean = centre ? sum_row(row, size) / static_cast<double>(size) : 0.0;
+    const double squares = squares_row(row, size, mean);
     const double scale = 1.0 / std::sqrt(squares / static_cast<double>(size) + eps);
     for (std::int64_t i = 0; i < size; ++i)
       o[r * size + i] = static_cast<float>((row[i] - mean) * scale);
