@@ -10,6 +10,8 @@
 
 #include "onnx/backend_suite.hpp"
 #include "shapescript/engine.hpp"
+#include "shapescript/shapescript.hpp"
+#include "support/numerics.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
 #include "support/skip.hpp"
@@ -332,4 +334,80 @@ TEST_CASE("a bidirectional LSTM with peepholes runs as two scans and agrees with
        at = m.translation.source.find(" in slices(", at + 1))
     ++scans;
   CHECK(scans == 2);
+}
+
+TEST_CASE("an imported MLP trains on cpu[0 1] to one device's losses, within the devices row") {
+  if (!have_importer()) return;
+  // examples/embed's classifier: PyTorch's MLP 784-256-256-10 from ONNX,
+  // a loss and an SGD step added, run on one device and on two workers
+  // splitting each batch (the `devices` line is the only difference).
+  const std::string training =
+      "dim K = 10\n"
+      "data Example:\n"
+      "    image: [784]\n"
+      "    label: [] Index[K]\n"
+      "fn loss(m: Onnx, batch: [b] Example) -> []:\n"
+      "    return cross_entropy(forward(m, batch.image), batch.label, over=-1)\n"
+      "fn step(mut m: Onnx, mut opt: SGD[Onnx], batch: [b] Example) -> []:\n"
+      "    l, g = value_and_grad(loss, m, batch)\n"
+      "    update(mut m, mut opt, g)\n"
+      "    return l\n";
+  constexpr std::int64_t kBatch = 32;
+  std::vector<float> images(static_cast<std::size_t>(kBatch) * 784);
+  std::vector<std::int32_t> labels(kBatch);
+  for (std::size_t i = 0; i < images.size(); ++i)
+    images[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f;
+  for (std::int64_t i = 0; i < kBatch; ++i) labels[static_cast<std::size_t>(i)] = (i * 3) % 10;
+  const ss::Engine engine;
+  std::vector<std::vector<double>> losses;
+  std::vector<std::string> trained;
+  for (const std::string devices : {"", "devices cpu[0 1]\n"}) {
+    CAPTURE(devices);
+    ss::OnnxOptions o = options();
+    o.extra_source = devices + training;
+    std::size_t workers = 0;
+    o.load.stats = [&](const ss::CallStats& stats) { workers = stats.workers.size(); };
+    const auto m = engine.load_onnx(source_path("examples/embed/classifier.onnx"), o);
+    REQUIRE_MESSAGE(m, m.diagnostics.at(0).render());
+    ss::Value w = m.module.copy(m.weights);
+    ss::Value opt = m.module.make_optimizer("SGD", w, {{"lr", 0.05}, {"momentum", 0.9}});
+    const ss::Value batch =
+        m.module.batch("Example", {{"image", ss::Tensor::view(images.data(), {kBatch, 784})},
+                                   {"label", ss::Tensor::view(labels.data(), {kBatch})}});
+    auto& run = losses.emplace_back();
+    for (int k = 0; k < 8; ++k) {
+      const auto r = m.module.call("step", {ss::mut(w), ss::mut(opt), batch});
+      REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? "" : r.diagnostics[0].render()));
+      run.push_back(r.value().number());
+    }
+    if (!devices.empty()) CHECK(workers == 2u);  // (one device runs no workers)
+    std::string bytes;
+    REQUIRE(m.module.save_bytes(w, &bytes).empty());
+    trained.push_back(bytes);
+  }
+  const auto& row = ss::test::tolerance("devices");
+  CHECK(losses[0].back() < losses[0].front() * 0.5);  // it trains
+  for (std::size_t k = 0; k < losses[0].size(); ++k) {
+    CAPTURE(k);
+    CHECK(ss::test::agrees(losses[1][k], losses[0][k], 0.0, row));
+  }
+  // The trained weights too, value by value.
+  std::map<std::string, ss::Tensor> one, two;
+  std::vector<ss::Diagnostic> errors;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::string path = std::filesystem::temp_directory_path().string() + "/ss_onnx_devices_" +
+                             std::to_string(i) + ".safetensors";
+    std::ofstream(path, std::ios::binary) << trained[i];
+    REQUIRE(ss::read_tensor_file(path, i == 0 ? &one : &two, &errors));
+    std::filesystem::remove(path);
+  }
+  REQUIRE(one.size() == two.size());
+  for (const auto& [name, t] : one) {
+    CAPTURE(name);
+    const auto a = t.to_floats(), b = two.at(name).to_floats();
+    REQUIRE(a.size() == b.size());
+    std::size_t outside = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) outside += !ss::test::agrees(b[i], a[i], 0.0, row);
+    CHECK(outside == 0);
+  }
 }
