@@ -197,12 +197,18 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
   }
   std::size_t count = 0;
   for (const bool r : reduced) count += r;
-  bool leading = true, trailing = true;
+  // The reduced axes one block [first, first + count): trailing, or with
+  // kept axes after it (the outer ones before it, if any, each their own).
+  std::size_t first = 0;
+  while (first < rank && !reduced[first]) ++first;
+  bool block = true, trailing = true;
   for (std::size_t d = 0; d < rank; ++d) {
-    leading = leading && reduced[d] == (d < count);
+    block = block && reduced[d] == (d >= first && d < first + count);
     trailing = trailing && reduced[d] == (d >= rank - count);
   }
-  if (!leading && !trailing) return false;
+  if (!block && !trailing) return false;
+  std::int64_t outer = 1;
+  for (std::size_t d = 0; d < first && !trailing; ++d) outer *= x.shape()[d];
   std::int64_t group = 1, kept = 1;
   Shape shape;
   for (std::size_t d = 0; d < rank; ++d) {
@@ -232,20 +238,28 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
     });
     return true;
   }
-  // Leading: the group's elements are rows; each kept column sums down.
-  std::vector<double> acc(static_cast<std::size_t>(kept));
-  for (std::int64_t j = 0; j < kept; ++j) acc[static_cast<std::size_t>(j)] = extreme ? p[j] : 0.0;
-  for (std::int64_t g = extreme ? 1 : 0; g < group; ++g) {
-    const float* row = p + g * kept;
-    if (extreme) {
-      for (std::int64_t j = 0; j < kept; ++j)
-        if (better(acc[static_cast<std::size_t>(j)], row[j]))
-          acc[static_cast<std::size_t>(j)] = row[j];
-    } else {
-      for (std::int64_t j = 0; j < kept; ++j) acc[static_cast<std::size_t>(j)] += row[j];
+  // A block with kept axes after it: per outer index, the group's
+  // elements are rows of the inner ones; each inner column sums down, in
+  // order, in doubles (a global pool over channels-last images).
+  const std::int64_t inner = kept / outer;
+  thread_local std::vector<double> columns;  // (kept between calls: no allocation once grown)
+  if (columns.size() < static_cast<std::size_t>(inner))
+    columns.resize(static_cast<std::size_t>(inner));
+  double* acc = columns.data();
+  for (std::int64_t q = 0; q < outer; ++q) {
+    const float* base = p + q * group * inner;
+    for (std::int64_t j = 0; j < inner; ++j) acc[j] = extreme ? base[j] : 0.0;
+    for (std::int64_t g = extreme ? 1 : 0; g < group; ++g) {
+      const float* row = base + g * inner;
+      if (extreme) {
+        for (std::int64_t j = 0; j < inner; ++j)
+          if (better(acc[j], row[j])) acc[j] = row[j];
+      } else {
+        for (std::int64_t j = 0; j < inner; ++j) acc[j] += row[j];
+      }
     }
+    for (std::int64_t j = 0; j < inner; ++j) o[q * inner + j] = finish(acc[j]);
   }
-  for (std::int64_t j = 0; j < kept; ++j) o[j] = finish(acc[static_cast<std::size_t>(j)]);
   return true;
 }
 
