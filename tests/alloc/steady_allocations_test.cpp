@@ -387,6 +387,50 @@ TEST_CASE("the CNN's forward without oneDNN allocates nothing") {
   CHECK(steady_allocations("cnn", [&] { return bool(mod.call_into("logits", args, into)); }) == 0);
 }
 
+TEST_CASE("a model imported from ONNX allocates nothing a steady call, at batch 1 and 8") {
+  // PyTorch's modules exported to ONNX, each forward through call_into
+  // with its weights resident: an MLP, a small CNN (channels last inside,
+  // without oneDNN here), a GRU and an LSTM (scans), a transformer
+  // encoder; their batch a generic axis, so both sizes serve one import.
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  if (!*SS_TEST_ONNX_PATH) return ss::test::skip("the ONNX importer wasn't built");
+  const std::vector<std::string> files = {
+      "examples/embed/classifier.onnx", "tests/onnx/models/small_cnn.onnx",
+      "tests/onnx/models/torch/nn_GRU.onnx", "tests/onnx/models/torch/nn_LSTM.onnx",
+      "tests/onnx/models/torch/nn_TransformerEncoder.onnx"};
+  const ss::Engine e = engine();
+  ss::OnnxOptions options;
+  options.library = SS_TEST_ONNX_PATH;
+  for (const auto& file : files) {
+    CAPTURE(file);
+    const ss::OnnxModel m = e.load_onnx(source_path(file.c_str()), options);
+    for (const auto& d : m.diagnostics) MESSAGE(d.render());
+    REQUIRE(m);
+    for (const std::int64_t b : {1, 8}) {
+      CAPTURE(b);
+      if (!m.translation.generic && b != 1) continue;  // (an import for one size)
+      // Each port's sizes from the translation, -1 (a generic axis) the batch.
+      const auto sized = [b](std::vector<std::int64_t> shape, std::vector<float>& buffer) {
+        std::int64_t count = 1;
+        for (auto& d : shape) count *= (d = d < 0 ? b : d);
+        buffer.assign(static_cast<std::size_t>(count), 0.5f);
+        return ss::Tensor::view(buffer.data(), shape);
+      };
+      std::vector<std::vector<float>> buffers(1 + m.translation.outputs.size());
+      std::vector<ss::Tensor> inputs{sized(m.translation.inputs.at(0).shape, buffers[0])}, into;
+      for (std::size_t o = 0; o < m.translation.outputs.size(); ++o)
+        into.push_back(sized(m.translation.outputs[o].shape, buffers[o + 1]));
+      const auto args = m.arguments(inputs);
+      const auto first = m.module.call_into("forward", args, into);
+      for (const auto& d : first.diagnostics) MESSAGE(d.render());
+      REQUIRE(first);
+      CHECK(steady_allocations(file.c_str(), [&] {
+              return bool(m.module.call_into("forward", args, into));
+            }) == 0);
+    }
+  }
+}
+
 TEST_CASE("the C API's call_into allocates nothing") {
   if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
   ss_engine_options options = ss_engine_options_default();
