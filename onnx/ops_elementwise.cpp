@@ -3,7 +3,9 @@
 #include "onnx/ops.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
+#include <string_view>
 
 #include "onnx/folding.hpp"
 #include "onnx/ops_common.hpp"
@@ -43,6 +45,47 @@ void need_float(Translator& t) {
                                " isn't supported: shapescript computes it on floats");
 }
 
+// Float32 arithmetic on small constants folds at import, rounded as at run
+// time (PyTorch's attention scale, sqrt(1 / sqrt(f32(K))), becomes a
+// number, and a product by it a product by a scalar).
+constexpr std::int64_t kFoldedFloats = 16;
+
+bool small_float(const Value* v) {
+  return v && v->constant && v->onnx_type == TP::FLOAT && v->constant->is_float() &&
+         v->constant->count() <= kFoldedFloats;
+}
+
+bool fold_float_unary(Translator& t, float (*f)(float)) {
+  const Value* x = t.input(0);
+  if (t.inputs_count() != 1 || !small_float(x)) return false;
+  Constant c = *x->constant;
+  for (auto& v : c.floats) v = f(static_cast<float>(v));
+  t.fold(c);
+  return true;
+}
+
+bool fold_float_binary(Translator& t, char op) {
+  const Value* a = t.input(0);
+  const Value* b = t.input(1);
+  if (t.inputs_count() != 2 || !small_float(a) || !small_float(b)) return false;
+  const std::int64_t na = a->constant->count(), nb = b->constant->count();
+  if (na != 1 && nb != 1 && a->shape != b->shape) return false;
+  Constant c;
+  c.onnx_type = TP::FLOAT;
+  c.shape = t.out_shape();
+  const std::int64_t n = std::max(na, nb);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto x =
+        static_cast<float>(a->constant->floats[static_cast<std::size_t>(na == 1 ? 0 : i)]);
+    const auto y =
+        static_cast<float>(b->constant->floats[static_cast<std::size_t>(nb == 1 ? 0 : i)]);
+    c.floats.push_back(op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y);
+  }
+  if (static_cast<std::int64_t>(c.floats.size()) != c.count()) return false;
+  t.fold(c);
+  return true;
+}
+
 template <const char* F>
 void function_of_x(Translator& t) {
   need_float(t);
@@ -53,6 +96,11 @@ constexpr char kErf[] = "erf", kSin[] = "sin", kCos[] = "cos", kTan[] = "tan", k
                kAcos[] = "acos", kAtan[] = "atan";
 constexpr char kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt", kTanh[] = "tanh",
                kSigmoid[] = "sigmoid";
+
+void sqrt_op(Translator& t) {
+  if (fold_float_unary(t, [](float x) { return std::sqrt(x); })) return;
+  function_of_x<kSqrt>(t);
+}
 
 void neg(Translator& t) {
   const Value& x = operand_value(t, 0);
@@ -263,14 +311,24 @@ bool fold_ints(Translator& t, const std::string& op) {
 template <const char* Op>
 void infix(Translator& t) {
   if (fold_ints(t, Op)) return;
+  if (std::string_view(Op).size() == 1 && fold_float_binary(t, Op[0])) return;
   auto [a, b] = pair_of(t);
   t.emit("(" + a + ") " + Op + " (" + b + ")");
+  // x times a number: noted, for a MatMul that would rather scale its product.
+  if (std::string_view(Op) == "*")
+    for (int k = 0; k < 2; ++k) {
+      const Value* s = t.input(k);
+      const Value* x = t.input(1 - k);
+      if (small_float(s) && s->constant->count() == 1 && x && !x->constant &&
+          x->onnx_type == TP::FLOAT && x->perm.empty() && !t.name_of(*x).empty())
+        t.note_derived({t.name_of(*x), s->constant->floats[0], false});
+    }
 }
 constexpr char kAdd[] = "+", kSub[] = "-", kMul[] = "*", kEq[] = "==", kLt[] = "<",
                kLe[] = "<=", kGt[] = ">", kGe[] = ">=", kAnd[] = "and", kOr[] = "or", kNe[] = "!=";
 
 void div(Translator& t) {
-  if (fold_ints(t, "/")) return;
+  if (fold_ints(t, "/") || fold_float_binary(t, '/')) return;
   auto [a, b] = pair_of(t);
   if (is_float_type(t.need(0).onnx_type)) return t.emit("(" + a + ") / (" + b + ")");
   // Integers divide toward zero in ONNX; `//` floors.
@@ -406,6 +464,17 @@ std::string cast_expr(Translator& t, const Value& x, int to) {
 void cast(Translator& t) {
   const Value& x = operand_value(t, 0);
   const int to = static_cast<int>(t.int_attr("to", 0));
+  if (to == TP::FLOAT && x.constant &&
+      x.constant->count() <= kFoldedFloats) {  // (a size made a float: an attention's scale)
+    Constant c = *x.constant;
+    std::vector<double> floats;
+    for (std::int64_t i = 0; i < c.count(); ++i)
+      floats.push_back(static_cast<float>(c.at(static_cast<std::size_t>(i))));
+    c.onnx_type = TP::FLOAT;
+    c.floats = std::move(floats);
+    c.ints.clear();
+    return t.fold(c);
+  }
   if (x.constant && !ss_dtype(to).empty() &&
       (to == TP::INT64 || to == TP::INT32 || to == TP::BOOL) && !x.constant->is_float()) {
     Constant c = *x.constant;  // integer shape arithmetic stays folded
@@ -447,7 +516,7 @@ void register_elementwise(std::map<std::string, Handler>& table) {
   table["Acos"] = function_of_x<kAcos>;
   table["Atan"] = function_of_x<kAtan>;
   table["Log"] = function_of_x<kLog>;
-  table["Sqrt"] = function_of_x<kSqrt>;
+  table["Sqrt"] = sqrt_op;
   table["Tanh"] = function_of_x<kTanh>;
   table["Sigmoid"] = function_of_x<kSigmoid>;
   table["Neg"] = neg;

@@ -22,8 +22,27 @@ void matmul(Translator& t) {
   const std::string x = t.operand(a), y = t.operand(b);
   if (a.rank() == 0 || b.rank() == 0) t.unsupported("E2008", "MatMul of a scalar");
   if (b.rank() <= 2) return t.emit(x + " @ " + y);  // tensordot over a's last axis
-  // Batched: einsum over the batch axes, broadcast to one shape first.
   const std::size_t batch = std::max(a.rank(), b.rank()) - 2;
+  // Operands that are another value scaled, or with its last two axes
+  // swapped (PyTorch's attention: q * s and k^T * s): the product of the
+  // others, scaled once (scores the library's attention finder knows).
+  const Value* base_a = a.derived ? t.value_named(a.derived->from) : nullptr;
+  const Value* base_b = b.derived ? t.value_named(b.derived->from) : nullptr;
+  if ((base_a || base_b) && a.rank() == b.rank() &&
+      std::equal(a.shape.begin(), a.shape.begin() + static_cast<std::ptrdiff_t>(batch),
+                 b.shape.begin())) {
+    const Value& va = base_a ? *base_a : a;
+    const Value& vb = base_b ? *base_b : b;
+    const bool swap_a = base_a && a.derived->swapped, swap_b = base_b && b.derived->swapped;
+    const double scale = (base_a ? a.derived->scale : 1.0) * (base_b ? b.derived->scale : 1.0);
+    const std::string names = join(axis_names(batch, "n"));
+    std::string e = "einsum(" + t.operand(va) + ", " + t.operand(vb) + ", " + names +
+                    (swap_a ? " k i" : " i k") + ", " + names + (swap_b ? " j k" : " k j") +
+                    " -> " + names + " i j)";
+    if (scale != 1.0) e += " * " + Translator::literal(static_cast<float>(scale), "f32");
+    return t.emit(e);
+  }
+  // Batched: einsum over the batch axes, broadcast to one shape first.
   std::vector<std::int64_t> out = t.out_shape();
   std::vector<std::int64_t> batch_shape(out.begin(),
                                         out.begin() + static_cast<std::ptrdiff_t>(batch));

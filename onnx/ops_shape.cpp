@@ -177,6 +177,14 @@ void transpose(Translator& t) {
     }));
   }
   t.emit_as(transpose_expr(t.operand(x), perm), to, x.onnx_type);
+  // The last two axes swapped, the rest kept: noted for a MatMul (k^T).
+  bool swap = x.rank() >= 2 && x.perm.empty() && x.onnx_type == TP::FLOAT;
+  for (std::size_t k = 0; swap && k < perm.size(); ++k) {
+    const std::size_t r = x.rank();
+    const auto want = static_cast<std::int64_t>(k == r - 1 ? r - 2 : k == r - 2 ? r - 1 : k);
+    swap = perm[k] == want;
+  }
+  if (swap && !t.name_of(x).empty()) t.note_derived({t.name_of(x), 1.0, true});
 }
 
 void concat(Translator& t) {

@@ -370,7 +370,9 @@ void Translator::begin_block(const std::string& line) {
   indent_ += "    ";
 }
 
-void Translator::end_block() { indent_.resize(indent_.size() - 4); }
+void Translator::end_block() {
+  indent_.resize(indent_.size() - 4);
+}
 
 void Translator::let_typed(const std::string& name, const std::string& type,
                            const std::string& expr) {
@@ -404,6 +406,22 @@ void Translator::emit_as(const std::string& expr, std::vector<std::int64_t> shap
                               ": " + node_->op_type();
   body_.push_back(line + comment);
   values_[node_->output(i)] = std::move(v);
+}
+
+const Value* Translator::value_named(const std::string& onnx_name) const {
+  const auto it = values_.find(onnx_name);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+void Translator::note_derived(Derived d, int i) {
+  // Through a value that was itself derived: its source, the factors and
+  // swaps composed.
+  if (const Value* from = value_named(d.from); from && from->derived) {
+    d.scale *= from->derived->scale;
+    d.swapped = d.swapped != from->derived->swapped;
+    d.from = from->derived->from;
+  }
+  values_.at(node_->output(i)).derived = std::move(d);
 }
 
 void Translator::emit(const std::string& expr, int i) {

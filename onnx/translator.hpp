@@ -19,6 +19,16 @@ namespace ss::onnx_import {
 // One ONNX value as the program holds it: a shapescript expression (a
 // variable's name) of a known shape and element type, or a constant folded
 // at import, or both.
+// How a value was made from another by a scalar factor and a swap of its
+// last two axes (PyTorch's attention scales q and k^T apart): a MatMul
+// reads the other and scales its product instead, so its scores are
+// scaled scores, which the library's attention finder knows.
+struct Derived {
+  std::string from;  // the other value's ONNX name
+  double scale = 1;
+  bool swapped = false;
+};
+
 struct Value {
   std::string expr;  // empty: only the constant stands for it
   std::vector<std::int64_t> shape;
@@ -28,6 +38,7 @@ struct Value {
   // The program's layout of `expr`: its axis i is ONNX's axis perm[i]
   // (channels last inside a network); empty for ONNX's own order.
   std::vector<std::int64_t> perm;
+  std::optional<Derived> derived;
 
   std::string dtype() const { return ss_dtype(onnx_type); }
   std::size_t rank() const { return shape.size(); }
@@ -115,8 +126,12 @@ class Translator {
   // parameter is its own, named after both.
   std::string param_operand(const Constant& c, const std::string& onnx_name,
                             const std::string& layout = {});
-  // The ONNX name a value is bound to, empty for none.
+  // The ONNX name a value is bound to, empty for none; the value an ONNX
+  // name is bound to, null for none.
   std::string name_of(const Value& v) const;
+  const Value* value_named(const std::string& onnx_name) const;
+  // Records how output i (just emitted) was made from another value.
+  void note_derived(Derived d, int i = 0);
   // A scalar literal of an element type: 2.0, 2, true. In a generic
   // translation a symbolic size written as a value refuses it.
   static std::string literal(double x, const std::string& dtype);
@@ -166,7 +181,8 @@ class Translator {
   std::map<std::string, Value> values_;
   std::map<std::string, onnx::ValueInfoProto> infos_;
   int node_index_ = 0;
-  std::string indent_ = "    ";  // of the statements let() writes                           // of the node being translated
+  std::string indent_ = "    ";  // of the statements let() writes                           // of
+                                 // the node being translated
   mutable std::set<std::string> refreshed_;      // outputs whose shape made inference run again
   std::map<std::string, Constant> params_;       // by parameter name
   std::map<std::string, std::string> param_of_;  // onnx name -> parameter name

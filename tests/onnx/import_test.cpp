@@ -411,3 +411,30 @@ TEST_CASE("an imported MLP trains on cpu[0 1] to one device's losses, within the
     CHECK(outside == 0);
   }
 }
+
+TEST_CASE("PyTorch's attention imported from ONNX runs as the attention kernel") {
+  if (!have_importer()) return;
+  // nn.TransformerEncoder's export scales q and k^T by sqrt(1/sqrt(K))
+  // apart (a constant the import folds): the MatMul of the two is written
+  // as the scaled product of q and k, which the library finds as attention.
+  const ss::Engine engine;
+  const auto m = engine.load_onnx(source_path("tests/onnx/models/torch/nn_TransformerEncoder.onnx"),
+                                  options());
+  REQUIRE_MESSAGE(m, m.diagnostics.at(0).render());
+  CHECK(m.translation.source.find("sqrt(") == std::string::npos);  // the scale folded
+  std::vector<ss::Tensor> inputs;
+  std::vector<std::vector<float>> buffers;
+  for (const auto& port : m.translation.inputs) {
+    std::vector<std::int64_t> shape = port.shape;
+    std::int64_t count = 1;
+    for (auto& d : shape) count *= (d = d < 0 ? 2 : d);
+    auto& b = buffers.emplace_back(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 13) / 13.0f - 0.5f;
+    inputs.push_back(ss::Tensor::view(b.data(), shape));
+  }
+  const auto r = m.module.call("forward", m.arguments(inputs));
+  REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? "" : r.diagnostics[0].render()));
+  const auto stats = m.module.executor_stats();
+  CHECK(stats.nodes.count("attention") == 1);
+  CHECK(stats.nodes.at("attention") >= 1);
+}
