@@ -329,8 +329,18 @@ void pool(Translator& t) {
     }
     return t.emit_in_layout(e, cl);
   }
-  if (Max)
+  if (Max) {
+    // Even padding of at most half the window, no ceil mode's extra: the
+    // language's own (-inf, which a window with an element of the image
+    // never takes), so the pool reads the image in place, no padded copy.
+    bool own = true;
+    for (std::size_t i = 0; i < d; ++i)
+      own = own && g.begin[i] == g.end[i] && extra[i] == 0 && 2 * g.begin[i] <= g.kernel[i];
+    if (own)
+      return t.emit_in_layout("max_pool(" + xs + over + "padding=" + list(g.begin) + ", " + window,
+                              cl);
     return t.emit_in_layout("max_pool(" + padded(xs, g, 1, kLowest, &extra) + over + window, cl);
+  }
   const bool count_pad = t.int_attr("count_include_pad", 0) != 0;
   const std::string sum = "avg_pool(" + padded(xs, g, 1, "0.0", &extra) + over + window;
   bool any_pad = false;
