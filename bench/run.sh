@@ -22,3 +22,5 @@ bench/attention.sh
 bench/cold_start.sh
 bench/several_devices.sh
 bench/mpi.sh
+# Models imported from ONNX beside ONNX Runtime's C API (issue 44).
+bench/onnx.sh
