@@ -49,6 +49,19 @@ worst = float(np.abs(a - b).max()) / bound
 print("yes" if worst <= 1 else "no (%.1fx the bound)" % worst)' "$1" "$2"
 }
 
+# ort NAME BATCH CALLS OUT.bin / ours NAME BATCH CALLS OUT.bin [PRECISION]: one
+# run's line (ortc P50 P99 FIRST / ours P50 P99 FIRST ALLOCS LOAD_MS), the
+# model's $input, $output, $in_shape and $out_shape as read from models.txt.
+ort() {
+  build/default/bin/bench_ort_c_model "$ort_lib" "$work/$1.onnx" 1 "$3" "$input" \
+    "$work/$1.b$2.in.bin" "${in_shape/B/$2}" "$output" "$4" "${out_shape/B/$2}"
+}
+ours() {
+  build/default/bin/bench_onnx "$work/$1.onnx" 1 "$3" "$work/$1.b$2.in.bin" "${in_shape/B/$2}" \
+    "$4" "${out_shape/B/$2}" "${5:-f32}"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'); 1 thread; ONNX Runtime $ort_version (C API)"
 echo
 echo "| model | batch | ours p50 (us) | ORT p50 (us) | ours / ORT | target | ours: allocs a call | ours: load (ms) | outputs agree |"
@@ -56,21 +69,14 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
 while read -r name input output in_shape out_shape; do
   for b in 1 8; do
     n=$(calls "$name" "$b")
-    ish=${in_shape/B/$b} osh=${out_shape/B/$b}
     best_ours="" best_ort=""
     for turn in 1 2; do
-      ort=$(build/default/bin/bench_ort_c_model "$ort_lib" "$work/$name.onnx" 1 "$n" "$input" \
-        "$work/$name.b$b.in.bin" "$ish" "$output" "$work/$name.b$b.ort.bin" "$osh")
-      ours=$(build/default/bin/bench_onnx "$work/$name.onnx" 1 "$n" "$work/$name.b$b.in.bin" "$ish" \
-        "$work/$name.b$b.ours.bin" "$osh")
-      read -r _ p _ <<<"$ort"
+      read -r _ p _ <<<"$(ort "$name" "$b" "$n" "$work/$name.b$b.ort.bin")"
       [[ -z $best_ort ]] || less "$p" "$best_ort" && best_ort=$p
-      read -r _ q _ _ allocs load <<<"$ours"
+      read -r _ q _ _ allocs load <<<"$(ours "$name" "$b" "$n" "$work/$name.b$b.ours.bin")"
       [[ -z $best_ours ]] || less "$q" "$best_ours" && best_ours=$q
     done
-    ratio=$(awk -v a="$best_ours" -v b="$best_ort" 'BEGIN { printf "%.2f", a / b }')
-    echo "| $name | $b | $best_ours | $best_ort | $ratio | $(target "$name") | $allocs | $load | $(agree "$work/$name.b$b.ours.bin" "$work/$name.b$b.ort.bin") |"
-    cp "$work/$name.b$b.ort.bin" "$work/$name.b$b.ort.f32"
+    echo "| $name | $b | $best_ours | $best_ort | $(ratio "$best_ours" "$best_ort") | $(target "$name") | $allocs | $load | $(agree "$work/$name.b$b.ours.bin" "$work/$name.b$b.ort.bin") |"
   done
 done <"$work/models.txt"
 
@@ -84,19 +90,14 @@ for name in resnet18 mobilenet_v2; do
   read -r _ input output in_shape out_shape < <(grep "^$name " "$work/models.txt")
   for b in 1 8; do
     n=$(calls "$name" "$b")
-    ish=${in_shape/B/$b} osh=${out_shape/B/$b}
-    ort=$(build/default/bin/bench_ort_c_model "$ort_lib" "$work/$name.onnx" 1 "$n" "$input" \
-      "$work/$name.b$b.in.bin" "$ish" "$output" "$work/$name.b$b.ort.bin" "$osh")
-    ours=$(build/default/bin/bench_onnx "$work/$name.onnx" 1 "$n" "$work/$name.b$b.in.bin" "$ish" \
-      "$work/$name.b$b.bf16.bin" "$osh" bf16)
-    read -r _ p _ <<<"$ort"
-    read -r _ q _ <<<"$ours"
+    read -r _ p _ <<<"$(ort "$name" "$b" "$n" "$work/$name.b$b.ort.bin")"
+    read -r _ q _ <<<"$(ours "$name" "$b" "$n" "$work/$name.b$b.bf16.bin" bf16)"
     error=$("$py" -c 'import sys, numpy as np
 a = np.fromfile(sys.argv[2], "<f4").astype(np.float64); b = np.fromfile(sys.argv[1], "<f4")
 print("%.1e" % (np.linalg.norm(a - b) / np.linalg.norm(a)))' "$work/$name.b$b.bf16.bin" "$work/$name.b$b.ort.bin")
     t="-"
     [[ $name == resnet18 ]] && t="<= 0.6"
-    echo "| $name | $b | $q | $p | $(awk -v a="$q" -v b="$p" 'BEGIN { printf "%.2f", a / b }') | $t | $error |"
+    echo "| $name | $b | $q | $p | $(ratio "$q" "$p") | $t | $error |"
   done
 done
 
@@ -107,8 +108,6 @@ echo "| model | ours p50 (us) | allocs a call |"
 echo "|---|---:|---:|"
 for name in resnet18 mobilenet_v2; do
   read -r _ input output in_shape out_shape < <(grep "^$name " "$work/models.txt")
-  ours=$(SHAPESCRIPT_ONEDNN=0 build/default/bin/bench_onnx "$work/$name.onnx" 1 5 \
-    "$work/$name.b1.in.bin" "${in_shape/B/1}" "$work/$name.plain.bin" "${out_shape/B/1}")
-  read -r _ q _ _ allocs _ <<<"$ours"
+  read -r _ q _ _ allocs _ <<<"$(SHAPESCRIPT_ONEDNN=0 ours "$name" 1 5 "$work/$name.plain.bin")"
   echo "| $name | $q | $allocs |"
 done

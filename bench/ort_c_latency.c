@@ -1,9 +1,6 @@
 /* ONNX Runtime through its C API, no Python in the timed loop: the peer of
- * bench_latency in bench/latency.sh. The onnxruntime wheel ships
- * libonnxruntime.so without its header, so this opens the library with
- * dlopen and calls the OrtApi table by slot: ORT only appends to the
- * table (each function says the API version that added it), so the slots
- * below, those of the C API's first versions, hold in every later one.
+ * bench_latency in bench/latency.sh, over the wheel's library opened at run
+ * time (ort_c_api.h).
  *
  *   bench_ort_c_latency LIBONNXRUNTIME MODEL.onnx OUTPUT_NAME [THREADS]
  *
@@ -14,74 +11,9 @@
  * microseconds: 100,000 calls at batch 1, 10,000 at batch 64, after 100
  * untimed ones (`first`: the session's first call). */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* The OrtApi slots used (onnxruntime_c_api.h's order). */
-enum {
-  kGetErrorMessage = 2,
-  kCreateEnv = 3,
-  kCreateSessionFromArray = 8,
-  kRun = 9,
-  kCreateSessionOptions = 10,
-  kSetIntraOpNumThreads = 24,
-  kSetInterOpNumThreads = 25,
-  kCreateTensorWithDataAsOrtValue = 49,
-  kCreateCpuMemoryInfo = 69,
-  kReleaseEnv = 92,
-  kReleaseMemoryInfo = 94,
-  kReleaseSession = 95,
-  kReleaseValue = 96,
-  kReleaseSessionOptions = 100,
-  kApiVersion = 17 /* what the slots above need; any later library serves it */
-};
-
-typedef void* Status; /* OrtStatus*, null on success */
-typedef struct {
-  const void* (*get_api)(uint32_t version);
-  const char* (*version_string)(void);
-} ApiBase;
-
-static const void* const* api;
-
-#define SLOT(type, index) ((type)api[index])
-
-static void check(Status s, const char* what) {
-  if (!s) return;
-  const char* (*message)(const void*) = SLOT(const char* (*)(const void*), kGetErrorMessage);
-  fprintf(stderr, "bench_ort_c_latency: %s: %s\n", what, message(s));
-  exit(1);
-}
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int ascending(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static void* read_all(const char* path, size_t* size) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *size = (size_t)ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void* bytes = malloc(*size);
-  if (fread(bytes, 1, *size, f) != *size) {
-    free(bytes);
-    bytes = NULL;
-  }
-  fclose(f);
-  return bytes;
-}
+#include "ort_c_api.h"
 
 int main(int argc, char** argv) {
   if (argc < 4) {
@@ -89,21 +21,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int threads = argc > 4 ? atoi(argv[4]) : 1;
-  void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    fprintf(stderr, "bench_ort_c_latency: %s\n", dlerror());
-    return 1;
-  }
-  const ApiBase* (*get_base)(void) = (const ApiBase* (*)(void))dlsym(lib, "OrtGetApiBase");
-  if (!get_base) {
-    fprintf(stderr, "bench_ort_c_latency: no OrtGetApiBase in %s\n", argv[1]);
-    return 1;
-  }
-  api = (const void* const*)get_base()->get_api(kApiVersion);
-  if (!api) {
-    fprintf(stderr, "bench_ort_c_latency: the library refuses API version %d\n", kApiVersion);
-    return 1;
-  }
+  harness = "bench_ort_c_latency";
+  open_ort(argv[1]);
   size_t model_size = 0;
   void* model = read_all(argv[2], &model_size);
   if (!model) {
@@ -112,26 +31,26 @@ int main(int argc, char** argv) {
   }
 
   void *env = NULL, *options = NULL, *session = NULL, *memory = NULL;
-  check(SLOT(Status (*)(int, const char*, void**), kCreateEnv)(3 /* error */, "bench", &env),
+  check(SLOT(Status(*)(int, const char*, void**), kCreateEnv)(3 /* error */, "bench", &env),
         "CreateEnv");
-  check(SLOT(Status (*)(void**), kCreateSessionOptions)(&options), "CreateSessionOptions");
-  check(SLOT(Status (*)(void*, int), kSetIntraOpNumThreads)(options, threads),
+  check(SLOT(Status(*)(void**), kCreateSessionOptions)(&options), "CreateSessionOptions");
+  check(SLOT(Status(*)(void*, int), kSetIntraOpNumThreads)(options, threads),
         "SetIntraOpNumThreads");
-  check(SLOT(Status (*)(void*, int), kSetInterOpNumThreads)(options, 1), "SetInterOpNumThreads");
-  check(SLOT(Status (*)(void*, const void*, size_t, void*, void**), kCreateSessionFromArray)(
+  check(SLOT(Status(*)(void*, int), kSetInterOpNumThreads)(options, 1), "SetInterOpNumThreads");
+  check(SLOT(Status(*)(void*, const void*, size_t, void*, void**), kCreateSessionFromArray)(
             env, model, model_size, options, &session),
         "CreateSessionFromArray");
-  check(SLOT(Status (*)(int, int, void**), kCreateCpuMemoryInfo)(0 /* device allocator */,
-                                                                  0 /* default */, &memory),
+  check(SLOT(Status(*)(int, int, void**), kCreateCpuMemoryInfo)(0 /* device allocator */,
+                                                                0 /* default */, &memory),
         "CreateCpuMemoryInfo");
 
   Status (*create_tensor)(const void*, void*, size_t, const int64_t*, size_t, int, void**) =
-      SLOT(Status (*)(const void*, void*, size_t, const int64_t*, size_t, int, void**),
+      SLOT(Status(*)(const void*, void*, size_t, const int64_t*, size_t, int, void**),
            kCreateTensorWithDataAsOrtValue);
   Status (*run)(void*, const void*, const char* const*, const void* const*, size_t,
                 const char* const*, size_t, void**) =
-      SLOT(Status (*)(void*, const void*, const char* const*, const void* const*, size_t,
-                      const char* const*, size_t, void**),
+      SLOT(Status(*)(void*, const void*, const char* const*, const void* const*, size_t,
+                     const char* const*, size_t, void**),
            kRun);
   void (*release_value)(void*) = SLOT(void (*)(void*), kReleaseValue);
 
@@ -156,7 +75,8 @@ int main(int argc, char** argv) {
     const double began = now_us();
     check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
     const double first = now_us() - began;
-    for (int k = 0; k < 100; ++k) check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+    for (int k = 0; k < 100; ++k)
+      check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
     double* us = malloc((size_t)counts[c] * sizeof(double));
     for (int k = 0; k < counts[c]; ++k) {
       const double start = now_us();

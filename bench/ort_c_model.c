@@ -1,6 +1,6 @@
 /* ONNX Runtime through its C API on one model of bench/onnx.sh (issue 44),
- * no Python in the timed loop; bench_ort_c_latency's way of opening the
- * wheel's library (dlopen, the OrtApi table by slot).
+ * no Python in the timed loop, over the wheel's library opened at run time
+ * (ort_c_api.h).
  *
  *   bench_ort_c_model LIBONNXRUNTIME MODEL.onnx THREADS CALLS
  *                     IN_NAME IN.bin IN_SHAPE OUT_NAME OUT.bin OUT_SHAPE
@@ -11,68 +11,9 @@
  * Prints `ortc P50 P99 FIRST` in microseconds over CALLS timed calls after
  * CALLS / 10 + 3 untimed ones (FIRST: the session's first call). */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-enum {
-  kGetErrorMessage = 2,
-  kCreateEnv = 3,
-  kCreateSessionFromArray = 8,
-  kRun = 9,
-  kCreateSessionOptions = 10,
-  kSetIntraOpNumThreads = 24,
-  kSetInterOpNumThreads = 25,
-  kCreateTensorWithDataAsOrtValue = 49,
-  kCreateCpuMemoryInfo = 69,
-  kApiVersion = 17
-};
-
-typedef void* Status;
-typedef struct {
-  const void* (*get_api)(uint32_t version);
-  const char* (*version_string)(void);
-} ApiBase;
-
-static const void* const* api;
-
-#define SLOT(type, index) ((type)api[index])
-
-static void check(Status s, const char* what) {
-  if (!s) return;
-  const char* (*message)(const void*) = SLOT(const char* (*)(const void*), kGetErrorMessage);
-  fprintf(stderr, "bench_ort_c_model: %s: %s\n", what, message(s));
-  exit(1);
-}
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int ascending(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static void* read_all(const char* path, size_t* size) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *size = (size_t)ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void* bytes = malloc(*size ? *size : 1);
-  if (fread(bytes, 1, *size, f) != *size) {
-    free(bytes);
-    bytes = NULL;
-  }
-  fclose(f);
-  return bytes;
-}
+#include "ort_c_api.h"
 
 /* "8,3,224,224" into dims; returns the rank, the element count in *count. */
 static size_t parse_shape(const char* text, int64_t* dims, size_t* count) {
@@ -97,16 +38,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int threads = atoi(argv[3]), calls = atoi(argv[4]);
-  void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    fprintf(stderr, "bench_ort_c_model: %s\n", dlerror());
-    return 1;
+  if (threads < 1 || calls < 1 || calls > 10000000) {
+    fprintf(stderr, "bench_ort_c_model: THREADS and CALLS are counts from 1\n");
+    return 2;
   }
-  const ApiBase* (*get_base)(void) = (const ApiBase* (*)(void))dlsym(lib, "OrtGetApiBase");
-  if (!get_base || !(api = (const void* const*)get_base()->get_api(kApiVersion))) {
-    fprintf(stderr, "bench_ort_c_model: no usable OrtApi in %s\n", argv[1]);
-    return 1;
-  }
+  harness = "bench_ort_c_model";
+  open_ort(argv[1]);
   size_t model_size = 0, in_bytes = 0;
   void* model = read_all(argv[2], &model_size);
   float* x = read_all(argv[6], &in_bytes);
@@ -126,23 +63,23 @@ int main(int argc, char** argv) {
   float* y = calloc(out_count, sizeof(float));
 
   void *env = NULL, *options = NULL, *session = NULL, *memory = NULL;
-  check(SLOT(Status (*)(int, const char*, void**), kCreateEnv)(3, "bench", &env), "CreateEnv");
-  check(SLOT(Status (*)(void**), kCreateSessionOptions)(&options), "CreateSessionOptions");
-  check(SLOT(Status (*)(void*, int), kSetIntraOpNumThreads)(options, threads),
+  check(SLOT(Status(*)(int, const char*, void**), kCreateEnv)(3, "bench", &env), "CreateEnv");
+  check(SLOT(Status(*)(void**), kCreateSessionOptions)(&options), "CreateSessionOptions");
+  check(SLOT(Status(*)(void*, int), kSetIntraOpNumThreads)(options, threads),
         "SetIntraOpNumThreads");
-  check(SLOT(Status (*)(void*, int), kSetInterOpNumThreads)(options, 1), "SetInterOpNumThreads");
-  check(SLOT(Status (*)(void*, const void*, size_t, void*, void**), kCreateSessionFromArray)(
+  check(SLOT(Status(*)(void*, int), kSetInterOpNumThreads)(options, 1), "SetInterOpNumThreads");
+  check(SLOT(Status(*)(void*, const void*, size_t, void*, void**), kCreateSessionFromArray)(
             env, model, model_size, options, &session),
         "CreateSessionFromArray");
-  check(SLOT(Status (*)(int, int, void**), kCreateCpuMemoryInfo)(0, 0, &memory),
+  check(SLOT(Status(*)(int, int, void**), kCreateCpuMemoryInfo)(0, 0, &memory),
         "CreateCpuMemoryInfo");
   Status (*create_tensor)(const void*, void*, size_t, const int64_t*, size_t, int, void**) =
-      SLOT(Status (*)(const void*, void*, size_t, const int64_t*, size_t, int, void**),
+      SLOT(Status(*)(const void*, void*, size_t, const int64_t*, size_t, int, void**),
            kCreateTensorWithDataAsOrtValue);
   Status (*run)(void*, const void*, const char* const*, const void* const*, size_t,
                 const char* const*, size_t, void**) =
-      SLOT(Status (*)(void*, const void*, const char* const*, const void* const*, size_t,
-                      const char* const*, size_t, void**),
+      SLOT(Status(*)(void*, const void*, const char* const*, const void* const*, size_t,
+                     const char* const*, size_t, void**),
            kRun);
   void *in = NULL, *out = NULL;
   check(create_tensor(memory, x, in_bytes, in_shape, in_rank, 1 /* float */, &in), "input");

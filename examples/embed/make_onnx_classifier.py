@@ -14,19 +14,21 @@ writes what it loads:
   [4 10], PyTorch's logits for four inputs (the host's check that the
   import computes what PyTorch does).
 
-Needs torch and onnx; seeded, so the same files each run.
+Needs torch and onnx; seeded, so the same files each run (byte for byte
+with the same torch).
 
     python3 examples/embed/make_onnx_classifier.py
 """
-import json
 import os
-import struct
+import sys
 
 import numpy as np
 import torch
 from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from train_policy import save_safetensors  # noqa: E402  (torch tensors, by hand)
 NOISE = 0.35  # onnx_finetune.cpp's kNoise
 
 
@@ -47,19 +49,6 @@ def shift(images):
     moved = np.roll(np.roll(images, 3, axis=2), 2, axis=1) * 0.7
     moved[:, 10:13, :] += 0.5  # glare
     return moved.astype(np.float32)
-
-
-def save_safetensors(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, a in tensors.items():
-        data = np.ascontiguousarray(a, "<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(a.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 def main():
@@ -86,8 +75,8 @@ def main():
                       dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
     shifted = shift(protos.reshape(10, 28, 28)).reshape(10, 784)
     save_safetensors(os.path.join(HERE, "classifier_data.safetensors"),
-                     {"prototypes": protos, "shifted": shifted, "check_x": check_x.numpy(),
-                      "check_logits": check_logits.numpy()})
+                     {"prototypes": base, "shifted": torch.from_numpy(shifted),
+                      "check_x": check_x, "check_logits": check_logits})
     with torch.no_grad():  # how the exported model does on each world, for the record
         for name, p in (("trained", base), ("shifted", torch.from_numpy(shifted))):
             labels = torch.arange(10).repeat(50)

@@ -53,21 +53,6 @@ float* scratch_row(std::int64_t group) {
   return scratch.data();
 }
 
-// The sum of term(x) over a row, in doubles, in eight lanes (element g in
-// lane g % 8) added pairwise at the end (add_lanes): the compiler runs the
-// lanes as vectors, where one running sum waits on each add. Within the
-// `fast` row of the reference's sum in order, and the same bits for the
-// same row.
-template <typename F>
-double lane_sum(const float* row, std::int64_t group, F term) {
-  double lane[8] = {};
-  std::int64_t g = 0;
-  for (; g + 8 <= group; g += 8)
-    for (int k = 0; k < 8; ++k) lane[k] += term(static_cast<double>(row[g + k]));
-  for (int k = 0; g < group; ++g, ++k) lane[k] += term(static_cast<double>(row[g]));
-  return add_lanes(lane);
-}
-
 double sum_row(const float* row, std::int64_t group) {
   return lane_sum(row, group, [](double x) { return x; });
 }

@@ -279,19 +279,12 @@ namespace {
 // the body inlined into each instruction set's copy below.
 [[gnu::always_inline]] inline void normalise_rows_body(const float* p, float* o, std::int64_t rows,
                                                        std::int64_t size, bool centre, double eps) {
-  const auto lanes = [size](const float* row, auto term) {
-    double lane[8] = {};
-    std::int64_t g = 0;
-    for (; g + 8 <= size; g += 8)
-      for (int k = 0; k < 8; ++k) lane[k] += term(static_cast<double>(row[g + k]));
-    for (int k = 0; g < size; ++g, ++k) lane[k] += term(static_cast<double>(row[g]));
-    return add_lanes(lane);
-  };
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = p + r * size;
     const double mean =
-        centre ? lanes(row, [](double x) { return x; }) / static_cast<double>(size) : 0.0;
-    const double squares = lanes(row, [mean](double x) { return (x - mean) * (x - mean); });
+        centre ? lane_sum(row, size, [](double x) { return x; }) / static_cast<double>(size) : 0.0;
+    const double squares =
+        lane_sum(row, size, [mean](double x) { return (x - mean) * (x - mean); });
     const double scale = 1.0 / std::sqrt(squares / static_cast<double>(size) + eps);
     for (std::int64_t i = 0; i < size; ++i)
       o[r * size + i] = static_cast<float>((row[i] - mean) * scale);
