@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "ir/conv_epilogue.hpp"
@@ -198,6 +199,47 @@ TEST_CASE("a conv over channels-last images agrees on the fast executor, chunk b
   }
 }
 
+namespace {
+
+// Whether oneDNN's direct convolutions run here (else a note why not).
+bool onednn_here(const char* instead) {
+  const std::string status = ss::runtime::fast::onednn_status();
+  const bool onednn =
+      status.rfind("available, ", 0) == 0 && status.find("no direct") == std::string::npos;
+  if (!onednn) MESSAGE("oneDNN skipped (" << status << "): " << instead);
+  return onednn;
+}
+
+// Each graph on the fast executor, 1 and 2 threads, against the reference
+// (the `fast` row) and against itself run again (the same bits);
+// `calls(i, n)` checks graph i's n oneDNN convolution calls.
+void check_fast_convs(const std::vector<ss::test::LoweredGraph>& graphs,
+                      const std::function<void(std::size_t, std::int64_t)>& calls) {
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    const auto& g = graphs[i];
+    CAPTURE(g.function);
+    CAPTURE(i);
+    const auto in = ss::test::made_up_inputs(g.graph, {});
+    const auto reference = ss::runtime::run_graph(g.graph, in, {});
+    for (const int threads : {1, 2}) {
+      CAPTURE(threads);
+      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+      const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
+      const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
+      calls(i, ss::runtime::fast::onednn_conv_calls() - before);
+      REQUIRE(got.size() == reference.size());
+      for (std::size_t o = 0; o < got.size(); ++o)
+        check_close(got[o], reference[o], "fast", "fast executor's output");
+      const auto again = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
+      for (std::size_t o = 0; o < got.size(); ++o)
+        CHECK(std::memcmp(again[o].raw(), got[o].raw(),
+                          static_cast<std::size_t>(got[o].size()) * 4) == 0);
+    }
+  }
+}
+
+}  // namespace
+
 TEST_CASE(
     "a conv's forward and kernel gradient run on oneDNN where it is, agreeing with the reference") {
   // Strides, dilations, an even kernel's uneven padding (same), mixed
@@ -217,44 +259,21 @@ TEST_CASE(
   auto graphs = ss::test::lowered_graphs(*checked);
   for (auto& g : ss::test::lowered_graphs(*checked, true)) graphs.push_back(std::move(g));
   REQUIRE(graphs.size() == 8);
-  const std::string status = ss::runtime::fast::onednn_status();
-  const bool onednn =
-      status.rfind("available, ", 0) == 0 && status.find("no direct") == std::string::npos;
-  if (!onednn) MESSAGE("oneDNN skipped (" << status << "): the im2col GEMM ran instead");
-  for (std::size_t i = 0; i < graphs.size(); ++i) {
-    const auto& g = graphs[i];
-    CAPTURE(g.function);
-    CAPTURE(i);
-    const auto in = ss::test::made_up_inputs(g.graph, {});
-    const auto reference = ss::runtime::run_graph(g.graph, in, {});
-    for (const int threads : {1, 2}) {
-      CAPTURE(threads);
-      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
-      const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
-      const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
-      // A forward once; a gradient graph its forward (for dr), the kernel's
-      // gradient and the input's (the fold of an einsum, left unmade),
-      // all three for a plain shape, at least one where oneDNN offers only
-      // its im2col GEMM for a pass (the mixed strides and dilations).
-      const std::int64_t calls = ss::runtime::fast::onednn_conv_calls() - before;
-      if (!onednn)
-        CHECK(calls == 0);
-      else if (i < 4)
-        CHECK(calls == 1);
-      else if (g.function == "same_even")
-        CHECK(calls == 3);
-      else
-        CHECK(calls >= 1);
-      REQUIRE(got.size() == reference.size());
-      for (std::size_t o = 0; o < got.size(); ++o)
-        check_close(got[o], reference[o], "fast", "fast executor's output");
-      // The same bits again.
-      const auto again = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
-      for (std::size_t o = 0; o < got.size(); ++o)
-        CHECK(std::memcmp(again[o].raw(), got[o].raw(),
-                          static_cast<std::size_t>(got[o].size()) * 4) == 0);
-    }
-  }
+  const bool onednn = onednn_here("the im2col GEMM ran instead");
+  check_fast_convs(graphs, [&](std::size_t i, std::int64_t calls) {
+    // A forward once; a gradient graph its forward (for dr), the kernel's
+    // gradient and the input's (the fold of an einsum, left unmade), all
+    // three for a plain shape, at least one where oneDNN offers only its
+    // im2col GEMM for a pass (the mixed strides and dilations).
+    if (!onednn)
+      CHECK(calls == 0);
+    else if (i < 4)
+      CHECK(calls == 1);
+    else if (graphs[i].function == "same_even")
+      CHECK(calls == 3);
+    else
+      CHECK(calls >= 1);
+  });
 }
 
 TEST_CASE(
@@ -273,29 +292,11 @@ TEST_CASE(
   auto graphs = ss::test::lowered_graphs(*checked);
   for (auto& g : ss::test::lowered_graphs(*checked, true)) graphs.push_back(std::move(g));
   REQUIRE(graphs.size() == 4);
-  const std::string status = ss::runtime::fast::onednn_status();
-  const bool onednn =
-      status.rfind("available, ", 0) == 0 && status.find("no direct") == std::string::npos;
-  if (!onednn) MESSAGE("oneDNN skipped (" << status << "): the chain's own nodes ran instead");
-  for (std::size_t i = 0; i < graphs.size(); ++i) {
-    const auto& g = graphs[i];
-    CAPTURE(g.function);
-    CAPTURE(i);
-    const auto in = ss::test::made_up_inputs(g.graph, {});
-    const auto reference = ss::runtime::run_graph(g.graph, in, {});
-    for (const int threads : {1, 2}) {
-      CAPTURE(threads);
-      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
-      const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
-      const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
-      const std::int64_t calls = ss::runtime::fast::onednn_conv_calls() - before;
-      if (onednn && i < 2) CHECK(calls == 1);
-      if (!onednn) CHECK(calls == 0);
-      REQUIRE(got.size() == reference.size());
-      for (std::size_t o = 0; o < got.size(); ++o)
-        check_close(got[o], reference[o], "fast", "fast executor's output");
-    }
-  }
+  const bool onednn = onednn_here("the chain's own nodes ran instead");
+  check_fast_convs(graphs, [&](std::size_t i, std::int64_t calls) {
+    if (!onednn) CHECK(calls == 0);
+    if (onednn && i < 2) CHECK(calls == 1);
+  });
 }
 
 TEST_CASE(
@@ -318,10 +319,7 @@ TEST_CASE(
   REQUIRE(checked);
   const auto graphs = ss::test::lowered_graphs(*checked);
   REQUIRE(graphs.size() == 4);
-  const std::string status = ss::runtime::fast::onednn_status();
-  const bool onednn =
-      status.rfind("available, ", 0) == 0 && status.find("no direct") == std::string::npos;
-  if (!onednn) MESSAGE("oneDNN skipped (" << status << "): the convolution ran, then the kernel");
+  const bool onednn = onednn_here("the convolution ran, then the kernel");
   using Activation = ss::ir::ConvEpilogue::Activation;
   const std::map<std::string, Activation> tails = {{"relu_tail", Activation::relu},
                                                    {"max_tail", Activation::relu},
@@ -380,9 +378,8 @@ TEST_CASE("a conv's forward with bfloat16 inputs runs on oneDNN within the fast-
       "conv(x, k, over=[1 2], stride=2, padding=1, groups=32, out=[5 5])\n");
   REQUIRE(checked);
   const auto graphs = ss::test::lowered_graphs(*checked);
-  const std::string status = ss::runtime::fast::onednn_status();
-  if (status.rfind("available, ", 0) != 0) {
-    ss::test::skip("no oneDNN here (" + status + ")");
+  if (!onednn_here("skipped")) {
+    ss::test::skip("no oneDNN here");
     return;
   }
   for (const auto& g : graphs) {
