@@ -65,6 +65,45 @@ static void open_ort(const char* path) {
   }
 }
 
+/* A session of the model's bytes on `threads` intra-op threads (one
+ * inter-op), with its environment and options and a CPU memory info; and
+ * the two functions a harness calls in its loop. */
+typedef struct {
+  void *env, *options, *session, *memory;
+  Status (*create_tensor)(const void*, void*, size_t, const int64_t*, size_t, int, void**);
+  Status (*run)(void*, const void*, const char* const*, const void* const*, size_t,
+                const char* const*, size_t, void**);
+} Session;
+
+static Session open_session(const void* model, size_t size, int threads) {
+  Session s = {NULL, NULL, NULL, NULL, NULL, NULL};
+  check(SLOT(Status(*)(int, const char*, void**), kCreateEnv)(3 /* error */, "bench", &s.env),
+        "CreateEnv");
+  check(SLOT(Status(*)(void**), kCreateSessionOptions)(&s.options), "CreateSessionOptions");
+  check(SLOT(Status(*)(void*, int), kSetIntraOpNumThreads)(s.options, threads),
+        "SetIntraOpNumThreads");
+  check(SLOT(Status(*)(void*, int), kSetInterOpNumThreads)(s.options, 1), "SetInterOpNumThreads");
+  check(SLOT(Status(*)(void*, const void*, size_t, void*, void**), kCreateSessionFromArray)(
+            s.env, model, size, s.options, &s.session),
+        "CreateSessionFromArray");
+  check(SLOT(Status(*)(int, int, void**), kCreateCpuMemoryInfo)(0 /* device allocator */,
+                                                                0 /* default */, &s.memory),
+        "CreateCpuMemoryInfo");
+  s.create_tensor = SLOT(Status(*)(const void*, void*, size_t, const int64_t*, size_t, int, void**),
+                         kCreateTensorWithDataAsOrtValue);
+  s.run = SLOT(Status(*)(void*, const void*, const char* const*, const void* const*, size_t,
+                         const char* const*, size_t, void**),
+               kRun);
+  return s;
+}
+
+static void close_session(Session* s) {
+  SLOT(void (*)(void*), kReleaseMemoryInfo)(s->memory);
+  SLOT(void (*)(void*), kReleaseSession)(s->session);
+  SLOT(void (*)(void*), kReleaseSessionOptions)(s->options);
+  SLOT(void (*)(void*), kReleaseEnv)(s->env);
+}
+
 static double now_us(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

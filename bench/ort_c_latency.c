@@ -30,28 +30,13 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  void *env = NULL, *options = NULL, *session = NULL, *memory = NULL;
-  check(SLOT(Status(*)(int, const char*, void**), kCreateEnv)(3 /* error */, "bench", &env),
-        "CreateEnv");
-  check(SLOT(Status(*)(void**), kCreateSessionOptions)(&options), "CreateSessionOptions");
-  check(SLOT(Status(*)(void*, int), kSetIntraOpNumThreads)(options, threads),
-        "SetIntraOpNumThreads");
-  check(SLOT(Status(*)(void*, int), kSetInterOpNumThreads)(options, 1), "SetInterOpNumThreads");
-  check(SLOT(Status(*)(void*, const void*, size_t, void*, void**), kCreateSessionFromArray)(
-            env, model, model_size, options, &session),
-        "CreateSessionFromArray");
-  check(SLOT(Status(*)(int, int, void**), kCreateCpuMemoryInfo)(0 /* device allocator */,
-                                                                0 /* default */, &memory),
-        "CreateCpuMemoryInfo");
-
+  Session ort = open_session(model, model_size, threads);
+  void* session = ort.session;
+  void* memory = ort.memory;
   Status (*create_tensor)(const void*, void*, size_t, const int64_t*, size_t, int, void**) =
-      SLOT(Status(*)(const void*, void*, size_t, const int64_t*, size_t, int, void**),
-           kCreateTensorWithDataAsOrtValue);
+      ort.create_tensor;
   Status (*run)(void*, const void*, const char* const*, const void* const*, size_t,
-                const char* const*, size_t, void**) =
-      SLOT(Status(*)(void*, const void*, const char* const*, const void* const*, size_t,
-                     const char* const*, size_t, void**),
-           kRun);
+                const char* const*, size_t, void**) = ort.run;
   void (*release_value)(void*) = SLOT(void (*)(void*), kReleaseValue);
 
   const int64_t batches[2] = {1, 64};
@@ -97,10 +82,7 @@ int main(int argc, char** argv) {
     free(x);
     free(y);
   }
-  SLOT(void (*)(void*), kReleaseMemoryInfo)(memory);
-  SLOT(void (*)(void*), kReleaseSession)(session);
-  SLOT(void (*)(void*), kReleaseSessionOptions)(options);
-  SLOT(void (*)(void*), kReleaseEnv)(env);
+  close_session(&ort);
   free(model);
   return 0;
 }

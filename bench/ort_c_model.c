@@ -62,25 +62,13 @@ int main(int argc, char** argv) {
   }
   float* y = calloc(out_count, sizeof(float));
 
-  void *env = NULL, *options = NULL, *session = NULL, *memory = NULL;
-  check(SLOT(Status(*)(int, const char*, void**), kCreateEnv)(3, "bench", &env), "CreateEnv");
-  check(SLOT(Status(*)(void**), kCreateSessionOptions)(&options), "CreateSessionOptions");
-  check(SLOT(Status(*)(void*, int), kSetIntraOpNumThreads)(options, threads),
-        "SetIntraOpNumThreads");
-  check(SLOT(Status(*)(void*, int), kSetInterOpNumThreads)(options, 1), "SetInterOpNumThreads");
-  check(SLOT(Status(*)(void*, const void*, size_t, void*, void**), kCreateSessionFromArray)(
-            env, model, model_size, options, &session),
-        "CreateSessionFromArray");
-  check(SLOT(Status(*)(int, int, void**), kCreateCpuMemoryInfo)(0, 0, &memory),
-        "CreateCpuMemoryInfo");
+  Session ort = open_session(model, model_size, threads);
+  void* session = ort.session;
+  void* memory = ort.memory;
   Status (*create_tensor)(const void*, void*, size_t, const int64_t*, size_t, int, void**) =
-      SLOT(Status(*)(const void*, void*, size_t, const int64_t*, size_t, int, void**),
-           kCreateTensorWithDataAsOrtValue);
+      ort.create_tensor;
   Status (*run)(void*, const void*, const char* const*, const void* const*, size_t,
-                const char* const*, size_t, void**) =
-      SLOT(Status(*)(void*, const void*, const char* const*, const void* const*, size_t,
-                     const char* const*, size_t, void**),
-           kRun);
+                const char* const*, size_t, void**) = ort.run;
   void *in = NULL, *out = NULL;
   check(create_tensor(memory, x, in_bytes, in_shape, in_rank, 1 /* float */, &in), "input");
   check(create_tensor(memory, y, out_count * sizeof(float), out_shape, out_rank, 1, &out),
@@ -112,5 +100,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   fclose(f);
+  close_session(&ort);
   return 0;
 }
