@@ -21,9 +21,9 @@ T add_lanes(const T (&lane)[8]) {
 // lane g % 8) added pairwise at the end (add_lanes): the compiler runs the
 // lanes as vectors, where one running sum waits on each add. Within the
 // `fast` row of the reference's sum in order, and the same bits for the
-// same row.
+// same row. (Always inlined: into an AVX-512 caller, it is AVX-512 code.)
 template <typename F>
-double lane_sum(const float* row, std::int64_t group, F term) {
+[[gnu::always_inline]] inline double lane_sum(const float* row, std::int64_t group, F term) {
   double lane[8] = {};
   std::int64_t g = 0;
   for (; g + 8 <= group; g += 8)
