@@ -1,12 +1,65 @@
 #include "ir/conv_deferral.hpp"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace ss::ir {
 namespace {
 
+using Names = std::vector<std::vector<std::string>>;
+
+// Each name a group of its own.
+Names singles(const std::vector<std::string>& names) {
+  Names out;
+  for (const auto& n : names) out.push_back({n});
+  return out;
+}
+
+// Whether S, K, P and J are lowering's grouped convolution of a window with
+// `spatial` window axes (lower_windows.cpp), letter for letter: S splits
+// the window's channels (g c), K the kernel's outputs (g f), P contracts c
+// and the window per group, J joins (g f). (A program's own einops and
+// einsum of a window are any other chain, run as written.)
+bool lowered_grouped_conv(const Node& s, const Node& k, const Node& p, const Node& j,
+                          std::size_t spatial) {
+  if (s.groups_in.size() != 1 || k.groups_in.size() != 1 || p.groups_in.size() != 2 ||
+      j.groups_in.size() != 1)
+    return false;
+  const Names& window = s.groups_in[0];
+  const std::size_t rank = window.size();  // the image's axes, then the window's
+  if (rank < spatial + 2) return false;
+  const std::size_t at = rank - spatial - 1;  // the channels (g c)
+  if (window[at].size() != 2) return false;
+  const std::string g = window[at][0], c = window[at][1];
+  std::vector<std::string> outer, js;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (i == at) continue;
+    if (window[i].size() != 1) return false;
+    (i < at ? outer : js).push_back(window[i][0]);
+  }
+  if (k.groups_in[0].size() != spatial + 2 || k.groups_in[0].back().size() != 2 ||
+      k.groups_in[0].back()[0] != g)
+    return false;
+  const std::string f = k.groups_in[0].back()[1];
+  std::vector<std::string> s_out = outer, k_in = js, k_out = js, p_out = outer, j_out = outer;
+  s_out.insert(s_out.end(), {g, c});
+  s_out.insert(s_out.end(), js.begin(), js.end());
+  k_in.push_back(c);
+  k_out.insert(k_out.end(), {c, g, f});
+  p_out.insert(p_out.end(), {g, f});
+  Names k_expected = singles(k_in), j_expected = singles(j_out);
+  k_expected.push_back({g, f});
+  j_expected.push_back({g, f});
+  return s.groups_out == singles(s_out) && k.groups_in[0] == k_expected &&
+         k.groups_out == singles(k_out) && p.groups_in[0] == singles(s_out) &&
+         p.groups_in[1] == singles(k_out) && p.groups_out == singles(p_out) &&
+         j.groups_in[0] == singles(p_out) && j.groups_out == j_expected;
+}
+
 // The grouped convolution whose join is node j, if it is one: each link
-// read once, nothing of it fused, the image's window over two axes.
+// read once, nothing of it fused, the image's window over two axes, the
+// chain lowering's letter for letter.
 std::optional<GroupedConv> grouped_conv(const Graph& g, std::size_t j, const std::vector<int>& uses,
                                         const std::function<bool(std::size_t)>& fused) {
   const auto node = [&](int i) -> const Node& { return g.nodes[static_cast<std::size_t>(i)]; };
@@ -30,7 +83,8 @@ std::optional<GroupedConv> grouped_conv(const Graph& g, std::size_t j, const std
     return std::nullopt;
   c.window = s.in[0];
   const Node& w = node(c.window);
-  if (w.op != Op::window || !once(c.window) || w.axes.size() != 2 || w.axes.front() == 0)
+  if (w.op != Op::window || !once(c.window) || w.axes.size() != 2 || w.axes.front() == 0 ||
+      !lowered_grouped_conv(s, k, p, join, w.axes.size()))
     return std::nullopt;
   return c;
 }
