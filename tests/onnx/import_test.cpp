@@ -402,9 +402,10 @@ TEST_CASE("an imported MLP trains on cpu[0 1] to one device's losses, within the
     std::filesystem::remove(path);
   }
   REQUIRE(one.size() == two.size());
-  for (const auto& [name, t] : one) {
+  for (const auto& entry : one) {
+    const std::string& name = entry.first;  // (clang 14: no CAPTURE of a binding)
     CAPTURE(name);
-    const auto a = t.to_floats(), b = two.at(name).to_floats();
+    const auto a = entry.second.to_floats(), b = two.at(name).to_floats();
     REQUIRE(a.size() == b.size());
     std::size_t outside = 0;
     for (std::size_t i = 0; i < a.size(); ++i) outside += !ss::test::agrees(b[i], a[i], 0.0, row);

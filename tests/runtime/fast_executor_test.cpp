@@ -240,7 +240,8 @@ TEST_CASE("a fused kernel runs compiled over axes of size 1: a batch of one, a s
   REQUIRE(ss::ir::plan_fusion(g).size() == 1);
   auto fast = ss::runtime::make_fast_executor({.threads = 1, .jit_library = ss::test::kJitPath});
   const std::vector<std::pair<std::int64_t, std::int64_t>> sizes = {{1, 7}, {4, 1}, {1, 1}, {3, 2}};
-  for (const auto& [n, t] : sizes) {
+  for (const auto& size : sizes) {
+    const std::int64_t n = size.first, t = size.second;  // (clang 14: no CAPTURE of a binding)
     CAPTURE(n);
     CAPTURE(t);
     Tensor x = Tensor::zeros(DType::f32, {n, t, 5}), r = Tensor::zeros(DType::f32, {n, t, 5}),
