@@ -64,7 +64,9 @@ bool fold_float_unary(Translator& t, float (*f)(float)) {
   return true;
 }
 
+// (+, -, * and / only: a comparison's result isn't a float)
 bool fold_float_binary(Translator& t, char op) {
+  if (op != '+' && op != '-' && op != '*' && op != '/') return false;
   const Value* a = t.input(0);
   const Value* b = t.input(1);
   if (t.inputs_count() != 2 || !small_float(a) || !small_float(b)) return false;
@@ -320,7 +322,8 @@ void infix(Translator& t) {
       const Value* s = t.input(k);
       const Value* x = t.input(1 - k);
       if (small_float(s) && s->constant->count() == 1 && x && !x->constant &&
-          x->onnx_type == TP::FLOAT && x->perm.empty() && !t.name_of(*x).empty())
+          x->onnx_type == TP::FLOAT && x->perm.empty() && x->shape == t.out_shape() &&
+          !t.name_of(*x).empty())
         t.note_derived({t.name_of(*x), s->constant->floats[0], false});
     }
 }

@@ -439,3 +439,22 @@ TEST_CASE("PyTorch's attention imported from ONNX runs as the attention kernel")
   CHECK(stats.nodes.count("attention") == 1);
   CHECK(stats.nodes.at("attention") >= 1);
 }
+
+TEST_CASE("float arithmetic on constants folds at import, a comparison's result staying a bool") {
+  if (!have_importer()) return;
+  // sqrt(4) / 4 folds to 0.5: 0.5 < 1 and 1 > 0.5 are true (comparisons,
+  // not folded as arithmetic), y = x * 0.5 * 0.5.
+  const ss::Engine engine;
+  const auto m = engine.load_onnx(source_path("tests/onnx/models/folded_floats.onnx"), options());
+  REQUIRE_MESSAGE(m, m.diagnostics.at(0).render());
+  CHECK(m.translation.source.find("sqrt(") == std::string::npos);  // folded
+  std::vector<float> x = {4.0f, -8.0f, 1.0f};
+  const auto r = m.module.call("forward", m.arguments({ss::Tensor::view(x.data(), {3})}));
+  REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? "" : r.diagnostics[0].render()));
+  const auto out = ss::OnnxModel::results(r);
+  REQUIRE(out.size() == 3);
+  CHECK(m.translation.source.find("(0.5) < (1.0)") != std::string::npos);
+  CHECK(out[0].to_floats() == std::vector<float>{1.0f});
+  CHECK(out[1].to_floats() == std::vector<float>{1.0f});
+  CHECK(out[2].to_floats() == std::vector<float>{1.0f, -2.0f, 0.25f});
+}

@@ -182,3 +182,19 @@ for name, value in lstm_inputs.items():
     onnx.save_tensor(onnx.numpy_helper.from_array(value, name), os.path.join(HERE, f"bilstm_{name}.pb"))
 for name, value in zip(["y", "y_h", "y_c"], session.run(None, lstm_inputs)):
     onnx.save_tensor(onnx.numpy_helper.from_array(value, name), os.path.join(HERE, f"bilstm_out_{name}.pb"))
+
+# Float arithmetic on constants folds at import (sqrt(4) / 4 to 0.5), a
+# comparison of them staying a comparison: small = 0.5 < 1, big = 1 > 0.5,
+# y = x * 0.5 * 0.5.
+half = helper.make_tensor("half", F, [], [0.5])
+save("folded_floats.onnx", [
+    helper.make_node("Constant", [], ["four"], value=helper.make_tensor("v4", F, [], [4.0])),
+    helper.make_node("Constant", [], ["one"], value=helper.make_tensor("v1", F, [], [1.0])),
+    helper.make_node("Sqrt", ["four"], ["two"], name="sqrt"),
+    helper.make_node("Div", ["two", "four"], ["quarter"], name="div"),
+    helper.make_node("Less", ["quarter", "one"], ["small"], name="less"),
+    helper.make_node("Greater", ["one", "quarter"], ["big"], name="greater"),
+    helper.make_node("Mul", ["x", "half"], ["scaled"], name="mul"),
+    helper.make_node("Mul", ["scaled", "quarter"], ["y"], name="mul2"),
+], [tensor("x", F, [3])], [tensor("small", TensorProto.BOOL, []), tensor("big", TensorProto.BOOL, []),
+                          tensor("y", F, [3])], [half])
