@@ -31,12 +31,6 @@ int main(int argc, char** argv) {
   }
 
   Session ort = open_session(model, model_size, threads);
-  void* session = ort.session;
-  void* memory = ort.memory;
-  Status (*create_tensor)(const void*, void*, size_t, const int64_t*, size_t, int, void**) =
-      ort.create_tensor;
-  Status (*run)(void*, const void*, const char* const*, const void* const*, size_t,
-                const char* const*, size_t, void**) = ort.run;
   void (*release_value)(void*) = SLOT(void (*)(void*), kReleaseValue);
 
   const int64_t batches[2] = {1, 64};
@@ -49,23 +43,24 @@ int main(int argc, char** argv) {
     for (int64_t k = 0; k < b * 784; ++k) x[k] = (float)rand() / (float)RAND_MAX - 0.5f;
     const int64_t x_shape[2] = {b, 784}, y_shape[2] = {b, 10};
     void *in = NULL, *out = NULL;
-    check(create_tensor(memory, x, (size_t)b * 784 * sizeof(float), x_shape, 2, 1 /* float */, &in),
+    check(ort.create_tensor(ort.memory, x, (size_t)b * 784 * sizeof(float), x_shape, 2,
+                            1 /* float */, &in),
           "CreateTensorWithDataAsOrtValue");
-    check(create_tensor(memory, y, (size_t)b * 10 * sizeof(float), y_shape, 2, 1, &out),
+    check(ort.create_tensor(ort.memory, y, (size_t)b * 10 * sizeof(float), y_shape, 2, 1, &out),
           "CreateTensorWithDataAsOrtValue");
     const char* in_names[1] = {"x"};
     const char* out_names[1] = {argv[3]};
     const void* inputs[1] = {in};
     void* outputs[1] = {out};
     const double began = now_us();
-    check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+    check(ort.run(ort.session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
     const double first = now_us() - began;
     for (int k = 0; k < 100; ++k)
-      check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+      check(ort.run(ort.session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
     double* us = malloc((size_t)counts[c] * sizeof(double));
     for (int k = 0; k < counts[c]; ++k) {
       const double start = now_us();
-      check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+      check(ort.run(ort.session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
       us[k] = now_us() - start;
     }
     if (outputs[0] != out) {

@@ -63,29 +63,23 @@ int main(int argc, char** argv) {
   float* y = calloc(out_count, sizeof(float));
 
   Session ort = open_session(model, model_size, threads);
-  void* session = ort.session;
-  void* memory = ort.memory;
-  Status (*create_tensor)(const void*, void*, size_t, const int64_t*, size_t, int, void**) =
-      ort.create_tensor;
-  Status (*run)(void*, const void*, const char* const*, const void* const*, size_t,
-                const char* const*, size_t, void**) = ort.run;
   void *in = NULL, *out = NULL;
-  check(create_tensor(memory, x, in_bytes, in_shape, in_rank, 1 /* float */, &in), "input");
-  check(create_tensor(memory, y, out_count * sizeof(float), out_shape, out_rank, 1, &out),
+  check(ort.create_tensor(ort.memory, x, in_bytes, in_shape, in_rank, 1 /* float */, &in), "input");
+  check(ort.create_tensor(ort.memory, y, out_count * sizeof(float), out_shape, out_rank, 1, &out),
         "output");
   const char* in_names[1] = {argv[5]};
   const char* out_names[1] = {argv[8]};
   const void* inputs[1] = {in};
   void* outputs[1] = {out};
   const double began = now_us();
-  check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+  check(ort.run(ort.session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
   const double first = now_us() - began;
   for (int k = 0; k < calls / 10 + 3; ++k)
-    check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+    check(ort.run(ort.session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
   double* us = malloc((size_t)calls * sizeof(double));
   for (int k = 0; k < calls; ++k) {
     const double start = now_us();
-    check(run(session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
+    check(ort.run(ort.session, NULL, in_names, inputs, 1, out_names, 1, outputs), "Run");
     us[k] = now_us() - start;
   }
   if (outputs[0] != out) {

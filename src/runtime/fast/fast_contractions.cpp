@@ -270,6 +270,18 @@ std::optional<ConvForward> conv_of(const Shape& x, const ir::Window& w, std::int
                      how.bf16};
 }
 
+// A 4-axis kernel tensor as oneDNN reads it: its axes `c`, `kh`, `kw` and
+// `f` are those positions (the program's [kh kw c f], or its permuted
+// view), read at their strides; a frozen buffer's reordered copy is kept.
+ConvKernel conv_kernel_of(const Tensor& kernel, int c, int kh, int kw, int f) {
+  const auto& st = kernel.strides();
+  const auto& buffer = kernel.buffer();
+  return {
+      static_cast<const float*>(kernel.raw()), st[static_cast<std::size_t>(f)],
+      st[static_cast<std::size_t>(c)],         st[static_cast<std::size_t>(kh)],
+      st[static_cast<std::size_t>(kw)],        buffer && buffer->frozen() ? buffer.get() : nullptr};
+}
+
 // A 2-D convolution's forward (window(x) over axes 1 and 2 of a
 // channels-last x [n h w c], zero padded) on oneDNN: rows [n oh ow] of
 // `out` from the kernel's rows (c, kh, kw), `kernel` (axes c, kh, kw, f at
@@ -280,15 +292,8 @@ bool conv_forward_on_onednn(const Tensor& x, const ir::Window& w, const Tensor& 
   if (kernel.rank() != 4 || !x.contiguous()) return false;
   const auto s = conv_of(x.shape(), w, kernel.dim(3), how);
   if (!s || kernel.dim(0) != s->c || kernel.dim(1) != s->kh || kernel.dim(2) != s->kw) return false;
-  const auto& st = kernel.strides();
-  const auto& buffer = kernel.buffer();
-  const ConvKernel k{static_cast<const float*>(kernel.raw()),
-                     st[3],
-                     st[0],
-                     st[1],
-                     st[2],
-                     buffer && buffer->frozen() ? buffer.get() : nullptr};
-  return onednn_conv_forward(*s, static_cast<const float*>(x.raw()), k, out, how.threads, post);
+  return onednn_conv_forward(*s, static_cast<const float*>(x.raw()),
+                             conv_kernel_of(kernel, 0, 1, 2, 3), out, how.threads, post);
 }
 
 // The kernel's gradient on oneDNN (out [f, (c kh kw)] from `dy`, the
@@ -409,16 +414,9 @@ bool grouped_conv(const Tensor& x, const ir::Window& w, const Tensor& kernel, Te
   if (!s || kernel.dim(0) != s->kh || kernel.dim(1) != s->kw) return false;
   s->groups = x.dim(3) / per_group;
   if (filters % s->groups != 0) return false;
-  const auto& st = kernel.strides();
-  const auto& buffer = kernel.buffer();
-  const ConvKernel k{static_cast<const float*>(kernel.raw()),
-                     st[3],
-                     st[2],
-                     st[0],
-                     st[1],
-                     buffer && buffer->frozen() ? buffer.get() : nullptr};
   Tensor y = Tensor::uninitialized(DType::f32, {s->n, s->oh, s->ow, filters});
-  if (!onednn_conv_forward(*s, static_cast<const float*>(x.raw()), k, static_cast<float*>(y.raw()),
+  if (!onednn_conv_forward(*s, static_cast<const float*>(x.raw()),
+                           conv_kernel_of(kernel, 2, 0, 1, 3), static_cast<float*>(y.raw()),
                            how.threads, post))
     return false;
   out = y;
