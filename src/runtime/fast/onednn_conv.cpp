@@ -69,7 +69,6 @@ struct Api {
   decltype(&dnnl_primitive_attr_destroy) attr_destroy = nullptr;
   decltype(&dnnl_primitive_attr_set_scratchpad_mode) attr_scratchpad = nullptr;
   decltype(&dnnl_primitive_attr_set_post_ops) attr_post_ops = nullptr;
-  decltype(&dnnl_primitive_attr_set_fpmath_mode) attr_fpmath = nullptr;
   decltype(&dnnl_post_ops_create) post_ops_create = nullptr;
   decltype(&dnnl_post_ops_destroy) post_ops_destroy = nullptr;
   decltype(&dnnl_post_ops_append_eltwise) post_ops_eltwise = nullptr;
@@ -127,7 +126,6 @@ const Api& api() {
         load(library, found.attr_destroy, "dnnl_primitive_attr_destroy") &&
         load(library, found.attr_scratchpad, "dnnl_primitive_attr_set_scratchpad_mode") &&
         load(library, found.attr_post_ops, "dnnl_primitive_attr_set_post_ops") &&
-        load(library, found.attr_fpmath, "dnnl_primitive_attr_set_fpmath_mode") &&
         load(library, found.post_ops_create, "dnnl_post_ops_create") &&
         load(library, found.post_ops_destroy, "dnnl_post_ops_destroy") &&
         load(library, found.post_ops_eltwise, "dnnl_post_ops_append_eltwise") &&
@@ -279,8 +277,7 @@ const Primitive* primitive(Pass pass, const ConvForward& s, std::int64_t images,
                   dnnl_convolution_direct, &p->src, &any, post.bias ? &p->bias : nullptr, &p->dst,
                   strides, dilation, before, after) == dnnl_success &&
       a.attr_create(&attr) == dnnl_success &&
-      a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
-      (!s.bf16 || a.attr_fpmath(attr, dnnl_fpmath_mode_bf16) == dnnl_success);
+      a.attr_scratchpad(attr, dnnl_scratchpad_mode_user) == dnnl_success;
   // The forward's post-op: the activation.
   using Activation = ConvPostOps::Activation;
   if (ok && forward && post.activation != Activation::none) {

@@ -33,8 +33,9 @@ struct ConvForward {
   // from its c / groups inputs (a depthwise convolution: groups == c).
   std::int64_t groups = 1;
   // Its products from inputs rounded to bfloat16, summed in float32
-  // (EngineOptions::precision bf16: oneDNN's fpmath mode, AMX tiles where
-  // the CPU has them); images and outputs stay float32.
+  // (EngineOptions::precision bf16: the forward's images and kernel as
+  // bfloat16 memory, AMX tiles where the CPU has them); the caller's images
+  // and outputs stay float32.
   bool bf16 = false;
 };
 
