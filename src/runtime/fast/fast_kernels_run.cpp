@@ -219,10 +219,7 @@ bool FastExecutor::run_conv_epilogue(const FusionPlan& plan, const ir::Graph& g,
     if (bias.dtype() != DType::f32 || bias.rank() != 1 || !bias.contiguous()) return false;
     post.bias = static_cast<const float*>(bias.raw());
   }
-  using Activation = ir::ConvEpilogue::Activation;
-  post.activation = e.activation == Activation::relu   ? fast::ConvPostOps::Activation::relu
-                    : e.activation == Activation::clip ? fast::ConvPostOps::Activation::clip
-                                                       : fast::ConvPostOps::Activation::none;
+  post.activation = e.activation;
   post.lo = e.lo;
   post.hi = e.hi;
   Tensor made;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ir/conv_epilogue.hpp"
 #include "runtime/core/tensor.hpp"
 #include "runtime/fast/gemm/sgemm.hpp"
 
@@ -58,8 +59,8 @@ ConvKernel conv_kernel(const ConvForward& s, gemm::Matrix kernel);
 // elementwise tail, ir/conv_epilogue.hpp): a bias per f, then ReLU or a
 // clip to [lo, hi].
 struct ConvPostOps {
-  enum class Activation { none, relu, clip };
-  const float* bias = nullptr;  // [f], or none
+  using Activation = ir::ConvEpilogue::Activation;  // the plan's, as found
+  const float* bias = nullptr;                      // [f], or none
   Activation activation = Activation::none;
   float lo = 0, hi = 0;
 };
