@@ -53,9 +53,13 @@ bool is_step(const Graph& g, const Node& n) {
 std::vector<std::uint8_t> inner_broadcast(const Graph& g, const FusedKernel& kernel) {
   const auto& root_axes = g.nodes[static_cast<std::size_t>(kernel.root)].type.axes;
   std::vector<std::uint8_t> flags;
-  for (const int in : kernel.inputs) {  // the inner (last) axis: the root's, or size 1
+  // An inner axis written otherwise than the root's is still its size
+  // unless it is 1 (the checker's broadcast: `[n 6]` beside `[n H]` for a
+  // dim H of 6); one only known at run time to be 1 reads through a copy.
+  for (const int in : kernel.inputs) {
     const auto& axes = g.nodes[static_cast<std::size_t>(in)].type.axes;
-    flags.push_back(root_axes.empty() || axes.empty() || !(axes.back() == root_axes.back()));
+    flags.push_back(root_axes.empty() || axes.empty() ||
+                    (!(axes.back() == root_axes.back()) && axes.back().is_literal(1)));
   }
   return flags;
 }

@@ -41,7 +41,7 @@ struct FusedKernel {
 };
 
 // Per input of a kernel: 1 when it is the same along the root's inner
-// (last) axis (it lacks that axis, or has size 1 there), else 0. A
+// (last) axis (it lacks that axis, or its type has 1 there), else 0. A
 // kernel's code reads such an input with stride 0 along the inner axis.
 std::vector<std::uint8_t> inner_broadcast(const Graph& g, const FusedKernel& kernel);
 

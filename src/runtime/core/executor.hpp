@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/attributes.hpp"
 #include "ir/graph.hpp"
 #include "ir/memory_plan.hpp"
 #include "ir/planner.hpp"
@@ -88,6 +89,23 @@ std::pair<int, std::string> batch_axis(const types::Type& t, const std::set<std:
 
 class Collectives;
 
+// What an executor keeps for a loop node from one run to the next, in the
+// loop's frame (the fast executor's steps planned for it).
+struct LoopState {
+  virtual ~LoopState() = default;
+};
+
+// A loop node's run as the walk hands it to an executor: its inputs, what
+// the executor kept for it, and where its outputs go (its carries' last
+// values, then its stacked results).
+struct LoopRun {
+  const ir::Node& loop;
+  const ir::LoopShape& shape;
+  const std::vector<Tensor>& given;
+  std::unique_ptr<LoopState>& state;
+  std::vector<Tensor>& outputs;
+};
+
 // One of several workers running a distributed graph (ir/distribute.hpp) on
 // its part of the batch: all_reduce goes through `collectives`, a batch
 // axis's Op::size is the whole batch's, and random values along a batch axis
@@ -134,6 +152,14 @@ class GraphExecutor : public ir::Planner {
   virtual bool run(const ir::Graph& /*g*/, std::size_t /*i*/, std::vector<Tensor>& /*values*/,
                    const std::map<std::string, std::int64_t>& /*sizes*/,
                    const Dims& /*dims*/) const {
+    return false;
+  }
+  // A loop node whole: true with its outputs in run.outputs, or false to
+  // have the walk run its body once per step, each node offered to run()
+  // (run_loop_in). The fast executor runs a body it can as straight-line
+  // calls planned once (runtime/fast/loop_steps.cpp).
+  virtual bool run_loop(const LoopRun& /*run*/, const Dims& /*dims*/,
+                        WorkerContext* /*worker*/) const {
     return false;
   }
   // When the walk may drop each value (ir/memory_plan.hpp): an executor

@@ -33,6 +33,14 @@ FrameMemory::Scope::~Scope() {
   memory_->end();
 }
 
+FrameMemory::Outside::Outside() : open_(t_open) {
+  t_open = nullptr;
+}
+
+FrameMemory::Outside::~Outside() {
+  t_open = open_;
+}
+
 void FrameMemory::begin() {
   next_ = 0;
   diverged_ = false;

@@ -44,6 +44,22 @@ class FrameMemory {
     FrameMemory* memory_ = nullptr;
   };
 
+  // Closes the thread's scope while it lives: what is made meanwhile is
+  // neither recorded nor served, the heap's (memory an executor keeps from
+  // call to call, made once on the first: a loop's planned steps'). Were
+  // it recorded, a steady call's buffer of its size could be matched to it
+  // and go to the heap.
+  class Outside {
+   public:
+    Outside();
+    ~Outside();
+    Outside(const Outside&) = delete;
+    Outside& operator=(const Outside&) = delete;
+
+   private:
+    FrameMemory* open_;
+  };
+
   bool planned() const { return planned_; }
   std::size_t arena_bytes() const { return arena_bytes_; }
   std::size_t buffers() const { return slots_.size(); }

@@ -24,6 +24,23 @@ Strides row_major_strides(const Shape& shape) {
   return strides;
 }
 
+namespace {
+
+// Whether strides walk shape's elements in row-major order without gaps:
+// an axis of size 1 whatever its stride (a batch of one, a kept axis).
+bool row_major(const Shape& shape, const Strides& strides) {
+  if (element_count(shape) == 0) return true;
+  std::int64_t expect = 1;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    if (shape[k] == 1) continue;
+    if (strides[k] != expect) return false;
+    expect *= shape[k];
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string shape_str(const Shape& shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? " " : "") + std::to_string(shape[i]);
@@ -219,7 +236,7 @@ Tensor Tensor::borrow_strided(void* data, DType dtype, Shape shape, Strides stri
     throw std::invalid_argument("a view needs one stride per axis");
   Tensor t = borrow(data, dtype, std::move(shape));
   t.strides_ = std::move(strides);
-  t.contiguous_ = t.strides_ == row_major_strides(t.shape_) || t.size() <= 1;
+  t.contiguous_ = row_major(t.shape_, t.strides_);
   return t;
 }
 
@@ -232,7 +249,7 @@ bool Tensor::reborrow(void* data, DType dtype, const Shape& shape, const Strides
   shape_ = shape;
   strides_ = strides;
   offset_ = 0;
-  contiguous_ = strides_ == row_major_strides(shape_) || size() <= 1;
+  contiguous_ = row_major(shape_, strides_);
   buffer_->data_ = data;
   buffer_->bytes_ = buffer_->capacity_ = static_cast<std::size_t>(size()) * dtype_size(dtype);
   return true;
@@ -273,7 +290,7 @@ Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t end) co
   Tensor t = *this;
   t.shape_[k] = end - start;
   if (t.shape_[k] > 0) t.offset_ += start * strides_[k];
-  t.contiguous_ = t.strides_ == row_major_strides(t.shape_) || t.size() <= 1;
+  t.contiguous_ = row_major(t.shape_, t.strides_);
   return t;
 }
 
@@ -286,7 +303,7 @@ Tensor Tensor::select(std::int64_t axis, std::int64_t index) const {
   t.offset_ += index * strides_[k];
   t.shape_.erase(t.shape_.begin() + static_cast<std::ptrdiff_t>(k));
   t.strides_.erase(t.strides_.begin() + static_cast<std::ptrdiff_t>(k));
-  t.contiguous_ = t.strides_ == row_major_strides(t.shape_) || t.size() <= 1;
+  t.contiguous_ = row_major(t.shape_, t.strides_);
   return t;
 }
 
@@ -301,7 +318,16 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& order) const {
     t.shape_[i] = shape_[from];
     t.strides_[i] = strides_[from];
   }
-  t.contiguous_ = t.strides_ == row_major_strides(t.shape_) || t.size() <= 1;
+  t.contiguous_ = row_major(t.shape_, t.strides_);
+  return t;
+}
+
+Tensor Tensor::view(std::int64_t offset, Shape shape, Strides strides) const {
+  Tensor t = *this;
+  t.offset_ += offset;
+  t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
+  t.contiguous_ = row_major(t.shape_, t.strides_);
   return t;
 }
 

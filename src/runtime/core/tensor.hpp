@@ -215,6 +215,11 @@ class Tensor {
   Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t end) const;
   Tensor select(std::int64_t axis, std::int64_t index) const;  // the axis removed
   Tensor permute(const std::vector<std::int64_t>& order) const;
+  // Another view of this tensor's buffer: its first element `offset`
+  // elements after this one's, with `shape` and `strides` (in elements).
+  // Unchecked: the caller knows the view stays inside the buffer (a view
+  // made before on a tensor of this one's layout, moved).
+  Tensor view(std::int64_t offset, Shape shape, Strides strides) const;
   // This tensor if contiguous, else a contiguous copy.
   Tensor compact() const;
   // A contiguous copy with a buffer of its own, always.

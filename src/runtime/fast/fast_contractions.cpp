@@ -159,6 +159,18 @@ bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, G
   return true;
 }
 
+RightOperand right_operand(const Tensor& b, std::int64_t m, GemmSettings how) {
+  const Operand right = operand(b, b.dim(1));
+  return {right.kept, right.matrix,
+          resident_panels(right.kept, m, b.dim(0), b.dim(1), right.matrix, how.bf16)};
+}
+
+void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix& a,
+             const RightOperand& b, gemm::Output c, GemmSettings how, gemm::Epilogue epilogue) {
+  if (b.panels) return gemm::sgemm_packed(m, 1.0f, a, *b.panels, 0.0f, c, how.threads, epilogue);
+  multiply(m, n, k, 1.0f, a, b.matrix, 0.0f, c, how, epilogue);
+}
+
 void prepack(const Tensor& b, GemmSettings how) {
   if (b.dtype() != DType::f32 || b.rank() != 2 || b.dim(0) == 0 || b.dim(1) == 0) return;
   const Operand right = operand(b, b.dim(1));

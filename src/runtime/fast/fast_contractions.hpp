@@ -9,6 +9,7 @@
 #include "ir/attributes.hpp"
 #include "ir/graph.hpp"
 #include "runtime/core/tensor.hpp"
+#include "runtime/fast/gemm/sgemm.hpp"
 #include "runtime/fast/onednn_conv.hpp"
 #include "support/function_ref.hpp"
 
@@ -24,6 +25,24 @@ struct GemmSettings {
 };
 
 bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how);
+
+// A product's right operand b [k n] (float32, rank 2, read by its strides)
+// readied for products of m rows: its matrix, and its resident panels
+// where its buffer is frozen, as matmul would find them (none for a
+// matrix given as memory alone).
+struct RightOperand {
+  Tensor kept;
+  gemm::Matrix matrix{};
+  std::shared_ptr<const gemm::PackedB> panels;
+};
+RightOperand right_operand(const Tensor& b, std::int64_t m, GemmSettings how);
+
+// c [m n] = a b (b k x n), then the epilogue (float32 only: bfloat16's
+// kernels take none): what matmul and matmul_with_epilogue compute, the
+// same bits, for a caller that has its operands' memory already (a loop's
+// planned steps).
+void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix& a,
+             const RightOperand& b, gemm::Output c, GemmSettings how, gemm::Epilogue epilogue = {});
 
 // out = a @ b + bias, then ReLU when `relu` (x > 0 ? x : 0), the GEMM
 // adding the bias as it stores each element's last sum (float32; the same

@@ -21,7 +21,8 @@ Tensor reference_einsum(const ir::Node& n, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 FusionCounts FastExecutor::counts() const {
-  return {kernels_.load(), runs_.load(), stepped_.load(), from_memory_.load(), from_store_.load()};
+  return {kernels_.load(),     runs_.load(),       stepped_.load(),
+          from_memory_.load(), from_store_.load(), planned_loops_.load()};
 }
 
 std::map<std::string, std::int64_t> FastExecutor::nodes() const {

@@ -26,17 +26,23 @@ struct FastExecutorOptions {
   // Fuse elementwise regions with the JIT module found as JitModule::load
   // finds it (`jit_library`: a path, or empty for the usual search).
   bool fuse = true;
+  // A loop whose body is products, fused kernels, views and joins run as
+  // steps planned once (loop_steps.cpp); false: its body walked node by
+  // node each step, as a test compares.
+  bool plan_loops = true;
   std::string jit_library;
   CodeCache code_cache;  // where compiled kernels are kept between processes
 };
 
 // How many fused kernels the executor has compiled, how many times one ran,
 // how many times one ran step by step instead (an input laid out as its
-// code can't read), and how many kernels it found already compiled, in the
-// process or in the code cache: what the tests read.
+// code can't read), how many kernels it found already compiled, in the
+// process or in the code cache, and how many loops ran as planned steps:
+// what the tests read.
 struct FusionCounts {
   std::int64_t kernels = 0, runs = 0, stepped = 0;
   std::int64_t from_memory = 0, from_store = 0;
+  std::int64_t planned_loops = 0;
 };
 FusionCounts fusion_counts(const GraphExecutor& fast_executor);
 

@@ -80,6 +80,34 @@ inline const Tensor& placeholder(DType dtype) {
   return dtype == DType::boolean ? boolean : f32;
 }
 
+// Whether a kernel over `shape` can read an input of strides `s` (as it
+// broadcasts into `shape`) a row at a time: its rows evenly spaced (an
+// axis of size 1 has stride 0 here and is skipped, so a batch of one
+// reads as any other), each row contiguous, or broadcast where
+// `broadcast_inner` (the plan's flag); *row the distance from one row to
+// the next.
+inline bool kernel_rows(const Strides& s, const Shape& shape, bool broadcast_inner,
+                        std::int64_t* row) {
+  *row = 0;
+  const std::size_t rank = shape.size();
+  if (rank == 0) return true;
+  const std::int64_t in_row = s[rank - 1];
+  if (broadcast_inner ? in_row != 0 : (in_row != 1 && shape[rank - 1] != 1)) return false;
+  std::int64_t expect = -1;  // the next wider axis's stride, once a row's is known
+  for (std::size_t d = rank - 1; d-- > 0;) {
+    if (expect >= 0) expect *= shape[d + 1];
+    if (shape[d] == 1) continue;
+    if (expect < 0) {
+      expect = *row = s[d];
+    } else if (s[d] != expect) {
+      return false;
+    }
+  }
+  return true;
+}
+
+struct LoopSteps;  // loop_steps.cpp
+
 class FastExecutor final : public GraphExecutor {
  public:
   explicit FastExecutor(FastExecutorOptions options)
@@ -111,6 +139,10 @@ class FastExecutor final : public GraphExecutor {
 
   bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const override;
+  // A loop whose body is products, fused kernels, views and joins: its
+  // steps planned once for the inputs' layouts and run as straight-line
+  // calls on buffers kept in the frame (loop_steps.cpp).
+  bool run_loop(const LoopRun& run, const Dims& dims, WorkerContext* worker) const override;
 
  private:
   // `created`: values made from nothing (constants, fills, ranges);
@@ -220,6 +252,10 @@ class FastExecutor final : public GraphExecutor {
   bool run_kernel_reduced(const FusionPlan& plan, const ir::Graph& g, std::size_t k,
                           const ir::Node& n, Tensor& out, std::vector<Tensor>& values) const;
 
+  // The steps of run.loop for the layouts of run.given, into `steps`;
+  // false where the body has what they can't take.
+  bool plan_steps(const LoopRun& run, const Dims& dims, LoopSteps& steps) const;
+
   // A kernel's steps one operation at a time, on whole tensors: the same
   // values the nodes would have given, for the layouts its code can't read.
   Tensor run_steps(const ir::FusedKernel& kernel, const Tensor* inputs) const;
@@ -228,7 +264,7 @@ class FastExecutor final : public GraphExecutor {
   fast::GemmSettings gemm_;  // threads, and bfloat16 where asked and the CPU has it
   std::optional<JitModule> jit_;
   mutable std::atomic<std::int64_t> kernels_{0}, from_memory_{0}, from_store_{0}, runs_{0},
-      stepped_{0};
+      stepped_{0}, planned_loops_{0};
   // Every plan's counters, kept after their graph is gone.
   mutable std::mutex registry_mutex_;
   mutable std::vector<std::shared_ptr<GraphCounters>> registry_;

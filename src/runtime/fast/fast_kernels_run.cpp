@@ -158,34 +158,12 @@ bool FastExecutor::bind(const FusionPlan& plan, std::size_t k, const std::vector
   call.outer = call.inner ? element_count(shape) / call.inner : 0;
   for (std::size_t j = 0; j < call.inputs.size(); ++j) {
     Tensor& t = call.inputs[j];
-    // Whether the kernel can read `t` a row at a time: its rows evenly
-    // spaced (an axis of size 1 has stride 0 here and is skipped, so a
-    // batch of one reads as any other), each row contiguous or broadcast as
-    // the plan's flag says; *row the distance from one row to the next.
-    const auto fits = [&](const Strides& s, std::int64_t* row) {
-      *row = 0;
-      if (rank == 0) return true;
-      const std::int64_t in_row = s[rank - 1];
-      if (flags[j] ? in_row != 0 : (in_row != 1 && call.inner != 1)) return false;
-      std::int64_t expect = -1;  // the next wider axis's stride, once a row's is known
-      for (std::size_t d = rank - 1; d-- > 0;) {
-        if (expect >= 0) expect *= shape[d + 1];
-        if (shape[d] == 1) continue;
-        if (expect < 0) {
-          expect = *row = s[d];
-        } else if (s[d] != expect) {
-          return false;
-        }
-      }
-      return true;
-    };
     std::int64_t row = 0;
-    auto s = broadcast_strides(t, rank);
-    if (!fits(s, &row)) {
+    const bool broadcast = flags[j] != 0;
+    if (!kernel_rows(broadcast_strides(t, rank), shape, broadcast, &row)) {
       t = materialize(t, shape);
-      s = broadcast_strides(t, rank);
+      if (!kernel_rows(broadcast_strides(t, rank), shape, broadcast, &row)) return false;
     }
-    if (!fits(s, &row)) return false;
     call.pointers.push_back(t.raw());
     call.outer_strides.push_back(row);
   }

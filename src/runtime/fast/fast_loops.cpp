@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ir/formulas.hpp"
+#include "runtime/core/frame_memory.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/fast_ops.hpp"
 #include "runtime/fast/node_memo.hpp"
@@ -342,6 +343,30 @@ const RearrangePlan& remembered_plan(const ir::Node& n, const Tensor& x,
   return Memo::keep(n, key, rearrange_plan(n, x, sizes, dims));
 }
 
+// `t` made contiguous: for a frozen buffer's view of rank 2 at most (a
+// resident weight transposed, as an imported model's `x @ w^T` reads it),
+// the copy made once and kept with the buffer, frozen in turn (so a
+// product by it finds its packed panels); else compact().
+Tensor compact_kept(const Tensor& t) {
+  const auto& buffer = t.buffer();
+  if (t.contiguous() || !buffer || !buffer->frozen() || t.rank() > 2) return t.compact();
+  const bool two = t.rank() == 2;
+  // (a negative first entry: the GEMM's and oneDNN's keys start with an offset)
+  const Buffer::DerivedKey key{-100 - static_cast<std::int64_t>(t.dtype()),
+                               t.offset(),
+                               t.dim(0),
+                               two ? t.dim(1) : -1,
+                               t.strides()[0],
+                               two ? t.strides()[1] : 0};
+  const auto kept = buffer->derived(key, [&] {
+    const FrameMemory::Outside made_once;  // kept past the call
+    auto copy = std::make_shared<Tensor>(t.compact());
+    copy->buffer()->freeze();
+    return std::static_pointer_cast<const void>(std::shared_ptr<const Tensor>(std::move(copy)));
+  });
+  return *std::static_pointer_cast<const Tensor>(kept);
+}
+
 }  // namespace
 
 // An einops pattern as one copy: the input's named axes (size-1 ones
@@ -358,7 +383,7 @@ bool rearrange(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values
               &expanded = plan.expanded;
   const std::int64_t reduced = plan.reduced;
   const Tensor c = x.contiguous() ? x : x.compact();
-  const Tensor arranged = c.reshape(atoms).permute(plan.order).compact();
+  const Tensor arranged = compact_kept(c.reshape(atoms).permute(plan.order));
   if (n.name.empty()) {              // no reduction
     if (reduced != 1) return false;  // a name dropped without one: the reference's error
     out = plan.repeats ? fast::expand(arranged.reshape(kept), expanded).reshape(shape)

@@ -58,7 +58,8 @@ struct GraphFrame {
 };
 
 // A loop node's frame: its body's, the shapes its body's sizes were bound
-// at, the steps' results until they are stacked, and the loop's outputs.
+// at, the steps' results until they are stacked, the loop's outputs, and
+// what the executor keeps for it.
 struct LoopFrame {
   GraphFrame body;
   std::optional<ir::LoopShape> shape;  // the node's, read once
@@ -66,6 +67,7 @@ struct LoopFrame {
   std::vector<Tensor> given, carried;
   std::vector<std::vector<Tensor>> steps;
   std::vector<Tensor> outputs;
+  std::unique_ptr<LoopState> state;  // the executor's (GraphExecutor::run_loop)
   void clear();
 };
 
