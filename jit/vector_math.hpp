@@ -20,7 +20,7 @@ namespace ss::jit {
 struct VectorMath {
   bool present = false;  // SLEEF opened
   std::string library;   // the file opened, or why none was
-  // "sleef 3 avx2" or "libm": part of the code cache key (object_session's target_id).
+  // "sleef 3 avx2 tanh u35" or "libm": part of the code cache key (object_session's target_id).
   std::string id;
   std::vector<llvm::VecDesc> functions;    // scalar name to vector name, per width
   std::map<std::string, void*> addresses;  // each vector function named in `functions`
