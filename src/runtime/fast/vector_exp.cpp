@@ -88,6 +88,50 @@ __attribute__((target("avx512f"))) float exp_sum_avx512(Exp16 exp16, const float
   return add_lanes(half);
 }
 
+// exp_sum_avx512 on up to four rows at once, in place: each row's vectors
+// as exp_sum_avx512 takes them, the rows' calls interleaved so that they
+// overlap (one row's are a chain of dependent calls).
+__attribute__((target("avx512f"))) void exp_sum_rows_avx512(Exp16 exp16, float* x,
+                                                            std::int64_t stride, int rows,
+                                                            const float* shift, std::int64_t n,
+                                                            float* sums) {
+  constexpr int kMax = 4;
+  __m512 s[kMax], acc[kMax];
+  for (int r = 0; r < rows; ++r) {
+    s[r] = _mm512_set1_ps(shift[r]);
+    acc[r] = _mm512_setzero_ps();
+  }
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int r = 0; r < rows; ++r) {
+      float* p = x + r * stride + i;
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(p), s[r]));
+      _mm512_storeu_ps(p, e);
+      acc[r] = _mm512_add_ps(acc[r], e);
+    }
+  if (i < n) {
+    alignas(64) float tail[kMax][16];
+    __m512 e[kMax];
+    for (int r = 0; r < rows; ++r) {
+      std::fill(tail[r], tail[r] + 16, kMinusInfinity);
+      std::copy(x + r * stride + i, x + r * stride + n, tail[r]);
+      e[r] = exp16(_mm512_sub_ps(_mm512_load_ps(tail[r]), s[r]));
+    }
+    for (int r = 0; r < rows; ++r) {
+      _mm512_store_ps(tail[r], e[r]);
+      std::copy(tail[r], tail[r] + (n - i), x + r * stride + i);
+      acc[r] = _mm512_add_ps(acc[r], e[r]);
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, acc[r]);
+    float half[8];
+    for (int k = 0; k < 8; ++k) half[k] = lanes[k] + lanes[k + 8];
+    sums[r] = add_lanes(half);
+  }
+}
+
 // maxps(x, peak) is `x > peak ? x : peak`: peak where either is NaN, as
 // the scalar test keeps it.
 __attribute__((target("avx2"))) float row_max_avx2(const float* x, std::int64_t n) {
@@ -122,6 +166,20 @@ float exp_sum(const float* in, float shift, float* out, std::int64_t n) {
     lanes[i % 8] += out[i];
   }
   return add_lanes(lanes);
+}
+
+void exp_sum_rows(float* x, std::int64_t stride, int rows, const float* shift, std::int64_t n,
+                  float* sums) {
+  const Sleef& s = sleef();
+  for (int r0 = 0; r0 < rows; r0 += 4) {
+    const int part = std::min(4, rows - r0);
+    if (s.exp16) {
+      exp_sum_rows_avx512(s.exp16, x + r0 * stride, stride, part, shift + r0, n, sums + r0);
+      continue;
+    }
+    for (int r = r0; r < r0 + part; ++r)
+      sums[r] = exp_sum(x + r * stride, shift[r], x + r * stride, n);
+  }
 }
 
 const char* vector_exp_name() {

@@ -36,6 +36,12 @@ template <typename F>
 // float lanes added in a fixed order. `shift` is finite.
 float exp_sum(const float* in, float shift, float* out, std::int64_t n);
 
+// exp_sum(row, shift[r], row, n) for `rows` rows (row r at x + r *
+// stride), in place, into sums[r]: the same bits, the rows' vectors
+// computed together (attention's rows of scores).
+void exp_sum_rows(float* x, std::int64_t stride, int rows, const float* shift, std::int64_t n,
+                  float* sums);
+
 // The largest of n floats as `peak < x ? x : peak` from -inf finds it (a
 // NaN never taken), in vectors where the CPU has AVX2.
 float row_max(const float* x, std::int64_t n);
