@@ -186,15 +186,17 @@ std::vector<FusedKernel> plan_fusion(const Graph& g) {
     // function the reference computes in double (exp, tanh, gelu, ...):
     // compiled, it runs as float32 vector math; else the executor's loop
     // is as fast.
+    // So is one that reads a product only it reads (a layer's bias added):
+    // the GEMM's epilogue, never the product stored whole.
     const bool function =
         root.op == Op::unary && formula(static_cast<Unary>(root.sub)).width == Formula::kDouble;
-    if (!ok || operations < (k.reduce >= 0 || function ? 1 : 2)) continue;
-    for (std::size_t j = 0; j < k.inputs.size() && k.reduce < 0; ++j) {
+    for (std::size_t j = 0; ok && j < k.inputs.size() && k.reduce < 0; ++j) {
       if (epilogue_product(g, uses, static_cast<std::size_t>(k.inputs[j]), root)) {
         k.epilogue = static_cast<int>(j);
         break;
       }
     }
+    if (!ok || operations < (k.reduce >= 0 || function || k.epilogue >= 0 ? 1 : 2)) continue;
     for (const int m : k.members) taken[static_cast<std::size_t>(m)] = true;
     kernels.push_back(std::move(k));
   }
