@@ -29,6 +29,75 @@ std::string over_text(const std::vector<std::int64_t>& axes) {
   return s + "]";
 }
 
+namespace {
+
+// A reshape as one rearrange where each run of `from`'s axes and the run of
+// `to`'s it becomes have the same product and one side is a single axis:
+// axes merged (`a0 a1 a2 -> (a0 a1) a2`, a squeeze) or one split (`a0 (b1
+// b2) -> a0 b1 b2, b1=3, b2=64`, an unsqueeze); "" where a run has several
+// axes on both sides (then flattened and split: two rearranges, two nodes).
+std::string aligned_reshape(const std::string& x, const std::vector<std::int64_t>& from,
+                            const std::vector<std::int64_t>& to) {
+  std::vector<std::string> in, out, sizes;
+  std::size_t i = 0, j = 0;
+  while (i < from.size() || j < to.size()) {
+    const std::size_t i0 = i, j0 = j;
+    std::int64_t pi = 1, pj = 1;
+    if (i < from.size()) pi = from[i++];
+    if (j < to.size()) pj = to[j++];
+    while (pi != pj) {
+      if (pi < pj && i < from.size()) {
+        pi *= from[i++];
+      } else if (pj < pi && j < to.size()) {
+        pj *= to[j++];
+      } else {
+        return {};
+      }
+    }
+    // Axes of 1 are written as 1 (dropped on the left, made on the right):
+    // `1*batch` isn't `batch` to the checker.
+    std::vector<std::string> from_named, to_named;
+    std::size_t named_at = 0;  // where in `in` the last named `from` axis is
+    for (std::size_t k = i0; k < i; ++k) {
+      if (from[k] == 1) {
+        in.push_back("1");
+        continue;
+      }
+      from_named.push_back("a" + std::to_string(k));
+      named_at = in.size();
+      in.push_back(from_named.back());
+    }
+    for (std::size_t k = j0; k < j; ++k)
+      to_named.push_back(to[k] == 1 ? "1" : "b" + std::to_string(k));
+    std::vector<std::string> to_sized;  // to's named axes
+    for (std::size_t k = j0; k < j; ++k)
+      if (to[k] != 1) to_sized.push_back("b" + std::to_string(k));
+    if (from_named.size() > 1 && to_sized.size() > 1) return {};
+    if (to_sized.size() <= 1) {  // merged (or renamed) into its one named axis, if any
+      const std::string merged = from_named.size() == 1 ? from_named[0]
+                                 : from_named.empty()   ? std::string("1")
+                                                        : "(" + join(from_named) + ")";
+      for (std::string& name : to_named)
+        if (name != "1") name = merged;
+      if (to_sized.empty() && !from_named.empty()) return {};  // (a product of 1: can't be)
+    } else {                                                   // one named axis split into several
+      std::string group;
+      for (std::size_t k = j0; k < j; ++k)
+        if (to[k] != 1) {
+          group += (group.empty() ? "b" : " b") + std::to_string(k);
+          sizes.push_back("b" + std::to_string(k) + "=" + std::to_string(to[k]));
+        }
+      in[named_at] = "(" + group + ")";  // the one named `from` axis
+    }
+    out.insert(out.end(), to_named.begin(), to_named.end());
+  }
+  std::string text = "rearrange(" + x + ", " + join(in) + " -> " + join(out);
+  if (!sizes.empty()) text += ", " + join(sizes, ", ");
+  return text + ")";
+}
+
+}  // namespace
+
 std::string reshape_expr(Translator& t, const std::string& x, const std::vector<std::int64_t>& from,
                          const std::vector<std::int64_t>& to, const std::string& /*dtype*/) {
   if (from == to) return x;
@@ -37,6 +106,7 @@ std::string reshape_expr(Translator& t, const std::string& x, const std::vector<
     std::vector<std::string> ones_in(from.size(), "1"), ones_out(to.size(), "1");
     return "rearrange(" + x + ", " + join(ones_in) + " -> " + join(ones_out) + ")";
   }
+  if (std::string one = aligned_reshape(x, from, to); !one.empty()) return one;
   if (from.size() > 1)
     flat = "rearrange(" + x + ", " + join(axis_names(from.size())) + " -> (" +
            join(axis_names(from.size())) + "))";
