@@ -440,6 +440,27 @@ TEST_CASE("PyTorch's attention imported from ONNX runs as the attention kernel")
   CHECK(stats.nodes.at("attention") >= 1);
 }
 
+TEST_CASE("a reshape whose axes line up is one rearrange: axes merged, one split, 1s dropped") {
+  if (!have_importer()) return;
+  // A squeeze of a GRU's weights, the heads split from the projection and
+  // merged back: one node each; heads folded into the batch (their axes
+  // don't line up) stay a flatten and a split.
+  const ss::Engine engine;
+  const auto gru = engine.load_onnx(source_path("tests/onnx/models/torch/nn_GRU.onnx"), options());
+  REQUIRE_MESSAGE(gru, gru.diagnostics.at(0).render());
+  CHECK(gru.translation.source.find(", 1 a1 a2 -> a1 a2)") != std::string::npos);
+  CHECK(gru.translation.source.find("(b0 b1") == std::string::npos);
+  const auto encoder = engine.load_onnx(
+      source_path("tests/onnx/models/torch/nn_TransformerEncoder.onnx"), options());
+  REQUIRE_MESSAGE(encoder, encoder.diagnostics.at(0).render());
+  const std::string& src = encoder.translation.source;
+  CHECK(src.find(", a0 a1 (b2 b3) -> a0 a1 b2 b3, b2=3, b3=32)") != std::string::npos);
+  CHECK(src.find(", a0 a1 a2 a3 -> (a0 a1) (a2 a3))") != std::string::npos);
+  CHECK(src.find(", a0 a1 a2 1 a4 -> a0 a1 a2 a4)") != std::string::npos);
+  CHECK(src.find(" -> (a0 a1 a2)), (b0 b1 b2) -> b0 b1 b2, b0=10, b1=batch*4, b2=8)") !=
+        std::string::npos);
+}
+
 TEST_CASE("float arithmetic on constants folds at import, a comparison's result staying a bool") {
   if (!have_importer()) return;
   // sqrt(4) / 4 folds to 0.5: 0.5 < 1 and 1 > 0.5 are true (comparisons,
