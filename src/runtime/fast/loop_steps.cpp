@@ -150,6 +150,12 @@ struct LoopSteps final : LoopState {
   std::shared_ptr<const FusionPlan> body;
   std::vector<Base> bases;
   std::vector<std::array<Tensor, 2>> carries;  // each carry's two buffers, a step's in and out
+  // A history carried as a shift register (concat(h[1:T], x) over its
+  // first axis: a recurrent op's stacked states): its T rows slide along
+  // one buffer of T + steps rows, each step writing its new row only; the
+  // carry at step t is rows [t, t + T). -1 for a carry that doesn't slide.
+  std::vector<std::int64_t> slide_row;  // per carry: elements a row, or -1
+  std::vector<Tensor> slides;           // per carry: the rows, made for a run's length
   std::vector<Tensor> own, fixed;
   std::vector<Step> steps;
   std::vector<Copy> first;                    // each carry's given value into its buffer
@@ -202,6 +208,8 @@ bool FastExecutor::plan_steps(const LoopRun& run, const Dims& dims, LoopSteps& s
   }
   for (std::size_t r = carries; r < g.outputs.size(); ++r) carry_of[at(g.outputs[r])] = -2;
   std::vector<int> next_base(carries);
+  s.slide_row.assign(carries, -1);
+  s.slides.resize(carries);
   std::map<std::string, Tensor> named;
   s.stacked_strides.assign(given.size(), 0);
   for (std::size_t k = 0; k < given.size(); ++k) {
@@ -435,6 +443,30 @@ bool FastExecutor::plan_steps(const LoopRun& run, const Dims& dims, LoopSteps& s
             return false;
           out_shape[axis] += v[at(x)].dim(static_cast<std::int64_t>(axis));
         }
+        // The shift register: the carry's rows 1.. and one new row, into
+        // the carry's next value. Sliding, the rows kept are where they
+        // are already: only the new row is written.
+        if (const int k = carry_of[i];
+            k >= 0 && axis == 0 && n.in.size() == 2 && out_shape == s.carries[at(k)][1].shape()) {
+          const Tensor& kept = v[in0];
+          const Tensor& carry = s.carries[at(k)][0];
+          const std::int64_t row = carry.strides()[0], rows = out_shape[0];
+          if (place[in0].base == place[at(g.inputs[at(k)])].base && place[in0].offset == row &&
+              kept.dim(0) == rows - 1 && kept.strides() == carry.strides() &&
+              v[at(n.in[1])].dim(0) == 1) {
+            make_at(i, out_shape);  // the next buffer: the rows from the next step's first
+            s.slide_row[at(k)] = row;
+            Copy c{place[at(n.in[1])],
+                   {place[i].base, place[i].offset + (rows - 1) * row},
+                   v[at(n.in[1])].shape(),
+                   v[at(n.in[1])].strides(),
+                   v[i].strides()};
+            merge_axes(c);
+            s.steps.emplace_back(std::move(c));
+            ++s.paths[moves];
+            break;
+          }
+        }
         const Place out = make_at(i, out_shape);
         const Strides& to = v[i].strides();
         std::int64_t from = 0;  // where the part starts along the axis
@@ -519,6 +551,18 @@ bool FastExecutor::run_loop(const LoopRun& run, const Dims& dims, WorkerContext*
       }
       s->pair[k][p] = static_cast<char*>(t.raw());
     }
+  // A sliding carry's rows: its T, then one a step.
+  for (std::size_t k = 0; k < s->carries.size(); ++k) {
+    if (s->slide_row[k] < 0) continue;
+    Shape rows = s->carries[k][0].shape();
+    rows[0] += length;
+    Tensor& t = s->slides[k];
+    if (!t.buffer() || t.shape() != rows || t.buffer().use_count() > 1) {
+      const FrameMemory::Outside kept;
+      t = Tensor::uninitialized(DType::f32, rows);
+    }
+    s->pair[k] = {static_cast<char*>(t.raw()), nullptr};
+  }
   for (std::size_t k = 0; k < s->first.size(); ++k)
     run_copy(s->first[k], static_cast<const float*>(given[k].raw()),
              reinterpret_cast<float*>(s->pair[k][0]));
@@ -566,10 +610,12 @@ bool FastExecutor::run_loop(const LoopRun& run, const Dims& dims, WorkerContext*
       const Base& base = s->bases[b];
       switch (base.kind) {
         case Base::carry:
-          at[b] = s->pair[base.index][parity];
-          break;
         case Base::next:
-          at[b] = s->pair[base.index][parity ^ 1];
+          if (const std::int64_t row = s->slide_row[base.index]; row >= 0)
+            at[b] = s->pair[base.index][0] + (t + (base.kind == Base::next ? 1 : 0)) * row *
+                                                 static_cast<std::int64_t>(sizeof(float));
+          else
+            at[b] = s->pair[base.index][base.kind == Base::next ? parity ^ 1 : parity];
           break;
         case Base::stacked:
           at[b] = origin[b] + position * s->stacked_strides[base.index] *
@@ -622,8 +668,14 @@ bool FastExecutor::run_loop(const LoopRun& run, const Dims& dims, WorkerContext*
       }
     }
   }
-  for (std::size_t k = 0; k < s->carries.size(); ++k)
-    run.outputs.push_back(s->carries[k][static_cast<std::size_t>(length & 1)]);
+  for (std::size_t k = 0; k < s->carries.size(); ++k) {
+    const Tensor& carry = s->carries[k][0];
+    if (s->slide_row[k] >= 0)  // its last T rows
+      run.outputs.push_back(
+          s->slides[k].view(length * s->slide_row[k], carry.shape(), carry.strides()));
+    else
+      run.outputs.push_back(s->carries[k][static_cast<std::size_t>(length & 1)]);
+  }
   for (Tensor& r : s->results) run.outputs.push_back(std::move(r));
   s->results.clear();
   // Nothing of the run's inputs kept past it (a call's frame memory counts
