@@ -134,19 +134,21 @@ TEST_CASE("a recurrent scan runs as planned steps: the walked body's bits, at ba
 TEST_CASE("a stack's forward and backward loops run as planned steps where they can, bit for bit") {
   if (no_jit()) return;
   // Its layers' weights are sliced a step at a time (resident weights read
-  // with their packed panels), its forward saves per-step results for the
-  // backward; what the steps can't take (the backward's reductions) is walked.
+  // with their packed panels), a layer's bias and ReLU added in the GEMM's
+  // store; its forward saves per-step results for the backward; what the
+  // steps can't take (the backward's reductions) is walked.
   const auto program = ss::test::check_source_text(
       "dim D = 8\ndim L = 3\n"
       "model Block:\n"
-      "    param w: [D D] = glorot\n"
-      "    param b: [D] = zeros\n"
+      "    param up: [D 2*D] = glorot\n"
+      "    param bias: [2*D] = zeros\n"
+      "    param down: [2*D D] = glorot\n"
       "model Net:\n"
       "    blocks: [L] Block\n"
       "fn f(m: Net, x: [n D]) -> []:\n"
       "    h = x\n"
       "    for k in m.blocks:\n"
-      "        h = h + tanh(h @ k.w + k.b)\n"
+      "        h = h + relu(h @ k.up + k.bias) @ k.down\n"
       "    return sum(h * h)\n");
   ss::ir::Graph g = ss::lower::lower_function(program->typed, "f");
   std::vector<int> wrt;

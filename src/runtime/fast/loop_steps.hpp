@@ -63,12 +63,21 @@ struct Binary {
   std::int64_t outer = 0, inner = 0, a_row = 0, b_row = 0, a_step = 1, b_step = 1;
 };
 
-using Step = std::variant<Kernel, Product, Copy, Binary>;
+// A unary op exact in float, not fused (-x, relu, sqrt), as
+// fast::unary_f32 computes it, over a contiguous input.
+struct Unary {
+  ir::Unary op;
+  Place in, out;
+  std::int64_t count = 0;
+};
+
+using Step = std::variant<Kernel, Product, Copy, Binary, Unary>;
 
 // Merges the axes a copy's two layouts both walk as one; drops axes of 1.
 void merge_axes(Copy& c);
 void run_copy(const Copy& c, const float* from, float* to);
 void run_binary(const Binary& e, const float* a, const float* b, float* out);
+void run_unary(const Unary& u, const float* in, float* out);
 
 // A loop's planned steps, kept in its frame (LoopFrame::state) for the
 // layouts of the inputs it was planned for.

@@ -4,17 +4,17 @@
 // lookups, a buffer taken and returned, a kernel's inputs bound) are most
 // of a step when it goes through run_graph. So where every node of the
 // body is a product (its bias folded into the GEMM's store), a fused
-// kernel, a float + - * /, a view, a join or a constant, the steps are
-// planned once for the layouts of the loop's inputs: each
-// value's place (an offset from one of a few bases: a carry's buffer this
-// step or the next, the step's slice of a stacked input, a free input, a
-// buffer of the plan's own, a result's row), each call's pointers and
-// strides. A step then is those calls. The calls are the walk's own (the
-// same compiled kernels, the same GEMM and its epilogues), so the values
-// are the walk's, bit for bit. The buffers are kept in the loop's frame
-// between runs: a steady run allocates nothing. A history carried as a
-// shift register (a recurrent op's stacked states) slides along one
-// buffer, each step writing its new row only.
+// kernel, a float + - * / or an exact unary (-x, relu, sqrt), a view, a
+// join or a constant, the steps are planned once for the layouts of the
+// loop's inputs: each value's place (an offset from one of a few bases: a
+// carry's buffer this step or the next, the step's slice of a stacked
+// input, a free input, a buffer of the plan's own, a result's row), each
+// call's pointers and strides. A step then is those calls. The calls are
+// the walk's own (the same compiled kernels, the same GEMM and its
+// epilogues), so the values are the walk's, bit for bit. The buffers are
+// kept in the loop's frame between runs: a steady run allocates nothing. A
+// history carried as a shift register (a recurrent op's stacked states)
+// slides along one buffer, each step writing its new row only.
 #include "runtime/fast/loop_steps.hpp"
 
 namespace ss::runtime::fastexec {
@@ -268,6 +268,17 @@ bool FastExecutor::plan_steps(const LoopRun& run, const Dims& dims, LoopSteps& s
           return false;
         step.out = make_at(i, root);
         s.steps.emplace_back(std::move(step));
+        break;
+      }
+      case ir::Op::unary: {  // exact in float: unfused, read twice
+        const auto op = static_cast<ir::Unary>(n.sub);
+        if (dtype_of(n.type.elem) != DType::f32 || !placed(n.in[0]) || !v[in0].contiguous() ||
+            (op != ir::Unary::neg && op != ir::Unary::relu && op != ir::Unary::sqrt))
+          return false;
+        Unary step{op, place[in0], {}, v[in0].size()};
+        step.out = make_at(i, v[in0].shape());
+        s.steps.emplace_back(step);
+        ++s.paths[loops];
         break;
       }
       case ir::Op::concat: {

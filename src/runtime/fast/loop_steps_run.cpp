@@ -1,6 +1,7 @@
 // A loop's planned steps run (loop_steps.hpp): each run its buffers
 // checked (a carry's taken anew where a last run's value is still held),
 // then each step its bases' pointers and its calls.
+#include <cmath>
 #include <cstring>
 
 #include "runtime/core/frame_memory.hpp"
@@ -70,6 +71,19 @@ void run_binary(const Binary& e, const float* a, const float* b, float* out) {
       return binary_rows(e, a, b, out, [](float x, float y) { return x * y; });
     default:
       return binary_rows(e, a, b, out, [](float x, float y) { return x / y; });
+  }
+}
+
+void run_unary(const Unary& u, const float* in, float* out) {
+  switch (u.op) {
+    case ir::Unary::neg:
+      for (std::int64_t j = 0; j < u.count; ++j) out[j] = -in[j];
+      break;
+    case ir::Unary::relu:  // NaN gives 0, as unary_f32's
+      for (std::int64_t j = 0; j < u.count; ++j) out[j] = in[j] > 0 ? in[j] : 0.0f;
+      break;
+    default:
+      for (std::int64_t j = 0; j < u.count; ++j) out[j] = std::sqrt(in[j]);
   }
 }
 
@@ -218,6 +232,8 @@ bool FastExecutor::run_loop(const LoopRun& run, const Dims& dims, WorkerContext*
         }
       } else if (const auto* e = std::get_if<Binary>(&step)) {
         run_binary(*e, ptr(e->a), ptr(e->b), ptr(e->out));
+      } else if (const auto* u = std::get_if<Unary>(&step)) {
+        run_unary(*u, ptr(u->in), ptr(u->out));
       } else {
         const auto& c = std::get<Copy>(step);
         run_copy(c, ptr(c.from), ptr(c.to));
