@@ -276,6 +276,26 @@ TEST_CASE(
   });
 }
 
+TEST_CASE("a 3x3 stride-1 conv of 14x14 pixels or more runs on oneDNN's Winograd, within the row") {
+  // F(2x2, 3x3) or F(4x4, 3x3) (oneDNN picks) on AVX-512 CPUs, the images
+  // reordered into its blocked layout and back, the program's [kh kw c f]
+  // kernel through [f c kh kw]; a layer's bias and ReLU its post-ops.
+  const auto checked = ss::test::check_source_text(
+      "fn tail(x: [2 16 16 32], k: [3 3 32 16], b: [16]) -> [2 16 16 16] = "
+      "relu(conv(x, k, over=[1 2], padding=1) + b)\n"
+      "fn batch(x: [8 14 14 16], k: [3 3 16 32]) -> [8 14 14 32] = "
+      "conv(x, k, over=[1 2], padding=1)\n");
+  REQUIRE(checked);
+  const auto graphs = ss::test::lowered_graphs(*checked);
+  REQUIRE(graphs.size() == 2);
+  const bool onednn = onednn_here("the im2col GEMM ran instead");
+  const std::string status = ss::runtime::fast::onednn_status();
+  if (onednn && status.find("wino") == std::string::npos)
+    MESSAGE("oneDNN has no Winograd convolution on this CPU: " << status);
+  check_fast_convs(graphs,
+                   [&](std::size_t, std::int64_t calls) { CHECK(calls == (onednn ? 1 : 0)); });
+}
+
 TEST_CASE(
     "a grouped conv's forward runs on oneDNN as one convolution, agreeing with the reference") {
   // Depthwise (groups = channels, a multiplier of 2), strided and padded,
