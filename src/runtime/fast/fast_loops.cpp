@@ -16,24 +16,6 @@
 namespace ss::runtime::fast {
 namespace {
 
-// Elementwise work on float32, with the reference's bits: +, -, *, / and
-// sqrt in float are what the reference's double arithmetic rounds to (a
-// double holds the exact result of one such operation to well past float's
-// precision); everything else calls the reference's scalar function.
-template <typename F>
-void each_pair(std::int64_t count, const float* a, std::int64_t sa, const float* b, std::int64_t sb,
-               float* out, F f) {
-  // The common strides get loops of their own, which the compiler vectorises.
-  if (sa == 1 && sb == 1)
-    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j], b[j]);
-  else if (sa == 1 && sb == 0)
-    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j], b[0]);
-  else if (sa == 0 && sb == 1)
-    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[0], b[j]);
-  else
-    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j * sa], b[j * sb]);
-}
-
 template <typename F>
 void broadcast_rows(const Shape& shape, const Tensor& a, const Tensor& b, float* out, F f) {
   const auto* pa = static_cast<const float*>(a.raw());
@@ -111,32 +93,23 @@ bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads) {
   const auto* in = static_cast<const float*>(c.raw());
   auto* o = static_cast<float*>(out.raw());
   const std::int64_t count = x.size();
-  switch (op) {
-    case ir::Unary::neg:
-      for (std::int64_t j = 0; j < count; ++j) o[j] = -in[j];
-      break;
-    case ir::Unary::relu:  // NaN gives 0, as the reference's x > 0 test does
-      for (std::int64_t j = 0; j < count; ++j) o[j] = in[j] > 0 ? in[j] : 0.0f;
-      break;
-    case ir::Unary::sqrt:
-      for (std::int64_t j = 0; j < count; ++j) o[j] = std::sqrt(in[j]);
-      break;
-    default: {  // exp, tanh, ...: their formulas in double, worth threads on a large tensor
-      const ir::Formula& f = ir::formula(op);
-      const auto single = ir::single_call(f);  // exp(x): called directly, no term walk
-      for_rows(count, kMinElements, threads, [&](std::int64_t from, std::int64_t to) {
-        if (single == ir::Term::Function::exp) {
-          for (std::int64_t j = from; j < to; ++j)
-            o[j] = static_cast<float>(std::exp(static_cast<double>(in[j])));
-        } else if (single != ir::Term::Function::none) {
-          for (std::int64_t j = from; j < to; ++j)
-            o[j] = static_cast<float>(ir::call(single, in[j]));
-        } else {
-          for (std::int64_t j = from; j < to; ++j)
-            o[j] = static_cast<float>(ir::evaluate(f, in[j]));
-        }
-      });
-    }
+  if (with_exact_unary(op, [&](auto f) {
+        for (std::int64_t j = 0; j < count; ++j) o[j] = f(in[j]);
+      }))
+    return true;
+  {  // exp, tanh, ...: their formulas in double, worth threads on a large tensor
+    const ir::Formula& f = ir::formula(op);
+    const auto single = ir::single_call(f);  // exp(x): called directly, no term walk
+    for_rows(count, kMinElements, threads, [&](std::int64_t from, std::int64_t to) {
+      if (single == ir::Term::Function::exp) {
+        for (std::int64_t j = from; j < to; ++j)
+          o[j] = static_cast<float>(std::exp(static_cast<double>(in[j])));
+      } else if (single != ir::Term::Function::none) {
+        for (std::int64_t j = from; j < to; ++j) o[j] = static_cast<float>(ir::call(single, in[j]));
+      } else {
+        for (std::int64_t j = from; j < to; ++j) o[j] = static_cast<float>(ir::evaluate(f, in[j]));
+      }
+    });
   }
   return true;
 }
@@ -146,25 +119,11 @@ bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
   const Shape shape = reference::broadcast_shapes(a.shape(), b.shape());
   out = Tensor::uninitialized(DType::f32, shape);
   auto* o = static_cast<float*>(out.raw());
-  switch (op) {
-    case ir::Binary::add:
-      broadcast_rows(shape, a, b, o, [](float x, float y) { return x + y; });
-      break;
-    case ir::Binary::sub:
-      broadcast_rows(shape, a, b, o, [](float x, float y) { return x - y; });
-      break;
-    case ir::Binary::mul:
-      broadcast_rows(shape, a, b, o, [](float x, float y) { return x * y; });
-      break;
-    case ir::Binary::div:
-      broadcast_rows(shape, a, b, o, [](float x, float y) { return x / y; });
-      break;
-    default: {  // types/binary.def's formula, looked up once, in double
-      const ir::Formula& f = ir::formula(op);
-      broadcast_rows(shape, a, b, o,
-                     [&f](float x, float y) { return static_cast<float>(ir::evaluate(f, x, y)); });
-    }
-  }
+  if (with_arithmetic(op, [&](auto f) { broadcast_rows(shape, a, b, o, f); })) return true;
+  // types/binary.def's formula, looked up once, in double
+  const ir::Formula& f = ir::formula(op);
+  broadcast_rows(shape, a, b, o,
+                 [&f](float x, float y) { return static_cast<float>(ir::evaluate(f, x, y)); });
   return true;
 }
 

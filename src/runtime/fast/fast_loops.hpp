@@ -7,6 +7,7 @@
 // reference. `threads` splits the costlier loops (runtime/core/helper_threads).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -22,6 +23,60 @@ namespace ss::runtime::fast {
 // Elements a thread's share of an elementwise loop or reduction should have
 // at least: below it, waking a helper costs more than it saves.
 constexpr std::int64_t kMinElements = 1 << 15;
+
+// Elementwise work on float32, with the reference's bits: +, -, *, / and
+// sqrt in float are what the reference's double arithmetic rounds to (a
+// double holds the exact result of one such operation to well past float's
+// precision); everything else calls the reference's scalar function.
+
+// out[j] = f(a[j * sa], b[j * sb]) for j < count.
+template <typename F>
+void each_pair(std::int64_t count, const float* a, std::int64_t sa, const float* b, std::int64_t sb,
+               float* out, F f) {
+  // The common strides get loops of their own, which the compiler vectorises.
+  if (sa == 1 && sb == 1)
+    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j], b[j]);
+  else if (sa == 1 && sb == 0)
+    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j], b[0]);
+  else if (sa == 0 && sb == 1)
+    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[0], b[j]);
+  else
+    for (std::int64_t j = 0; j < count; ++j) out[j] = f(a[j * sa], b[j * sb]);
+}
+
+// run(f) with f the float function of + - * / (binary_f32's, and a loop's
+// planned steps'); false, running nothing, for another op.
+template <typename Run>
+bool with_arithmetic(ir::Binary op, Run run) {
+  switch (op) {
+    case ir::Binary::add:
+      return run([](float x, float y) { return x + y; }), true;
+    case ir::Binary::sub:
+      return run([](float x, float y) { return x - y; }), true;
+    case ir::Binary::mul:
+      return run([](float x, float y) { return x * y; }), true;
+    case ir::Binary::div:
+      return run([](float x, float y) { return x / y; }), true;
+    default:
+      return false;
+  }
+}
+
+// The same for the unary ops exact in float: -x, relu (NaN gives 0, as the
+// reference's x > 0 test does) and sqrt.
+template <typename Run>
+bool with_exact_unary(ir::Unary op, Run run) {
+  switch (op) {
+    case ir::Unary::neg:
+      return run([](float x) { return -x; }), true;
+    case ir::Unary::relu:
+      return run([](float x) { return x > 0 ? x : 0.0f; }), true;
+    case ir::Unary::sqrt:
+      return run([](float x) { return std::sqrt(x); }), true;
+    default:
+      return false;
+  }
+}
 
 // Two operands broadcast to `shape`, a row of its last axis at a time, for
 // a loop of its own: f(k, a_offset, a_step, b_offset, b_step, count) for the

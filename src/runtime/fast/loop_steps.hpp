@@ -54,17 +54,17 @@ struct Kernel {
   std::int64_t outer = 0, inner = 0;
 };
 
-// A binary + - * / of float32 not fused (a value read several times), as
-// fast::binary_f32 computes it: rows of `inner`, each operand read along
-// a row or broadcast (stride 0).
+// A binary + - * / of float32 not fused (a value read several times),
+// with binary_f32's functions (fast::with_arithmetic): rows of `inner`,
+// each operand read along a row or broadcast (step 0).
 struct Binary {
   ir::Binary op;
   Place a, b, out;
   std::int64_t outer = 0, inner = 0, a_row = 0, b_row = 0, a_step = 1, b_step = 1;
 };
 
-// A unary op exact in float, not fused (-x, relu, sqrt), as
-// fast::unary_f32 computes it, over a contiguous input.
+// A unary op exact in float, not fused (-x, relu, sqrt), with
+// unary_f32's functions (fast::with_exact_unary), over a contiguous input.
 struct Unary {
   ir::Unary op;
   Place in, out;

@@ -1,20 +1,14 @@
 // A loop's planned steps run (loop_steps.hpp): each run its buffers
 // checked (a carry's taken anew where a last run's value is still held),
 // then each step its bases' pointers and its calls.
-#include <cmath>
 #include <cstring>
 
 #include "runtime/core/frame_memory.hpp"
+#include "runtime/fast/fast_loops.hpp"
 #include "runtime/fast/loop_steps.hpp"
 
 namespace ss::runtime::fastexec {
 namespace {
-
-template <typename F>
-void binary_rows(const Binary& e, const float* a, const float* b, float* out, F f) {
-  for (std::int64_t o = 0; o < e.outer; ++o, a += e.a_row, b += e.b_row, out += e.inner)
-    for (std::int64_t i = 0; i < e.inner; ++i) out[i] = f(a[i * e.a_step], b[i * e.b_step]);
-}
 
 void copy_axes(const Copy& c, std::size_t d, const float* from, float* to) {
   const std::int64_t size = c.shape[d];
@@ -62,29 +56,17 @@ void run_copy(const Copy& c, const float* from, float* to) {
 }
 
 void run_binary(const Binary& e, const float* a, const float* b, float* out) {
-  switch (e.op) {
-    case ir::Binary::add:
-      return binary_rows(e, a, b, out, [](float x, float y) { return x + y; });
-    case ir::Binary::sub:
-      return binary_rows(e, a, b, out, [](float x, float y) { return x - y; });
-    case ir::Binary::mul:
-      return binary_rows(e, a, b, out, [](float x, float y) { return x * y; });
-    default:
-      return binary_rows(e, a, b, out, [](float x, float y) { return x / y; });
-  }
+  fast::with_arithmetic(e.op, [&](auto f) {
+    for (std::int64_t o = 0; o < e.outer; ++o)
+      fast::each_pair(e.inner, a + o * e.a_row, e.a_step, b + o * e.b_row, e.b_step,
+                      out + o * e.inner, f);
+  });
 }
 
 void run_unary(const Unary& u, const float* in, float* out) {
-  switch (u.op) {
-    case ir::Unary::neg:
-      for (std::int64_t j = 0; j < u.count; ++j) out[j] = -in[j];
-      break;
-    case ir::Unary::relu:  // NaN gives 0, as unary_f32's
-      for (std::int64_t j = 0; j < u.count; ++j) out[j] = in[j] > 0 ? in[j] : 0.0f;
-      break;
-    default:
-      for (std::int64_t j = 0; j < u.count; ++j) out[j] = std::sqrt(in[j]);
-  }
+  fast::with_exact_unary(u.op, [&](auto f) {
+    for (std::int64_t j = 0; j < u.count; ++j) out[j] = f(in[j]);
+  });
 }
 
 bool FastExecutor::run_loop(const LoopRun& run, const Dims& dims, WorkerContext* /*worker*/) const {

@@ -62,39 +62,15 @@ __attribute__((target("avx2,fma"))) float exp_sum_avx2(Exp8 exp8, const float* i
   return add_lanes(lanes);
 }
 
-__attribute__((target("avx512f"))) float exp_sum_avx512(Exp16 exp16, const float* in, float shift,
-                                                        float* out, std::int64_t n) {
-  const __m512 s = _mm512_set1_ps(shift);
-  __m512 acc = _mm512_setzero_ps();
-  std::int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(in + i), s));
-    _mm512_storeu_ps(out + i, e);
-    acc = _mm512_add_ps(acc, e);
-  }
-  if (i < n) {
-    alignas(64) float tail[16];
-    std::fill(tail, tail + 16, kMinusInfinity);
-    std::copy(in + i, in + n, tail);
-    const __m512 e = exp16(_mm512_sub_ps(_mm512_load_ps(tail), s));
-    _mm512_store_ps(tail, e);
-    std::copy(tail, tail + (n - i), out + i);
-    acc = _mm512_add_ps(acc, e);
-  }
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, acc);
-  float half[8];
-  for (int k = 0; k < 8; ++k) half[k] = lanes[k] + lanes[k + 8];
-  return add_lanes(half);
-}
-
-// exp_sum_avx512 on up to four rows at once, in place: each row's vectors
-// as exp_sum_avx512 takes them, the rows' calls interleaved so that they
-// overlap (one row's are a chain of dependent calls).
-__attribute__((target("avx512f"))) void exp_sum_rows_avx512(Exp16 exp16, float* x,
-                                                            std::int64_t stride, int rows,
-                                                            const float* shift, std::int64_t n,
-                                                            float* sums) {
+// out[i] = exp(in[i] - shift) on up to four rows (row r at in + r *
+// stride and out + r * stride, shift[r]), sums[r] their sum: sixteen lanes
+// a vector, a tail padded with -inf (whose exp adds 0), the lanes added
+// pairwise. The rows' calls interleave, so that they overlap (one row's
+// are a chain of dependent calls); exp_sum is its one row.
+__attribute__((target("avx512f"))) void exp_sum_rows_avx512(Exp16 exp16, const float* in,
+                                                            float* out, std::int64_t stride,
+                                                            int rows, const float* shift,
+                                                            std::int64_t n, float* sums) {
   constexpr int kMax = 4;
   __m512 s[kMax], acc[kMax];
   for (int r = 0; r < rows; ++r) {
@@ -104,9 +80,8 @@ __attribute__((target("avx512f"))) void exp_sum_rows_avx512(Exp16 exp16, float* 
   std::int64_t i = 0;
   for (; i + 16 <= n; i += 16)
     for (int r = 0; r < rows; ++r) {
-      float* p = x + r * stride + i;
-      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(p), s[r]));
-      _mm512_storeu_ps(p, e);
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(in + r * stride + i), s[r]));
+      _mm512_storeu_ps(out + r * stride + i, e);
       acc[r] = _mm512_add_ps(acc[r], e);
     }
   if (i < n) {
@@ -114,12 +89,12 @@ __attribute__((target("avx512f"))) void exp_sum_rows_avx512(Exp16 exp16, float* 
     __m512 e[kMax];
     for (int r = 0; r < rows; ++r) {
       std::fill(tail[r], tail[r] + 16, kMinusInfinity);
-      std::copy(x + r * stride + i, x + r * stride + n, tail[r]);
+      std::copy(in + r * stride + i, in + r * stride + n, tail[r]);
       e[r] = exp16(_mm512_sub_ps(_mm512_load_ps(tail[r]), s[r]));
     }
     for (int r = 0; r < rows; ++r) {
       _mm512_store_ps(tail[r], e[r]);
-      std::copy(tail[r], tail[r] + (n - i), x + r * stride + i);
+      std::copy(tail[r], tail[r] + (n - i), out + r * stride + i);
       acc[r] = _mm512_add_ps(acc[r], e[r]);
     }
   }
@@ -158,7 +133,11 @@ float row_max(const float* x, std::int64_t n) {
 
 float exp_sum(const float* in, float shift, float* out, std::int64_t n) {
   const Sleef& s = sleef();
-  if (s.exp16) return exp_sum_avx512(s.exp16, in, shift, out, n);
+  if (s.exp16) {
+    float sum = 0;
+    exp_sum_rows_avx512(s.exp16, in, out, 0, 1, &shift, n, &sum);
+    return sum;
+  }
   if (s.exp8) return exp_sum_avx2(s.exp8, in, shift, out, n);
   float lanes[8] = {};
   for (std::int64_t i = 0; i < n; ++i) {
@@ -174,7 +153,8 @@ void exp_sum_rows(float* x, std::int64_t stride, int rows, const float* shift, s
   for (int r0 = 0; r0 < rows; r0 += 4) {
     const int part = std::min(4, rows - r0);
     if (s.exp16) {
-      exp_sum_rows_avx512(s.exp16, x + r0 * stride, stride, part, shift + r0, n, sums + r0);
+      exp_sum_rows_avx512(s.exp16, x + r0 * stride, x + r0 * stride, stride, part, shift + r0, n,
+                          sums + r0);
       continue;
     }
     for (int r = r0; r < r0 + part; ++r)
