@@ -172,6 +172,28 @@ TEST_CASE("a stack's forward and backward loops run as planned steps where they 
   CHECK(ss::runtime::fusion_counts(*planned).planned_loops >= 1);
 }
 
+TEST_CASE("a bias a step computes after its product is read where it is made") {
+  if (no_jit()) return;
+  // `b * 2.0` comes after `h @ w` in the body's order: the product and its
+  // bias run where the kernel reading both is, after each step made it.
+  const auto program = ss::test::check_source_text(
+      "dim T = 5\ndim H = 4\n\n"
+      "fn f(xs: [T n H], w: [H H], b: [H]) -> [n H]:\n"
+      "    h = zeros([n H])\n"
+      "    for x in slices(xs, over=0):\n"
+      "        h = tanh(h @ w + b * 2.0) + x\n"
+      "    return h\n");
+  const auto g = ss::lower::lower_function(program->typed, "f");
+  const std::map<std::string, Tensor> inputs = {
+      {"xs", filled({5, 3, 4}, 0.5)}, {"w", filled({4, 4}, 1.5)}, {"b", filled({4}, 2.5)}};
+  const auto planned = fast(true), walked = fast(false);
+  const auto& dims = program->typed.dims;
+  const auto a = ss::runtime::run_graph(g, inputs, dims, nullptr, planned.get());
+  check_bits(a, ss::runtime::run_graph(g, inputs, dims, nullptr, walked.get()));
+  check_near(ss::runtime::run_graph(g, inputs, dims), a);
+  CHECK(ss::runtime::fusion_counts(*planned).planned_loops == 1);
+}
+
 TEST_CASE("a loop body with what planned steps don't take is walked, as before") {
   if (no_jit()) return;
   // softmax is neither a product, a kernel, a view nor a join.

@@ -157,7 +157,7 @@ class GraphExecutor : public ir::Planner {
   // A loop node whole: true with its outputs in run.outputs, or false to
   // have the walk run its body once per step, each node offered to run()
   // (run_loop_in). The fast executor runs a body it can as straight-line
-  // calls planned once (runtime/fast/loop_steps.cpp).
+  // calls planned once (runtime/fast/loop_steps_plan.cpp).
   virtual bool run_loop(const LoopRun& /*run*/, const Dims& /*dims*/,
                         WorkerContext* /*worker*/) const {
     return false;

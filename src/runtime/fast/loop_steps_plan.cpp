@@ -73,8 +73,6 @@ bool FastExecutor::plan_steps(const LoopRun& run, const Dims& dims, LoopSteps& s
     named[g.nodes[i].name] = v[i];
   }
   const std::map<std::string, std::int64_t> sizes = bind_sizes(g, named, dims);
-  const std::vector<int> uses = ir::use_counts(g);
-  std::vector<int> product_at(g.nodes.size(), -1);  // a matmul's step, by node
   // Where node i's value is made: its carry's next buffer, else one of its own.
   const auto make_at = [&](std::size_t i, const Shape& value_shape) {
     const int k = carry_of[i];
@@ -118,7 +116,8 @@ bool FastExecutor::plan_steps(const LoopRun& run, const Dims& dims, LoopSteps& s
     p.b_shape = b.shape();
     p.b_strides = b.strides();
     const Base& base = s.bases[at(p.b.base)];
-    if (base.kind == Base::free && p.b.offset == 0 && b.shape() == given[base.index].shape())
+    if (base.kind == Base::free && p.b.offset == 0 && b.shape() == given[base.index].shape() &&
+        b.strides() == given[base.index].strides())
       p.ready = static_cast<int>(s.ready.size()), s.ready.emplace_back();
     return p.m > 0 && p.n > 0;
   };
@@ -226,7 +225,6 @@ bool FastExecutor::plan_steps(const LoopRun& run, const Dims& dims, LoopSteps& s
         Shape out_shape(v[in0].shape());
         out_shape.back() = step.n;
         step.out = make_at(i, out_shape);
-        product_at[i] = static_cast<int>(s.steps.size());
         s.steps.emplace_back(std::move(step));
         ++s.paths[gemm];
         break;
@@ -237,22 +235,7 @@ bool FastExecutor::plan_steps(const LoopRun& run, const Dims& dims, LoopSteps& s
             (op != ir::Binary::add && op != ir::Binary::sub && op != ir::Binary::mul &&
              op != ir::Binary::div))
           return false;
-        // A product's bias: the GEMM adds it as it stores.
-        bool folded = false;
-        for (std::size_t j = 0; j < 2 && op == ir::Binary::add && !gemm_.bf16 && !folded; ++j) {
-          const auto p = at(n.in[j]), b = at(n.in[1 - j]);
-          if (product_at[p] < 0 || uses[p] != 1 || !placed(n.in[1 - j])) continue;
-          auto& step = std::get<Product>(s.steps[at(product_at[p])]);
-          if (step.bias.base >= 0 || v[b].rank() != 1 || v[b].dim(0) != step.n ||
-              (step.n > 1 && v[b].strides()[0] != 1))
-            continue;
-          step.bias = place[b];
-          v[i] = v[p];
-          place[i] = place[p];
-          folded = true;
-        }
         ++s.paths[loops];
-        if (folded) break;
         Binary step{op, place[in0], place[at(n.in[1])], {}};
         const Tensor &a = v[in0], &b = v[at(n.in[1])];
         const Shape root = reference::broadcast_shapes(a.shape(), b.shape());
