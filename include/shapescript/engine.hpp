@@ -4,6 +4,7 @@
 // without LLVM or a GPU still loads and runs the library.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -46,6 +47,20 @@ struct EngineOptions {
   bool deterministic = false;
   // Unset (the default): compiled code is kept in memory only.
   CodeCache code_cache;
+  // Where the parallel loops (a product, a convolution or an elementwise
+  // loop split `threads` ways) run. Unset: on the engine's own workers,
+  // threads named ss-worker-1, 2, ... started when a loop first needs them
+  // and joined when the engine and every module it loaded are gone. Set:
+  // on the host's job system (TaskRunner), and the library starts no
+  // thread for them. docs/embedding.md, Threads.
+  std::shared_ptr<TaskRunner> task_runner;
+  // How long an idle worker, and a caller waiting for the workers, polls
+  // before it sleeps: a short spin saves the wake-up between a training
+  // step's products, but burns a core the host may want. Zero: no spinning.
+  std::chrono::microseconds spin{50};
+  // Told each call's timing and each of its nodes' (TraceEvent); unset,
+  // nothing is measured.
+  TraceCallback trace;
 };
 
 struct BackendReport {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -262,6 +263,16 @@ class SS_API Module {
   // memory for its results.
   CallResult call_into(const std::string& function, const std::vector<Arg>& args,
                        const std::vector<Tensor>& outputs) const;
+  // The call run later, on the engine's task runner (its post) or else on
+  // the engine's "ss-async" thread, one call after another there: a future
+  // of its result, or `done` called with it on that thread. It runs the
+  // program current when call_async was called; the arguments are held
+  // (values by handle, host tensors as views: keep their memory until the
+  // call completes). Calls with `mut` values queued this way run in the
+  // order they were queued.
+  std::future<CallResult> call_async(const std::string& function, std::vector<Arg> args) const;
+  void call_async(const std::string& function, std::vector<Arg> args,
+                  std::function<void(CallResult)> done) const;
   // A frame for a device function at these sizes of its generic axes
   // ({{"b", 64}}), made now rather than by the first call at them: the
   // function runs once on zeros and its memory is planned and kept, so

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -92,6 +93,57 @@ struct FileAccess {
   bool allow_read = true;
   bool allow_write = true;
 };
+
+// A host's job system, given to an Engine (EngineOptions::task_runner) to
+// run the library's parallel loops instead of threads of its own.
+//
+// run(count, task, context) runs task(context, 0) ... task(context, count -
+// 1), in any order, on any of the host's threads (the caller's included),
+// and returns when all are done. The tasks of one run never wait for each
+// other, so running them one after another is correct; a task may itself
+// call run (a nested loop). A task never throws. Several threads may call
+// run at once (several calls of the host's modules).
+//
+// post(task, context) runs task(context, 0) later, on some thread of the
+// host's, and returns at once: how Module::call_async runs a call. Return
+// false to decline (the default): the engine then runs async calls on a
+// thread of its own, "ss-async".
+//
+// Several-device workers and MPI, which wait for each other inside
+// collectives, keep the library's own threads whatever the runner.
+class TaskRunner {
+ public:
+  using Task = void (*)(void* context, int index);
+  virtual ~TaskRunner() = default;
+  virtual void run(int count, Task task, void* context) = 0;
+  virtual bool post(Task /*task*/, void* /*context*/) { return false; }
+};
+
+// One timed span of a call, as EngineOptions::trace receives it: the call
+// of a function, or one node of a device function's graph (the nodes of a
+// call come before the call itself, and share its `call` number). The
+// views are valid during the callback only.
+struct TraceEvent {
+  enum class Kind { call, node };
+  Kind kind = Kind::call;
+  std::string_view function;  // the function called
+  std::string_view node;      // a node's "%12" (its index in the graph); empty for a call
+  std::string_view op;        // a node's operation ("matmul", "binary.add", "loop"); "call"
+  // What ran it: a node's "fast" or "reference" (the reference operation,
+  // where the fast executor declined); a call's executor ("fast",
+  // "reference", "cuda", "devices" for several, "controller").
+  std::string_view executor;
+  std::int64_t call = 0;    // the call's number in the engine, from 1
+  double start_us = 0;      // when it started, in microseconds since the engine was made
+  double microseconds = 0;  // how long it took
+  // A node's result's bytes (0 for one the executor folded into a later
+  // node's kernel, a product's bias say); a call's outputs'.
+  std::int64_t bytes = 0;
+  std::uint64_t thread = 0;  // the thread that ran it: a small number, from 1
+};
+// Called on the thread that ran the span; it must not call back into the
+// module, and it should be quick: it runs inside the call.
+using TraceCallback = std::function<void(const TraceEvent&)>;
 
 // What a run-time search found for one optional library.
 struct LibraryStatus {

@@ -113,6 +113,25 @@ typedef enum {
   SS_LOG_OFF = 5
 } ss_log_level;
 
+/* A task of the host's job system: run it as task(context, index). */
+typedef void (*ss_task_fn)(void* context, int index);
+
+/* One timed span of a call (ss::TraceEvent in C++): kind 0 for a call, 1
+ * for one of its nodes (which come before their call). The strings live
+ * during the callback only. */
+typedef struct {
+  int kind;
+  const char* function;
+  const char* node;     /* "%12": the node's index; "" for a call */
+  const char* op;       /* "matmul", "fused", ...; "call" */
+  const char* executor; /* "fast", "reference", "cuda", ... */
+  int64_t call;         /* the call's number, from 1 */
+  double start_us;      /* since the engine was made */
+  double microseconds;
+  int64_t bytes;
+  uint64_t thread;
+} ss_trace_event;
+
 typedef struct {
   ss_device_kind device;
   int device_index;
@@ -126,6 +145,20 @@ typedef struct {
   /* Nonzero: on CUDA, sums that atomics would order (scatter_add) in index
    * order, so every run repeats its bits. */
   int deterministic;
+  /* The host's job system for the parallel loops (ss::TaskRunner): NULL,
+   * the engine's own threads. run_tasks runs task(context, 0 .. count - 1)
+   * on any threads and returns when all are done; post_task (may be NULL)
+   * runs task(context, 0) later and returns nonzero, or returns 0 to
+   * decline. Both get tasks_user. */
+  void (*run_tasks)(void* tasks_user, int count, ss_task_fn task, void* context);
+  int (*post_task)(void* tasks_user, ss_task_fn task, void* context);
+  void* tasks_user;
+  /* How long idle workers poll before they sleep, in microseconds (0: no
+   * spinning; the default 50). */
+  int spin_microseconds;
+  /* Told each call's and each node's timing; NULL: nothing is measured. */
+  void (*trace)(void* trace_user, const ss_trace_event* event);
+  void* trace_user;
 } ss_engine_options;
 
 /* The defaults: the CPU, the fast executor, one thread, f32, logging off. */
@@ -249,9 +282,8 @@ typedef struct {
 } ss_onnx_options;
 SS_C_API ss_onnx_options ss_onnx_options_default(void);
 SS_C_API ss_module* ss_engine_load_onnx(const ss_engine* engine, const char* path,
-                                        const ss_onnx_options* onnx,
-                                        const ss_load_options* options, ss_value** weights,
-                                        ss_status** status);
+                                        const ss_onnx_options* onnx, const ss_load_options* options,
+                                        ss_value** weights, ss_status** status);
 SS_C_API ss_module* ss_engine_load_onnx_bytes(const ss_engine* engine, const void* bytes,
                                               size_t size, const ss_onnx_options* onnx,
                                               const ss_load_options* options, ss_value** weights,
@@ -398,6 +430,42 @@ SS_C_API ss_status* ss_module_call_values(const ss_module* module, const char* f
 SS_C_API ss_status* ss_module_call_into(const ss_module* module, const char* function,
                                         const ss_arg* args, size_t count,
                                         const ss_tensor* const* outputs, size_t output_count);
+/* Module::call_async: the call runs later, on the engine's task runner (its
+ * post_task) or its own "ss-async" thread, and `done` gets, on that thread,
+ * its status (NULL on success) and its result; both are the callee's to
+ * free. Tensors in `args` are views: keep their memory until `done`. The
+ * status returned here is only for arguments that can't be queued. */
+SS_C_API ss_status* ss_module_call_async(
+    const ss_module* module, const char* function, const ss_arg* args, size_t count,
+    void (*done)(void* user, ss_status* status, ss_call_result* result), void* user);
+
+/* ---- many agents: ss::Batcher ----
+ * Batch-1 requests for `function` from many threads, run as one call whose
+ * batch axis is their number. `resident` (count args, NULL when 0) come
+ * first in every call (a model value); each request gives one row per
+ * batched parameter and one writable row per result (row-major f32 or i32
+ * tensors, ss_tensor_view). A batch runs when max_batch requests are
+ * queued, when a waiting ss_batcher_run has waited max_wait_us, at
+ * ss_batcher_flush, or at ss_batcher_free. The module must outlive it. */
+typedef struct ss_batcher ss_batcher;
+SS_C_API ss_batcher* ss_batcher_new(const ss_module* module, const char* function,
+                                    const ss_arg* resident, size_t count, int max_batch,
+                                    int64_t max_wait_us, ss_status** status);
+/* One request, returning when its rows are written (or with its batch's
+ * errors). */
+SS_C_API ss_status* ss_batcher_run(ss_batcher* batcher, const ss_tensor* const* inputs,
+                                   size_t input_count, const ss_tensor* const* outputs,
+                                   size_t output_count);
+/* One request without waiting: `done` gets its status (NULL on success,
+ * the callee's to free) on the thread that runs its batch. */
+SS_C_API ss_status* ss_batcher_submit(ss_batcher* batcher, const ss_tensor* const* inputs,
+                                      size_t input_count, const ss_tensor* const* outputs,
+                                      size_t output_count,
+                                      void (*done)(void* user, ss_status* status), void* user);
+SS_C_API ss_status* ss_batcher_flush(ss_batcher* batcher);
+/* Runs what is still queued, then frees it. */
+SS_C_API void ss_batcher_free(ss_batcher* batcher);
+
 /* Module::reserve: a frame for a device function at the sizes of its
  * generic axes (`count` names and sizes), planned now, so the first call
  * at those sizes allocates nothing either. E1604 for a function that isn't

@@ -34,6 +34,7 @@
 // standard error only when the host or SHAPESCRIPT_LOG sets a level.
 #pragma once
 
+#include "shapescript/batcher.hpp"
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/engine.hpp"
 #include "shapescript/module.hpp"

@@ -179,6 +179,8 @@ Module Engine::load_built(const std::string& path, const LoadOptions& options) c
   };
   auto m = std::make_shared<Module::Impl>();
   m->compiled = api::compile_text(*source, *name, *impl_->log);
+  m->workers = impl_->workers;
+  m->trace = impl_->trace;
   m->bind(options, engine);
   m->log = impl_->log;
   m->set_file(path);

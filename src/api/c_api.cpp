@@ -4,6 +4,8 @@
 // exception crosses into C; a library bug becomes a status with code
 // "E0001" (internal error). Modules and calls are in c_api_modules.cpp,
 // values in c_api_values.cpp.
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -182,6 +184,25 @@ void ss_tensor_free(ss_tensor* t) {
 
 // ---- engines ----
 
+namespace {
+
+// The C options' job system as a TaskRunner.
+class CTaskRunner final : public ss::TaskRunner {
+ public:
+  using Run = void (*)(void*, int, ss_task_fn, void*);
+  using Post = int (*)(void*, ss_task_fn, void*);
+  CTaskRunner(Run run_fn, Post post_fn, void* user) : run_(run_fn), post_(post_fn), user_(user) {}
+  void run(int count, Task task, void* context) override { run_(user_, count, task, context); }
+  bool post(Task task, void* context) override { return post_ && post_(user_, task, context) != 0; }
+
+ private:
+  Run run_;
+  Post post_;
+  void* user_;
+};
+
+}  // namespace
+
 ss_engine_options ss_engine_options_default(void) {
   ss_engine_options o{};
   o.device = SS_CPU;
@@ -190,6 +211,7 @@ ss_engine_options ss_engine_options_default(void) {
   o.precision = SS_PRECISION_F32;
   o.log_level = SS_LOG_OFF;
   o.deterministic = 0;
+  o.spin_microseconds = 50;
   return o;
 }
 
@@ -203,6 +225,27 @@ ss_engine* ss_engine_new(const ss_engine_options* options, ss_status** status) {
     e.threads = o.threads < 1 ? 1 : o.threads;
     e.precision = static_cast<ss::Precision>(o.precision);
     e.deterministic = o.deterministic != 0;
+    e.spin = std::chrono::microseconds(std::max(0, o.spin_microseconds));
+    if (o.run_tasks)
+      e.task_runner = std::make_shared<CTaskRunner>(o.run_tasks, o.post_task, o.tasks_user);
+    if (o.trace) {
+      const auto fn = o.trace;
+      void* user = o.trace_user;
+      e.trace = [fn, user](const ss::TraceEvent& t) {
+        const std::string function(t.function), node(t.node), op(t.op), executor(t.executor);
+        const ss_trace_event c{t.kind == ss::TraceEvent::Kind::node ? 1 : 0,
+                               function.c_str(),
+                               node.c_str(),
+                               op.c_str(),
+                               executor.c_str(),
+                               t.call,
+                               t.start_us,
+                               t.microseconds,
+                               t.bytes,
+                               t.thread};
+        fn(user, &c);
+      };
+    }
     e.log_level = static_cast<ss::LogLevel>(o.log_level);
     if (o.log) {
       const auto fn = o.log;

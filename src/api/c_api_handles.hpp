@@ -67,6 +67,11 @@ ss_status* from_exception(const std::exception& e);
 std::map<std::string, ss::Tensor> named_tensors(std::size_t count, const char* const* names,
                                                 const ss_tensor* const* tensors);
 
+// Each argument as the C++ API takes it, or E1612 for one without the
+// value or tensor its kind needs (c_api_modules.cpp).
+ss_status* arguments(const char* function, const ss_arg* args, size_t count,
+                     std::vector<ss::Arg>* out);
+
 // Hands `s` to the caller through `out`, or frees it when there is none.
 void set(ss_status** out, ss_status* s);
 

@@ -211,6 +211,34 @@ ss_status* ss_module_call_values(const ss_module* module, const char* function, 
   });
 }
 
+ss_status* ss_module_call_async(const ss_module* module, const char* function, const ss_arg* args,
+                                size_t count,
+                                void (*done)(void* user, ss_status* status, ss_call_result* result),
+                                void* user) {
+  if (!module) return null_argument(__func__, "module");
+  if (!function) return null_argument(__func__, "function");
+  if (!done) return null_argument(__func__, "done");
+  const char* self = __func__;
+  return run([&]() -> ss_status* {
+    std::vector<ss::Arg> given;
+    if (auto* bad = arguments(self, args, count, &given)) return bad;
+    module->module.call_async(function, std::move(given), [done, user](ss::CallResult r) {
+      ss_status* status = nullptr;
+      ss_call_result* result = nullptr;
+      try {
+        if (r)
+          result = result_of(r).release();
+        else
+          status = status_of(r.diagnostics);
+      } catch (const std::exception& e) {
+        status = from_exception(e);
+      }
+      done(user, status, result);
+    });
+    return nullptr;
+  });
+}
+
 ss_status* ss_module_call_into(const ss_module* module, const char* function, const ss_arg* args,
                                size_t count, const ss_tensor* const* outputs, size_t output_count) {
   if (!module) return null_argument(__func__, "module");

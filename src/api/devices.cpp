@@ -380,13 +380,14 @@ std::shared_ptr<const runtime::GraphExecutor> cuda_executor_for(Compiled& c, int
   return executor;
 }
 
-std::shared_ptr<const runtime::GraphExecutor> make_executor(Compiled& c,
-                                                            const EngineOptions& engine,
-                                                            bool workers) {
+std::shared_ptr<const runtime::GraphExecutor> make_executor(
+    Compiled& c, const EngineOptions& engine, bool workers,
+    std::shared_ptr<runtime::LoopWorkers> threads) {
   if (engine.executor != Executor::fast) return runtime::make_reference_executor();
   if (const auto gpu = cuda_device(c, engine.device); gpu && !workers && c.ok())
     return cuda_executor_for(c, *gpu, engine);
   return runtime::make_fast_executor({.threads = std::max(1, engine.threads),
+                                      .workers = std::move(threads),
                                       .bf16 = engine.precision == Precision::bf16,
                                       .jit_library = engine.jit_library,
                                       .code_cache = engine.code_cache});

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "api/compiled.hpp"
+#include "runtime/core/loop_workers.hpp"
 #include "runtime/devices/workers.hpp"
 #include "shapescript/engine.hpp"
 #include "shapescript/module.hpp"
@@ -45,10 +46,11 @@ std::shared_ptr<const runtime::GraphExecutor> cuda_executor_for(Compiled& c, int
 // The executor a module's device functions run on, as the engine's options
 // and the program choose (executor_name names it): CUDA's on one CUDA
 // device, the fast CPU executor, or the reference interpreter. Null only
-// where CUDA's can't open (its diagnostic added).
-std::shared_ptr<const runtime::GraphExecutor> make_executor(Compiled& c,
-                                                            const EngineOptions& engine,
-                                                            bool workers);
+// where CUDA's can't open (its diagnostic added). `threads`: the engine's
+// workers, where the fast executor's split loops run.
+std::shared_ptr<const runtime::GraphExecutor> make_executor(
+    Compiled& c, const EngineOptions& engine, bool workers,
+    std::shared_ptr<runtime::LoopWorkers> threads = nullptr);
 
 // The runtime's per-worker stats as the API's.
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats);

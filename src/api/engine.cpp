@@ -1,14 +1,15 @@
 #include "shapescript/engine.hpp"
 
 #include <fstream>
+#include <optional>
 #include <variant>
 
 #include "api/compiled.hpp"
 #include "api/devices.hpp"
 #include "api/engine_impl.hpp"
-#include "api/onnx_module.hpp"
 #include "api/host_functions.hpp"
 #include "api/module_impl.hpp"
+#include "api/onnx_module.hpp"
 #include "api/prepare.hpp"
 #include "check/checker.hpp"
 #include "diag/codes.hpp"
@@ -39,6 +40,13 @@ namespace ss {
 Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   impl_->log = support::make_logger(impl_->options);
+  impl_->workers = impl_->options.task_runner ? runtime::runner_workers(impl_->options.task_runner)
+                                              : runtime::own_workers(impl_->options.spin);
+  if (impl_->options.trace) {
+    impl_->trace = std::make_shared<api::TraceSink>();
+    impl_->trace->callback = impl_->options.trace;
+    impl_->trace->born = std::chrono::steady_clock::now();
+  }
   impl_->log->debug("engine {} on {}", SS_VERSION_STRING, impl_->options.device.name());
   if (impl_->options.device.kind == Device::Kind::cuda)
     impl_->open_cuda(impl_->options.device.index);
@@ -153,6 +161,8 @@ Module Engine::load_file(const std::string& path, const LoadOptions& options) co
     } else {
       m->compiled = api::compile_file(path, *impl_->log);
     }
+    m->workers = impl_->workers;
+    m->trace = impl_->trace;
     m->bind(options, impl_->options);
   } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
     return Module(Module::Impl::failed_load(path, runtime::unexpected_failure(e)));
@@ -168,6 +178,8 @@ Module Engine::load_source(std::string_view text, std::string_view name,
   auto m = std::make_shared<Module::Impl>();
   try {
     m->compiled = api::compile_text(text, name, *impl_->log);
+    m->workers = impl_->workers;
+    m->trace = impl_->trace;
     m->bind(options, impl_->options);
   } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
     return Module(Module::Impl::failed_load(std::string(name), runtime::unexpected_failure(e)));
@@ -275,8 +287,11 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       values[name] = Module::Impl::to_runtime(tensor);
     }
     try {
+      std::optional<api::CallTrace> trace;  // each graph the run calls, and the run
+      if (impl->trace) trace.emplace(*impl->trace, function, "controller", impl->graphs_run_on());
       runtime::RunOptions run = impl->run_options(print);
       auto errors = runtime::run_function(impl->program, *c.map, function, values, run);
+      if (trace) trace->finish(0);
       if (options.executor_stats) options.executor_stats(module.executor_stats());
       return errors;
     } catch (const std::exception& e) {

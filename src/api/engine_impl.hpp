@@ -2,12 +2,16 @@
 // its device, and the CUDA driver and NVRTC when it runs on a GPU.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "api/call_trace.hpp"
 #include "diag/codes.hpp"
 #include "kernels/cuda_driver.hpp"
 #include "kernels/nvrtc.hpp"
+#include "runtime/core/loop_workers.hpp"
 #include "shapescript/engine.hpp"
 #include "support/log.hpp"
 
@@ -19,6 +23,12 @@ struct Engine::Impl {
   std::vector<Diagnostic> diagnostics;
   std::optional<cuda::Driver> driver;
   std::optional<nvrtc::Compiler> nvrtc;
+  // The parallel loops' threads (or the host's runner), shared with every
+  // module loaded: the last of them to go joins the threads.
+  std::shared_ptr<runtime::LoopWorkers> workers;
+  // EngineOptions::trace's callback, shared with every module loaded; null
+  // when none is set.
+  std::shared_ptr<api::TraceSink> trace;
 
   // A CUDA device needs the driver, the device, and NVRTC to build kernels.
   void open_cuda(int index) {

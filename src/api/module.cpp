@@ -75,7 +75,7 @@ void Module::Impl::bind(const LoadOptions& options, const EngineOptions& engine)
   api::check_host_device(*compiled, engine.device);
   devices = api::make_devices(*compiled, options, engine);
   const bool fast = engine.executor == Executor::fast;
-  executor = api::make_executor(*compiled, engine, devices != nullptr);
+  executor = api::make_executor(*compiled, engine, devices != nullptr, workers);
   if (devices) devices->set_executor(executor);
   // Several CUDA devices: each worker runs on its own GPU's executor.
   std::vector<std::shared_ptr<const runtime::GraphExecutor>> per_worker;

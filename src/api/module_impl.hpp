@@ -10,12 +10,14 @@
 #include <set>
 #include <string>
 
+#include "api/call_trace.hpp"
 #include "api/compiled.hpp"
 #include "api/frames.hpp"
 #include "api/value_state.hpp"
 #include "ir/program.hpp"
 #include "runtime/controller/controller.hpp"
 #include "runtime/core/host_arguments.hpp"
+#include "runtime/core/loop_workers.hpp"
 #include "runtime/core/tensor.hpp"
 #include "runtime/devices/workers.hpp"
 #include "shapescript/engine.hpp"
@@ -81,6 +83,16 @@ struct Module::Impl {
   std::shared_ptr<runtime::DeviceGroup> devices;
   // EngineOptions::executor's faster executor; null: the reference alone.
   std::shared_ptr<const runtime::GraphExecutor> executor;
+  // The engine's workers (set before bind): the executor's split loops,
+  // and call_async's calls.
+  std::shared_ptr<runtime::LoopWorkers> workers;
+  // The engine's trace (EngineOptions::trace); null: nothing is measured.
+  std::shared_ptr<const api::TraceSink> trace;
+  // What a trace says ran a call of `function`: "controller" for a
+  // controller function, else its device functions' executor: "fast",
+  // "reference", "cuda" or "devices" (several).
+  std::string_view runs_on(const std::string& function) const;
+  std::string_view graphs_run_on() const;
   CodeCache code_cache;  // the engine's, for the controller's compiled code
   // Each controller function's compiled code, made at load (null:
   // interpreted); empty without the JIT.

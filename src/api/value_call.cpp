@@ -9,6 +9,7 @@
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
 #include "runtime/controller/models.hpp"
+#include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/inline_vector.hpp"
 
@@ -418,10 +419,43 @@ std::string write_into(const runtime::Tensor& result, const Tensor& buffer, std:
 // holds it), whatever a reload on another thread publishes meanwhile.
 // Nothing escapes to the host: what no coded path caught (memory the
 // machine refused, a bug) comes back as E1611 or E0001.
+namespace {
+
+std::int64_t bytes_of(const Tensor& t) {
+  const std::int64_t each = t.dtype() == DType::boolean                           ? 1
+                            : t.dtype() == DType::bf16 || t.dtype() == DType::f16 ? 2
+                                                                                  : 4;
+  return t.data() ? t.size() * each : 0;
+}
+
+// A call, timed when the engine has a trace: its nodes as its walk runs
+// them, then the call (its results' bytes).
+template <class Run>
+CallResult traced(const Module::Impl& m, const std::string& function,
+                  const std::vector<Tensor>* into, const Run& run) {
+  if (!m.trace) return run();
+  const std::string_view on = m.runs_on(function);
+  // A controller function's graphs are calls of their own.
+  api::CallTrace trace(*m.trace, function, on, on == "controller" ? m.graphs_run_on() : "");
+  CallResult r = run();
+  std::int64_t bytes = 0;
+  for (const Tensor& t : r.outputs) bytes += bytes_of(t);
+  for (const Value& v : r.values)
+    if (v.kind() == Value::Kind::tensor) bytes += bytes_of(v.tensor());
+  if (into)
+    for (const Tensor& t : *into) bytes += bytes_of(t);
+  trace.finish(bytes);
+  return r;
+}
+
+}  // namespace
+
 CallResult Module::call(const std::string& function, const std::vector<Arg>& args,
                         const std::map<std::string, Tensor>& named) const {
   try {
-    return current()->call_values(function, args, named, nullptr);
+    const auto m = current();
+    return traced(*m, function, nullptr,
+                  [&] { return m->call_values(function, args, named, nullptr); });
   } catch (const std::exception& e) {
     return failure(runtime::unexpected_failure(e));
   }
@@ -430,10 +464,57 @@ CallResult Module::call(const std::string& function, const std::vector<Arg>& arg
 CallResult Module::call_into(const std::string& function, const std::vector<Arg>& args,
                              const std::vector<Tensor>& outputs) const {
   try {
-    return current()->call_values(function, args, {}, &outputs);
+    const auto m = current();
+    return traced(*m, function, &outputs,
+                  [&] { return m->call_values(function, args, {}, &outputs); });
   } catch (const std::exception& e) {
     return failure(runtime::unexpected_failure(e));
   }
+}
+
+void Module::call_async(const std::string& function, std::vector<Arg> args,
+                        std::function<void(CallResult)> done) const {
+  std::shared_ptr<const Impl> m;
+  try {
+    m = current();
+    if (!m->workers) return done(m->call_values(function, args, {}, nullptr));  // E1612
+    auto task = [m, function, args = std::move(args), done] {
+      CallResult r;
+      try {
+        r = traced(*m, function, nullptr,
+                   [&] { return m->call_values(function, args, {}, nullptr); });
+      } catch (const std::exception& e) {
+        r = failure(runtime::unexpected_failure(e));
+      }
+      done(std::move(r));
+    };
+    m->workers->post(std::move(task));
+  } catch (const std::exception& e) {  // the task couldn't be queued (memory)
+    done(failure(runtime::unexpected_failure(e)));
+  }
+}
+
+std::future<CallResult> Module::call_async(const std::string& function,
+                                           std::vector<Arg> args) const {
+  auto promise = std::make_shared<std::promise<CallResult>>();
+  auto future = promise->get_future();
+  call_async(function, std::move(args),
+             [promise](CallResult r) { promise->set_value(std::move(r)); });
+  return future;
+}
+
+std::string_view Module::Impl::runs_on(const std::string& function) const {
+  if (const auto f = program.functions.find(function);
+      f != program.functions.end() && f->second.controller)
+    return "controller";
+  return graphs_run_on();
+}
+
+std::string_view Module::Impl::graphs_run_on() const {
+  if (devices) return "devices";
+  if (!executor) return "reference";
+  if (runtime::is_fast_executor(*executor)) return "fast";
+  return executor->runs_whole_graphs() ? "cuda" : "reference";
 }
 
 std::vector<Diagnostic> Module::reserve(const std::string& function,

@@ -163,6 +163,13 @@ const char* sub_name(Op op, int sub) {
 
 }  // namespace
 
+std::string op_label(const Node& n) {
+  std::string label = op_name(n.op);
+  if (n.op == Op::unary || n.op == Op::binary || n.op == Op::reduce)
+    label += std::string(".") + sub_name(n.op, n.sub);
+  return label;
+}
+
 namespace {
 
 void print_to(std::ostringstream& out, const Graph& g, const std::string& indent);
@@ -183,9 +190,7 @@ void print_to(std::ostringstream& out, const Graph& g, const std::string& indent
   out << ")\n";
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    out << indent << "  %" << i << " = " << op_name(n.op);
-    if (n.op == Op::unary || n.op == Op::binary || n.op == Op::reduce)
-      out << "." << sub_name(n.op, n.sub);
+    out << indent << "  %" << i << " = " << op_label(n);
     if (!n.name.empty()) out << " " << n.name;
     for (const int x : n.in) out << " %" << x;
     if (!n.axes.empty()) {

@@ -120,6 +120,8 @@ struct Graph {
 };
 
 // A readable listing, one node a line:  %3 = matmul %1 %2 : [b H]
+// A node's operation as listings name it: "matmul", "binary.add".
+std::string op_label(const Node& n);
 std::string print(const Graph& graph);
 
 // Merges nodes that compute the same thing: the same operation and

@@ -86,6 +86,7 @@ struct Fixture {
   ss_tensor* tensor = ss_tensor_new(SS_F32, data, shape, 2);
   ss_value* value = nullptr;
   ss_call_result* result = nullptr;
+  ss_batcher* batcher = nullptr;
   ss_engine_options engine_options = ss_engine_options_default();
   ss_host_kind kinds[1] = {SS_HOST_TENSOR};
   int ranks[1] = {0};
@@ -114,6 +115,8 @@ struct Fixture {
     table.ranks = ranks;
     table.local_count = 1;
     table.all_reduce_f32 = [](void*, int, float*, size_t) { return 0; };
+    batcher = ss_batcher_new(module, "double", nullptr, 0, 4, 100, nullptr);
+    REQUIRE(batcher);
   }
   const ss_tensor* const* tensors_of() {
     tensors[0] = tensor;
@@ -121,6 +124,7 @@ struct Fixture {
   }
   ~Fixture() {
     free_slots();
+    ss_batcher_free(batcher);
     ss_call_result_free(result);
     ss_value_free(value);
     ss_tensor_free(tensor);
@@ -174,6 +178,15 @@ struct Fixture {
       return &value_slot;
     } else if constexpr (std::is_same_v<T, ss_call_result**>) {
       return &result_slot;
+    } else if constexpr (std::is_same_v<T, ss_batcher*>) {
+      return batcher;
+    } else if constexpr (std::is_same_v<T, void (*)(void*, ss_status*)>) {
+      return [](void*, ss_status* s) { ss_status_free(s); };  // a callback owns what it gets
+    } else if constexpr (std::is_same_v<T, void (*)(void*, ss_status*, ss_call_result*)>) {
+      return [](void*, ss_status* s, ss_call_result* r) {
+        ss_status_free(s);
+        ss_call_result_free(r);
+      };
     } else if constexpr (std::is_same_v<T, const ss_engine_options*>) {
       return &engine_options;
     } else if constexpr (std::is_same_v<T, const ss_host_kind*>) {
@@ -239,9 +252,9 @@ struct Fixture {
 
 // Parameters that may be NULL, as the header documents (user data always).
 bool may_be_null(const std::string& function, const std::string& param) {
-  static const std::set<std::string> anywhere = {
-      "user", "print_user", "status", "out", "result", "options", "keep", "name", "print",
-      "onnx", "weights"};
+  static const std::set<std::string> anywhere = {"user",   "print_user", "status", "out",
+                                                 "result", "options",    "keep",   "name",
+                                                 "print",  "onnx",       "weights"};
   if (anywhere.count(param)) {
     // The setters need their options; ss_load_options_sink's `name` is its key.
     if (param == "options" && function.rfind("ss_load_options_", 0) == 0) return false;
@@ -286,6 +299,8 @@ void settle(R returned, Outcome& o) {
     made(returned, &ss_module_free, o);
   } else if constexpr (std::is_same_v<R, ss_load_options*>) {
     made(returned, &ss_load_options_free, o);
+  } else if constexpr (std::is_same_v<R, ss_batcher*>) {
+    made(returned, &ss_batcher_free, o);
   } else {
     (void)returned;
   }

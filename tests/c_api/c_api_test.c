@@ -5,11 +5,14 @@
  * fails), a controller run printing through a callback, hot reload,
  * values the library owns (made, trained in place, saved, loaded, a
  * controller function called with them), and sandboxing (no writes, a
- * time limit), and MPI that can't be opened (E1811). Exits 0 when
- * every check holds; prints each failed check. */
+ * time limit), MPI that can't be opened (E1811), and the threads API:
+ * a call on the host's task runner, call_async, a batcher, a trace.
+ * Exits 0 when every check holds; prints each failed check. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "shapescript/shapescript.h"
 
@@ -30,6 +33,8 @@ static const char* kProgram =
     "sink metrics\n"
     "\n"
     "fn scale(x: [b D], k: []) -> [b D] = x * k\n"
+    "\n"
+    "fn scaled(k: [], x: [b D]) -> [b D] = x * k\n"
     "\n"
     "fn main():\n"
     "    x = ones([D]) * 2.0\n"
@@ -67,6 +72,52 @@ static double last_written = 0;
 static void sink(void* user, size_t count, const char* const* names, const double* values) {
   (void)user;
   if (count == 1 && strcmp(names[0], "reward") == 0) last_written = values[0];
+}
+
+/* The host's job system: tasks one after another, here; counted. Posts
+ * declined, so async calls run on the engine's own thread. */
+static int tasks_run = 0;
+static void run_tasks(void* user, int count, ss_task_fn task, void* context) {
+  int i;
+  (void)user;
+  for (i = 0; i < count; ++i) {
+    task(context, i);
+    ++tasks_run;
+  }
+}
+
+static int trace_calls = 0, trace_nodes = 0;
+static void trace(void* user, const ss_trace_event* e) {
+  (void)user;
+  if (e->kind == 0)
+    ++trace_calls;
+  else if (e->microseconds >= 0 && e->op[0] != '\0')
+    ++trace_nodes;
+}
+
+/* call_async's and a submitted request's completions (set on another
+ * thread; read after waiting for them). */
+static volatile int async_done = 0, async_ok = 0, submitted_done = 0;
+static float async_last = 0;
+static void on_async(void* user, ss_status* status, ss_call_result* result) {
+  (void)user;
+  if (status == NULL && result != NULL) {
+    async_last = ((const float*)ss_tensor_data(ss_call_result_tensor(result, 0)))[5];
+    async_ok = 1;
+  }
+  ss_status_free(status);
+  ss_call_result_free(result);
+  async_done = 1;
+}
+static void on_submitted(void* user, ss_status* status) {
+  (void)user;
+  submitted_done = status == NULL ? 1 : -1;
+  ss_status_free(status);
+}
+static void wait_for(volatile int* flag) {
+  int i;
+  const struct timespec ms = {0, 1000000};
+  for (i = 0; i < 20000 && !*flag; ++i) nanosleep(&ms, NULL);
 }
 
 static char printed[256];
@@ -170,9 +221,87 @@ int main(int argc, char** argv) {
       ss_status_free(status);
       ss_tensor_free(bad);
     }
+    /* call_async: done on the engine's thread, with the call's result. */
+    {
+      ss_arg args[2];
+      args[0] = ss_arg_tensor(inputs[0]);
+      args[1] = ss_arg_tensor(inputs[1]);
+      status = ss_module_call_async(module, "scale", args, 2, on_async, NULL);
+      CHECK(status == NULL);
+      wait_for(&async_done);
+      CHECK(async_done && async_ok && fabsf(async_last - 3.0f) < 1e-6f);
+    }
+    /* A batcher: two agents' rows (k resident), one run, one submitted. */
+    {
+      ss_arg resident[1];
+      ss_batcher* batcher;
+      const int64_t row[1] = {3};
+      float out_a[3] = {0, 0, 0}, out_b[3] = {0, 0, 0};
+      ss_tensor *in_a = ss_tensor_view(SS_F32, x, row, 1),
+                *in_b = ss_tensor_view(SS_F32, x + 3, row, 1);
+      ss_tensor *o_a = ss_tensor_view(SS_F32, out_a, row, 1),
+                *o_b = ss_tensor_view(SS_F32, out_b, row, 1);
+      resident[0] = ss_arg_tensor(inputs[1]);
+      batcher = ss_batcher_new(module, "scaled", resident, 1, 8, 1000, &status);
+      CHECK(batcher != NULL && status == NULL);
+      if (batcher) {
+        status = ss_batcher_submit(batcher, (const ss_tensor* const*)&in_b, 1,
+                                   (const ss_tensor* const*)&o_b, 1, on_submitted, NULL);
+        CHECK(status == NULL && submitted_done == 0);
+        /* Not full: run()'s wait ends, and its thread runs both. */
+        status = ss_batcher_run(batcher, (const ss_tensor* const*)&in_a, 1,
+                                (const ss_tensor* const*)&o_a, 1);
+        CHECK(status == NULL);
+        CHECK(submitted_done == 1);
+        CHECK(fabsf(out_a[2] - 1.5f) < 1e-6f && fabsf(out_b[2] - 3.0f) < 1e-6f);
+        CHECK(ss_batcher_flush(batcher) == NULL);
+        ss_batcher_free(batcher);
+      }
+      ss_tensor_free(in_a);
+      ss_tensor_free(in_b);
+      ss_tensor_free(o_a);
+      ss_tensor_free(o_b);
+    }
     ss_tensor_free(inputs[0]);
     ss_tensor_free(inputs[1]);
     ss_module_free(module);
+  }
+
+  /* An engine on the host's job system, traced: a large enough product
+   * splits into tasks the host runs; the trace sees the call's nodes. */
+  {
+    ss_engine_options options = ss_engine_options_default();
+    ss_engine* hosted;
+    options.threads = 4;
+    options.run_tasks = run_tasks;
+    options.trace = trace;
+    hosted = ss_engine_new(&options, &status);
+    CHECK(hosted != NULL && status == NULL);
+    if (hosted) {
+      ss_module* big;
+      snprintf(path, sizeof path, "%s/big.ss", dir);
+      write_file(path, "fn mm(a: [b 256], w: [256 256]) -> [b 256] = a @ w\n");
+      big = ss_engine_load_file(hosted, path, NULL, &status);
+      CHECK(big != NULL && status == NULL);
+      if (big) {
+        static float a[256 * 256], w[256 * 256];
+        const int64_t square[2] = {256, 256};
+        ss_tensor* ab[2];
+        const char* names2[2] = {"a", "w"};
+        ss_call_result* out = NULL;
+        ab[0] = ss_tensor_view(SS_F32, a, square, 2);
+        ab[1] = ss_tensor_view(SS_F32, w, square, 2);
+        status = ss_module_call(big, "mm", 2, names2, (const ss_tensor* const*)ab, &out);
+        CHECK(status == NULL);
+        CHECK(tasks_run > 1);
+        CHECK(trace_calls == 1 && trace_nodes >= 3);
+        ss_call_result_free(out);
+        ss_tensor_free(ab[0]);
+        ss_tensor_free(ab[1]);
+        ss_module_free(big);
+      }
+      ss_engine_free(hosted);
+    }
   }
 
   /* A controller run: the host function, the sink, printing. */

@@ -20,6 +20,7 @@
 #include "runtime/reference/interpreter.hpp"
 #include "support/attention_forms.hpp"
 #include "support/checked_program.hpp"
+#include "support/fast_executor.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/numerics.hpp"
 #include "support/paths.hpp"
@@ -64,7 +65,7 @@ TEST_CASE("attention is one node in each form the language writes it, and one ke
       std::vector<Tensor> first;
       for (const int threads : {1, 2}) {
         CAPTURE(threads);
-        const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+        const auto fast = ss::test::make_fast_executor({.threads = threads});
         const Graph fresh = *g;  // a copy keeps no other executor's plan (nor its counts)
         const auto got =
             ss::runtime::run_graph(fresh, in, checked->typed.dims, nullptr, fast.get());
@@ -139,7 +140,7 @@ TEST_CASE("infinite scores leave the fused kernel to the composition, which give
   auto in = ss::test::made_up_inputs(g, checked->typed.dims, 2, 1.0);
   in["q"].set(3, std::numeric_limits<double>::infinity());
   const auto want = ss::runtime::run_graph(g, in, checked->typed.dims);
-  const auto fast = ss::runtime::make_fast_executor({.threads = 1});
+  const auto fast = ss::test::make_fast_executor({.threads = 1});
   const auto got = ss::runtime::run_graph(g, in, checked->typed.dims, nullptr, fast.get());
   CHECK(attention_path(*fast) == 0);
   const auto nodes = ss::runtime::executor_nodes(*fast);
@@ -158,7 +159,7 @@ TEST_CASE("the fused attention's gradients match finite differences of the loss"
   const auto grads = ss::test::lowered_graphs(*checked, true).at(0).graph;
   const auto& dims = checked->typed.dims;
   const auto in = ss::test::made_up_inputs(loss, dims, 2, 1.5);
-  const auto fast = ss::runtime::make_fast_executor({.threads = 1});
+  const auto fast = ss::test::make_fast_executor({.threads = 1});
   const auto g = ss::runtime::run_graph(grads, in, dims, nullptr, fast.get());
   REQUIRE(attention_path(*fast) == 2);  // the value (d/dr) and the gradients
   const char* names[] = {"q", "k", "v"};

@@ -15,6 +15,7 @@
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
+#include "support/fast_executor.hpp"
 #include "support/paths.hpp"
 #include "support/skip.hpp"
 
@@ -62,7 +63,7 @@ TEST_CASE("each function of two values compiles to the reference's bits, NaN and
       {"y", tensor_of(ys)},
       {"one", tensor_of(std::vector<float>(xs.size(), 1.0f))}};
   const auto reference = ss::runtime::run_graph(g, inputs, program->typed.dims);
-  auto fast = ss::runtime::make_fast_executor({.threads = 1, .jit_library = ss::test::kJitPath});
+  auto fast = ss::test::make_fast_executor({.threads = 1, .jit_library = ss::test::kJitPath});
   const auto got = ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, fast.get());
   REQUIRE(got.size() == 17);
   REQUIRE(reference.size() == 17);

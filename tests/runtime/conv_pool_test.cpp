@@ -20,6 +20,7 @@
 #include "runtime/reference/interpreter.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
+#include "support/fast_executor.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/numerics.hpp"
 #include "support/paths.hpp"
@@ -85,7 +86,7 @@ void check_close(const Tensor& got, const Tensor& want, const char* row, const c
 }  // namespace
 
 TEST_CASE("conv and pooling match PyTorch, forward and gradient, on both CPU executors") {
-  const auto fast = ss::runtime::make_fast_executor({.threads = 2});
+  const auto fast = ss::test::make_fast_executor({.threads = 2});
   const auto cases = read_cases();
   REQUIRE(cases.size() == 12);
   for (const auto& c : cases) {
@@ -148,7 +149,7 @@ TEST_CASE("a max_pool's gradient goes to the first maximum of a window with ties
   const auto g = ss::test::lowered_graphs(*checked, true).at(0).graph;
   const Tensor x = Tensor::from_values(DType::f32, {1, 2, 4, 1}, {1, 1, 0, 2, 1, 1, 2, 0});
   const Tensor r = Tensor::from_values(DType::f32, {1, 1, 2, 1}, {3, 5});
-  const auto fast = ss::runtime::make_fast_executor({.threads = 2});
+  const auto fast = ss::test::make_fast_executor({.threads = 2});
   for (const auto* executor : {static_cast<ss::runtime::GraphExecutor*>(nullptr), fast.get()}) {
     const auto out = ss::runtime::run_graph(g, {{"x", x}, {"r", r}}, {}, nullptr, executor);
     CHECK(out[0].values() == std::vector<double>{3, 0, 0, 5, 0, 0, 0, 0});
@@ -191,7 +192,7 @@ TEST_CASE("a conv over channels-last images agrees on the fast executor, chunk b
   const auto reference = ss::runtime::run_graph(graphs[0].graph, in, {});
   for (const int threads : {1, 2}) {
     CAPTURE(threads);
-    const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+    const auto fast = ss::test::make_fast_executor({.threads = threads});
     const auto got = ss::runtime::run_graph(graphs[0].graph, in, {}, nullptr, fast.get());
     REQUIRE(got.size() == reference.size());
     for (std::size_t o = 0; o < got.size(); ++o)
@@ -223,7 +224,7 @@ void check_fast_convs(const std::vector<ss::test::LoweredGraph>& graphs,
     const auto reference = ss::runtime::run_graph(g.graph, in, {});
     for (const int threads : {1, 2}) {
       CAPTURE(threads);
-      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+      const auto fast = ss::test::make_fast_executor({.threads = threads});
       const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
       const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
       calls(i, ss::runtime::fast::onednn_conv_calls() - before);
@@ -368,7 +369,7 @@ TEST_CASE(
     const auto reference = ss::runtime::run_graph(g.graph, in, {});
     for (const int threads : {1, 2}) {
       CAPTURE(threads);
-      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+      const auto fast = ss::test::make_fast_executor({.threads = threads});
       const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
       const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
       CHECK(ss::runtime::fast::onednn_conv_calls() - before == (onednn ? 1 : 0));
@@ -406,13 +407,13 @@ TEST_CASE("a conv's forward with bfloat16 inputs runs on oneDNN within the fast-
     CAPTURE(g.function);
     const auto in = ss::test::made_up_inputs(g.graph, {});
     const auto reference = ss::runtime::run_graph(g.graph, in, {});
-    const auto fast = ss::runtime::make_fast_executor({.threads = 1, .bf16 = true});
+    const auto fast = ss::test::make_fast_executor({.threads = 1, .bf16 = true});
     const std::int64_t before = ss::runtime::fast::onednn_conv_calls();
     const auto got = ss::runtime::run_graph(g.graph, in, {}, nullptr, fast.get());
     CHECK(ss::runtime::fast::onednn_conv_calls() - before == 1);
     check_close(got[0], reference[0], "fast-bf16", "bfloat16 convolution");
     // Rounded inputs: not float32's sums (outside the fast row somewhere).
-    const auto f32 = ss::runtime::make_fast_executor({.threads = 1});
+    const auto f32 = ss::test::make_fast_executor({.threads = 1});
     const auto exact = ss::runtime::run_graph(g.graph, in, {}, nullptr, f32.get());
     CHECK(std::memcmp(exact[0].raw(), got[0].raw(), static_cast<std::size_t>(got[0].size()) * 4) !=
           0);
@@ -450,7 +451,7 @@ TEST_CASE("max_pool is one node each way, run in one pass by the fast executor, 
     std::vector<Tensor> first;
     for (const int threads : {1, 2}) {
       CAPTURE(threads);
-      const auto fast = ss::runtime::make_fast_executor({.threads = threads});
+      const auto fast = ss::test::make_fast_executor({.threads = threads});
       const ss::ir::Graph fresh = g;  // a copy keeps no other executor's plan
       const auto got = ss::runtime::run_graph(fresh, in, {}, nullptr, fast.get());
       const auto nodes = ss::runtime::executor_nodes(*fast);

@@ -22,6 +22,7 @@
 #include "runtime/reference/ops.hpp"
 #include "standalone/emit_cpp.hpp"
 #include "support/checked_program.hpp"
+#include "support/fast_executor.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/paths.hpp"
 
@@ -62,7 +63,7 @@ std::optional<Graph> with_gradients(Graph g, const ss::runtime::Dims& dims) {
 }  // namespace
 
 TEST_CASE("every operation runs forward and backward on the reference and the fast executor") {
-  const auto fast = ss::runtime::make_fast_executor({.jit_library = ss::test::kJitPath});
+  const auto fast = ss::test::make_fast_executor({.jit_library = ss::test::kJitPath});
   std::map<std::string, std::set<std::string>> cant = {
       {"reference", {}}, {"fast", {}}, {"gradient", {}}};
   std::set<std::string> reached;  // operations that ran, by name

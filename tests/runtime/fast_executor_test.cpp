@@ -19,6 +19,7 @@
 #include "runtime/reference/ops.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/checked_program.hpp"
+#include "support/fast_executor.hpp"
 #include "support/lowered_graphs.hpp"
 #include "support/numerics.hpp"
 #include "support/paths.hpp"
@@ -33,7 +34,7 @@ using ss::types::Factor;
 // The fast executor, counting the nodes it takes, by operation.
 struct Counting final : ss::runtime::GraphExecutor {
   std::unique_ptr<ss::runtime::GraphExecutor> fast =
-      ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
+      ss::test::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
   mutable std::map<std::string, int> taken;
   std::string name() const override { return "the fast executor, counted"; }
   std::shared_ptr<const ss::ir::ReleasePlan> releases(const ss::ir::Graph& g) const override {
@@ -138,7 +139,8 @@ TEST_CASE("the fast executor gives the reference's results for every lowered fun
   if (std::string(ss::test::kJitPath).empty()) {
     MESSAGE("no JIT module in this build: nothing fused");
   } else {
-    CHECK(fused.kernels > 10);
+    // (compiled here, or found compiled by an earlier test of this process)
+    CHECK(fused.kernels + fused.from_memory > 10);
     CHECK(fused.runs > 10);
   }
 }
@@ -203,7 +205,7 @@ TEST_CASE("a fused kernel agrees with the reference, broadcasting, bool conditio
   REQUIRE(kernels.size() == 2);
   CHECK(kernels[0].members.size() + kernels[1].members.size() >= 10);
   // 5 rows, and 12000 (84000 elements), which two threads split between them.
-  auto fast = ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
+  auto fast = ss::test::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
   for (const std::int64_t rows : {5, 12000}) {
     CAPTURE(rows);
     Tensor x = Tensor::zeros(DType::f32, {rows, 7}), y = Tensor::zeros(DType::f32, {7}),
@@ -238,7 +240,7 @@ TEST_CASE("a fused kernel runs compiled over axes of size 1: a batch of one, a s
       "    return maximum(x * 2.0 + b, 0.0) + r\n");
   const auto g = ss::lower::lower_function(program->typed, "f");
   REQUIRE(ss::ir::plan_fusion(g).size() == 1);
-  auto fast = ss::runtime::make_fast_executor({.threads = 1, .jit_library = ss::test::kJitPath});
+  auto fast = ss::test::make_fast_executor({.threads = 1, .jit_library = ss::test::kJitPath});
   const std::vector<std::pair<std::int64_t, std::int64_t>> sizes = {{1, 7}, {4, 1}, {1, 1}, {3, 2}};
   for (const auto& size : sizes) {
     const std::int64_t n = size.first, t = size.second;  // (clang 14: no CAPTURE of a binding)
@@ -274,7 +276,7 @@ TEST_CASE("an elementwise region and the reduction after it run as one loop nest
   int fused_reductions = 0;
   for (const auto& k : ss::ir::plan_fusion(g)) fused_reductions += k.reduce >= 0;
   CHECK(fused_reductions == 5);
-  auto fast = ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
+  auto fast = ss::test::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
   // 3 rows, and 9000 (135000 elements): tiles, and two threads.
   for (const std::int64_t rows : {3, 9000}) {
     CAPTURE(rows);
@@ -303,8 +305,8 @@ TEST_CASE("a matmul's epilogue runs on each block of its rows: the unfused execu
   const auto kernels = ss::ir::plan_fusion(g);
   REQUIRE(kernels.size() == 1);
   CHECK(kernels[0].epilogue >= 0);
-  auto fused = ss::runtime::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
-  auto plain = ss::runtime::make_fast_executor({.threads = 2, .fuse = false});
+  auto fused = ss::test::make_fast_executor({.threads = 2, .jit_library = ss::test::kJitPath});
+  auto plain = ss::test::make_fast_executor({.threads = 2, .fuse = false});
   // 3 rows (one block) and 6000 (three blocks: 2730 rows, 64K floats, each).
   for (const std::int64_t rows : {3, 6000}) {
     CAPTURE(rows);

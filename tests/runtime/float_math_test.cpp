@@ -19,6 +19,7 @@
 #include "runtime/fast/vector_exp.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
+#include "support/fast_executor.hpp"
 #include "support/numerics.hpp"
 #include "support/paths.hpp"
 #include "support/skip.hpp"
@@ -109,7 +110,7 @@ TEST_CASE("each function of one value computes in float32 within 4 ulp of the re
   for (const int threads : {1, 2}) {
     CAPTURE(threads);
     auto fast =
-        ss::runtime::make_fast_executor({.threads = threads, .jit_library = ss::test::kJitPath});
+        ss::test::make_fast_executor({.threads = threads, .jit_library = ss::test::kJitPath});
     const auto got = ss::runtime::run_graph(g, inputs, program->typed.dims, nullptr, fast.get());
     REQUIRE(got.size() == std::size(kFunctions) + 2);
     for (std::size_t o = 0; o < got.size(); ++o) {

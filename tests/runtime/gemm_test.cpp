@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/fast/gemm/sgemm.hpp"
+#include "support/fast_executor.hpp"
 
 namespace {
 
@@ -76,6 +77,7 @@ void check(const std::string& kernel, const Case& t) {
 }  // namespace
 
 TEST_CASE("the GEMM matches a double-precision loop, on every kernel this CPU has") {
+  const ss::runtime::UseWorkers use(ss::test::loop_workers());  // for threads > 1
   const auto kernels = ss::gemm::sgemm_kernels();
   REQUIRE(!kernels.empty());
   CHECK(kernels.front() == ss::gemm::sgemm_kernel());
@@ -104,6 +106,7 @@ TEST_CASE("beta 0 ignores C's old values, NaNs included, an unknown kernel is re
 }
 
 TEST_CASE("B packed once gives sgemm's bits, on every kernel, across block edges and threads") {
+  const ss::runtime::UseWorkers use(ss::test::loop_workers());  // for threads > 1
   struct Packed {
     std::int64_t m, n, k;
     bool trans_b;
@@ -207,6 +210,7 @@ void check_bf16(const std::string& kernel, const Case& t) {
 }  // namespace
 
 TEST_CASE("the bfloat16 GEMM sums bfloat16-rounded products in float32, on every bf16 kernel") {
+  const ss::runtime::UseWorkers use(ss::test::loop_workers());  // for threads > 1
   if (!ss::gemm::bf16_supported()) {
     MESSAGE("skipped: this CPU has no AVX512-BF16");
     CHECK(ss::gemm::bf16_kernels().empty());
@@ -317,6 +321,7 @@ bool same_bits(const std::vector<float>& x, const std::vector<float>& y) {
 }  // namespace
 
 TEST_CASE("a GEMM's epilogue (bias, ReLU) fused gives the bits of a pass after the product") {
+  const ss::runtime::UseWorkers use(ss::test::loop_workers());  // for threads > 1
   std::mt19937 gen(7);
   std::uniform_real_distribution<float> u(-1, 1);
   struct Shape {

@@ -11,6 +11,7 @@
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/checked_program.hpp"
+#include "support/fast_executor.hpp"
 #include "support/numerics.hpp"
 #include "support/paths.hpp"
 #include "support/skip.hpp"
@@ -57,7 +58,7 @@ Tensor filled(const ss::runtime::Shape& shape, double phase) {
 }
 
 std::unique_ptr<ss::runtime::GraphExecutor> fast(bool plan_loops) {
-  return ss::runtime::make_fast_executor(
+  return ss::test::make_fast_executor(
       {.threads = 1, .plan_loops = plan_loops, .jit_library = ss::test::kJitPath});
 }
 

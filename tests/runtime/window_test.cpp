@@ -14,6 +14,7 @@
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "runtime/reference/ops.hpp"
+#include "support/fast_executor.hpp"
 #include "support/paths.hpp"
 
 namespace {
@@ -160,7 +161,7 @@ TEST_CASE("window gives each window's elements, the padding outside, as defined"
 }
 
 TEST_CASE("window's gradient (its fold) matches finite differences, on both executors alike") {
-  const auto fast = ss::runtime::make_fast_executor({.threads = 2});
+  const auto fast = ss::test::make_fast_executor({.threads = 2});
   for (const auto& entry : cases()) {
     const char* name = entry.first;  // clang 14's CAPTURE can't take a binding
     const auto& c = entry.second;
@@ -223,7 +224,7 @@ TEST_CASE("the fold's own gradient is a window: a second gradient through window
   Spec zero_padded = s;
   zero_padded.value = 0;
   CHECK(got[0].values() == by_definition(uu, zero_padded));
-  const auto fast = ss::runtime::make_fast_executor({.threads = 2});
+  const auto fast = ss::test::make_fast_executor({.threads = 2});
   check_bits(got, ss::runtime::run_graph(l.g, in, {}, nullptr, fast.get()));
 }
 

@@ -22,6 +22,7 @@ struct Options {
   std::map<std::string, std::int64_t> dims;               // --dim NAME=SIZE, for run
   std::map<std::string, std::string> sinks;               // --sink NAME=FILE, for run
   bool stats = false;                       // --stats: what each worker did, after a run
+  std::string trace;                        // --trace FILE: Chrome's trace format, after a run
   std::int64_t collective_timeout_ms = -1;  // --collective-timeout MS; -1: the library's
   std::string distributed;        // --distributed mpi|none; "": mpi when an MPI launcher started us
   bool standalone = false;        // --standalone, for build

@@ -90,6 +90,8 @@ options:
                                   process's devices, each takes its part of every
                                   batch, rank 0 prints, saves and writes; after an
                                   error the job is aborted (MPI_Abort)
+  --trace FILE.json               with run: each call's and each node's time, in
+                                  Chrome's trace format (Perfetto opens it)
   --stats                         with run: after it, on standard error, what each
                                   worker of a several-device program did, per
                                   function: calls, examples, all-reduces; what
@@ -180,6 +182,11 @@ int main(int argc, char** argv) {
     }
     if (arg == "--stats") {
       options.stats = true;
+      continue;
+    }
+    if (arg == "--trace") {
+      options.trace = i + 1 < argc ? argv[++i] : "";
+      if (options.trace.empty()) return usage_error("`--trace` takes a FILE.json");
       continue;
     }
     if (arg == "--collective-timeout") {

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "chrome_trace.hpp"
 #include "cli.hpp"
 #include "file_sink.hpp"
 #include "shapescript/shapescript.hpp"
@@ -99,7 +101,8 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
   if (words.empty() || words.size() > 2)
     return usage_error("`run` takes a FILE and, optionally, a FUNCTION");
   if (words[0].size() > 5 && words[0].substr(words[0].size() - 5) == ".onnx") {
-    if (words.size() == 2) return usage_error("`run MODEL.onnx` runs its forward; it takes no FUNCTION");
+    if (words.size() == 2)
+      return usage_error("`run MODEL.onnx` runs its forward; it takes no FUNCTION");
     return run_onnx(words[0], options);
   }
   if (!options.inputs.empty() || !options.outputs.empty())
@@ -191,6 +194,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
         w.collective_seconds += call.workers[k].collective_seconds;
       }
     };
+  ChromeTrace trace;
   Engine engine(
       {.device =
            Device::parse(options.device.empty() ? "cpu" : options.device).value_or(Device::cpu()),
@@ -198,7 +202,8 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
        .threads = options.threads,
        .precision = parse_precision(options.precision).value_or(Precision::f32),
        .deterministic = options.deterministic,
-       .code_cache = code_cache(options)});
+       .code_cache = code_cache(options),
+       .trace = options.trace.empty() ? TraceCallback{} : trace.callback()});
   const auto diagnostics = !engine.ok() ? engine.diagnostics()
                                         : engine.run_file(
                                               words[0], function,
@@ -210,6 +215,12 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
                                               },
                                               args, load);
   if (bar) std::cerr << "\r\033[K" << std::flush;
+  if (!options.trace.empty()) {
+    std::ofstream out(options.trace);
+    trace.write(out);
+    out.close();
+    if (!out) std::cerr << "error: can't write the trace to `" << options.trace << "`\n";
+  }
   for (const auto& [name, u] : unbound)
     std::cerr << "note: " << u.records << (u.records == 1 ? " record" : " records")
               << " of the sink `" << name << "` not kept (the last: " << record_text(u.last)

@@ -75,6 +75,7 @@ const FusionPlan* FastExecutor::last_plan(const ir::Graph& g) const {
 // now, as that product's first run would pack it.
 void FastExecutor::prepare(const ir::Graph& g,
                            const std::map<std::string, Tensor>& resident) const {
+  const UseWorkers use(options_.workers.get());
   for (const auto& n : g.nodes) {
     if (n.op != ir::Op::matmul) continue;
     const ir::Node& b = g.nodes[static_cast<std::size_t>(n.in[1])];
@@ -90,6 +91,7 @@ std::shared_ptr<const ir::ReleasePlan> FastExecutor::releases(const ir::Graph& g
 
 bool FastExecutor::run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
                        const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const {
+  const UseWorkers use(options_.workers.get());  // for the loops this node splits
   // The plan, looked up once per run of the graph (its releases first),
   // and again after a loop's body ran its own in between.
   const FusionPlan* plan = last_plan(g);

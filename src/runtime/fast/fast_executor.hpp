@@ -14,12 +14,16 @@
 
 #include "jit/jit_api.h"
 #include "runtime/core/executor.hpp"
+#include "runtime/core/loop_workers.hpp"
 #include "shapescript/options.hpp"
 
 namespace ss::runtime {
 
 struct FastExecutorOptions {
   int threads = 1;  // for a GEMM large enough to split
+  // Where the split loops run (the engine's); null with threads > 1: the
+  // executor's own threads (runtime/core/loop_workers.hpp).
+  std::shared_ptr<LoopWorkers> workers;
   // Contractions with bfloat16 inputs, summed in float32, where the CPU has
   // AVX512-BF16 (EngineOptions::precision bf16); float32 elsewhere.
   bool bf16 = false;

@@ -114,6 +114,8 @@ class FastExecutor final : public GraphExecutor {
       : options_(std::move(options)),
         gemm_{options_.threads, options_.bf16 && gemm::bf16_supported()} {
     if (options_.fuse) jit_ = JitModule::load(options_.jit_library);
+    if (!options_.workers && options_.threads > 1)
+      options_.workers = own_workers(std::chrono::microseconds(50));
   }
 
   // Whether its contractions round their inputs to bfloat16: asked, and the

@@ -71,6 +71,7 @@ void run_unary(const Unary& u, const float* in, float* out) {
 
 bool FastExecutor::run_loop(const LoopRun& run, const Dims& dims, WorkerContext* /*worker*/) const {
   if (!jit_ || !options_.plan_loops) return false;
+  const UseWorkers use(options_.workers.get());
   auto* s = dynamic_cast<LoopSteps*>(run.state.get());
   if (!s || s->executor != serial_ || !s->planned_for(run.given)) {
     const FrameMemory::Outside kept;  // the plan's buffers live from run to run

@@ -9,7 +9,7 @@
 // written in place, channels last.
 //
 // oneDNN's Debian build runs its loops on OpenMP: each part of a call runs
-// on one of our helper threads as one OpenMP thread (omp_set_num_threads(1)
+// on one of the engine's workers as one OpenMP thread (omp_set_num_threads(1)
 // there), images split between the parts, so no OpenMP pool runs beside
 // our threads in the host's process.
 #pragma once

@@ -6,6 +6,7 @@
 
 #include "ir/attributes.hpp"
 #include "runtime/core/collectives.hpp"
+#include "runtime/core/node_trace.hpp"
 #include "runtime/core/plan_store.hpp"
 #include "runtime/core/random.hpp"
 #include "runtime/reference/ops.hpp"
@@ -359,10 +360,21 @@ void walk(const ir::Graph& graph, GraphFrame& frame, const Dims& dims, WorkerCon
     }
   };
   static const std::map<std::string, Tensor> placed;  // (no input reaches the reference's)
+  // A trace times this graph's nodes; a loop's body, walked inside one,
+  // is that node's time.
+  NodeTrace* const trace = node_trace();
+  const TraceNodes untraced(nullptr);
+  NodeTrace::Clock::time_point start, began;
+  if (trace) {
+    trace->graph_begins(graph);
+    began = NodeTrace::Clock::now();
+  }
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& n = graph.nodes[i];
     const DType dtype = dtype_of(n.type.elem);
     Tensor& out = values[i];
+    bool reference = false;
+    if (trace) start = NodeTrace::Clock::now();
     if (n.op == ir::Op::loop) {
       if (frame.loops.size() != graph.nodes.size()) frame.loops.resize(graph.nodes.size());
       auto& loop = frame.loops[i];
@@ -381,13 +393,21 @@ void walk(const ir::Graph& graph, GraphFrame& frame, const Dims& dims, WorkerCon
       out = run_body(n, given, dims, worker, executor);
     } else {
       run_reference_node(graph, i, values, placed, sizes, dims, worker);
+      reference = true;
     }
     // The graph's element type is the contract: results are stored in it.
     if (out.dtype() != dtype) out = ref::cast(out, dtype);
+    if (trace) trace->node(graph, i, out, reference, start, NodeTrace::Clock::now());
     release_after(i);
   }
   frame.outputs.clear();
   for (const int o : graph.outputs) frame.outputs.push_back(values[static_cast<std::size_t>(o)]);
+  if (trace) {
+    std::int64_t bytes = 0;
+    for (const Tensor& t : frame.outputs)
+      if (t.buffer()) bytes += t.size() * static_cast<std::int64_t>(dtype_size(t.dtype()));
+    trace->graph_ends(graph, began, bytes);
+  }
 }
 
 }  // namespace
