@@ -79,7 +79,7 @@ class SS_API Batcher {
   // thread that runs its batch, once its rows are written or with the
   // diagnostics. A queued request runs when a batch fills, when a waiting
   // `run`'s wait ends, at flush, or when the batcher goes. The rows'
-  // memory must stay valid until then.
+  // memory must stay valid until then (the batcher keeps the Rows).
   void submit(const Rows& rows, std::function<void(std::vector<Diagnostic>)> done = {});
   void submit(std::vector<Tensor> inputs, std::vector<Tensor> outputs,
               std::function<void(std::vector<Diagnostic>)> done);

@@ -9,11 +9,11 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <cstring>
 #include <mutex>
 #include <utility>
 
 #include "diag/codes.hpp"
+#include "support/inline_vector.hpp"
 
 namespace ss {
 
@@ -23,6 +23,8 @@ namespace {
 // gathers from and scatters to.
 struct RowSet {
   std::vector<Tensor> inputs, outputs;
+  // Their data, inline: a batch reads them for every request.
+  support::InlineVector<std::uint32_t*, 4> in, out;
 };
 
 // A run() waiting for its request.
@@ -32,7 +34,7 @@ struct Waiter {
 };
 
 struct Pending {
-  std::shared_ptr<const void> held;  // keeps the RowSet while queued
+  std::shared_ptr<const void> held;  // keeps the rows while queued
   const RowSet* rows = nullptr;
   std::function<void(std::vector<Diagnostic>)> done;
   Waiter* waiter = nullptr;
@@ -69,6 +71,12 @@ Diagnostic misfit(std::string why) {
   return diag::error(diag::Code::E1603, "a batcher's request: " + std::move(why),
                      "give every request the row shapes and element types of the batcher's "
                      "first, row-major f32 or i32: one row per batched parameter, one per result");
+}
+
+// One row's 4-byte elements, copied in a loop the compiler keeps inline
+// (an agent's rows are a few dozen bytes: a memcpy call costs more).
+void copy_row(std::uint32_t* to, const std::uint32_t* from, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; ++i) to[i] = from[i];
 }
 
 // A view of `n` rows shaped like `row`, in `data`.
@@ -113,7 +121,11 @@ struct Batcher::Impl {
     for (std::size_t k = 0; k < outputs.size() && why->empty(); ++k)
       *why = unusable(outputs[k], "output row", k);
     if (!why->empty()) return nullptr;
-    auto made = std::make_shared<RowSet>(RowSet{inputs, outputs});
+    auto made = std::make_shared<RowSet>(RowSet{inputs, outputs, {}, {}});
+    for (const Tensor& t : inputs)
+      made->in.push_back(static_cast<std::uint32_t*>(const_cast<void*>(t.data())));
+    for (const Tensor& t : outputs)
+      made->out.push_back(static_cast<std::uint32_t*>(const_cast<void*>(t.data())));
     const std::lock_guard lock(mutex);
     if (!format) {
       format = made;
@@ -174,29 +186,52 @@ struct Batcher::Impl {
     in_rows.resize(first.inputs.size());
     for (std::size_t k = 0; k < first.inputs.size(); ++k) {
       const std::int64_t each = elements(first.inputs[k].shape());
+      // Rows lying one after another in the host's memory (agents kept in
+      // one array) are read in place; others are gathered.
+      if (std::uint32_t* run = in_place(batch, k, each, &RowSet::in)) {
+        args.emplace_back(rows_view(run, first.inputs[k], n));
+        continue;
+      }
       auto& buffer = in_rows[k];
       buffer.resize(static_cast<std::size_t>(n * each));
       for (std::int64_t i = 0; i < n; ++i)
-        std::memcpy(buffer.data() + i * each,
-                    batch[static_cast<std::size_t>(i)].rows->inputs[k].data(),
-                    static_cast<std::size_t>(each) * 4);
+        copy_row(buffer.data() + i * each, batch[static_cast<std::size_t>(i)].rows->in[k], each);
       args.emplace_back(rows_view(buffer.data(), first.inputs[k], n));
     }
     out_rows.resize(first.outputs.size());
     std::vector<Tensor> outputs;
+    std::vector<bool> written(first.outputs.size());  // results straight into the host's rows
     for (std::size_t k = 0; k < first.outputs.size(); ++k) {
-      out_rows[k].resize(static_cast<std::size_t>(n * elements(first.outputs[k].shape())));
+      const std::int64_t each = elements(first.outputs[k].shape());
+      if (std::uint32_t* run = in_place(batch, k, each, &RowSet::out)) {
+        outputs.push_back(rows_view(run, first.outputs[k], n));
+        written[k] = true;
+        continue;
+      }
+      out_rows[k].resize(static_cast<std::size_t>(n * each));
       outputs.push_back(rows_view(out_rows[k].data(), first.outputs[k], n));
     }
     CallResult result = module.call_into(function, args, outputs);
     if (!result) return std::move(result.diagnostics);
     for (std::size_t k = 0; k < first.outputs.size(); ++k) {
+      if (written[k]) continue;
       const std::int64_t each = elements(first.outputs[k].shape());
       for (std::int64_t i = 0; i < n; ++i)
-        std::memcpy(const_cast<void*>(batch[static_cast<std::size_t>(i)].rows->outputs[k].data()),
-                    out_rows[k].data() + i * each, static_cast<std::size_t>(each) * 4);
+        copy_row(batch[static_cast<std::size_t>(i)].rows->out[k], out_rows[k].data() + i * each,
+                 each);
     }
     return {};
+  }
+
+  // The first request's row `k` when every request's row k follows the
+  // one before it in memory (`each` elements apart); else null.
+  static std::uint32_t* in_place(const std::vector<Pending>& batch, std::size_t k,
+                                 std::int64_t each,
+                                 support::InlineVector<std::uint32_t*, 4> RowSet::*side) {
+    std::uint32_t* const first = (batch[0].rows->*side)[k];
+    for (std::size_t i = 1; i < batch.size(); ++i)
+      if ((batch[i].rows->*side)[k] != first + static_cast<std::int64_t>(i) * each) return nullptr;
+    return first;
   }
 
   // Queues a request; runs a batch here when the queue filled one.
@@ -222,10 +257,11 @@ struct Batcher::Impl {
     }
   }
 
-  std::vector<Diagnostic> wait(const std::shared_ptr<const void>& held) {
+  // (`held` keeps the rows: the batch may run on another thread.)
+  std::vector<Diagnostic> wait(const RowSet* rows, std::shared_ptr<const void> held) {
     Waiter waiter;
     const auto deadline = std::chrono::steady_clock::now() + options.max_wait;
-    enqueue({held, static_cast<const RowSet*>(held.get()), {}, &waiter});
+    enqueue({std::move(held), rows, {}, &waiter});
     std::unique_lock lock(mutex);
     while (!waiter.finished) {
       if (finished.wait_until(lock, deadline, [&] { return waiter.finished; })) break;
@@ -274,7 +310,7 @@ Diagnostic empty_rows() {
 
 std::vector<Diagnostic> Batcher::run(const Rows& rows) {
   if (!rows) return {empty_rows()};
-  return impl_->wait(rows.held_);
+  return impl_->wait(static_cast<const RowSet*>(rows.held_.get()), rows.held_);
 }
 
 std::vector<Diagnostic> Batcher::run(const std::vector<Tensor>& inputs,
@@ -282,7 +318,7 @@ std::vector<Diagnostic> Batcher::run(const std::vector<Tensor>& inputs,
   std::vector<Diagnostic> errors;
   const Rows r = rows(inputs, outputs, &errors);
   if (!r) return errors;
-  return run(r);
+  return impl_->wait(static_cast<const RowSet*>(r.held_.get()), r.held_);
 }
 
 void Batcher::submit(const Rows& rows, std::function<void(std::vector<Diagnostic>)> done) {
@@ -302,7 +338,7 @@ void Batcher::submit(std::vector<Tensor> inputs, std::vector<Tensor> outputs,
     if (done) done(std::move(errors));
     return;
   }
-  submit(r, std::move(done));
+  impl_->enqueue({r.held_, static_cast<const RowSet*>(r.held_.get()), std::move(done), nullptr});
 }
 
 void Batcher::flush() {

@@ -17,15 +17,18 @@
 
 namespace ss::test {
 
+// What the serial runners ran, counted where the exit check can read them
+// (atomics without a destructor: the runner itself is gone by then).
+inline std::atomic<long long> serial_runs{0}, serial_tasks{0};
+
 // Runs tasks in order, here; counts them.
 class SerialRunner final : public TaskRunner {
  public:
   void run(int count, Task task, void* context) override {
-    runs.fetch_add(1);
+    serial_runs.fetch_add(1);
     for (int i = 0; i < count; ++i) task(context, i);
-    tasks.fetch_add(count);
+    serial_tasks.fetch_add(count);
   }
-  std::atomic<std::int64_t> runs{0}, tasks{0};
 };
 
 inline bool on_serial_runner() {
@@ -39,13 +42,12 @@ inline const std::shared_ptr<SerialRunner>& serial_runner() {
   static const auto runner = [] {
     auto r = std::make_shared<SerialRunner>();
     std::atexit([] {
-      if (serial_runner()->runs.load() == 0) {
+      if (serial_runs.load() == 0) {
         std::fprintf(stderr, "SS_TEST_TASK_RUNNER=serial, but no loop ran on the runner\n");
         std::_Exit(1);
       }
       std::fprintf(stderr, "the serial task runner ran %lld loops, %lld tasks\n",
-                   static_cast<long long>(serial_runner()->runs.load()),
-                   static_cast<long long>(serial_runner()->tasks.load()));
+                   serial_runs.load(), serial_tasks.load());
     });
     return r;
   }();
