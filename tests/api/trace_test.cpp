@@ -105,6 +105,18 @@ void check_calls(const std::vector<Kept>& events,
   }
 }
 
+// main's run: a call of act, then one of an expression of main's (the
+// second call of act inlined into it).
+void check_main_calls(const std::vector<Kept>& events) {
+  int act_calls = 0, expressions = 0;
+  for (const Kept& e : events) {
+    act_calls += !e.node && e.function == "act";
+    expressions += !e.node && e.function == "expression in main";
+  }
+  CHECK(act_calls == 1);
+  CHECK(expressions == 1);
+}
+
 }  // namespace
 
 TEST_CASE("a trace gets every node of a call, then the call, and a controller's graphs as calls") {
@@ -149,14 +161,7 @@ TEST_CASE("a trace gets every node of a call, then the call, and a controller's 
   REQUIRE(!events.empty());
   CHECK(events.back().function == "main");
   CHECK(events.back().executor == "controller");
-  // (the second call of act is inlined into an expression of main's)
-  int act_calls = 0, expressions = 0;
-  for (const Kept& e : events) {
-    act_calls += !e.node && e.function == "act";
-    expressions += !e.node && e.function == "expression in main";
-  }
-  CHECK(act_calls == 1);
-  CHECK(expressions == 1);
+  check_main_calls(events);
   check_calls(events, counts);
 }
 
@@ -178,14 +183,7 @@ TEST_CASE("`run --trace` writes Chrome's trace format with every node of every c
     events.push_back({e["cat"] == "node", a["function"], a.value("node", ""), a.value("op", "call"),
                       a["executor"], a["call"], a["bytes"], e["ts"], e["dur"]});
   }
-  // (the second call of act is inlined into an expression of main's)
-  int act_calls = 0, expressions = 0;
-  for (const Kept& e : events) {
-    act_calls += !e.node && e.function == "act";
-    expressions += !e.node && e.function == "expression in main";
-  }
-  CHECK(act_calls == 1);
-  CHECK(expressions == 1);
+  check_main_calls(events);
   check_calls(events, node_counts(listing.out));
   // A file that can't be written is said.
   const auto bad = ss::test::run_process(
