@@ -54,9 +54,9 @@ class SS_API Batcher {
   // writable row of each result (Tensor::view of the host's memory), both
   // row-major f32 or i32. The first rows a batcher sees set the shapes
   // and element types every later request must have (E1603 in *errors
-  // otherwise, and an empty Rows). A request with Rows copies no tensor
-  // and allocates nothing: the agent writes its observation into its row
-  // and asks, frame after frame.
+  // otherwise, and an empty Rows). Queueing a request with Rows copies no
+  // tensor and allocates nothing: the agent writes its observation into
+  // its row and asks, frame after frame.
   class Rows {
    public:
     Rows() = default;
