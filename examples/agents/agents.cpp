@@ -54,7 +54,11 @@ class HostJobs final : public ss::TaskRunner {
       stop_ = true;
     }
     wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    if (!thread_.joinable()) return;
+    if (thread_.get_id() == std::this_thread::get_id())
+      thread_.detach();  // the last owner let go on this thread: it ends by itself
+    else
+      thread_.join();
   }
   void run(int count, Task task, void* context) override {
     for (int i = 0; i < count; ++i) task(context, i);

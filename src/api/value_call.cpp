@@ -478,7 +478,7 @@ void Module::call_async(const std::string& function, std::vector<Arg> args,
   try {
     m = current();
     if (!m->workers) return done(m->call_values(function, args, {}, nullptr));  // E1612
-    auto task = [m, function, args = std::move(args), done] {
+    auto task = [m, function, args = std::move(args), done]() mutable {
       CallResult r;
       try {
         r = traced(*m, function, nullptr,
@@ -486,6 +486,11 @@ void Module::call_async(const std::string& function, std::vector<Arg> args,
       } catch (const std::exception& e) {
         r = failure(runtime::unexpected_failure(e));
       }
+      // Let go of the program before telling the host: the host's thread,
+      // not this one (the runner's, or ss-async), then drops the module's
+      // last reference, and with it the workers and the host's runner.
+      m.reset();
+      args.clear();
       done(std::move(r));
     };
     m->workers->post(std::move(task));

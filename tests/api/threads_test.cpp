@@ -95,7 +95,11 @@ class HostRunner final : public ss::TaskRunner {
       stop_ = true;
     }
     wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    if (!thread_.joinable()) return;
+    if (thread_.get_id() == std::this_thread::get_id())
+      thread_.detach();  // the last owner let go on this thread: it ends by itself
+    else
+      thread_.join();
   }
   void run(int count, Task task, void* context) override {
     runs.fetch_add(1);
