@@ -1,6 +1,5 @@
 #include "support/numerics.hpp"
 
-#include <doctest/doctest.h>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -104,20 +103,6 @@ bool agrees(double got, double want, double scale, const Tolerance& t) {
   const double s = t.tensor_scale ? scale : std::fabs(want);
   const double u = t.ulp > 0 ? t.ulp * float_ulp(want) : 0;
   return std::fabs(got - want) <= t.absolute + t.relative * s + u;
-}
-
-void check_agrees(const runtime::Tensor& got, const runtime::Tensor& want, const std::string& row,
-                  const std::string& what) {
-  CAPTURE(what);
-  REQUIRE(got.shape() == want.shape());
-  const auto& t = tolerance(row);
-  const auto g = got.values(), w = want.values();
-  const double scale = tensor_scale(w);
-  int bad = 0;
-  for (std::size_t i = 0; i < g.size(); ++i)
-    if (!agrees(g[i], w[i], scale, t) && bad++ < 3)
-      FAIL_CHECK(what << "[" << i << "] = " << g[i] << ", expected " << w[i]);
-  CHECK(bad == 0);
 }
 
 }  // namespace ss::test
