@@ -159,6 +159,9 @@ typedef struct {
   /* Told each call's and each node's timing; NULL: nothing is measured. */
   void (*trace)(void* trace_user, const ss_trace_event* event);
   void* trace_user;
+  /* A folder that keeps compiled code between processes (made on the
+   * first store; ss::directory_code_cache); NULL or "": none. */
+  const char* code_cache_directory;
 } ss_engine_options;
 
 /* The defaults: the CPU, the fast executor, one thread, f32, logging off. */

@@ -6,8 +6,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -21,6 +23,8 @@
 #include "ir/host.hpp"
 #include "lower/pipeline.hpp"
 #include "runtime/controller/controller.hpp"
+#include "runtime/data/data_error.hpp"
+#include "runtime/data/files.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/fast/jit_module.hpp"
 #include "shapescript/engine.hpp"
@@ -107,14 +111,29 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
   for (const auto& [name, fn] : program.controller)
     (void)runtime::controller_code(jit->api(), fn, capture);
 
-  const std::string c_file = output + ".build-" + std::to_string(::getpid()) + ".c";
-  {
-    std::ofstream out(c_file);
-    std::lock_guard lock(*mutex);
-    out << object_source(path, compiled->text, *entries);
-    if (!out)
-      return {diag::error(diag::Code::E1706, "can't write `" + c_file + "`",
-                          "check that the output's folder exists and is writable")};
+  // The C file and the library are made beside the output and the library
+  // renamed over it once whole: a full disk or a failing compiler leaves
+  // an earlier build as it was, and nothing else behind.
+  const std::string stem = output + ".build-" + std::to_string(::getpid());
+  const std::string c_file = stem + ".c", so_file = stem + ".so";
+  struct Remove {
+    const std::string& a;
+    const std::string& b;
+    ~Remove() {
+      ::unlink(a.c_str());
+      ::unlink(b.c_str());
+    }
+  } remove{c_file, so_file};
+  try {
+    std::string text;
+    {
+      std::lock_guard lock(*mutex);
+      text = object_source(path, compiled->text, *entries);
+    }
+    runtime::write_bytes(FileAccess{}, c_file, text);
+  } catch (const runtime::DataError& e) {
+    return {diag::error(e.code, e.what(),
+                        "check that the output's folder exists, is writable and has room")};
   }
   // Paths are quoted for the shell (a ' inside one becomes '\''); CC is
   // the host's own command line, as make takes it.
@@ -125,7 +144,7 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
   };
   const char* cc = std::getenv("CC");
   const std::string command = std::string(cc && *cc ? cc : "cc") + " -shared -fPIC -o " +
-                              quoted(output) + " " + quoted(c_file) + " 2>&1";
+                              quoted(so_file) + " " + quoted(c_file) + " 2>&1";
   std::string log;
   int status = -1;
   if (FILE* pipe = ::popen(command.c_str(), "r")) {
@@ -133,13 +152,16 @@ std::vector<Diagnostic> Engine::build_shared(const std::string& path,
     while (std::fgets(buffer, sizeof buffer, pipe)) log += buffer;
     status = ::pclose(pipe);
   }
-  std::remove(c_file.c_str());
   if (status != 0) {
     Diagnostic d = failed("the C compiler couldn't link `" + output + "`",
-                          "install a C compiler (`cc`), or name one with CC");
+                          "install a C compiler (`cc`), or name one with CC; check that the "
+                          "output's folder has room");
     if (!log.empty()) d.notes.push_back(log);
     return {d};
   }
+  if (std::rename(so_file.c_str(), output.c_str()) != 0)
+    return {diag::error(diag::Code::E1706, "can't write `" + output + "`: " + std::strerror(errno),
+                        "check that the output's folder is writable")};
   impl_->log->info("built {}: {} compiled entries", output, entries->size());
   return {};
 }

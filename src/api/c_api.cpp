@@ -226,6 +226,8 @@ ss_engine* ss_engine_new(const ss_engine_options* options, ss_status** status) {
     e.precision = static_cast<ss::Precision>(o.precision);
     e.deterministic = o.deterministic != 0;
     e.spin = std::chrono::microseconds(std::max(0, o.spin_microseconds));
+    if (o.code_cache_directory && *o.code_cache_directory)
+      e.code_cache = ss::directory_code_cache(o.code_cache_directory);
     if (o.run_tasks)
       e.task_runner = std::make_shared<CTaskRunner>(o.run_tasks, o.post_task, o.tasks_user);
     if (o.trace) {

@@ -148,8 +148,8 @@ std::vector<Diagnostic> Engine::check_source(std::string_view text, std::string_
 
 Module Engine::load_file(const std::string& path, const LoadOptions& options) const {
   if (!impl_) return Module(Module::Impl::failed_load(path, api::empty_engine()));
-  auto m = std::make_shared<Module::Impl>();
   try {
+    auto m = std::make_shared<Module::Impl>();
     const FileAccess& files = options.files;
     if (files.read || !files.root.empty() || !files.allow_read) {
       // The host's file access serves (or confines) the program's own source too.
@@ -164,28 +164,28 @@ Module Engine::load_file(const std::string& path, const LoadOptions& options) co
     m->workers = impl_->workers;
     m->trace = impl_->trace;
     m->bind(options, impl_->options);
+    m->log = impl_->log;
+    m->set_file(path);
+    return Module(std::move(m));
   } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
     return Module(Module::Impl::failed_load(path, runtime::unexpected_failure(e)));
   }
-  m->log = impl_->log;
-  m->set_file(path);
-  return Module(std::move(m));
 }
 
 Module Engine::load_source(std::string_view text, std::string_view name,
                            const LoadOptions& options) const {
   if (!impl_) return Module(Module::Impl::failed_load(std::string(name), api::empty_engine()));
-  auto m = std::make_shared<Module::Impl>();
   try {
+    auto m = std::make_shared<Module::Impl>();
     m->compiled = api::compile_text(text, name, *impl_->log);
     m->workers = impl_->workers;
     m->trace = impl_->trace;
     m->bind(options, impl_->options);
+    m->log = impl_->log;
+    return Module(std::move(m));
   } catch (const std::exception& e) {  // memory the machine refused (E1611), or a bug
     return Module(Module::Impl::failed_load(std::string(name), runtime::unexpected_failure(e)));
   }
-  m->log = impl_->log;
-  return Module(std::move(m));
 }
 
 std::string Engine::ir_listing(const std::string& path, std::vector<Diagnostic>* diagnostics,
@@ -252,12 +252,14 @@ std::vector<Diagnostic> Engine::build_standalone(const std::string& path,
     d.location = d.labels.back().start;
     return {d};
   }
-  std::ofstream file(output, std::ios::binary);
-  file << emitted.source;
-  file.close();
-  if (!file)
-    return {diag::error(diag::Code::E1706, "can't write the standalone source to `" + output + "`",
-                        "check that its folder exists and can be written")};
+  // Whole or not at all: an earlier build stays as it was when the disk is full.
+  try {
+    runtime::write_bytes(FileAccess{}, output, emitted.source);
+  } catch (const runtime::DataError& e) {
+    return {diag::error(diag::Code::E1706,
+                        "can't write the standalone source to `" + output + "`: " + e.what(),
+                        "check that its folder exists, can be written and has room")};
+  }
   return {};
 }
 

@@ -598,11 +598,14 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
       r.diagnostics = std::move(done.errors);
       return r;
     }
-    for (std::size_t i = 0; i < params.size() && i < done.finals.size(); ++i)
-      if (params[i].is_mut && bound[i].state)
-        bound[i].state->publish(owned(std::move(done.finals[i])), serial);
     if (sig->second.has_ret && done.result.kind != RKind::none)
       result_values(*this, std::move(done.result), sig->second.ret, function, r.values);
+    std::vector<std::pair<std::size_t, std::shared_ptr<const runtime::Value>>> next;
+    for (std::size_t i = 0; i < params.size() && i < done.finals.size(); ++i)
+      if (params[i].is_mut && bound[i].state)
+        next.emplace_back(i,
+                          std::make_shared<const runtime::Value>(owned(std::move(done.finals[i]))));
+    for (auto& [i, v] : next) bound[i].state->install(std::move(v), serial);
     return r;
   }
 
@@ -662,7 +665,9 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
     result_values(*this, assemble(program, sig->second.ret, outputs, next), sig->second.ret,
                   function, r.values);
   }
-  // Each `mut` value's new version: its old tensors, the changed ones replaced.
+  // Each `mut` value's new version: its old tensors, the changed ones
+  // replaced; all made before any is installed (memory may run out).
+  std::vector<std::pair<std::size_t, std::shared_ptr<const runtime::Value>>> versions;
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (!params[i].is_mut || !bound[i].state) continue;
     runtime::Value next = *bound[i].value;
@@ -670,9 +675,10 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
     for (std::size_t k = 0; k < graph->updated.size(); ++k)
       if (graph->updated[k].compare(0, prefix.size(), prefix) == 0)
         next.fields[graph->updated[k].substr(prefix.size())] = outputs[results + k];
-    bound[i].state->publish(owned(std::move(next)), serial);
+    versions.emplace_back(i, std::make_shared<const runtime::Value>(owned(std::move(next))));
   }
   r.updated = graph->updated;
+  for (auto& [i, v] : versions) bound[i].state->install(std::move(v), serial);
   if (frame) {  // its values dropped while its memory still watches, then kept
     frame->graph.clear();
     frame->clear_named();

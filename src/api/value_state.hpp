@@ -41,9 +41,14 @@ struct Value::State {
   // Makes `next` the current version (the caller holds `writer`); `fits`:
   // the program that made it, whose layout it has.
   void publish(runtime::Value next, std::uint64_t fits = 0) {
-    auto v = std::make_shared<const runtime::Value>(std::move(next));
+    install(std::make_shared<const runtime::Value>(std::move(next)), fits);
+  }
+  // publish's second half, which allocates nothing: a call that changes
+  // several values makes every next version first, then installs them all,
+  // so running out of memory midway leaves each value as it was.
+  void install(std::shared_ptr<const runtime::Value> next, std::uint64_t fits = 0) noexcept {
     std::lock_guard lock(guard_);
-    current_ = {std::move(v), current_.number + 1, fits};
+    current_ = {std::move(next), current_.number + 1, fits};
   }
   // Notes that version `number` fits `program`, if it is still current.
   void mark_fits(std::uint64_t number, std::uint64_t program) {

@@ -1,6 +1,7 @@
 #include "lower/pipeline.hpp"
 
 #include <exception>
+#include <new>
 
 #include "ir/distribute.hpp"
 #include "ir/fusion.hpp"
@@ -26,6 +27,8 @@ struct Driver {
           out.program.graphs.emplace(name, lower_function(typed, name));
       } catch (const NotLowered& e) {
         out.failures.push_back({name, e.code, e.what(), e.help, e.span, false});
+      } catch (const std::bad_alloc&) {
+        throw;  // out of memory is the load's failure (E1611), not a bug
       } catch (const std::exception& bug) {
         out.failures.push_back({name, std::nullopt, bug.what(), {}, {}, true});
       }
@@ -56,6 +59,8 @@ struct Driver {
     if (!options.distribute) return;
     for (const auto& [name, g] : p.graphs) try {
         p.distributed.emplace(name, ir::distribute(g));
+      } catch (const std::bad_alloc&) {
+        throw;
       } catch (const std::exception& e) {
         p.not_distributed[name] = e.what();
       }
@@ -107,6 +112,8 @@ struct Driver {
     each_graph([&](const ir::Graph& g) {
       try {
         options.planner->plan(g);
+      } catch (const std::bad_alloc&) {
+        throw;
       } catch (const std::exception& bug) {
         out.failures.push_back({g.name, std::nullopt, bug.what(), {}, {}, true});
       }

@@ -1,7 +1,13 @@
 #include "file_sink.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 
 namespace ss::cli {
 namespace {
@@ -43,32 +49,52 @@ std::string json_string(const std::string& s) {
 
 }  // namespace
 
-FileSink::FileSink(const std::string& path) : out_(path, std::ios::trunc) {
+FileSink::FileSink(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   csv_ = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
 }
 
+FileSink::~FileSink() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
 void FileSink::write(const SinkRecord& record) {
+  std::string text;
+  const std::vector<std::string> header_before = header_;
   if (csv_) {
     std::vector<std::string> names;
     for (const auto& [name, value] : record) names.push_back(name);
     if (names != header_) {
       header_ = names;
-      for (std::size_t i = 0; i < names.size(); ++i) out_ << (i ? "," : "") << names[i];
-      out_ << "\n";
+      for (std::size_t i = 0; i < names.size(); ++i) text += (i ? "," : "") + names[i];
+      text += "\n";
     }
     for (std::size_t i = 0; i < record.size(); ++i)
-      out_ << (i ? "," : "") << number_text(record[i].second);
-    out_ << "\n";
+      text += (i ? "," : "") + number_text(record[i].second);
+    text += "\n";
   } else {
-    out_ << "{";
+    text += "{";
     for (std::size_t i = 0; i < record.size(); ++i) {
       const double v = record[i].second;
-      out_ << (i ? ", " : "") << json_string(record[i].first) << ": "
-           << (std::isfinite(v) ? number_text(v) : "null");
+      text += (i ? ", " : "") + json_string(record[i].first) + ": " +
+              (std::isfinite(v) ? number_text(v) : "null");
     }
-    out_ << "}\n";
+    text += "}\n";
   }
-  out_.flush();
+  std::size_t done = 0;
+  int error = 0;
+  while (done < text.size() && error == 0) {
+    const ssize_t put = ::write(fd_, text.data() + done, text.size() - done);
+    if (put < 0 && errno != EINTR) error = errno;
+    if (put > 0) done += static_cast<std::size_t>(put);
+  }
+  if (error != 0) {
+    // What part of the record got in goes: the file ends with a whole one.
+    if (::ftruncate(fd_, written_) == 0) ::lseek(fd_, written_, SEEK_SET);
+    header_ = header_before;
+    throw std::runtime_error("can't write `" + path_ + "`: " + std::strerror(error));
+  }
+  written_ += static_cast<std::int64_t>(text.size());
 }
 
 }  // namespace ss::cli

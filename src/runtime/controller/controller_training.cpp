@@ -1,7 +1,9 @@
 #include "runtime/controller/controller_impl.hpp"
 
 #include <cstring>
+#include <new>
 
+#include "runtime/data/data_error.hpp"
 #include "support/fingerprint.hpp"
 
 namespace ss::runtime::control {
@@ -47,8 +49,21 @@ void Controller::training(const HostInstr& in, std::vector<Value>& slots) {
       SinkRecord record;
       for (const auto& part : in.parts) record.emplace_back(part.text, number_in(slots, part.slot));
       if (const auto sink = options_.sinks.find(in.text);
-          sink != options_.sinks.end() && sink->second)
-        sink->second(record);
+          sink != options_.sinks.end() && sink->second) {
+        // A host's sink that can't keep a record (its disk full) throws:
+        // the run stops there with E1706, not an internal error.
+        try {
+          sink->second(record);
+        } catch (const std::bad_alloc&) {
+          throw;
+        } catch (const DataError&) {
+          throw;
+        } catch (const std::exception& e) {
+          throw DataError(diag::Code::E1706,
+                          "the sink `" + in.text + "` couldn't keep a record: " + e.what(),
+                          "give the sink's destination room, or bind it elsewhere");
+        }
+      }
       return;
     }
     case HostOp::pipe: {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <new>
 
 #include "runtime/core/out_of_memory.hpp"
@@ -23,6 +24,7 @@ std::uint64_t FrameMemory::next_serial() {
 FrameMemory::Scope::Scope(FrameMemory& memory) {
   if (t_open) return;  // an outer call's frame stays in charge
   memory_ = &memory;
+  exceptions_ = std::uncaught_exceptions();
   t_open = memory_;
   memory_->begin();
 }
@@ -30,7 +32,12 @@ FrameMemory::Scope::Scope(FrameMemory& memory) {
 FrameMemory::Scope::~Scope() {
   if (!memory_) return;
   t_open = nullptr;
-  memory_->end();
+  // A call that failed (out of memory, say) recorded part of its sequence:
+  // the next call records again rather than plan from the part.
+  if (std::uncaught_exceptions() > exceptions_)
+    memory_->abandon();
+  else
+    memory_->end();
 }
 
 FrameMemory::Outside::Outside() : open_(t_open) {
@@ -62,6 +69,13 @@ void FrameMemory::end() {
     arena_.reset();
     planned_ = true;
   }
+}
+
+void FrameMemory::abandon() {
+  if (!recording_) return;
+  recording_ = false;
+  slots_.clear();
+  serial_ = next_serial();
 }
 
 std::shared_ptr<Buffer> FrameMemory::take(std::size_t bytes, bool zeroed) {
@@ -109,9 +123,9 @@ void FrameMemory::made(Buffer& buffer, std::size_t bytes) {
   slot.bytes = bytes;
   slot.rounded = buffer.capacity_;
   slot.made_at = m->clock_++;
+  m->slots_.push_back(std::move(slot));  // may throw: the buffer isn't marked yet
   buffer.frame_ = m->serial_;
-  buffer.frame_slot_ = static_cast<int>(m->slots_.size());
-  m->slots_.push_back(std::move(slot));
+  buffer.frame_slot_ = static_cast<int>(m->slots_.size()) - 1;
 }
 
 void FrameMemory::freed(std::uint64_t frame, int slot) {

@@ -42,6 +42,7 @@ class FrameMemory {
 
    private:
     FrameMemory* memory_ = nullptr;
+    int exceptions_ = 0;  // in flight when it opened: more at its end, the call failed
   };
 
   // Closes the thread's scope while it lives: what is made meanwhile is
@@ -84,10 +85,13 @@ class FrameMemory {
   };
   void begin();
   void end();
+  void abandon();
   void plan();
   std::shared_ptr<Buffer> serve(std::size_t bytes, bool zeroed);
 
-  const std::uint64_t serial_ = next_serial();
+  // Which recording a buffer was made in: a new one after a failed call,
+  // so its buffers, freed later, don't touch the next recording's slots.
+  std::uint64_t serial_ = next_serial();
   static std::uint64_t next_serial();
   bool planned_ = false, recording_ = false, diverged_ = false;
   std::int64_t clock_ = 0, missed_ = 0;

@@ -99,16 +99,19 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
     throw;
   }
   if (zeroed) std::memset(data, 0, rounded);
+  std::shared_ptr<Buffer> buffer;
   try {
-    auto buffer = make(data, bytes, rounded, true);
-    buffer->budget_ = budget;
-    if (!budget) FrameMemory::made(*buffer, bytes);
-    return buffer;
+    buffer = make(data, bytes, rounded, true);
   } catch (...) {
     BufferPool::give(data, rounded);
     if (budget) budget->used.fetch_sub(static_cast<std::int64_t>(rounded));
     throw;
   }
+  // From here the buffer owns its memory and its share of the budget: its
+  // destructor gives both back if recording it fails.
+  buffer->budget_ = budget;
+  if (!budget) FrameMemory::made(*buffer, bytes);
+  return buffer;
 }
 
 std::shared_ptr<Buffer> Buffer::borrow(void* data, std::size_t bytes) {

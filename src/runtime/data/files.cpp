@@ -1,13 +1,13 @@
 #include "runtime/data/files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "diag/codes.hpp"
 #include "runtime/data/data_error.hpp"
@@ -46,37 +46,73 @@ std::string read_bytes(const FileAccess& files, const std::string& path) {
       throw DataError(Code::E1408, "can't read `" + path + "`: " + why);
     return bytes;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(Code::E1408, "can't read `" + path + "`: " + std::strerror(errno));
-  std::ostringstream all;
-  all << in.rdbuf();
-  return all.str();
+  // POSIX calls, not a stream: a stream swallows an allocation that fails
+  // midway (its badbit), and the file would look truncated, not E1611.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw DataError(Code::E1408, "can't read `" + path + "`: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  std::string bytes;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) bytes.reserve(static_cast<std::size_t>(st.st_size));
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw DataError(Code::E1408, "can't read `" + path + "`: " + std::strerror(errno));
+    }
+    bytes.append(chunk, static_cast<std::size_t>(got));
+  }
+  return bytes;
 }
 
 void write_bytes(const FileAccess& files, const std::string& path, std::string_view bytes) {
   check_allowed(files, path, true);
-  const std::string help = "check that its folder exists and is writable";
+  const std::string help = "check that its folder exists, is writable and has room";
   if (files.write) {
     std::string why;
     if (!files.write(path, bytes, &why))
       throw DataError(Code::E1706, "can't write `" + path + "`: " + why, help);
     return;
   }
+  // Written whole to a temporary beside it, flushed to the disk, then
+  // renamed over it: a failure anywhere (the disk full, memory refused)
+  // leaves the earlier file whole and no temporary behind.
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  std::string failure;  // the message, made once the temporary is gone
+  int error = 0;
   {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
       throw DataError(Code::E1706, "can't write `" + path + "`: " + std::strerror(errno), help);
+    struct Temporary {
+      int fd;
+      const char* name;
+      bool kept = false;
+      ~Temporary() {
+        if (fd >= 0) ::close(fd);
+        if (!kept) ::unlink(name);
+      }
+    } file{fd, temporary.c_str()};
+    std::size_t done = 0;
+    while (done < bytes.size() && error == 0) {
+      const ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (put < 0 && errno != EINTR) error = errno;
+      if (put > 0) done += static_cast<std::size_t>(put);
     }
+    if (error == 0 && ::fsync(fd) != 0) error = errno;
+    const int closed = ::close(file.fd);
+    file.fd = -1;
+    if (error == 0 && closed != 0) error = errno;
+    if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+    file.kept = error == 0;
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw DataError(Code::E1706, "can't write `" + path + "`: " + why, help);
-  }
+  if (error != 0)
+    throw DataError(Code::E1706, "can't write `" + path + "`: " + std::strerror(error), help);
 }
 
 }  // namespace ss::runtime

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
 #include "runtime/data/data_error.hpp"
+#include "runtime/data/safetensors_header.hpp"
 
 namespace ss::runtime {
 namespace {
@@ -60,35 +60,21 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path, const Fi
     header_size =
         (header_size << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
   if (header_size > bytes.size() - 8) corrupt(path, "truncated in its header");
-  nlohmann::json header = nlohmann::json::parse(
-      bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_size), nullptr,
-      false);
-  if (header.is_discarded() || !header.is_object()) corrupt(path, "its header isn't a JSON object");
+  std::vector<SafetensorsEntry> entries;
+  std::string why;
+  if (!parse_safetensors_header(std::string_view(bytes).substr(8, header_size), &entries, &why))
+    corrupt(path, why);
   const std::size_t data_start = 8 + header_size;
   const std::size_t data_size = bytes.size() - data_start;
   std::map<std::string, Tensor> out;
-  for (const auto& item : header.items()) {
+  for (const auto& entry : entries) {
     // Named, not a structured binding: clang 14 won't let lambdas capture those.
-    const std::string name = item.key();
-    const auto& entry = item.value();
-    if (name == "__metadata__") continue;
-    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
-        !entry.contains("data_offsets") || !entry["dtype"].is_string() ||
-        !entry["shape"].is_array() || !entry["data_offsets"].is_array() ||
-        entry["data_offsets"].size() != 2)
-      corrupt(path, "the entry for `" + name + "` lacks dtype, shape or data_offsets");
-    Shape shape;
-    for (const auto& d : entry["shape"]) {
-      if (!d.is_number_unsigned()) corrupt(path, "`" + name + "` has a bad shape");
-      shape.push_back(d.get<std::int64_t>());
-    }
-    const auto& offsets = entry["data_offsets"];
-    if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
-      corrupt(path, "`" + name + "` has bad data_offsets");
-    const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
+    const std::string& name = entry.name;
+    const Shape shape(entry.shape.begin(), entry.shape.end());
+    const auto begin = entry.begin, end = entry.end;
     if (begin > end || end > data_size)
       corrupt(path, "truncated: `" + name + "`'s bytes are missing");
-    const std::string dtype = entry["dtype"].get<std::string>();
+    const std::string& dtype = entry.dtype;
     const std::int64_t count = element_count(shape);
     const char* data = bytes.data() + data_start + begin;
     const auto need = [&](std::size_t width) {
@@ -137,11 +123,70 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path, const Fi
   return out;
 }
 
+namespace {
+
+// A JSON string as nlohmann's dump() writes it (UTF-8 kept, control
+// characters escaped).
+void append_json_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(c));
+          out += hex;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+}  // namespace
+
+// The header is written by hand, as nlohmann's dump() would: building it
+// as a json object ends the process when an allocation fails (its
+// initializer-list constructors unwind through a noexcept frame), and a
+// save must fail with E1611 instead.
 void write_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
                        const std::map<std::string, std::string>& metadata, const FileAccess& files,
                        const std::function<bool(const std::string&)>& as_int64) {
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::string text = "{";
+  if (!metadata.empty()) {
+    text += "\"__metadata__\":{";
+    bool first = true;
+    for (const auto& [key, value] : metadata) {
+      if (!first) text += ',';
+      first = false;
+      append_json_string(text, key);
+      text += ':';
+      append_json_string(text, value);
+    }
+    text += '}';
+  }
   std::string data;
   for (const auto& [name, tensor] : tensors) {
     const Tensor packed = tensor.compact();
@@ -149,12 +194,18 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
     const bool wide = as_int64 && as_int64(name);
     std::vector<std::int64_t> shape = packed.shape();
     if (wide) shape.pop_back();  // the (low, high) words of each element
-    header[name] = {{"dtype", wide ? std::string("I64") : file_dtype(packed.dtype())},
-                    {"shape", shape},
-                    {"data_offsets", {data.size(), data.size() + bytes}}};
+    if (text.size() > 1) text += ',';
+    append_json_string(text, name);
+    text += ":{\"dtype\":";
+    append_json_string(text, wide ? std::string("I64") : file_dtype(packed.dtype()));
+    text += ",\"shape\":[";
+    for (std::size_t k = 0; k < shape.size(); ++k)
+      text += (k ? "," : "") + std::to_string(shape[k]);
+    text += "],\"data_offsets\":[" + std::to_string(data.size()) + "," +
+            std::to_string(data.size() + bytes) + "]}";
     if (bytes) data.append(static_cast<const char*>(packed.raw()), bytes);
   }
-  std::string text = header.dump();
+  text += '}';
   while ((8 + text.size()) % 8 != 0) text += ' ';  // the data starts 8-byte aligned
   std::string file;
   std::uint64_t size = text.size();
