@@ -9,35 +9,13 @@
 
 #include "catalog/catalog.hpp"
 #include "fuzz/fuzz_entry.hpp"
+#include "fuzz/mutate.hpp"
 #include "support/paths.hpp"
 #include "support/process.hpp"
 
 namespace {
 
 constexpr int kMutationsPerSeed = 60;
-
-std::string mutate(std::string s, std::mt19937& rng) {
-  std::uniform_int_distribution<int> byte(0, 255);
-  const int edits = 1 + static_cast<int>(rng() % 8);
-  for (int e = 0; e < edits; ++e) {
-    const std::size_t at = s.empty() ? 0 : rng() % (s.size() + 1);
-    switch (rng() % 4) {
-      case 0:  // flip a byte
-        if (at < s.size()) s[at] = static_cast<char>(byte(rng));
-        break;
-      case 1:  // insert a byte
-        s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), static_cast<char>(byte(rng)));
-        break;
-      case 2:  // delete a run
-        if (at < s.size()) s.erase(at, 1 + rng() % 16);
-        break;
-      default:  // duplicate a run
-        if (at < s.size()) s.insert(at, s.substr(at, 1 + rng() % 64));
-        break;
-    }
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -70,7 +48,7 @@ TEST_CASE("the fuzz entry point holds its invariants over the corpus and its mut
     };
     CHECK(run(seed) == "");
     for (int i = 0; i < kMutationsPerSeed; ++i) {
-      const std::string input = mutate(seed, rng);
+      const std::string input = ss::test::mutate(seed, rng);
       const std::string broken = run(input);
       if (!broken.empty()) FAIL_CHECK(broken << " on mutation " << i);
     }
