@@ -8,10 +8,12 @@
 // writes only programs that check.
 //
 //   differential [--from S] [--count N] [--seconds T] [--every K]
-//                [--keep DIR] [--verbose] [FILE...]
+//                [--standalone-every M] [--keep DIR] [--verbose] [FILE...]
 //
 // runs seeds S, S+K, S+2K, ... (N of them, or until T seconds have passed),
-// or the files given (their `#@` lines say what to call). It prints one
+// or the files given (their `#@` lines say what to call); the seeds that are
+// multiples of M (50; 0: none) also run on the standalone build, 50
+// programs to a compile, against the reference. It prints one
 // line per failure and a summary, writes each failing program into DIR,
 // and exits 1 on any failure.
 #include <unistd.h>
@@ -41,6 +43,7 @@ using ss::fuzz::ProgramCalls;
 
 struct Options {
   std::uint64_t from = 0, count = 0, every = 1;
+  std::uint64_t standalone_every = 50;  // every Nth program also on the standalone build; 0: none
   double seconds = 0;
   std::string keep;
   bool verbose = false;
@@ -104,14 +107,195 @@ std::vector<Executor> executors() {
   return out;
 }
 
+// Programs for the standalone build, compiled 50 to one executable: the
+// tiny runtime once, each program's `namespace model` renamed, and a main
+// that runs every recorded call on its inputs and prints its outputs,
+// compared with the reference under the `standalone` row.
+class StandaloneBatch {
+ public:
+  struct Call {
+    std::string function;
+    std::vector<std::pair<std::string, ss::Tensor>> inputs;
+    Results expected;
+  };
+
+  // Adds a program's standalone source and its calls; false with *why when
+  // the build refuses it.
+  bool add(const ss::Engine& engine, const std::string& name, const std::string& source,
+           std::vector<Call> calls, std::string* why) {
+    const std::filesystem::path dir = scratch();
+    const std::string program = (dir / "program.ss").string(), cpp = (dir / "program.cpp").string();
+    std::ofstream(program) << source;
+    const auto built = engine.build_standalone(program, cpp);
+    if (!built.empty()) {
+      *why = built[0].render();
+      return false;
+    }
+    std::ifstream in(cpp);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string all = text.str();
+    const auto at = all.find("\nnamespace model {");
+    if (at == std::string::npos) {
+      *why = "the standalone source has no `namespace model`";
+      return false;
+    }
+    if (runtime_.empty()) runtime_ = all.substr(0, at + 1);
+    const std::string k = std::to_string(programs_.size());
+    programs_.push_back(
+        {name, "namespace model_" + k + " {" + all.substr(at + 18), std::move(calls)});
+    return true;
+  }
+
+  std::size_t size() const { return programs_.size(); }
+
+  // Compiles and runs the batch; each disagreement as a failure line.
+  std::vector<std::string> run() {
+    std::vector<std::string> failures;
+    if (programs_.empty()) return failures;
+    const std::filesystem::path dir = scratch();
+    std::string cpp = runtime_;
+    for (const auto& p : programs_) cpp += p.model + "\n";
+    cpp +=
+        "#include <cstdio>\n#include <iostream>\nint main() {\n"
+        "  const std::map<std::string, ssa::Tensor> none;\n  std::vector<const "
+        "decltype(model_0::functions)*> "
+        "programs = {";
+    for (std::size_t k = 0; k < programs_.size(); ++k)
+      cpp += (k ? ", &model_" : "&model_") + std::to_string(k) + "::functions";
+    cpp +=
+        "};\n"
+        "  for (std::string word; std::cin >> word;) {\n"
+        "    std::size_t program = 0, count = 0;\n    std::string function;\n"
+        "    std::cin >> program >> function >> count;\n"
+        "    std::map<std::string, ssa::Tensor> in;\n"
+        "    for (std::size_t i = 0; i < count; ++i) {\n"
+        "      std::string name;\n      int dtype = 0;\n      std::size_t rank = 0;\n"
+        "      std::cin >> name >> dtype >> rank;\n      ssa::Shape shape(rank);\n"
+        "      for (auto& d : shape) std::cin >> d;\n"
+        "      ssa::Tensor t = ssa::make(static_cast<ssa::DType>(dtype), shape);\n"
+        "      for (auto& v : t.v) std::cin >> v;\n      in[name] = t;\n    }\n"
+        "    const auto out = programs.at(program)->at(function)(in);\n"
+        "    std::printf(\"%zu\\n\", out.size());\n"
+        "    for (const auto& t : out) {\n"
+        "      std::printf(\"%lld\", static_cast<long long>(t.size()));\n"
+        "      for (const double v : t.v) std::printf(\" %.9g\", v);\n      "
+        "std::printf(\"\\n\");\n    }\n"
+        "  }\n}\n";
+    std::ofstream((dir / "batch.cpp").string()) << cpp;
+    std::string inputs;
+    for (std::size_t k = 0; k < programs_.size(); ++k)
+      for (const auto& c : programs_[k].calls) {
+        inputs += "call " + std::to_string(k) + " " + c.function + " " +
+                  std::to_string(c.inputs.size()) + "\n";
+        for (const auto& [name, t] : c.inputs) {
+          inputs += name + " " + std::to_string(t.dtype() == ss::DType::f32 ? 0 : 3) + " " +
+                    std::to_string(t.shape().size());
+          for (const auto d : t.shape()) inputs += " " + std::to_string(d);
+          char v[32];
+          for (const float x : t.to_floats()) {
+            std::snprintf(v, sizeof v, " %.9g", x);
+            inputs += v;
+          }
+          inputs += "\n";
+        }
+      }
+    std::ofstream((dir / "inputs.txt").string()) << inputs;
+    const std::string compile = "g++ -std=c++17 -O1 -w -o '" + (dir / "batch").string() + "' '" +
+                                (dir / "batch.cpp").string() + "' > '" +
+                                (dir / "compile.log").string() + "' 2>&1";
+    if (std::system(compile.c_str()) != 0) {
+      std::ifstream log((dir / "compile.log").string());
+      std::stringstream why;
+      why << log.rdbuf();
+      failures.push_back("the standalone batch of " + programs_.front().name + " .. " +
+                         programs_.back().name + " doesn't compile:\n" + why.str().substr(0, 4000));
+      programs_.clear();
+      return failures;
+    }
+    const std::string run = "'" + (dir / "batch").string() + "' < '" +
+                            (dir / "inputs.txt").string() + "' > '" +
+                            (dir / "outputs.txt").string() + "'";
+    const int status = std::system(run.c_str());
+    std::ifstream out((dir / "outputs.txt").string());
+    const auto& tol = ss::test::tolerance("standalone");
+    for (const auto& p : programs_)
+      for (const auto& c : p.calls) {
+        std::size_t count = 0;
+        if (!(out >> count)) {
+          failures.push_back(p.name + ": `" + c.function +
+                             "` on the standalone build gave nothing (exit " +
+                             std::to_string(status) + ")");
+          programs_.clear();
+          return failures;
+        }
+        if (count != c.expected.size())
+          failures.push_back(p.name + ": `" + c.function + "` on the standalone build gives " +
+                             std::to_string(count) + " results, the reference " +
+                             std::to_string(c.expected.size()));
+        for (std::size_t r = 0; r < count; ++r) {
+          std::size_t size = 0;
+          out >> size;
+          std::vector<double> got(size);
+          for (auto& g : got) out >> g;
+          if (r >= c.expected.size()) continue;
+          const auto want = c.expected[r].second.to_floats();
+          if (want.size() != size) {
+            failures.push_back(p.name + ": `" + c.function + "`'s standalone result " +
+                               std::to_string(r) + " has " + std::to_string(size) +
+                               " elements, the reference's " + std::to_string(want.size()));
+            continue;
+          }
+          const double scale =
+              ss::test::tensor_scale(std::vector<double>(want.begin(), want.end()));
+          const bool exact = c.expected[r].second.dtype() != ss::DType::f32;
+          for (std::size_t j = 0; j < size; ++j)
+            if (exact ? got[j] != want[j] : !ss::test::agrees(got[j], want[j], scale, tol)) {
+              char line[160];
+              std::snprintf(line, sizeof line, "[%zu] = %.9g, expected %.9g (standalone)", j,
+                            got[j], static_cast<double>(want[j]));
+              failures.push_back(p.name + ": `" + c.function +
+                                 "` standalone against the reference: " + c.expected[r].first +
+                                 line);
+              break;
+            }
+        }
+      }
+    programs_.clear();
+    return failures;
+  }
+
+  ~StandaloneBatch() {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+ private:
+  struct Program {
+    std::string name, model;
+    std::vector<Call> calls;
+  };
+  std::string runtime_;
+  std::vector<Program> programs_;
+  std::filesystem::path dir_;
+
+  std::filesystem::path scratch() {
+    if (dir_.empty()) {
+      char tmpl[] = "/tmp/ss_differential.XXXXXX";
+      dir_ = mkdtemp(tmpl);
+    }
+    return dir_;
+  }
+};
+
 class Runner {
  public:
   explicit Runner(const Options& o) : options_(o), executors_(executors()) {}
 
   // Runs one program; returns its failures (empty: all agree).
   std::vector<std::string> run(const std::string& source, const std::string& name,
-                               std::uint64_t seed) {
+                               std::uint64_t seed, bool standalone = false) {
     std::vector<std::string> failures;
+    std::vector<StandaloneBatch::Call> standalone_calls;
     ProgramCalls calls;
     try {
       calls = ss::fuzz::read_calls(source);
@@ -195,6 +379,15 @@ class Runner {
         }
       }
       if (results.size() != executors_.size()) continue;
+      if (standalone) {
+        StandaloneBatch::Call sc{call.function, {}, results[0]};
+        std::size_t next = 0;
+        for (const auto& a : call.arguments)
+          sc.inputs.emplace_back(a.name, a.name.find('.') != std::string::npos
+                                             ? named.at(a.name)
+                                             : positional.at(next++).tensor());
+        standalone_calls.push_back(std::move(sc));
+      }
       if (results[0].empty())
         failures.push_back(name + ": `" + call.function + "` returned nothing to compare");
       const std::string where = name + ": `" + call.function + "` (n=" + std::to_string(n) + ") ";
@@ -204,6 +397,12 @@ class Runner {
         failures.push_back(where + "fast on 2 threads against the reference: " + d);
       if (auto d = differ(results[3], results[1], &ss::test::tolerance("devices")); !d.empty())
         failures.push_back(where + "cpu[0 1] against fast: " + d);
+    }
+    if (standalone && failures.empty()) {
+      std::string why;
+      if (!batch_.add(*executors_[0].engine, name, source, std::move(standalone_calls), &why))
+        failures.push_back(name + ": the standalone build refuses it: " + why);
+      if (batch_.size() >= 50) flush_standalone(failures);
     }
     if (options_.verbose)
       for (std::size_t e = 0; e < executors_.size(); ++e) {
@@ -216,9 +415,15 @@ class Runner {
     return failures;
   }
 
+  // Runs the standalone programs gathered so far.
+  void flush_standalone(std::vector<std::string>& failures) {
+    for (auto& f : batch_.run()) failures.push_back(std::move(f));
+  }
+
  private:
   const Options& options_;
   std::vector<Executor> executors_;
+  StandaloneBatch batch_;
 
   // What differs between `got` and `want` (empty: they agree): under `t`,
   // or bit for bit where it is null; integers always exactly.
@@ -269,6 +474,8 @@ Options parse(int argc, char** argv) {
       o.seconds = std::stod(next());
     else if (a == "--keep")
       o.keep = next();
+    else if (a == "--standalone-every")
+      o.standalone_every = std::stoull(next());
     else if (a == "--verbose")
       o.verbose = true;
     else if (!a.empty() && a[0] == '-')
@@ -351,8 +558,15 @@ int main(int argc, char** argv) {
       const std::string name = "seed_" + std::to_string(seed) + ".ss";
       if (options.verbose) std::printf("%s\n", name.c_str());
       running(name);
-      report(runner.run(source, name, seed), name, source);
+      const bool standalone = options.standalone_every > 0 && seed % options.standalone_every == 0;
+      report(runner.run(source, name, seed, standalone), name, source);
     }
+  }
+  {
+    std::vector<std::string> last;
+    runner.flush_standalone(last);
+    for (const auto& f : last) std::printf("FAIL %s\n", f.c_str());
+    if (!last.empty()) ++failed;
   }
   std::printf("differential: %llu programs, %llu failed, %.1f s\n",
               static_cast<unsigned long long>(programs), static_cast<unsigned long long>(failed),
