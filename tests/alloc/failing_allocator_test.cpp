@@ -13,10 +13,8 @@
 // the process whatever we do (LLVM's own handler). A failing allocation
 // whose stack passes through them is let through, and the next one fails.
 #define DOCTEST_CONFIG_IMPLEMENT
-#include <dlfcn.h>
 #include <doctest/doctest.h>
 #include <execinfo.h>
-#include <link.h>
 
 #include <algorithm>
 #include <atomic>
@@ -33,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc/loaded_objects.hpp"
 #include "shapescript/shapescript.h"
 
 namespace {
@@ -43,42 +42,17 @@ std::atomic<bool> g_armed{false};
 std::atomic<long> g_seen{0}, g_fail_at{0}, g_failed_at{0};
 thread_local bool t_inside = false;
 
-struct Range {
-  std::uintptr_t lo = 0, hi = 0;
-  bool holds(const void* p) const {
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    return a >= lo && a < hi;
-  }
-};
+using Range = ss::test::AddressRange;
 std::vector<Range> g_excluded;  // set before arming, read while armed
 
 // The loaded objects whose file names contain one of `parts`.
 std::vector<Range> loaded_ranges(const std::vector<std::string>& parts) {
-  struct Search {
-    const std::vector<std::string>* parts;
-    std::vector<Range> found;
-  } search{&parts, {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t, void* data) {
-        auto& s = *static_cast<Search*>(data);
-        const std::string name = info->dlpi_name ? info->dlpi_name : "";
-        const auto base = name.substr(name.rfind('/') + 1);
-        if (std::none_of(s.parts->begin(), s.parts->end(),
-                         [&](const std::string& p) { return base.find(p) != std::string::npos; }))
-          return 0;
-        Range r{~std::uintptr_t{0}, 0};
-        for (int k = 0; k < info->dlpi_phnum; ++k) {
-          const ElfW(Phdr)& ph = info->dlpi_phdr[k];
-          if (ph.p_type != PT_LOAD) continue;
-          const std::uintptr_t at = info->dlpi_addr + ph.p_vaddr;
-          r.lo = std::min(r.lo, at);
-          r.hi = std::max(r.hi, at + ph.p_memsz);
-        }
-        s.found.push_back(r);
-        return 0;
-      },
-      &search);
-  return search.found;
+  return ss::test::loaded_ranges([&](const std::string& path) {
+    const auto base = path.substr(path.rfind('/') + 1);
+    return std::any_of(parts.begin(), parts.end(), [&](const std::string& p) {
+      return !base.empty() && base.find(p) != std::string::npos;
+    });
+  });
 }
 
 // Whether the allocation being made comes through an excluded library.

@@ -8,7 +8,6 @@
 #include <dlfcn.h>
 #include <doctest/doctest.h>
 #include <execinfo.h>
-#include <link.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "alloc/loaded_objects.hpp"
 #include "shapescript/shapescript.h"
 #include "shapescript/shapescript.hpp"
 #include "support/skip.hpp"
@@ -60,13 +60,7 @@ thread_local bool t_inside = false;
 // The address ranges of this binary (the library is linked in) and of a
 // stand-in driver whose own allocations don't count (what a real driver
 // does inside its calls is its own affair): set while a case wants them.
-struct Range {
-  std::uintptr_t lo = 0, hi = 0;
-  bool holds(const void* p) const {
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    return a >= lo && a < hi;
-  }
-};
+using Range = ss::test::AddressRange;
 Range g_ours, g_driver;
 std::atomic<bool> g_driver_excluded{false};
 
@@ -111,31 +105,13 @@ bool allocator_frame(void* frame) {
 // The loaded object whose path ends in `suffix` (empty: the executable),
 // as the span of its loaded segments.
 Range loaded_range(const std::string& suffix) {
-  struct Search {
-    const std::string* suffix;
-    Range found;
-  } search{&suffix, {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t, void* data) {
-        auto& s = *static_cast<Search*>(data);
-        const std::string name = info->dlpi_name ? info->dlpi_name : "";
-        const bool wanted = s.suffix->empty() ? name.empty()
-                                              : name.size() >= s.suffix->size() &&
-                                                    name.compare(name.size() - s.suffix->size(),
-                                                                 s.suffix->size(), *s.suffix) == 0;
-        if (!wanted || s.found.hi) return 0;
-        s.found.lo = ~std::uintptr_t{0};
-        for (int k = 0; k < info->dlpi_phnum; ++k) {
-          const ElfW(Phdr)& ph = info->dlpi_phdr[k];
-          if (ph.p_type != PT_LOAD) continue;
-          const std::uintptr_t at = info->dlpi_addr + ph.p_vaddr;
-          s.found.lo = std::min(s.found.lo, at);
-          s.found.hi = std::max(s.found.hi, at + ph.p_memsz);
-        }
-        return 1;
-      },
-      &search);
-  return search.found;
+  const auto found = ss::test::loaded_ranges([&](const std::string& name) {
+    return suffix.empty()
+               ? name.empty()
+               : name.size() >= suffix.size() &&
+                     name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  });
+  return found.empty() ? Range{} : found.front();
 }
 
 }  // namespace

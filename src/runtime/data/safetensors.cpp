@@ -10,6 +10,7 @@
 
 #include "runtime/data/data_error.hpp"
 #include "runtime/data/safetensors_header.hpp"
+#include "support/json_string.hpp"
 
 namespace ss::runtime {
 namespace {
@@ -123,51 +124,8 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path, const Fi
   return out;
 }
 
-namespace {
-
-// A JSON string as nlohmann's dump() writes it (UTF-8 kept, control
-// characters escaped).
-void append_json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char hex[8];
-          std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(c));
-          out += hex;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
-
-}  // namespace
-
-// The header is written by hand, as nlohmann's dump() would: building it
+// The header is written by hand, as nlohmann's dump() would (but for
+// \b and \f, written \u0008 and \u000c): building it
 // as a json object ends the process when an allocation fails (its
 // initializer-list constructors unwind through a noexcept frame), and a
 // save must fail with E1611 instead.
@@ -181,9 +139,9 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
     for (const auto& [key, value] : metadata) {
       if (!first) text += ',';
       first = false;
-      append_json_string(text, key);
+      support::append_json_string(text, key);
       text += ':';
-      append_json_string(text, value);
+      support::append_json_string(text, value);
     }
     text += '}';
   }
@@ -195,9 +153,9 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
     std::vector<std::int64_t> shape = packed.shape();
     if (wide) shape.pop_back();  // the (low, high) words of each element
     if (text.size() > 1) text += ',';
-    append_json_string(text, name);
+    support::append_json_string(text, name);
     text += ":{\"dtype\":";
-    append_json_string(text, wide ? std::string("I64") : file_dtype(packed.dtype()));
+    support::append_json_string(text, wide ? std::string("I64") : file_dtype(packed.dtype()));
     text += ",\"shape\":[";
     for (std::size_t k = 0; k < shape.size(); ++k)
       text += (k ? "," : "") + std::to_string(shape[k]);
