@@ -11,10 +11,13 @@ constexpr int kMaxDepth = 64;  // deeper nesting is no header, and no stack over
 // A JSON value as far as a header needs it.
 struct Json {
   enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
-  std::string text;                                // a string's value, a number's digits
-  bool integer = false;                            // a number without sign, fraction or exponent
-  std::vector<Json> items;                         // an array's
-  std::vector<std::pair<std::string, Json>> keys;  // an object's, in order
+  std::string text;         // a string's value, a number's digits
+  bool integer = false;     // a number without sign, fraction or exponent
+  std::vector<Json> items;  // an array's
+  // An object's members, in order: names[k] names values[k]. (Two vectors,
+  // not one of pairs: a pair of an incomplete type isn't allowed.)
+  std::vector<std::string> names;
+  std::vector<Json> values;
 };
 
 class Parser {
@@ -89,8 +92,9 @@ class Parser {
       space();
       if (at_ >= t_.size() || t_[at_] != ':') return fail("a key without ':'");
       ++at_;
-      out->keys.emplace_back(std::move(key), Json{});
-      if (!value(&out->keys.back().second, depth + 1)) return false;
+      out->names.push_back(std::move(key));
+      out->values.emplace_back();
+      if (!value(&out->values.back(), depth + 1)) return false;
       space();
       if (at_ < t_.size() && t_[at_] == ',') {
         ++at_;
@@ -255,8 +259,8 @@ bool unsigned_integer(const Json& j, std::uint64_t* out) {
 }
 
 const Json* member(const Json& object, std::string_view key) {
-  for (const auto& [k, v] : object.keys)
-    if (k == key) return &v;
+  for (std::size_t k = 0; k < object.names.size(); ++k)
+    if (object.names[k] == key) return &object.values[k];
   return nullptr;
 }
 
@@ -271,7 +275,9 @@ bool parse_safetensors_header(std::string_view text, std::vector<SafetensorsEntr
     return false;
   }
   std::set<std::string_view> seen;
-  for (const auto& [name, entry] : root.keys) {
+  for (std::size_t k = 0; k < root.names.size(); ++k) {
+    const std::string& name = root.names[k];
+    const Json& entry = root.values[k];
     if (name == "__metadata__") continue;
     if (!seen.insert(name).second) {
       *why = "it names `" + name + "` twice";
