@@ -57,7 +57,7 @@ class Generator {
       else if (kind < 7)
         gradient_function();
       else if (kind < 8)
-        stack_scan_function();
+        stack_scan_function(chance(0.5));
       else
         slices_scan_function();
     }
@@ -623,8 +623,10 @@ class Generator {
   }
 
   // A stack of layers scanned by one body.
-  void stack_scan_function() {
-    begin_function(false);
+  // A stack of layers scanned by one body; `differentiated`: a smooth loss
+  // of it, and `grad` of that (the scan's backward loop).
+  void stack_scan_function(bool differentiated) {
+    begin_function(differentiated);
     const std::string k = std::to_string(models_++);
     const std::string x = fixed_dim({});
     const int layers = uniform(1, 3);
@@ -647,12 +649,26 @@ class Generator {
     indent_ = "        ";
     budget_ = uniform(2, 8);
     const Expr step = gen(h, 4);
-    stmts_.push_back(indent_ + "h = h * 0.5 + tanh(" + step.text + ")");
+    // A loss must depend on the layers (E1204 otherwise).
+    const std::string layer = differentiated ? " + h @ k.w + k.b" : "";
+    stmts_.push_back(indent_ + "h = h * 0.5 + tanh(" + step.text + layer + ")");
     indent_ = "    ";
     // The layers' values aren't readable after the loop.
     vars_.erase(
         std::remove_if(vars_.begin(), vars_.end(), [](const Var& v) { return v.name[0] == 'k'; }),
         vars_.end());
+    if (differentiated) {
+      const std::string loss = "loss" + k, fn = "grad" + k;
+      std::vector<std::string> names;
+      for (const auto& p : params_) names.push_back(p.name);
+      functions_text_ += "fn " + loss + "(" + signature("m: S" + k) + ") -> []:\n" + body() +
+                         indent_ + "return " + (chance(0.5) ? "sum" : "mean") + "(h * h)\n\n";
+      functions_text_ += "fn " + fn + "(" + signature("m: S" + k) + ") -> S" + k + " = grad(" +
+                         loss + ", m" + (names.empty() ? "" : ", " + join(names, ", ")) + ")\n\n";
+      add_meta(fn, fields);
+      add_meta(loss, fields);
+      return;
+    }
     const std::string name = "scan" + k;
     functions_text_ += "fn " + name + "(" + signature("m: S" + k) + ") -> [n " + x + "]:\n" +
                        body() + indent_ + "return h\n\n";
