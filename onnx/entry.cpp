@@ -20,10 +20,29 @@ namespace {
 
 using nlohmann::json;
 
+void put(SsOnnxBuffer* out, const char* bytes, std::size_t size) noexcept {
+  out->data = static_cast<char*>(std::malloc(size ? size : 1));
+  out->size = out->data ? size : 0;
+  if (out->data && size) std::memcpy(out->data, bytes, size);
+}
+
 void put(SsOnnxBuffer* out, const std::string& bytes) {
-  out->data = static_cast<char*>(std::malloc(bytes.size() ? bytes.size() : 1));
-  out->size = bytes.size();
-  if (bytes.size()) std::memcpy(out->data, bytes.data(), bytes.size());
+  put(out, bytes.data(), bytes.size());
+}
+
+// JSON text whatever the model's strings hold: a name or message that
+// isn't UTF-8 (a model's bytes are anyone's) is written with U+FFFD, where
+// dump() would throw out of the C table and end the host (found by
+// fuzz_onnx).
+std::string text(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// What an entry answers when even its error couldn't be made (memory).
+void failed(SsOnnxBuffer* result) noexcept {
+  static const char kFailed[] =
+      R"({"diagnostics":[{"code":"E2002","message":"the ONNX importer ran out of memory","node":"","op":"","help":""}]})";
+  put(result, kFailed, sizeof kFailed - 1);
 }
 
 json diagnostic(const ImportError& e) {
@@ -50,7 +69,7 @@ std::string safetensors(const std::map<std::string, Constant>& params) {
                     {"data_offsets", {data.size(), data.size() + bytes.size()}}};
     data += bytes;
   }
-  std::string h = header.dump();
+  std::string h = text(header);
   while ((h.size() + 8) % 8) h += ' ';
   std::string out(8, '\0');
   const std::uint64_t n = h.size();
@@ -58,8 +77,8 @@ std::string safetensors(const std::map<std::string, Constant>& params) {
   return out + h + data;
 }
 
-int import_model(const char* bytes, size_t size, const char* folder, const char* options_json,
-                 SsOnnxBuffer* result, SsOnnxBuffer* weights) {
+int import_model_or_throw(const char* bytes, size_t size, const char* folder,
+                          const char* options_json, SsOnnxBuffer* result, SsOnnxBuffer* weights) {
   json out;
   try {
     std::set<std::string> frozen;
@@ -124,7 +143,7 @@ int import_model(const char* bytes, size_t size, const char* folder, const char*
     for (const auto& p : t.outputs()) out["outputs"].push_back(port(p));
     out["diagnostics"] = json::array();
     put(weights, safetensors(t.params()));
-    put(result, out.dump());
+    put(result, text(out));
     return 0;
   } catch (const ImportError& e) {
     out = {{"diagnostics", {diagnostic(e)}}};
@@ -134,11 +153,11 @@ int import_model(const char* bytes, size_t size, const char* folder, const char*
                 {"E2002", std::string("ONNX can't read the model: ") + e.what(), {}, {}, {}})}}};
   }
   put(weights, "");
-  put(result, out.dump());
+  put(result, text(out));
   return 1;
 }
 
-int read_tensor(const char* bytes, size_t size, SsOnnxBuffer* result, SsOnnxBuffer* data) {
+int read_tensor_or_throw(const char* bytes, size_t size, SsOnnxBuffer* result, SsOnnxBuffer* data) {
   json out;
   try {
     onnx::TensorProto t;
@@ -151,7 +170,7 @@ int read_tensor(const char* bytes, size_t size, SsOnnxBuffer* result, SsOnnxBuff
                         ", an element type shapescript doesn't have");
     put(data, element_bytes(c, "tensor `" + t.name() + "`"));
     out = {{"name", t.name()}, {"dtype", dtype}, {"onnx_type", c.onnx_type}, {"shape", c.shape}};
-    put(result, out.dump());
+    put(result, text(out));
     return 0;
   } catch (const ImportError& e) {
     out = {{"diagnostics", {diagnostic(e)}}};
@@ -161,15 +180,41 @@ int read_tensor(const char* bytes, size_t size, SsOnnxBuffer* result, SsOnnxBuff
          {diagnostic({"E2002", std::string("can't read the tensor: ") + e.what(), {}, {}, {}})}}};
   }
   put(data, "");
-  put(result, out.dump());
+  put(result, text(out));
   return 1;
 }
 
-void free_buffer(SsOnnxBuffer* b) {
+void free_buffer(SsOnnxBuffer* b) noexcept {
   if (!b) return;
   std::free(b->data);
   b->data = nullptr;
   b->size = 0;
+}
+
+// The table's entries: nothing thrown crosses into the core.
+int import_model(const char* bytes, size_t size, const char* folder, const char* options_json,
+                 SsOnnxBuffer* result, SsOnnxBuffer* weights) noexcept {
+  try {
+    return import_model_or_throw(bytes, size, folder, options_json, result, weights);
+  } catch (...) {  // the buffers are zeroed or put by the entry: freed, then answered
+    free_buffer(weights);
+    free_buffer(result);
+    put(weights, "", 0);
+    failed(result);
+    return 1;
+  }
+}
+
+int read_tensor(const char* bytes, size_t size, SsOnnxBuffer* result, SsOnnxBuffer* data) noexcept {
+  try {
+    return read_tensor_or_throw(bytes, size, result, data);
+  } catch (...) {
+    free_buffer(data);
+    free_buffer(result);
+    put(data, "", 0);
+    failed(result);
+    return 1;
+  }
 }
 
 const char* library_version() {
