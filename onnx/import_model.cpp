@@ -27,6 +27,29 @@ std::string first_line(const std::string& s) {
 const char* const kShapesHelp =
     "ONNX's shape inference found it; ONNX Runtime would fail at its first run";
 
+// The name of a graph's output (or a subgraph's) that nothing defines: no
+// node makes it, and it is no input or initializer of the graph or of one
+// around it; empty when every output is defined. ONNX's checker lets such
+// a graph through, and its version converter then writes through a null
+// pointer (onnx::graphProtoToGraph, ONNX 1.12): checked before the call.
+std::string undefined_output(const onnx::GraphProto& g, std::set<std::string> defined) {
+  for (const auto& v : g.input()) defined.insert(v.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& t : g.sparse_initializer()) defined.insert(t.values().name());
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_g())
+        if (auto bad = undefined_output(a.g(), defined); !bad.empty()) return bad;
+      for (const auto& sub : a.graphs())
+        if (auto bad = undefined_output(sub, defined); !bad.empty()) return bad;
+    }
+    for (const auto& o : n.output()) defined.insert(o);
+  }
+  for (const auto& o : g.output())
+    if (!defined.count(o.name())) return o.name().empty() ? "(an output without a name)" : o.name();
+  return {};
+}
+
 }  // namespace
 
 onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
@@ -117,6 +140,8 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
   } catch (const std::exception& e) {
     fail("E2002", "ONNX's checker refuses the model: " + first_line(e.what()));
   }
+  if (const std::string bad = undefined_output(model.graph(), {}); !bad.empty())
+    fail("E2002", "the graph's output `" + bad + "` isn't made by any node, input or initializer");
   if (opset < kOpset) {
     try {
       // The converter's adapters read shapes: infer them at the old opset first.

@@ -88,6 +88,14 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
   REQUIRE_FALSE(latin.diagnostics.empty());
   CHECK(latin.diagnostics[0].code == "E2002");
   CHECK(latin.diagnostics[0].message.find("\xEF\xBF\xBD") != std::string::npos);
+  // A graph output nothing makes passes ONNX's checker, and ONNX's version
+  // converter then wrote through a null pointer (fuzz_onnx's second find):
+  // refused before the call.
+  const auto unmade =
+      engine.load_onnx(source_path("tests/fuzz/onnx_corpus/output_nothing_makes.onnx"), options());
+  REQUIRE_FALSE(unmade.diagnostics.empty());
+  CHECK(unmade.diagnostics[0].code == "E2002");
+  CHECK(unmade.diagnostics[0].message.find("`output` isn't made") != std::string::npos);
   ss::OnnxOptions nowhere;
   nowhere.library = "/nowhere/libshapescript_onnx.so";
   CHECK(engine.load_onnx_bytes(bytes, nowhere).diagnostics.at(0).code == "E2001");
