@@ -140,6 +140,8 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
   } catch (const std::exception& e) {
     fail("E2002", "ONNX's checker refuses the model: " + first_line(e.what()));
   }
+  if (model.graph().output_size() == 0)
+    fail("E2002", "the graph has no outputs: an imported model computes them");
   if (const std::string bad = undefined_output(model.graph(), {}); !bad.empty())
     fail("E2002", "the graph's output `" + bad + "` isn't made by any node, input or initializer");
   if (opset < kOpset) {

@@ -96,6 +96,13 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
   REQUIRE_FALSE(unmade.diagnostics.empty());
   CHECK(unmade.diagnostics[0].code == "E2002");
   CHECK(unmade.diagnostics[0].message.find("`output` isn't made") != std::string::npos);
+  // A graph without outputs was translated to a function returning nothing
+  // with an empty `return`, which our checker refuses (the third find).
+  const auto empty =
+      engine.load_onnx(source_path("tests/fuzz/onnx_corpus/no_outputs.onnx"), options());
+  REQUIRE_FALSE(empty.diagnostics.empty());
+  CHECK(empty.diagnostics[0].code == "E2002");
+  CHECK(empty.diagnostics[0].message.find("no outputs") != std::string::npos);
   ss::OnnxOptions nowhere;
   nowhere.library = "/nowhere/libshapescript_onnx.so";
   CHECK(engine.load_onnx_bytes(bytes, nowhere).diagnostics.at(0).code == "E2001");
