@@ -44,6 +44,17 @@ const std::set<std::string>& reserved_names() {
   return names;
 }
 
+// A model's name as a comment of the program shows it: a control
+// character (a newline would end the comment, and what follows it isn't
+// shapescript) as '?'. Bytes that aren't UTF-8 become U+FFFD in the JSON
+// the source travels in.
+std::string printable(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 std::string sanitize(const std::string& name) {
   std::string out;
   for (char c : name) {
@@ -401,9 +412,9 @@ void Translator::emit_as(const std::string& expr, std::vector<std::int64_t> shap
   v.perm = emit_perm_.empty() ? node_perm_ : emit_perm_;
   if (v.perm.size() != v.shape.size()) v.perm.clear();
   std::string line = "    " + v.expr + " = " + expr;
-  const std::string comment = "  # " +
-                              (node_->name().empty() ? std::string("(unnamed)") : node_->name()) +
-                              ": " + node_->op_type();
+  const std::string comment =
+      "  # " + (node_->name().empty() ? std::string("(unnamed)") : printable(node_->name())) +
+      ": " + printable(node_->op_type());
   body_.push_back(line + comment);
   values_[node_->output(i)] = std::move(v);
 }
@@ -477,7 +488,7 @@ std::string Translator::param_for(const std::string& onnx_name, const Constant& 
   params_[name] = c;
   param_of_[key] = name;
   if (sanitize(onnx_name) != name || !layout.empty())
-    renames_.push_back("#   m." + name + ": `" + onnx_name + "`" +
+    renames_.push_back("#   m." + name + ": `" + printable(onnx_name) + "`" +
                        (layout.empty() ? "" : ", " + layout));
   return "m." + name;
 }
@@ -626,8 +637,8 @@ void Translator::read_graph() {
     if (auto axes = symbolic_.axes.find(vi.name()); axes != symbolic_.axes.end())
       for (std::size_t i = 0; i < axes->second.size(); ++i)
         if (!axes->second[i].empty())
-          sized_.push_back("#   axis " + std::to_string(i) + " of input `" + vi.name() +
-                           "`: the graph's `" + axes->second[i] + "`, " +
+          sized_.push_back("#   axis " + std::to_string(i) + " of input `" + printable(vi.name()) +
+                           "`: the graph's `" + printable(axes->second[i]) + "`, " +
                            (symbolic_.generic ? std::string("a generic axis")
                                               : std::to_string(p.shape[i]) + " at this import"));
     p.name = is_identifier(vi.name()) && !reserved_names().count(vi.name()) &&
@@ -635,7 +646,8 @@ void Translator::read_graph() {
                  ? vi.name()
                  : identifier(vi.name(), "in_");
     used_names_.insert(p.name);
-    if (p.name != vi.name()) renames_.push_back("#   " + p.name + ": input `" + vi.name() + "`");
+    if (p.name != vi.name())
+      renames_.push_back("#   " + p.name + ": input `" + printable(vi.name()) + "`");
     Value v;
     v.expr = p.name;
     v.shape = p.shape;
@@ -718,7 +730,8 @@ void Translator::run() {
            "shapescript's tensors have no empty axes");
 
   std::ostringstream s;
-  s << "# Imported from ONNX by shapescript (graph `" << model_.graph().name() << "`, opset ";
+  s << "# Imported from ONNX by shapescript (graph `" << printable(model_.graph().name())
+    << "`, opset ";
   for (const auto& o : model_.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") s << o.version();
   s << ").\n";

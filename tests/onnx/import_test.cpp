@@ -103,6 +103,12 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
   REQUIRE_FALSE(empty.diagnostics.empty());
   CHECK(empty.diagnostics[0].code == "E2002");
   CHECK(empty.diagnostics[0].message.find("no outputs") != std::string::npos);
+  // A graph named with a newline and control characters: the name went
+  // into the program's first comment, and its second line wasn't
+  // shapescript (the fourth find). Shown with '?' now, the model loads.
+  const auto named =
+      engine.load_onnx(source_path("tests/fuzz/onnx_corpus/newline_in_graph_name.onnx"), options());
+  CHECK_MESSAGE(named, (named.diagnostics.empty() ? "" : named.diagnostics[0].render()));
   ss::OnnxOptions nowhere;
   nowhere.library = "/nowhere/libshapescript_onnx.so";
   CHECK(engine.load_onnx_bytes(bytes, nowhere).diagnostics.at(0).code == "E2001");
