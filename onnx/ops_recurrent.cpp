@@ -66,6 +66,27 @@ void recurrent(Translator& t) {
   const std::int64_t batch = batch_first ? x.shape[0] : x.shape[1];
   const std::int64_t in = x.shape[2];
   const std::int64_t h = r.shape[2];
+  // Every input at the shape the operator defines: ONNX's shape inference
+  // doesn't check B's, initial_h's or P's, and a bias of the wrong rank was
+  // translated into a program that doesn't check (fuzz_onnx's fifth find).
+  const auto expect = [&](const Value* v, const char* name, std::vector<std::int64_t> want) {
+    bool fits = v == nullptr || v->shape.size() == want.size();
+    for (std::size_t k = 0; v && fits && k < want.size(); ++k)
+      fits = v->shape[k] == want[k] || v->shape[k] < 0 || want[k] < 0;  // -1: a generic axis
+    if (!fits) {
+      std::string text;
+      for (const auto d : want) text += (text.empty() ? "" : " ") + std::to_string(d);
+      t.unsupported("E2008", std::string(name) + " needs the shape [" + text + "]");
+    }
+  };
+  expect(&w, "W", {dirs, gates * h, in});
+  expect(&r, "R", {dirs, gates * h, h});
+  expect(t.input(3), "B", {dirs, 2 * gates * h});
+  expect(t.input(5), "initial_h", {dirs, batch, h});
+  if (C == Cell::lstm) {
+    expect(t.input(6), "initial_c", {dirs, batch, h});
+    expect(t.input(7), "P", {dirs, 3 * h});
+  }
   if (const Value* lens = t.input(4)) {
     if (!lens->constant) constant_ints(t, 4, "sequence_lens");  // E2007: known only at run time
     bool full = true;

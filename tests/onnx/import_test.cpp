@@ -109,6 +109,13 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
   const auto named =
       engine.load_onnx(source_path("tests/fuzz/onnx_corpus/newline_in_graph_name.onnx"), options());
   CHECK_MESSAGE(named, (named.diagnostics.empty() ? "" : named.diagnostics[0].render()));
+  // An RNN whose bias has one axis, not two: ONNX's inference lets it
+  // through, and its translation didn't check (the fifth find).
+  const auto rnn =
+      engine.load_onnx(source_path("tests/fuzz/onnx_corpus/rnn_bias_rank_one.onnx"), options());
+  REQUIRE_FALSE(rnn.diagnostics.empty());
+  CHECK(rnn.diagnostics[0].code == "E2008");
+  CHECK(rnn.diagnostics[0].message.find("B needs the shape [1 10]") != std::string::npos);
   ss::OnnxOptions nowhere;
   nowhere.library = "/nowhere/libshapescript_onnx.so";
   CHECK(engine.load_onnx_bytes(bytes, nowhere).diagnostics.at(0).code == "E2001");
