@@ -1,5 +1,7 @@
 #include "onnx/import_model.hpp"
 
+#include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -47,6 +49,60 @@ std::string undefined_output(const onnx::GraphProto& g, std::set<std::string> de
   }
   for (const auto& o : g.output())
     if (!defined.count(o.name())) return o.name().empty() ? "(an output without a name)" : o.name();
+  return {};
+}
+
+// A node with a subgraph (If, Loop, Scan: control flow, which shapescript
+// doesn't import), named before anything infers the subgraph's shapes;
+// empty when none.
+std::string control_flow(const onnx::GraphProto& g) {
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute())
+      if (a.has_g() || a.graphs_size() > 0)
+        return "node `" + n.name() + "` (" + n.op_type() + "): op `" + n.op_type() +
+               "` isn't supported: shapescript doesn't import control flow";
+  return {};
+}
+
+// What ONNX 1.12's shape inference would crash on: ConvTranspose indexes
+// its W's shape past rank 1 unchecked (onnx::convTransposeShapeInference
+// writes through a null pointer: fuzz_onnx's seventh find), so X and W
+// need 3 axes or more. Their ranks are read from the graph's inputs,
+// initializers and declared value_info; one an earlier node makes is
+// inferred over the nodes before it, the ConvTransposes among them checked
+// already. Empty when nothing would crash.
+std::string crashes_inference(const onnx::ModelProto& model) {
+  const onnx::GraphProto& g = model.graph();
+  std::map<std::string, int> ranks;
+  const auto note = [&ranks](const onnx::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+  };
+  for (const auto& v : g.input()) note(v);
+  for (const auto& v : g.value_info()) note(v);
+  for (const auto& t : g.initializer()) ranks[t.name()] = t.dims_size();
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    if (n.op_type() != "ConvTranspose") continue;
+    const int operands = std::min(n.input_size(), 2);
+    bool known = true;
+    for (int k = 0; k < operands; ++k) known = known && ranks.count(n.input(k));
+    if (!known) {
+      onnx::ModelProto prefix = model;
+      auto* nodes = prefix.mutable_graph()->mutable_node();
+      nodes->erase(nodes->begin() + i, nodes->end());
+      prefix.mutable_graph()->clear_output();
+      try {
+        onnx::shape_inference::InferShapes(prefix);
+      } catch (const std::exception&) {
+      }
+      for (const auto& v : prefix.graph().value_info()) note(v);
+    }
+    for (int k = 0; k < operands; ++k)
+      if (const auto r = ranks.find(n.input(k)); r != ranks.end() && r->second < 3)
+        return "a ConvTranspose's " + std::string(k == 0 ? "X" : "W") + ", `" + n.input(k) +
+               "`, has " + std::to_string(r->second) + " axes, not 3 or more";
+  }
   return {};
 }
 
@@ -144,6 +200,10 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
     fail("E2002", "the graph has no outputs: an imported model computes them");
   if (const std::string bad = undefined_output(model.graph(), {}); !bad.empty())
     fail("E2002", "the graph's output `" + bad + "` isn't made by any node, input or initializer");
+  if (const std::string why = control_flow(model.graph()); !why.empty())
+    fail("E2004", why, "docs/onnx.md lists the ops shapescript imports");
+  if (const std::string bad = crashes_inference(model); !bad.empty())
+    fail("E2008", "the model's shapes don't agree: " + bad, kShapesHelp);
   if (opset < kOpset) {
     try {
       // The converter's adapters read shapes: infer them at the old opset first.

@@ -54,7 +54,13 @@ void recurrent(Translator& t) {
   const std::int64_t dirs = direction == "bidirectional" ? 2 : 1;
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
     t.unsupported("E2005", "direction `" + direction + "`");
-  const bool batch_first = t.int_attr("layout", 0) == 1;
+  const std::int64_t layout = t.int_attr("layout", 0);
+  // ONNX's inference reads any layout but 0 as batch-first: one that isn't
+  // 0 or 1 made the translation and the declared outputs disagree (fuzz_onnx's
+  // sixth find).
+  if (layout != 0 && layout != 1)
+    t.unsupported("E2008", "layout " + std::to_string(layout) + " isn't 0 or 1");
+  const bool batch_first = layout == 1;
   if (t.has("clip")) t.unsupported("E2005", "a cell clip isn't supported");
   if (t.int_attr("input_forget", 0)) t.unsupported("E2005", "input_forget=1 isn't supported");
   if (t.has("activation_alpha") || t.has("activation_beta"))

@@ -116,6 +116,30 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
   REQUIRE_FALSE(rnn.diagnostics.empty());
   CHECK(rnn.diagnostics[0].code == "E2008");
   CHECK(rnn.diagnostics[0].message.find("B needs the shape [1 10]") != std::string::npos);
+  // A GRU whose layout is 3: ONNX's inference takes it as batch-first, the
+  // translation took it as 0, and the program didn't check (the sixth find).
+  const auto gru =
+      engine.load_onnx(source_path("tests/fuzz/onnx_corpus/gru_layout_three.onnx"), options());
+  REQUIRE_FALSE(gru.diagnostics.empty());
+  CHECK(gru.diagnostics[0].code == "E2008");
+  CHECK(gru.diagnostics[0].message.find("layout 3 isn't 0 or 1") != std::string::npos);
+  // A ConvTranspose whose weight has no axes: ONNX's shape inference wrote
+  // through a null pointer (the seventh find). Refused before it runs,
+  // whether the graph declares the weight or a node makes it.
+  for (const std::string path : {"tests/fuzz/onnx_corpus/convtranspose_weight_no_axes.onnx",
+                                 "tests/onnx/models/convtranspose_scalar_weight.onnx"}) {
+    CAPTURE(path);
+    const auto up = engine.load_onnx(source_path(path), options());
+    REQUIRE_FALSE(up.diagnostics.empty());
+    CHECK(up.diagnostics[0].code == "E2008");
+    CHECK(up.diagnostics[0].message.find("has 0 axes, not 3 or more") != std::string::npos);
+  }
+  // Control flow is refused before ONNX infers its branches' shapes.
+  const auto branches =
+      engine.load_onnx(source_path("tests/onnx/models/if_branches.onnx"), options());
+  REQUIRE_FALSE(branches.diagnostics.empty());
+  CHECK(branches.diagnostics[0].code == "E2004");
+  CHECK(branches.diagnostics[0].message.find("control flow") != std::string::npos);
   ss::OnnxOptions nowhere;
   nowhere.library = "/nowhere/libshapescript_onnx.so";
   CHECK(engine.load_onnx_bytes(bytes, nowhere).diagnostics.at(0).code == "E2001");

@@ -198,3 +198,21 @@ save("folded_floats.onnx", [
     helper.make_node("Mul", ["scaled", "quarter"], ["y"], name="mul2"),
 ], [tensor("x", F, [3])], [tensor("small", TensorProto.BOOL, []), tensor("big", TensorProto.BOOL, []),
                           tensor("y", F, [3])], [half])
+
+# ConvTranspose whose weight a node makes with no axes (a ReduceSum of all of
+# them): ONNX 1.12's shape inference indexes W's second axis unchecked and
+# writes through a null pointer, so the importer infers the nodes before a
+# ConvTranspose first and refuses it (E2008).
+save("convtranspose_scalar_weight.onnx", [
+    helper.make_node("ReduceSum", ["w4"], ["w"], keepdims=0, name="sum"),
+    helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up"),
+], [tensor("x", F, [1, 1, 3, 3])], [tensor("y", F, [1, 1, 5, 5])],
+    [helper.make_tensor("w4", F, [1, 1, 3, 3], [1.0] * 9)])
+# A graph with control flow (If's branches are subgraphs): refused as an op
+# shapescript doesn't import before ONNX infers the branches' shapes.
+branch = lambda name, op: helper.make_graph(
+    [helper.make_node(op, ["x"], [name + "_y"])], name, [], [tensor(name + "_y", F, [2])])
+save("if_branches.onnx", [
+    helper.make_node("If", ["c"], ["y"], then_branch=branch("then", "Relu"),
+                     else_branch=branch("else", "Neg"), name="if"),
+], [tensor("c", TensorProto.BOOL, []), tensor("x", F, [2])], [tensor("y", F, [2])])
