@@ -377,6 +377,18 @@ void global_pool(Translator& t) {
          ", over=" + over_axes(x.rank() - 2, 2) + ", keep=true)");
 }
 
+// Input k of the node, a per-channel vector [C] of x (N C ...). ONNX's
+// inference doesn't hold every such operand to C (InstanceNormalization's
+// scale isn't): one that isn't C long is refused, not written into a program
+// that doesn't check.
+const Value& channels_of(Translator& t, int k, const Value& x) {
+  const Value& v = t.need(k);
+  if (v.rank() != 1 || v.count() != x.shape.at(1))
+    t.unsupported("E2008", "input " + std::to_string(k) + " needs the shape [" +
+                               std::to_string(x.shape.at(1)) + "], one value a channel");
+  return v;
+}
+
 // A per-channel vector [C] of an N C ... tensor, shaped to broadcast: [C 1 ...].
 std::string per_channel(Translator& t, const Value& v, std::size_t rank) {
   std::vector<std::int64_t> to = {v.count()};
@@ -392,6 +404,7 @@ void batch_norm(Translator& t) {
   if (x.dtype() != "f32")
     t.unsupported("E2006", "BatchNormalization of " + onnx_type_name(x.onnx_type));
   if (x.rank() < 2) t.unsupported("E2008", "BatchNormalization needs a channel axis");
+  for (int k = 1; k <= 4; ++k) channels_of(t, k, x);
   const std::string eps = Translator::literal(t.float_attr("epsilon", 1e-5f), "f32");
   if (x.rank() >= 3 && x.perm == to_last(x.rank())) {  // channels last: [C] broadcasts as it is
     auto p = [&](int i) { return t.onnx_operand(t.need(i)); };
@@ -414,6 +427,20 @@ void layer_norm(Translator& t) {
   const std::int64_t axis = axis_of(t, t.int_attr("axis", -1), x.rank());
   std::vector<std::int64_t> axes;
   for (auto a = axis; a < static_cast<std::int64_t>(x.rank()); ++a) axes.push_back(a);
+  // Scale and B broadcast onto the normalized axes, X's from `axis` on;
+  // ONNX's inference doesn't check them (fuzz_onnx's eighth find).
+  for (int k = 1; k <= 2; ++k) {
+    const Value* p = t.input(k);
+    if (!p) continue;
+    bool fits = p->rank() <= axes.size();
+    for (std::size_t i = 1; fits && i <= p->rank(); ++i) {
+      const std::int64_t d = p->shape[p->rank() - i], want = x.shape[x.rank() - i];
+      fits = d == want || d == 1;
+    }
+    if (!fits)
+      t.unsupported("E2008", std::string(k == 1 ? "Scale" : "B") + " doesn't broadcast onto " +
+                                 "the normalized axes, X's from axis " + std::to_string(axis));
+  }
   const bool wide = x.dtype() != "f32";
   std::string v = t.operand(x);
   if (wide) v = "f32(" + v + ")";
@@ -453,7 +480,8 @@ void instance_norm(Translator& t) {
   const std::string v = t.operand(x);
   const std::string centred = t.let(v + " - mean(" + v + over);
   t.emit(centred + " / sqrt(mean(" + centred + " * " + centred + over + " + " + eps + ") * " +
-         per_channel(t, t.need(1), x.rank()) + " + " + per_channel(t, t.need(2), x.rank()));
+         per_channel(t, channels_of(t, 1, x), x.rank()) + " + " +
+         per_channel(t, channels_of(t, 2, x), x.rank()));
 }
 
 }  // namespace

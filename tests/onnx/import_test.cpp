@@ -134,6 +134,20 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
     CHECK(up.diagnostics[0].code == "E2008");
     CHECK(up.diagnostics[0].message.find("has 0 axes, not 3 or more") != std::string::npos);
   }
+  // Normalizations whose scale doesn't fit X: ONNX's inference lets
+  // LayerNormalization's and InstanceNormalization's through, and the
+  // translation didn't check them (the eighth find).
+  const std::map<std::string, std::string> unfitting = {
+      {"tests/fuzz/onnx_corpus/layernorm_scale_wrong_shape.onnx",
+       "Scale doesn't broadcast onto the normalized axes"},
+      {"tests/onnx/models/instancenorm_scale_length.onnx", "input 1 needs the shape [2]"}};
+  for (const auto& [path, why] : unfitting) {
+    CAPTURE(path);
+    const auto norm = engine.load_onnx(source_path(path), options());
+    REQUIRE_FALSE(norm.diagnostics.empty());
+    CHECK(norm.diagnostics[0].code == "E2008");
+    CHECK(norm.diagnostics[0].message.find(why) != std::string::npos);
+  }
   // Control flow is refused before ONNX infers its branches' shapes.
   const auto branches =
       engine.load_onnx(source_path("tests/onnx/models/if_branches.onnx"), options());

@@ -216,3 +216,9 @@ save("if_branches.onnx", [
     helper.make_node("If", ["c"], ["y"], then_branch=branch("then", "Relu"),
                      else_branch=branch("else", "Neg"), name="if"),
 ], [tensor("c", TensorProto.BOOL, []), tensor("x", F, [2])], [tensor("y", F, [2])])
+# InstanceNormalization whose scale has 3 values for 2 channels: ONNX's
+# inference doesn't check it; refused, E2008.
+save("instancenorm_scale_length.onnx", [
+    helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], name="norm"),
+], [tensor("x", F, [1, 2, 4])], [tensor("y", F, [1, 2, 4])],
+    [helper.make_tensor("s", F, [3], [1.0] * 3), helper.make_tensor("b", F, [2], [0.0] * 2)])
