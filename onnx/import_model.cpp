@@ -64,14 +64,28 @@ std::string control_flow(const onnx::GraphProto& g) {
   return {};
 }
 
-// What ONNX 1.12's shape inference would crash on: ConvTranspose indexes
-// its W's shape past rank 1 unchecked (onnx::convTransposeShapeInference
-// writes through a null pointer: fuzz_onnx's seventh find), so X and W
-// need 3 axes or more. Their ranks are read from the graph's inputs,
-// initializers and declared value_info; one an earlier node makes is
-// inferred over the nodes before it, the ConvTransposes among them checked
-// already. Empty when nothing would crash.
-std::string crashes_inference(const onnx::ModelProto& model) {
+// Inference functions of ONNX 1.12 that index an input's axes without
+// checking its rank, writing through a null pointer when it has too few:
+// found by fuzz_onnx (its seventh and ninth finds). `below` is the first
+// opset whose version of the op checks.
+struct UncheckedRank {
+  const char* op;
+  int below;  // the op's inference checks from this opset on
+  int input;
+  int rank;  // the least rank it reads safely; the op needs it anyway
+};
+constexpr UncheckedRank kUncheckedRanks[] = {
+    {"ConvTranspose", 1 << 30, 0, 3},  // X: N C and spatial axes
+    {"ConvTranspose", 1 << 30, 1, 3},  // W: its second axis is read
+    {"Gemm", 7, 0, 2},                 // A and B: Gemm-1 and Gemm-6 read two axes
+    {"Gemm", 7, 1, 2},
+};
+
+// What ONNX 1.12's shape inference would crash on, by kUncheckedRanks.
+// Ranks are read from the graph's inputs, initializers and declared
+// value_info; one an earlier node makes is inferred over the nodes before
+// it, which were checked already. Empty when nothing would crash.
+std::string crashes_inference(const onnx::ModelProto& model, int opset) {
   const onnx::GraphProto& g = model.graph();
   std::map<std::string, int> ranks;
   const auto note = [&ranks](const onnx::ValueInfoProto& v) {
@@ -81,27 +95,29 @@ std::string crashes_inference(const onnx::ModelProto& model) {
   for (const auto& v : g.input()) note(v);
   for (const auto& v : g.value_info()) note(v);
   for (const auto& t : g.initializer()) ranks[t.name()] = t.dims_size();
+  int inferred_before = 0;  // the nodes the ranks cover
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
-    if (n.op_type() != "ConvTranspose") continue;
-    const int operands = std::min(n.input_size(), 2);
-    bool known = true;
-    for (int k = 0; k < operands; ++k) known = known && ranks.count(n.input(k));
-    if (!known) {
-      onnx::ModelProto prefix = model;
-      auto* nodes = prefix.mutable_graph()->mutable_node();
-      nodes->erase(nodes->begin() + i, nodes->end());
-      prefix.mutable_graph()->clear_output();
-      try {
-        onnx::shape_inference::InferShapes(prefix);
-      } catch (const std::exception&) {
+    for (const UncheckedRank& u : kUncheckedRanks) {
+      if (n.op_type() != u.op || opset >= u.below || u.input >= n.input_size()) continue;
+      const std::string& name = n.input(u.input);
+      if (!ranks.count(name) && inferred_before < i) {
+        onnx::ModelProto prefix = model;
+        auto* nodes = prefix.mutable_graph()->mutable_node();
+        nodes->erase(nodes->begin() + i, nodes->end());
+        prefix.mutable_graph()->clear_output();
+        try {
+          onnx::shape_inference::InferShapes(prefix);
+        } catch (const std::exception&) {
+        }
+        for (const auto& v : prefix.graph().value_info()) note(v);
+        inferred_before = i;
       }
-      for (const auto& v : prefix.graph().value_info()) note(v);
+      if (const auto r = ranks.find(name); r != ranks.end() && r->second < u.rank)
+        return "a " + std::string(u.op) + "'s input " + std::to_string(u.input) + ", `" + name +
+               "`, has " + std::to_string(r->second) + " axes, not " + std::to_string(u.rank) +
+               " or more";
     }
-    for (int k = 0; k < operands; ++k)
-      if (const auto r = ranks.find(n.input(k)); r != ranks.end() && r->second < 3)
-        return "a ConvTranspose's " + std::string(k == 0 ? "X" : "W") + ", `" + n.input(k) +
-               "`, has " + std::to_string(r->second) + " axes, not 3 or more";
   }
   return {};
 }
@@ -202,7 +218,7 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
     fail("E2002", "the graph's output `" + bad + "` isn't made by any node, input or initializer");
   if (const std::string why = control_flow(model.graph()); !why.empty())
     fail("E2004", why, "docs/onnx.md lists the ops shapescript imports");
-  if (const std::string bad = crashes_inference(model); !bad.empty())
+  if (const std::string bad = crashes_inference(model, opset); !bad.empty())
     fail("E2008", "the model's shapes don't agree: " + bad, kShapesHelp);
   if (opset < kOpset) {
     try {

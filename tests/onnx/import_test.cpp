@@ -134,6 +134,14 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
     CHECK(up.diagnostics[0].code == "E2008");
     CHECK(up.diagnostics[0].message.find("has 0 axes, not 3 or more") != std::string::npos);
   }
+  // Gemm-6's inference reads A's two axes unchecked: an A of none crashed
+  // it (the ninth find). Refused before ONNX infers the opset-6 graph.
+  const auto gemm =
+      engine.load_onnx(source_path("tests/fuzz/onnx_corpus/gemm6_scalar_a.onnx"), options());
+  REQUIRE_FALSE(gemm.diagnostics.empty());
+  CHECK(gemm.diagnostics[0].code == "E2008");
+  CHECK(gemm.diagnostics[0].message.find("a Gemm's input 0, `0`, has 0 axes, not 2") !=
+        std::string::npos);
   // Normalizations whose scale doesn't fit X: ONNX's inference lets
   // LayerNormalization's and InstanceNormalization's through, and the
   // translation didn't check them (the eighth find).
