@@ -59,7 +59,9 @@ std::string control_flow(const onnx::GraphProto& g) {
   for (const auto& n : g.node())
     for (const auto& a : n.attribute())
       if (a.has_g() || a.graphs_size() > 0)
-        return "node `" + n.name() + "` (" + n.op_type() + "): op `" + n.op_type() +
+        return (n.name().empty() ? "a `" + n.op_type() + "` node"
+                                 : "node `" + n.name() + "` (" + n.op_type() + ")") +
+               ": op `" + n.op_type() +
                "` isn't supported: shapescript doesn't import control flow";
   return {};
 }
