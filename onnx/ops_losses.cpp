@@ -18,6 +18,16 @@ void nll(Translator& t, const std::string& log_prob, const std::vector<std::int6
     t.unsupported("E2006", "labels of " + onnx_type_name(target.onnx_type));
   const std::int64_t classes = shape[1];
   const std::size_t extra = shape.size() - 2;
+  // ONNX's inference doesn't hold the weight to C (fuzz_onnx's tenth find).
+  std::vector<std::int64_t> target_shape = shape;
+  target_shape.erase(target_shape.begin() + 1);
+  bool same = target.shape.size() == target_shape.size();
+  for (std::size_t i = 0; same && i < target_shape.size(); ++i)  // -1: a generic axis
+    same = target.shape[i] == target_shape[i] || target.shape[i] < 0 || target_shape[i] < 0;
+  if (!same) t.unsupported("E2008", "the labels' shape isn't the scores' without their class axis");
+  if (weight && (weight->rank() != 1 || (weight->shape[0] != classes && classes >= 0)))
+    t.unsupported(
+        "E2008", "the weight needs the shape [" + std::to_string(classes) + "], one value a class");
   // The class ids, [C 1 ... 1], against the labels with a class axis of 1.
   Constant ids;
   ids.onnx_type = TP::INT32;

@@ -142,13 +142,15 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
   CHECK(gemm.diagnostics[0].code == "E2008");
   CHECK(gemm.diagnostics[0].message.find("a Gemm's input 0, `0`, has 0 axes, not 2") !=
         std::string::npos);
-  // Normalizations whose scale doesn't fit X: ONNX's inference lets
-  // LayerNormalization's and InstanceNormalization's through, and the
-  // translation didn't check them (the eighth find).
+  // Scales and weights that don't fit X: ONNX's inference lets
+  // LayerNormalization's, InstanceNormalization's and a loss's through, and the
+  // translation didn't check them (the eighth and tenth finds).
   const std::map<std::string, std::string> unfitting = {
       {"tests/fuzz/onnx_corpus/layernorm_scale_wrong_shape.onnx",
        "Scale doesn't broadcast onto the normalized axes"},
-      {"tests/onnx/models/instancenorm_scale_length.onnx", "input 1 needs the shape [2]"}};
+      {"tests/onnx/models/instancenorm_scale_length.onnx", "input 1 needs the shape [2]"},
+      // A loss's class weights, 30 for 5 classes (the tenth find).
+      {"tests/fuzz/onnx_corpus/nll_weight_length.onnx", "the weight needs the shape [5]"}};
   for (const auto& [path, why] : unfitting) {
     CAPTURE(path);
     const auto norm = engine.load_onnx(source_path(path), options());
