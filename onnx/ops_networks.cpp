@@ -77,6 +77,25 @@ void gemm(Translator& t) {
   if (a.onnx_type != TP::FLOAT)
     t.unsupported("E2006",
                   "Gemm of " + onnx_type_name(a.onnx_type) + " isn't supported (float32 only)");
+  // ONNX's Gemm inference reads M and N but doesn't hold K or C to them
+  // (fuzz_onnx's thirteenth find): the program wouldn't check.
+  if (a.rank() != 2 || b.rank() != 2) t.unsupported("E2008", "Gemm's A and B need two axes");
+  const bool ta = t.int_attr("transA", 0) != 0, tb = t.int_attr("transB", 0) != 0;
+  const std::int64_t m = a.shape[ta ? 1 : 0], ka = a.shape[ta ? 0 : 1];
+  const std::int64_t kb = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
+  auto fits = [](std::int64_t p, std::int64_t q) { return p == q || p < 0 || q < 0; };
+  if (!fits(ka, kb))
+    t.unsupported("E2008",
+                  "Gemm contracts A's " + std::to_string(ka) + " with B's " + std::to_string(kb));
+  if (const Value* c = t.input(2)) {
+    const std::int64_t mn[] = {m, n};
+    bool broadcasts = c->rank() <= 2;
+    for (std::size_t i = 1; broadcasts && i <= c->rank(); ++i) {
+      const std::int64_t d = c->shape[c->rank() - i];
+      broadcasts = d == 1 || fits(d, mn[2 - i]);
+    }
+    if (!broadcasts) t.unsupported("E2008", "Gemm's C doesn't broadcast to [M N]");
+  }
   std::string x = t.operand(a), y;
   if (t.int_attr("transA", 0)) x = transpose_expr(x, {1, 0});
   if (t.int_attr("transB", 0) && b.constant && b.expr.empty() && !b.frozen && b.rank() == 2) {

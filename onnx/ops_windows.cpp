@@ -99,6 +99,29 @@ std::string over_axes(std::size_t d, std::size_t first) {
   return list(a);
 }
 
+// Equal sizes, a generic axis (-1) fitting any.
+bool fits(std::int64_t a, std::int64_t b) {
+  return a == b || a < 0 || b < 0;
+}
+
+// A conv's channels and bias against its kernel: ONNX's inference doesn't
+// check them (fuzz_onnx's fourteenth find), and a program that doesn't check
+// would be written. in_axis and out_axis: the kernel's axes of input and
+// output channels.
+void need_channels(Translator& t, const Value& x, const Value& w, std::int64_t groups,
+                   std::size_t in_axis, std::size_t out_axis) {
+  if (groups < 1 || !fits(x.shape[1], w.shape[in_axis] * groups))
+    t.unsupported("E2008",
+                  "its kernel takes " + std::to_string(w.shape[in_axis]) + " input channels" +
+                      (groups == 1 ? "" : " a group, " + std::to_string(groups) + " groups") +
+                      "; the input has " + std::to_string(x.shape[1]));
+  if (w.shape[out_axis] >= 0 && w.shape[out_axis] % groups != 0)
+    t.unsupported("E2008", "its kernel's output channels don't divide into its groups");
+  if (const Value* b = t.input(2); b && (b->rank() != 1 || !fits(b->shape[0], w.shape[out_axis])))
+    t.unsupported("E2008", "its bias needs the shape [" + std::to_string(w.shape[out_axis]) +
+                               "], one value an output channel");
+}
+
 void conv(Translator& t) {
   const Value& x = t.need(0);
   const Value& w = t.need(1);
@@ -112,6 +135,7 @@ void conv(Translator& t) {
   std::vector<std::int64_t> kernel(w.shape.begin() + 2, w.shape.end());
   const Geometry g = geometry(t, spatial(x), kernel, false);
   const std::int64_t groups = t.int_attr("group", 1);
+  need_channels(t, x, w, groups, 1, 0);
   // The kernel [Co Ci k...] as [k... Ci Co]: permuted once when it is a constant.
   std::vector<std::int64_t> kperm;
   for (std::size_t i = 2; i < w.rank(); ++i) kperm.push_back(static_cast<std::int64_t>(i));
@@ -179,9 +203,22 @@ void conv_transpose(Translator& t) {
   if (strides.empty()) strides.assign(d, 1);
   if (dilations.empty()) dilations.assign(d, 1);
   if (out_pad.empty()) out_pad.assign(d, 0);
+  need_channels(t, x, w, 1, 0, 1);
+  // Attributes of other lengths, and an output ONNX inferred with too few
+  // axes from `output_shape`, were read past their ends (fuzz_onnx's
+  // eleventh find, under AddressSanitizer).
+  if (strides.size() != d || dilations.size() != d || out_pad.size() != d ||
+      (!pads.empty() && pads.size() != 2 * d))
+    t.unsupported("E2008",
+                  "its strides, dilations, output padding or pads don't give their sizes per "
+                  "spatial axis");
   std::vector<std::int64_t> begin(d, 0), end(d, 0);
   const std::string auto_pad = t.string_attr("auto_pad", "NOTSET");
   const auto out_shape = t.out_shape();
+  if (out_shape.size() != x.rank())
+    t.unsupported("E2008", "its output's shape, as ONNX infers it, has " +
+                               std::to_string(out_shape.size()) + " axes, not " +
+                               std::to_string(x.rank()));
   for (std::size_t i = 0; i < d; ++i) {
     const std::int64_t span = (kernel[i] - 1) * dilations[i] + 1;
     const std::int64_t full = strides[i] * (in[i] - 1) + out_pad[i] + span;

@@ -222,3 +222,8 @@ save("instancenorm_scale_length.onnx", [
     helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], name="norm"),
 ], [tensor("x", F, [1, 2, 4])], [tensor("y", F, [1, 2, 4])],
     [helper.make_tensor("s", F, [3], [1.0] * 3), helper.make_tensor("b", F, [2], [0.0] * 2)])
+# A Conv whose kernel takes 2 input channels for an input of 3: ONNX's
+# inference doesn't check it; refused, E2008.
+save("conv_channels.onnx", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
+     [tensor("x", F, [1, 3, 5, 5])], [tensor("y", F, [1, 4, 3, 3])],
+     [helper.make_tensor("w", F, [4, 2, 3, 3], [0.5] * 72)])
