@@ -87,13 +87,17 @@ struct UncheckedRank {
   const char* op;
   int below;  // the op's inference checks from this opset on
   int input;
-  int rank;  // the least rank it reads safely; the op needs it anyway
+  int rank;                    // the least rank it reads safely; the op needs it anyway
+  const char* axis = nullptr;  // an axis attribute (default -1) it indexes the input's axes by
 };
 constexpr UncheckedRank kUncheckedRanks[] = {
     {"ConvTranspose", 1 << 30, 0, 3},  // X: N C and spatial axes
     {"ConvTranspose", 1 << 30, 1, 3},  // W: its second axis is read
     {"Gemm", 7, 0, 2},                 // A and B: Gemm-1 and Gemm-6 read two axes
     {"Gemm", 7, 1, 2},
+    // Its mean's and deviation's shapes copy X's and index `axis` (the
+    // fifteenth find).
+    {"LayerNormalization", 1 << 30, 0, 1, "axis"},
 };
 
 // What ONNX 1.12's shape inference would crash on, by kUncheckedRanks.
@@ -128,10 +132,20 @@ std::string crashes_inference(const onnx::ModelProto& model, int opset) {
         for (const auto& v : prefix.graph().value_info()) note(v);
         inferred_before = i;
       }
-      if (const auto r = ranks.find(name); r != ranks.end() && r->second < u.rank)
+      const auto r = ranks.find(name);
+      if (r == ranks.end()) continue;
+      if (r->second < u.rank)
         return "a " + std::string(u.op) + "'s input " + std::to_string(u.input) + ", `" + name +
                "`, has " + std::to_string(r->second) + " axes, not " + std::to_string(u.rank) +
                " or more";
+      if (u.axis) {
+        std::int64_t axis = -1;
+        for (const auto& a : n.attribute())
+          if (a.name() == u.axis) axis = a.i();
+        if (axis < -r->second || axis >= r->second)
+          return "a " + std::string(u.op) + "'s " + u.axis + " " + std::to_string(axis) +
+                 " isn't an axis of `" + name + "`, which has " + std::to_string(r->second);
+      }
     }
   }
   return {};

@@ -31,6 +31,11 @@ Geometry geometry(Translator& t, const std::vector<std::int64_t>& in,
   if (g.dilations.empty()) g.dilations.assign(d, 1);
   if (g.kernel.size() != d || g.strides.size() != d || g.dilations.size() != d)
     t.unsupported("E2008", "its kernel, strides or dilations don't give one size per spatial axis");
+  for (std::size_t i = 0; i < d; ++i)
+    if (g.kernel[i] < 1 || g.strides[i] < 1 || g.dilations[i] < 1)
+      t.unsupported("E2008", "its kernel, strides and dilations need sizes of 1 or more");
+  for (const std::int64_t p : t.ints_attr("pads"))
+    if (p < 0) t.unsupported("E2008", "its pads need counts of 0 or more");
   const std::string auto_pad = t.string_attr("auto_pad", "NOTSET");
   std::vector<std::int64_t> pads = t.ints_attr("pads");
   g.begin.assign(d, 0);
@@ -212,6 +217,14 @@ void conv_transpose(Translator& t) {
     t.unsupported("E2008",
                   "its strides, dilations, output padding or pads don't give their sizes per "
                   "spatial axis");
+  for (std::size_t i = 0; i < d; ++i)
+    if (kernel[i] < 1 || strides[i] < 1 || dilations[i] < 1 || out_pad[i] < 0 ||
+        out_pad[i] >= std::max(strides[i], dilations[i]))
+      t.unsupported("E2008",
+                    "its kernel, strides and dilations need sizes of 1 or more, and its output "
+                    "padding counts below its stride or dilation");
+  for (const std::int64_t p : pads)
+    if (p < 0) t.unsupported("E2008", "its pads need counts of 0 or more");
   std::vector<std::int64_t> begin(d, 0), end(d, 0);
   const std::string auto_pad = t.string_attr("auto_pad", "NOTSET");
   const auto out_shape = t.out_shape();

@@ -350,6 +350,12 @@ std::vector<std::int64_t> Translator::out_shape(int i) const {
                       (d.has_dim_param() ? "`" + d.dim_param() + "`, a size the model leaves open"
                                          : std::string("the values the model computes")),
                   "shapescript sizes every tensor before it runs");
+    // An empty tensor, or a size ONNX's inference made negative from
+    // attributes it doesn't check (a stride of 0: fuzz_onnx's fifteenth find).
+    if (d.dim_value() < 1)
+      unsupported("E2008", "ONNX infers `" + name + "` an axis of size " +
+                               std::to_string(d.dim_value()) +
+                               "; shapescript's sizes are 1 or more");
     shape.push_back(d.dim_value());
   }
   return shape;

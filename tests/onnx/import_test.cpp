@@ -175,7 +175,14 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
       {"tests/fuzz/onnx_corpus/convtranspose_channels.onnx", "E2008",
        "its kernel takes 1 input channels; the input has 46"},
       {"tests/onnx/models/conv_channels.onnx", "E2008",
-       "its kernel takes 2 input channels; the input has 3"}};
+       "its kernel takes 2 input channels; the input has 3"},
+      // A stride of 0, which ONNX's inference turns into sizes of 0 and
+      // less, and a LayerNormalization of a scalar, whose inference wrote
+      // through a null pointer (the fifteenth).
+      {"tests/fuzz/onnx_corpus/convtranspose_stride_zero.onnx", "E2008",
+       "strides and dilations need sizes of 1 or more"},
+      {"tests/fuzz/onnx_corpus/layernorm_scalar_x.onnx", "E2008",
+       "a LayerNormalization's input 0, `X`, has 0 axes, not 1 or more"}};
   for (const auto& [path, code, why] : finds) {
     CAPTURE(path);
     const auto m = engine.load_onnx(source_path(path), options());
