@@ -271,6 +271,11 @@ std::pair<std::string, std::string> pair_of(Translator& t) {
   if (a.onnx_type != b.onnx_type)
     t.unsupported("E2002", "its inputs are " + onnx_type_name(a.onnx_type) + " and " +
                                onnx_type_name(b.onnx_type));
+  // ONNX's inference doesn't broadcast every binary op's inputs (not
+  // LessOrEqual's: fuzz_onnx's eighteenth find).
+  bool ok = true;
+  if (broadcast_shape(a.shape, b.shape, &ok) != t.out_shape() || !ok)
+    t.unsupported("E2008", "its inputs' shapes don't broadcast to its output's");
   return {t.operand(a), t.operand(b)};
 }
 

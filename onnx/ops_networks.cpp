@@ -123,6 +123,10 @@ void gemm(Translator& t) {
 // Einsum: the equation's letters as the language's einsum patterns; an
 // ellipsis as the axes it stands for; without `->`, the letters seen once,
 // in alphabetical order (ONNX's rule).
+bool is_letter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 void einsum(Translator& t) {
   std::string eq;
   for (char c : t.string_attr("equation", ""))
@@ -141,6 +145,7 @@ void einsum(Translator& t) {
   std::size_t ellipsis = 0;  // axes an ellipsis stands for
   std::vector<std::vector<std::string>> patterns;
   std::map<char, int> seen;
+  std::map<std::string, std::int64_t> sizes;
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const Value& v = t.need(static_cast<int>(i));
     if (v.onnx_type != TP::FLOAT)
@@ -160,6 +165,9 @@ void einsum(Translator& t) {
         k += 2;
       } else {
         const char c = term[k];
+        if (!is_letter(c))
+          t.unsupported("E2008", "the equation's term `" + term + "` has `" + std::string(1, c) +
+                                     "`, not a letter");
         if (std::find(names.begin(), names.end(), std::string(1, c)) != names.end())
           t.unsupported("E2005",
                         "an Einsum repeating an index in one input (a diagonal) isn't supported");
@@ -169,6 +177,16 @@ void einsum(Translator& t) {
     }
     if (names.size() != v.rank())
       t.unsupported("E2008", "the equation's term `" + term + "` doesn't fit its input's rank");
+    // ONNX's inference doesn't hold an index to one size (fuzz_onnx's
+    // sixteenth find): each index, and each axis the ellipsis stands for,
+    // has one size across the inputs.
+    for (std::size_t a = 0; a < names.size(); ++a) {
+      const auto [at, fresh] = sizes.emplace(names[a], v.shape[a]);
+      if (!fresh && at->second != v.shape[a])
+        t.unsupported("E2008", "the equation's index `" + names[a] + "` is " +
+                                   std::to_string(at->second) + " in one input and " +
+                                   std::to_string(v.shape[a]) + " in another");
+    }
     patterns.push_back(names);
   }
   std::vector<std::string> out;
@@ -179,7 +197,11 @@ void einsum(Translator& t) {
         for (std::size_t e = 0; e < ellipsis; ++e) out.push_back("e" + std::to_string(e));
         k += 2;
       } else {
-        out.push_back(std::string(1, rhs[k]));
+        const std::string c(1, rhs[k]);
+        if (!sizes.count(c) || std::find(out.begin(), out.end(), c) != out.end())
+          t.unsupported("E2008", "the equation's result `" + rhs +
+                                     "` names an index no input has, or one twice");
+        out.push_back(c);
       }
     }
   } else {
@@ -187,6 +209,12 @@ void einsum(Translator& t) {
     for (const auto& [c, n] : seen)
       if (n == 1) out.push_back(std::string(1, c));
   }
+  // ONNX's inference gives the result's rank, not its sizes: the declared
+  // output must be what the equation makes.
+  std::vector<std::int64_t> made;
+  for (const auto& name : out) made.push_back(sizes.at(name));
+  if (made != t.out_shape())
+    t.unsupported("E2008", "the equation makes a result of another shape than the graph declares");
   std::string e = "einsum(";
   for (int i = 0; i < t.inputs_count(); ++i) e += t.operand(t.need(i)) + ", ";
   for (std::size_t i = 0; i < patterns.size(); ++i) e += (i ? ", " : "") + join(patterns[i]);

@@ -182,7 +182,22 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
       {"tests/fuzz/onnx_corpus/convtranspose_stride_zero.onnx", "E2008",
        "strides and dilations need sizes of 1 or more"},
       {"tests/fuzz/onnx_corpus/layernorm_scalar_x.onnx", "E2008",
-       "a LayerNormalization's input 0, `X`, has 0 axes, not 1 or more"}};
+       "a LayerNormalization's input 0, `X`, has 0 axes, not 1 or more"},
+      // Einsum, whose inference gives ranks only: a byte that isn't a
+      // letter, an index of two sizes, a declared result of another shape
+      // (the sixteenth); a ceil-mode MaxPool whose last window ONNX counts
+      // and we don't (the seventeenth); a LessOrEqual whose inputs don't
+      // broadcast (the eighteenth).
+      {"tests/fuzz/onnx_corpus/einsum_non_letter.onnx", "E2008",
+       "names an index no input has, or one twice"},
+      {"tests/fuzz/onnx_corpus/einsum_index_sizes.onnx", "E2008",
+       "the equation's index `j` is 4 in one input and 2 in another"},
+      {"tests/fuzz/onnx_corpus/einsum_declared_shape.onnx", "E2008",
+       "the equation makes a result of another shape than the graph declares"},
+      {"tests/fuzz/onnx_corpus/maxpool_ceil_stride_nine.onnx", "E2008",
+       "its windows make [1 2] along its spatial axes; ONNX infers an output of [1 1 2 2]"},
+      {"tests/fuzz/onnx_corpus/lessorequal_no_broadcast.onnx", "E2008",
+       "its inputs' shapes don't broadcast to its output's"}};
   for (const auto& [path, code, why] : finds) {
     CAPTURE(path);
     const auto m = engine.load_onnx(source_path(path), options());
