@@ -256,6 +256,15 @@ void conv_transpose(Translator& t) {
       end[i] = pads[i + d];
     }
   }
+  // What the translation makes must be the output ONNX declares (fuzz_onnx's
+  // nineteenth find: a batch of 61 declared as 1).
+  std::vector<std::int64_t> made = {x.shape[0], w.shape[1]};
+  for (std::size_t i = 0; i < d; ++i)
+    made.push_back(strides[i] * (in[i] - 1) + out_pad[i] + (kernel[i] - 1) * dilations[i] + 1 -
+                   begin[i] - end[i]);
+  if (made != out_shape)
+    t.unsupported("E2008",
+                  "it makes an output of " + list(made) + "; ONNX infers " + list(out_shape));
   // The kernel [Ci Co k...] as [k... Ci Co], flipped along k.
   std::vector<std::int64_t> kshape(kernel);
   kshape.push_back(w.shape[0]);

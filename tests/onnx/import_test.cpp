@@ -197,7 +197,11 @@ TEST_CASE("a model's bytes import as its file does, and refusals are coded") {
       {"tests/fuzz/onnx_corpus/maxpool_ceil_stride_nine.onnx", "E2008",
        "its windows make [1 2] along its spatial axes; ONNX infers an output of [1 1 2 2]"},
       {"tests/fuzz/onnx_corpus/lessorequal_no_broadcast.onnx", "E2008",
-       "its inputs' shapes don't broadcast to its output's"}};
+       "its inputs' shapes don't broadcast to its output's"},
+      // A ConvTranspose of a batch of 61 that ONNX declares as 1 (the
+      // nineteenth).
+      {"tests/fuzz/onnx_corpus/convtranspose_batch_declared.onnx", "E2008",
+       "it makes an output of [61 2 10 8]; ONNX infers [1 2 10 8]"}};
   for (const auto& [path, code, why] : finds) {
     CAPTURE(path);
     const auto m = engine.load_onnx(source_path(path), options());
