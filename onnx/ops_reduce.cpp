@@ -14,6 +14,16 @@ bool is_float_type(int t) {
   return t == TP::FLOAT || t == TP::FLOAT16 || t == TP::BFLOAT16;
 }
 
+// keepdims: ONNX's inference keeps the axes for 1 only, where the
+// translation once kept them for anything but 0 (fuzz_onnx's twentieth
+// find); another value is refused.
+bool keep_dims(Translator& t) {
+  const std::int64_t keep = t.int_attr("keepdims", 1);
+  if (keep != 0 && keep != 1)
+    t.unsupported("E2008", "keepdims " + std::to_string(keep) + " isn't 0 or 1");
+  return keep == 1;
+}
+
 // The reduced axes (sorted, distinct), or empty for none at all (the
 // identity, noop_with_empty_axes); every axis when none are named.
 std::vector<std::int64_t> reduced_axes(Translator& t, const Value& x, bool* noop) {
@@ -46,7 +56,7 @@ void reduce_op(Translator& t) {
                                " isn't supported");
   bool noop = false;
   const auto axes = reduced_axes(t, x, &noop);
-  const bool keep = t.int_attr("keepdims", 1) != 0;
+  const bool keep = keep_dims(t);
   std::string v = t.operand(x);
   const bool is_float = is_float_type(x.onnx_type);
   if (!is_float && (K == kMean || K == kL2 || K == kLogSum || K == kLogSumExp))
@@ -96,7 +106,7 @@ void arg_op(Translator& t) {
     t.unsupported("E2006", "`" + t.node().op_type() + "` of " + onnx_type_name(x.onnx_type) +
                                " isn't supported");
   const std::int64_t axis = axis_of(t, t.int_attr("axis", 0), x.rank());
-  const bool keep = t.int_attr("keepdims", 1) != 0;
+  const bool keep = keep_dims(t);
   const std::string v = Max ? t.operand(x) : "-" + t.operand(x);
   t.emit("i32(argmax(" + v + ", over=" + std::to_string(axis) + (keep ? ", keep=true" : "") + "))");
 }
