@@ -44,8 +44,9 @@ ExprPtr Parser::expression() {
 
 ExprPtr Parser::pipe() {
   ExprPtr l = or_expr();
+  Chain chain(*this);
   while (at(Tok::pipe)) {
-    advance();
+    chain.link(advance().span);
     l = binary("|>", std::move(l), or_expr());
   }
   return l;
@@ -53,13 +54,21 @@ ExprPtr Parser::pipe() {
 
 ExprPtr Parser::or_expr() {
   ExprPtr l = and_expr();
-  while (accept(Tok::kw_or)) l = binary("or", std::move(l), and_expr());
+  Chain chain(*this);
+  while (at(Tok::kw_or)) {
+    chain.link(advance().span);
+    l = binary("or", std::move(l), and_expr());
+  }
   return l;
 }
 
 ExprPtr Parser::and_expr() {
   ExprPtr l = not_expr();
-  while (accept(Tok::kw_and)) l = binary("and", std::move(l), not_expr());
+  Chain chain(*this);
+  while (at(Tok::kw_and)) {
+    chain.link(advance().span);
+    l = binary("and", std::move(l), not_expr());
+  }
   return l;
 }
 
@@ -76,11 +85,13 @@ ExprPtr Parser::not_expr() {
 
 ExprPtr Parser::comparison() {
   ExprPtr l = additive();
+  Chain chain(*this);
   while (true) {
     const Tok kind = peek().kind;
     if (kind != Tok::eq && kind != Tok::ne && kind != Tok::lt && kind != Tok::le &&
         kind != Tok::gt && kind != Tok::ge)
       return l;
+    chain.link(peek().span);
     const std::string op(advance().text);
     l = binary(op, std::move(l), additive());
   }
@@ -88,7 +99,9 @@ ExprPtr Parser::comparison() {
 
 ExprPtr Parser::additive() {
   ExprPtr l = multiplicative();
+  Chain chain(*this);
   while (at(Tok::plus) || at(Tok::minus)) {
+    chain.link(peek().span);
     const std::string op(advance().text);
     l = binary(op, std::move(l), multiplicative());
   }
@@ -97,8 +110,10 @@ ExprPtr Parser::additive() {
 
 ExprPtr Parser::multiplicative() {
   ExprPtr l = unary();
+  Chain chain(*this);
   while (at(Tok::star) || at(Tok::slash) || at(Tok::slash_slash) || at(Tok::percent) ||
          at(Tok::at)) {
+    chain.link(peek().span);
     const std::string op(advance().text);
     l = binary(op, std::move(l), unary());
   }

@@ -75,6 +75,12 @@ Parser::Depth::Depth(Parser& parser, Span at) : p(parser) {
   }
 }
 
+void Parser::Chain::link(Span at) {
+  Depth check(p, at);  // E0205 past the bound
+  ++p.depth_;          // held until the chain ends
+  ++links;
+}
+
 // ---- items ----------------------------------------------------------------
 
 void Parser::open_block(const std::string& missing, const std::string& label,

@@ -90,6 +90,20 @@ class Parser {
     explicit Depth(Parser& parser, Span at);
     ~Depth() { --p.depth_; }
   };
+  // A left-associative chain (a - b + c ...): each operator deepens the
+  // tree one level on its left, counted like a bracket until the chain
+  // ends, so no input builds a tree deeper than the later stages' recursion
+  // can walk (fuzz_source's find: a chain of some 800 operators overflowed
+  // lowering's stack).
+  struct Chain {
+    Parser& p;
+    int links = 0;
+    explicit Chain(Parser& parser) : p(parser) {}
+    Chain(const Chain&) = delete;
+    Chain& operator=(const Chain&) = delete;
+    void link(Span at);  // one operator more: E0205 past kMaxNesting
+    ~Chain() { p.depth_ -= links; }
+  };
 
   diag::Reporter& reporter() { return r_; }
 

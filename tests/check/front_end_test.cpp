@@ -184,7 +184,12 @@ TEST_CASE("deep nesting ends in E0205, never in a crash") {
   for (const std::string& body :
        {nested("(", "1.0", ")", 5000), nested("-", "1.0", "", 5000),
         nested("not ", "true", "", 5000), nested("[", "1.0", "]", 5000),
-        nested("f(", "1.0", ")", 5000), nested("1.0 ** ", "2.0", "", 5000)}) {
+        nested("f(", "1.0", ")", 5000), nested("1.0 ** ", "2.0", "", 5000),
+        // Left-associative chains build a tree as deep as they are long
+        // (fuzz_source's find: 800 operators overflowed lowering's stack).
+        nested("1.0 + ", "1.0", "", 5000), nested("2.0 * ", "1.0", "", 5000),
+        nested("true and ", "true", "", 5000), nested("false or ", "true", "", 5000),
+        nested("1.0 < ", "1.0", "", 5000), nested("1.0 |> ", "f", "", 5000)}) {
     const auto d = check("fn f() -> [] = " + body + "\n");
     REQUIRE_FALSE(d.empty());
     CHECK(d[0].code == "E0205");
@@ -196,6 +201,7 @@ TEST_CASE("deep nesting ends in E0205, never in a crash") {
   CHECK(codes(check(blocks)) == std::vector<std::string>{"E0205"});
   // And just inside the bound, fine.
   CHECK(check("fn f() -> [] = " + nested("(", "1.0", ")", 150) + "\n").empty());
+  CHECK(check("fn f() -> [] = " + nested("1.0 + ", "1.0", "", 150) + "\n").empty());
 }
 
 TEST_CASE("huge numbers, odd bytes and random input end in diagnostics or success") {

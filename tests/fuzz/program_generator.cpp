@@ -640,7 +640,7 @@ class Generator {
     }
     const Shape h = {"n", x};
     budget_ = uniform(1, 4);
-    const Expr init = gen(h, 3);
+    const Expr init = capped(gen(h, 3));  // the loop adds h to itself: bounded from the start
     stmts_.push_back(indent_ + "h: " + shape_text(h) + " = " + init.text);
     stmts_.push_back(indent_ + "for k in m.blocks:");
     vars_.push_back({"h", h, 1, false});
@@ -682,7 +682,7 @@ class Generator {
     const std::string t = fixed_dim({}), x = fixed_dim({t}), y = fixed_dim({});
     const Expr xs = param({"n", t, x});
     budget_ = uniform(1, 4);
-    const Expr init = gen({"n", y}, 3);
+    const Expr init = capped(gen({"n", y}, 3));
     stmts_.push_back(indent_ + "h: [n " + y + "] = " + init.text);
     stmts_.push_back(indent_ + "for xt in slices(" + xs.text + ", over=" + t + "):");
     vars_.push_back({"h", {"n", y}, 1, false});
