@@ -19,6 +19,11 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep =
 // `over=` text for axes: "1", "[0 2]".
 std::string over_text(const std::vector<std::int64_t>& axes);
 
+// Two sizes that agree: equal, or either a generic axis (-1).
+inline bool sizes_fit(std::int64_t a, std::int64_t b) {
+  return a == b || a < 0 || b < 0;
+}
+
 // `x` (of `from`) laid out as `to` (the same count, row-major order kept).
 std::string reshape_expr(Translator& t, const std::string& x, const std::vector<std::int64_t>& from,
                          const std::vector<std::int64_t>& to, const std::string& dtype);

@@ -22,8 +22,8 @@ void nll(Translator& t, const std::string& log_prob, const std::vector<std::int6
   std::vector<std::int64_t> target_shape = shape;
   target_shape.erase(target_shape.begin() + 1);
   bool same = target.shape.size() == target_shape.size();
-  for (std::size_t i = 0; same && i < target_shape.size(); ++i)  // -1: a generic axis
-    same = target.shape[i] == target_shape[i] || target.shape[i] < 0 || target_shape[i] < 0;
+  for (std::size_t i = 0; same && i < target_shape.size(); ++i)
+    same = sizes_fit(target.shape[i], target_shape[i]);
   if (!same) t.unsupported("E2008", "the labels' shape isn't the scores' without their class axis");
   if (weight && (weight->rank() != 1 || (weight->shape[0] != classes && classes >= 0)))
     t.unsupported(

@@ -83,8 +83,7 @@ void gemm(Translator& t) {
   const bool ta = t.int_attr("transA", 0) != 0, tb = t.int_attr("transB", 0) != 0;
   const std::int64_t m = a.shape[ta ? 1 : 0], ka = a.shape[ta ? 0 : 1];
   const std::int64_t kb = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
-  auto fits = [](std::int64_t p, std::int64_t q) { return p == q || p < 0 || q < 0; };
-  if (!fits(ka, kb))
+  if (!sizes_fit(ka, kb))
     t.unsupported("E2008",
                   "Gemm contracts A's " + std::to_string(ka) + " with B's " + std::to_string(kb));
   if (const Value* c = t.input(2)) {
@@ -92,13 +91,13 @@ void gemm(Translator& t) {
     bool broadcasts = c->rank() <= 2;
     for (std::size_t i = 1; broadcasts && i <= c->rank(); ++i) {
       const std::int64_t d = c->shape[c->rank() - i];
-      broadcasts = d == 1 || fits(d, mn[2 - i]);
+      broadcasts = d == 1 || sizes_fit(d, mn[2 - i]);
     }
     if (!broadcasts) t.unsupported("E2008", "Gemm's C doesn't broadcast to [M N]");
   }
   std::string x = t.operand(a), y;
-  if (t.int_attr("transA", 0)) x = transpose_expr(x, {1, 0});
-  if (t.int_attr("transB", 0) && b.constant && b.expr.empty() && !b.frozen && b.rank() == 2) {
+  if (ta) x = transpose_expr(x, {1, 0});
+  if (tb && b.constant && b.expr.empty() && !b.frozen && b.rank() == 2) {
     // A weight transposed once, at import, not at every call.
     const auto s = strides_of(b.shape);
     y = t.param_operand(
@@ -107,7 +106,7 @@ void gemm(Translator& t) {
         t.name_of(b), "transposed");
   } else {
     y = t.operand(b);
-    if (t.int_attr("transB", 0)) y = transpose_expr(y, {1, 0});
+    if (tb) y = transpose_expr(y, {1, 0});
   }
   std::string e = x + " @ " + y;
   const float alpha = t.float_attr("alpha", 1.0f), beta = t.float_attr("beta", 1.0f);

@@ -78,7 +78,7 @@ void recurrent(Translator& t) {
   const auto expect = [&](const Value* v, const char* name, std::vector<std::int64_t> want) {
     bool fits = v == nullptr || v->shape.size() == want.size();
     for (std::size_t k = 0; v && fits && k < want.size(); ++k)
-      fits = v->shape[k] == want[k] || v->shape[k] < 0 || want[k] < 0;  // -1: a generic axis
+      fits = sizes_fit(v->shape[k], want[k]);
     if (!fits) {
       std::string text;
       for (const auto d : want) text += (text.empty() ? "" : " ") + std::to_string(d);

@@ -36,10 +36,10 @@ Geometry geometry(Translator& t, const std::vector<std::int64_t>& in,
   for (std::size_t i = 0; i < d; ++i)
     if (g.kernel[i] < 1 || g.strides[i] < 1 || g.dilations[i] < 1)
       t.unsupported("E2008", "its kernel, strides and dilations need sizes of 1 or more");
-  for (const std::int64_t p : t.ints_attr("pads"))
-    if (p < 0) t.unsupported("E2008", "its pads need counts of 0 or more");
   const std::string auto_pad = t.string_attr("auto_pad", "NOTSET");
   std::vector<std::int64_t> pads = t.ints_attr("pads");
+  for (const std::int64_t p : pads)
+    if (p < 0) t.unsupported("E2008", "its pads need counts of 0 or more");
   g.begin.assign(d, 0);
   g.end.assign(d, 0);
   for (std::size_t i = 0; i < d; ++i) {
@@ -114,25 +114,21 @@ std::string over_axes(std::size_t d, std::size_t first) {
   return list(a);
 }
 
-// Equal sizes, a generic axis (-1) fitting any.
-bool fits(std::int64_t a, std::int64_t b) {
-  return a == b || a < 0 || b < 0;
-}
-
 // A conv's channels and bias against its kernel: ONNX's inference doesn't
 // check them (fuzz_onnx's fourteenth find), and a program that doesn't check
 // would be written. in_axis and out_axis: the kernel's axes of input and
 // output channels.
 void need_channels(Translator& t, const Value& x, const Value& w, std::int64_t groups,
                    std::size_t in_axis, std::size_t out_axis) {
-  if (groups < 1 || !fits(x.shape[1], w.shape[in_axis] * groups))
+  if (groups < 1 || !sizes_fit(x.shape[1], w.shape[in_axis] * groups))
     t.unsupported("E2008",
                   "its kernel takes " + std::to_string(w.shape[in_axis]) + " input channels" +
                       (groups == 1 ? "" : " a group, " + std::to_string(groups) + " groups") +
                       "; the input has " + std::to_string(x.shape[1]));
   if (w.shape[out_axis] >= 0 && w.shape[out_axis] % groups != 0)
     t.unsupported("E2008", "its kernel's output channels don't divide into its groups");
-  if (const Value* b = t.input(2); b && (b->rank() != 1 || !fits(b->shape[0], w.shape[out_axis])))
+  if (const Value* b = t.input(2);
+      b && (b->rank() != 1 || !sizes_fit(b->shape[0], w.shape[out_axis])))
     t.unsupported("E2008", "its bias needs the shape [" + std::to_string(w.shape[out_axis]) +
                                "], one value an output channel");
 }
