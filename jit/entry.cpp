@@ -83,12 +83,12 @@ int compile_controller(const SsJitHostStep* steps, int32_t count, const char* pr
 }
 
 int load_object(const void* object, size_t size, const char* prefix, int32_t count, void** fns,
-                char* error, size_t error_size) {
-  if (!object || !prefix || count < 0 || (count > 0 && !fns)) {
+                uint64_t* handle, char* error, size_t error_size) {
+  if (!object || !prefix || !handle || count < 0 || (count > 0 && !fns)) {
     copy_error("load_object: null argument", error, error_size);
     return 1;
   }
-  const std::string why = ss::jit::load_object(object, size, prefix, count, fns);
+  const std::string why = ss::jit::load_object(object, size, prefix, count, fns, handle);
   if (!why.empty()) {
     copy_error(why, error, error_size);
     return 1;
@@ -96,9 +96,22 @@ int load_object(const void* object, size_t size, const char* prefix, int32_t cou
   return 0;
 }
 
-constexpr SsJitApi kApi = {SS_JIT_ABI_VERSION,  &llvm_version, &host_cpu,
-                           &probe_scaled_sum,   &target_id,    &compile_elementwise,
-                           &compile_controller, &load_object};
+int unload_object(uint64_t handle, char* error, size_t error_size) {
+  const std::string why = ss::jit::unload_object(handle);
+  if (!why.empty()) {
+    copy_error(why, error, error_size);
+    return 1;
+  }
+  return 0;
+}
+
+uint64_t linked_objects() {
+  return ss::jit::linked_objects();
+}
+
+constexpr SsJitApi kApi = {
+    SS_JIT_ABI_VERSION,   &llvm_version,       &host_cpu,    &probe_scaled_sum, &target_id,
+    &compile_elementwise, &compile_controller, &load_object, &unload_object,    &linked_objects};
 
 }  // namespace
 

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 8u
+#define SS_JIT_ABI_VERSION 9u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -158,12 +158,19 @@ typedef struct SsJitApi {
                             void* context, char* error, size_t error_size);
   /* Links an object file from compile_elementwise or compile_controller
    * (made now, or kept in a code cache by a process on this target_id) into
-   * the process's JIT and fills fns[0..count) with the functions named
-   * `prefix` followed by 0, 1, ... A prefix may be linked once per process.
-   * The code lives as long as the module stays loaded. Returns 0, or
-   * non-zero with `error` filled. Thread-safe. */
+   * the process's JIT, fills fns[0..count) with the functions named
+   * `prefix` followed by 0, 1, ... and *handle with the link's name. Each
+   * link is its own: the same object may be linked twice. The code lives
+   * until unload_object(*handle). Returns 0, or non-zero with `error`
+   * filled (and nothing linked). Thread-safe. */
   int (*load_object)(const void* object, size_t size, const char* prefix, int32_t count, void** fns,
-                     char* error, size_t error_size);
+                     uint64_t* handle, char* error, size_t error_size);
+  /* Removes a link load_object made: its code, memory and mappings go back
+   * to the process, and its functions must not run again. Returns 0, or
+   * non-zero with `error` filled (a handle not linked). Thread-safe. */
+  int (*unload_object)(uint64_t handle, char* error, size_t error_size);
+  /* How many links are live now. */
+  uint64_t (*linked_objects)(void);
 } SsJitApi;
 
 /* The module's one export: its table, or NULL when the core asks for another

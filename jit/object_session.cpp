@@ -8,6 +8,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -25,6 +26,11 @@ struct Session {
   // nothing to optimise (controller functions: calls and branches).
   std::unique_ptr<llvm::TargetMachine> quick;
   std::string error;  // why the session couldn't start, once and for all
+  // Each linked object in its own JITDylib (its link order reaches the
+  // main one: libm, SLEEF), so removing it gives back its memory and
+  // mappings, and two links of the same object never clash.
+  std::map<std::uint64_t, llvm::orc::JITDylib*> objects;
+  std::uint64_t last_handle = 0;
 };
 
 // Made on first use; the caller holds s.mutex.
@@ -54,8 +60,10 @@ std::string start(Session& s) {
 }
 
 Session& session() {
-  static Session s;
-  return s;
+  // Never destroyed: code a host still holds at exit is unloaded into a
+  // session that is still there.
+  static Session* s = new Session;
+  return *s;
 }
 
 }  // namespace
@@ -94,20 +102,51 @@ std::string emit_object(llvm::Module& module, std::string* object, bool optimise
 }
 
 std::string load_object(const void* data, std::size_t size, const std::string& prefix,
-                        std::int32_t count, void** fns) {
+                        std::int32_t count, void** fns, std::uint64_t* handle) {
   Session& s = session();
   std::lock_guard lock(s.mutex);
   if (std::string why = start(s); !why.empty()) return why;
+  const std::uint64_t h = ++s.last_handle;
+  auto dylib = s.jit->createJITDylib("ss_object_" + std::to_string(h));
+  if (!dylib) return "a JITDylib: " + llvm::toString(dylib.takeError());
+  llvm::orc::JITDylib& jd = *dylib;
+  jd.addToLinkOrder(s.jit->getMainJITDylib());
+  // Whatever fails below leaves nothing linked.
+  const auto fail = [&](std::string why) {
+    if (auto err = s.jit->getExecutionSession().removeJITDylib(jd))
+      why += "; removing it: " + llvm::toString(std::move(err));
+    return why;
+  };
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(static_cast<const char*>(data), size), prefix + "object");
-  if (auto err = s.jit->addObjectFile(std::move(buffer)))
-    return "adding the object: " + llvm::toString(std::move(err));
+  if (auto err = s.jit->addObjectFile(jd, std::move(buffer)))
+    return fail("adding the object: " + llvm::toString(std::move(err)));
   for (std::int32_t k = 0; k < count; ++k) {
-    auto symbol = s.jit->lookup(prefix + std::to_string(k));
-    if (!symbol) return "lookup: " + llvm::toString(symbol.takeError());
+    auto symbol = s.jit->lookup(jd, prefix + std::to_string(k));
+    if (!symbol) return fail("lookup: " + llvm::toString(symbol.takeError()));
     fns[k] = symbol->toPtr<void*>();
   }
+  s.objects.emplace(h, &jd);
+  *handle = h;
   return {};
+}
+
+std::string unload_object(std::uint64_t handle) {
+  Session& s = session();
+  std::lock_guard lock(s.mutex);
+  const auto it = s.objects.find(handle);
+  if (it == s.objects.end()) return "no object is linked as " + std::to_string(handle);
+  llvm::orc::JITDylib& jd = *it->second;
+  s.objects.erase(it);
+  if (auto err = s.jit->getExecutionSession().removeJITDylib(jd))
+    return "removing the object: " + llvm::toString(std::move(err));
+  return {};
+}
+
+std::size_t linked_objects() {
+  Session& s = session();
+  std::lock_guard lock(s.mutex);
+  return s.objects.size();
 }
 
 }  // namespace ss::jit

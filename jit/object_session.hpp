@@ -22,9 +22,16 @@ const std::string& target_id();
 std::string emit_object(llvm::Module& module, std::string* object, bool optimise = true);
 
 // Links an object file into the JIT and finds `count` functions named
-// prefix + "0", prefix + "1", ... Addresses stay valid while the module
-// stays loaded. Returns an error, or empty.
+// prefix + "0", prefix + "1", ...; *handle names the link. Addresses stay
+// valid until unload_object(handle). Returns an error, or empty (and on an
+// error nothing stays linked).
 std::string load_object(const void* data, std::size_t size, const std::string& prefix,
-                        std::int32_t count, void** fns);
+                        std::int32_t count, void** fns, std::uint64_t* handle);
+
+// Removes a linked object: its code, memory and mappings go back.
+std::string unload_object(std::uint64_t handle);
+
+// How many objects are linked now.
+std::size_t linked_objects();
 
 }  // namespace ss::jit

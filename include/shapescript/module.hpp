@@ -82,6 +82,11 @@ struct ExecutorStats {
   // and graphs a call had to plan: none, but for graphs a load can't
   // foresee.
   std::int64_t plans_at_load = 0, plans_at_call = 0;
+  // Code the JIT couldn't compile or link, which ran without it: a graph's
+  // kernels (node by node) or a controller function (interpreted). Results
+  // are the same; only speed differs. The last failure's words.
+  std::int64_t jit_failures = 0;
+  std::string jit_error;
   std::map<std::string, std::int64_t> nodes;
   // Per function, by name: what ran it. Device functions appear here on
   // the fast executor; controller functions once a run called them.

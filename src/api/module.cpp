@@ -282,10 +282,17 @@ ExecutorStats Module::executor_stats() const {
     s.kernels_from_memory = fused.from_memory;
     s.kernels_from_cache = fused.from_store;
     s.kernel_runs = fused.runs;
+    s.jit_failures = fused.jit_failures;
+    s.jit_error = fused.jit_error;
     s.nodes = runtime::executor_nodes(*executor);
     for (auto& [name, g] : runtime::executor_functions(*executor))
       s.functions[name] = {"device", "fast", g.calls, g.fused_kernels, std::move(g.nodes)};
   }
+  for (const auto& [fn, code] : impl->controller_code)
+    if (!code.fn) {
+      ++s.jit_failures;
+      s.jit_error = code.error;
+    }
   std::lock_guard lock(impl->controller_mutex);
   for (const auto& [name, f] : impl->controller_calls) s.functions[name] = f;
   return s;

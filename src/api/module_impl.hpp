@@ -96,7 +96,7 @@ struct Module::Impl {
   CodeCache code_cache;  // the engine's, for the controller's compiled code
   // Each controller function's compiled code, made at load (null:
   // interpreted); empty without the JIT.
-  std::map<const ir::HostFunction*, SsJitHostFn> controller_code;
+  runtime::CompiledController controller_code;
   // What the host's load gave (host functions, files, limits, print,
   // progress, stats), and the folder of the program's file, where the
   // controller's relative paths start.

@@ -110,7 +110,7 @@ TEST_CASE("a second run compiles nothing: its kernels come from the code cache")
   CHECK(entries(xdg + "/shapescript").size() == 1);
 }
 
-TEST_CASE("kernels compiled once in a process serve every module of the same program") {
+TEST_CASE("kernels compiled once in a process serve every module of the same program it holds") {
   if (std::string(ss::test::kJitPath).empty()) {
     ss::test::skip("no JIT module in this build");
     return;
@@ -130,8 +130,9 @@ TEST_CASE("kernels compiled once in a process serve every module of the same pro
   const auto x = ss::Tensor::of(std::vector<float>(8, 0.5f), {2, 4});
   std::vector<float> results[2];
   ss::ExecutorStats stats[2];
+  std::vector<ss::Module> held;  // both at once: code is linked while a module holds it
   for (int k = 0; k < 2; ++k) {
-    const ss::Module mod = engine.load_source(text, "cached.ss");
+    const ss::Module& mod = held.emplace_back(engine.load_source(text, "cached.ss"));
     REQUIRE(mod);
     const auto r = mod.call("f", {x});
     REQUIRE(r);
@@ -139,8 +140,8 @@ TEST_CASE("kernels compiled once in a process serve every module of the same pro
     stats[k] = mod.executor_stats();
   }
   // The first module compiled them or found them (another test in this
-  // process may have compiled the same kernels); the second found them in
-  // the process without asking the store.
+  // process may hold the same kernels); the second found them in the
+  // process without asking the store.
   CHECK(stats[0].kernels_compiled + stats[0].kernels_from_memory + stats[0].kernels_from_cache >=
         1);
   CHECK(stats[1].kernels_compiled == 0);
@@ -154,6 +155,15 @@ TEST_CASE("kernels compiled once in a process serve every module of the same pro
   CHECK(f.calls == 1);
   CHECK(f.fused_kernels >= 1);
   CHECK(f.nodes.at("fused") >= 2);
+  // Once no module holds them they are unloaded: the next module links the
+  // store's object, compiling nothing.
+  held.clear();
+  const ss::Module again = engine.load_source(text, "cached.ss");
+  REQUIRE(again);
+  CHECK(again.executor_stats().kernels_compiled == 0);
+  CHECK(again.executor_stats().kernels_from_memory == 0);
+  CHECK(again.executor_stats().kernels_from_cache >= 1);
+  CHECK(again.call("f", {x}).tensor().to_floats() == results[0]);
 }
 
 TEST_CASE("a kernel set's identity covers the target and every step, its key is a hash of it") {

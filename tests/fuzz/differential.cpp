@@ -398,6 +398,14 @@ class Runner {
       if (auto d = differ(results[3], results[1], &ss::test::tolerance("devices")); !d.empty())
         failures.push_back(where + "cpu[0 1] against fast: " + d);
     }
+    // Code the JIT failed to compile or link ran without it: the results
+    // agree, but the program went untested on the JIT (and a process whose
+    // JIT fails has a bug of its own: it once ran out of mappings).
+    jit_programs_ += modules[1].executor_stats().jit ? 1 : 0;
+    for (std::size_t e = 1; e < executors_.size(); ++e)
+      if (const auto st = modules[e].executor_stats(); st.jit_failures > 0)
+        failures.push_back(name + ": the JIT failed on " + executors_[e].name + " (" +
+                           std::to_string(st.jit_failures) + " times): " + st.jit_error);
     if (standalone && failures.empty()) {
       std::string why;
       if (!batch_.add(*executors_[0].engine, name, source, std::move(standalone_calls), &why))
@@ -415,6 +423,9 @@ class Runner {
     return failures;
   }
 
+  // Programs whose fast executor had the JIT module.
+  std::uint64_t jit_programs() const { return jit_programs_; }
+
   // Runs the standalone programs gathered so far.
   void flush_standalone(std::vector<std::string>& failures) {
     for (auto& f : batch_.run()) failures.push_back(std::move(f));
@@ -424,6 +435,7 @@ class Runner {
   const Options& options_;
   std::vector<Executor> executors_;
   StandaloneBatch batch_;
+  std::uint64_t jit_programs_ = 0;
 
   // What differs between `got` and `want` (empty: they agree): under `t`,
   // or bit for bit where it is null; integers always exactly.
@@ -568,8 +580,8 @@ int main(int argc, char** argv) {
     for (const auto& f : last) std::printf("FAIL %s\n", f.c_str());
     if (!last.empty()) ++failed;
   }
-  std::printf("differential: %llu programs, %llu failed, %.1f s\n",
+  std::printf("differential: %llu programs, %llu failed, %llu with the JIT, %.1f s\n",
               static_cast<unsigned long long>(programs), static_cast<unsigned long long>(failed),
-              elapsed());
+              static_cast<unsigned long long>(runner.jit_programs()), elapsed());
   return failed == 0 ? 0 : 1;
 }

@@ -21,17 +21,16 @@ Value from_output(const Tensor& t, HostKind kind) {
 
 }  // namespace control
 
-std::map<const ir::HostFunction*, SsJitHostFn> compile_controller(const SsJitApi& api,
-                                                                  const ir::Program& program,
-                                                                  const CodeCache& cache) {
-  std::map<const ir::HostFunction*, SsJitHostFn> compiled;
+CompiledController compile_controller(const SsJitApi& api, const ir::Program& program,
+                                      const CodeCache& cache) {
+  CompiledController compiled;
   for (const auto& [name, fn] : program.controller)
     compiled[&fn] = controller_code(api, fn, cache);  // null: interpreted
   return compiled;
 }
 
-SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
-                            const CodeCache& cache) {
+ControllerCode controller_code(const SsJitApi& api, const ir::HostFunction& fn,
+                               const CodeCache& cache) {
   std::vector<SsJitHostStep> steps;
   for (const HostInstr& in : fn.code) switch (in.op) {
       case HostOp::branch:
@@ -57,10 +56,14 @@ SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
         },
         object, error);
   };
-  std::string error;
-  const auto code = cached_code(api, controller_identity(api, steps), 1, compile, cache, &error);
+  ControllerCode out;
+  auto code = cached_code(api, controller_identity(api, steps), 1, compile, cache, &out.error);
   // Without code the function is interpreted, as without the JIT.
-  return code ? reinterpret_cast<SsJitHostFn>(code->fns[0]) : nullptr;
+  if (code) {
+    out.fn = reinterpret_cast<SsJitHostFn>(code->fns[0]);
+    out.link = std::move(code->link);
+  }
+  return out;
 }
 
 std::optional<Diagnostic> program_failure(const std::exception& e, const diag::SourceMap& map,

@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -31,6 +32,17 @@ namespace ss::runtime {
 // What a sink receives from `write(sink, k=v, ...)`: the names and values.
 using SinkRecord = std::vector<std::pair<std::string, double>>;
 using Sink = std::function<void(const SinkRecord&)>;
+
+// A controller function's control flow compiled (tier 1): `fn` runs while
+// `link` is held. fn is null when the JIT can't compile it (it is
+// interpreted then), and `error` says why.
+struct ControllerCode {
+  SsJitHostFn fn = nullptr;
+  std::shared_ptr<const void> link;
+  std::string error;
+};
+// Each controller function's code, as a load compiled it.
+using CompiledController = std::map<const ir::HostFunction*, ControllerCode>;
 
 struct RunOptions {
   // Receives each line `print` writes, with its newline.
@@ -58,7 +70,7 @@ struct RunOptions {
   CodeCache code_cache;
   // The functions a load compiled already (compile_controller), found
   // here before anything is compiled at a call (null: interpreted).
-  const std::map<const ir::HostFunction*, SsJitHostFn>* compiled = nullptr;
+  const CompiledController* compiled = nullptr;
   // Told each call of a controller function: its name, and whether
   // compiled code ran it.
   std::function<void(const std::string& function, bool compiled)> on_call;
@@ -78,17 +90,14 @@ struct HostFunctionError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A controller function's control flow compiled (tier 1), found in
-// `cache` when compiled before; null when the JIT can't compile it (it is
-// interpreted then).
-// Every controller function of `program` compiled, as a load does so that
-// no call compiles; null for one the JIT can't compile.
-std::map<const ir::HostFunction*, SsJitHostFn> compile_controller(const SsJitApi& api,
-                                                                  const ir::Program& program,
-                                                                  const CodeCache& cache);
+// A function's code, found in `cache` when compiled before.
+ControllerCode controller_code(const SsJitApi& api, const ir::HostFunction& fn,
+                               const CodeCache& cache);
 
-SsJitHostFn controller_code(const SsJitApi& api, const ir::HostFunction& fn,
-                            const CodeCache& cache);
+// Every controller function of `program` compiled, as a load does so that
+// no call compiles.
+CompiledController compile_controller(const SsJitApi& api, const ir::Program& program,
+                                      const CodeCache& cache);
 
 // Our own bug, reached at run time, as a diagnostic for the host (never an
 // exception across the API).

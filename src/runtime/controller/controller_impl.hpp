@@ -195,7 +195,7 @@ class Controller {
   const RunOptions& options_;
   std::chrono::steady_clock::time_point deadline_;
   // Each function's compiled code, or null where it is interpreted.
-  std::map<const ir::HostFunction*, SsJitHostFn> compiled_;
+  std::map<const ir::HostFunction*, ControllerCode> compiled_;
 };
 
 }  // namespace ss::runtime::control

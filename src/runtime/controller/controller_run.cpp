@@ -100,11 +100,12 @@ Value Controller::interpret(const ir::HostFunction& fn, std::vector<Value>& slot
 // test(), jumps are the code's own, everything else is exec().
 SsJitHostFn Controller::compiled_function(const ir::HostFunction& fn) {
   if (!options_.jit) return nullptr;
-  if (const auto it = compiled_.find(&fn); it != compiled_.end()) return it->second;
+  if (const auto it = compiled_.find(&fn); it != compiled_.end()) return it->second.fn;
+  // The load's code: the module holds it as long as this controller runs.
   if (options_.compiled)
     if (const auto it = options_.compiled->find(&fn); it != options_.compiled->end())
-      return compiled_[&fn] = it->second;
-  return compiled_[&fn] = controller_code(*options_.jit, fn, options_.code_cache);
+      return it->second.fn;
+  return (compiled_[&fn] = controller_code(*options_.jit, fn, options_.code_cache)).fn;
 }
 
 std::int32_t Controller::exec_step(void* frame, std::int32_t pc) noexcept {

@@ -16,9 +16,19 @@ void append(std::string& out, const T& value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof value);
 }
 
+// A link of an object into the JIT, shared by every plan and module that
+// runs its code: unloaded when the last of them goes.
+struct Link {
+  const SsJitApi* api = nullptr;
+  std::uint64_t handle = 0;
+  std::vector<void*> fns;
+  std::string identity;
+  ~Link();
+};
+
 struct Linked {
   std::mutex mutex;  // held while code is compiled, so nothing is linked twice
-  std::map<std::string, std::vector<void*>> by_identity;
+  std::map<std::string, std::weak_ptr<Link>> by_identity;
 };
 
 std::string header(const SsJitApi& api, const char* what) {
@@ -27,8 +37,22 @@ std::string header(const SsJitApi& api, const char* what) {
 }
 
 Linked& linked() {
-  static Linked* l = new Linked;  // code stays linked for the process's life
+  static Linked* l = new Linked;  // never destroyed: a Link may go at exit
   return *l;
+}
+
+Link::~Link() {
+  if (!api) return;  // it never linked
+  char why[256] = {};
+  // A handle the JIT gave: unloading it can't fail but for our own bug,
+  // and a destructor has no one to tell.
+  (void)api->unload_object(handle, why, sizeof why);
+  Linked& l = linked();
+  std::lock_guard lock(l.mutex);
+  // The entry is this link's unless a new link of the identity took it.
+  if (const auto it = l.by_identity.find(identity);
+      it != l.by_identity.end() && it->second.expired())
+    l.by_identity.erase(it);
 }
 
 // An entry: a magic line, the identity's length and bytes, the object's
@@ -109,43 +133,56 @@ bool compile_with(const JitEntryCall& call, std::string* object, std::string* er
   return false;
 }
 
+std::size_t linked_code_count() {
+  Linked& l = linked();
+  std::lock_guard lock(l.mutex);
+  std::size_t n = 0;
+  for (const auto& [identity, link] : l.by_identity) n += link.expired() ? 0 : 1;
+  return n;
+}
+
 std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& identity, int count,
                                       const CompileObject& compile, const CodeCache& store,
                                       std::string* error) {
   Linked& l = linked();
   std::lock_guard lock(l.mutex);
   if (auto it = l.by_identity.find(identity); it != l.by_identity.end())
-    return CachedCode{it->second, CodeOrigin::memory};
+    if (auto held = it->second.lock()) {
+      std::vector<void*> fns = held->fns;
+      return CachedCode{std::move(fns), CodeOrigin::memory, std::move(held)};
+    }
 
   const std::string key = code_key(identity);
   const std::string prefix = "ss_" + key.substr(3) + "_";
-  CachedCode out;
-  out.fns.assign(static_cast<std::size_t>(count), nullptr);
+  auto made = std::make_shared<Link>();
+  made->identity = identity;
+  made->fns.assign(static_cast<std::size_t>(count), nullptr);
   char why[512] = {};
   const auto link = [&](const std::string& object) {
-    return api.load_object(object.data(), object.size(), prefix.c_str(), count, out.fns.data(), why,
-                           sizeof why) == 0;
+    return api.load_object(object.data(), object.size(), prefix.c_str(), count, made->fns.data(),
+                           &made->handle, why, sizeof why) == 0;
+  };
+  const auto found = [&](CodeOrigin origin) {
+    made->api = &api;  // linked: unloaded when the last holder goes
+    l.by_identity[identity] = made;
+    std::vector<void*> fns = made->fns;
+    return CachedCode{std::move(fns), origin, std::move(made)};
   };
   // A stored entry for this code: linked if its object is sound (an object
   // that doesn't parse links nothing, and is compiled afresh).
   if (store.load) {
     std::string bytes;
     if (store.load(key, &bytes))
-      if (const auto object = cached_object(bytes, identity); object && link(*object)) {
-        out.origin = CodeOrigin::store;
-        l.by_identity.emplace(identity, out.fns);
-        return out;
-      }
+      if (const auto object = cached_object(bytes, identity); object && link(*object))
+        return found(CodeOrigin::store);
   }
   std::string object;
-  if (!compile(prefix, &object, error)) return std::nullopt;
-  if (!link(object)) {
-    *error = why;
+  if (!compile(prefix, &object, error) || !link(object)) {
+    if (error->empty()) *error = why;
     return std::nullopt;
   }
   if (store.store) store.store(key, cache_entry(identity, object));
-  l.by_identity.emplace(identity, out.fns);
-  return out;
+  return found(CodeOrigin::compiled);
 }
 
 }  // namespace ss::runtime

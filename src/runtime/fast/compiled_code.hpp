@@ -1,12 +1,15 @@
 // Code the JIT compiled, by content: fused kernels (a graph's, in one
-// object) and controller functions. An object is linked once per process
-// (a module loaded again, or another graph with the same kernels, reuses
-// the code already linked) and kept in the host's CodeCache across
-// processes (a second run links the stored object and compiles nothing).
+// object) and controller functions. An object is linked once while anything
+// holds its code (a module loaded again, or another graph with the same
+// kernels, reuses the code already linked), unloaded when the last holder
+// goes (a process that loads program after program keeps only the code of
+// the ones it holds), and kept in the host's CodeCache across processes (a
+// second run links the stored object and compiles nothing).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +24,13 @@ enum class CodeOrigin { compiled, memory, store };
 struct CachedCode {
   std::vector<void*> fns;  // the object's functions, in order
   CodeOrigin origin = CodeOrigin::compiled;
+  // The link: the functions run while a copy of it is held, and the code is
+  // unloaded when the last copy goes.
+  std::shared_ptr<const void> link;
 };
+
+// How many objects this process has linked into the JIT and holds now.
+std::size_t linked_code_count();
 
 // What a set of kernels is, byte for byte: the JIT's ABI and target, then
 // every kernel's steps and inputs. Two sets with the same identity are the
@@ -52,7 +61,7 @@ using JitEntryCall = std::function<int(void (*write)(void*, const void*, std::si
 bool compile_with(const JitEntryCall& call, std::string* object, std::string* error);
 
 // The `count` functions of an identity's code: linked already in this
-// process, else from `store` (an entry whose identity matches and whose
+// process (and held), else from `store` (an entry whose identity matches and whose
 // object links), else compiled (and then stored). nullopt when the JIT
 // fails; *error says why.
 std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& identity, int count,

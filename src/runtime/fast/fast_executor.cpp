@@ -21,8 +21,12 @@ Tensor reference_einsum(const ir::Node& n, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 FusionCounts FastExecutor::counts() const {
-  return {kernels_.load(),     runs_.load(),       stepped_.load(),
-          from_memory_.load(), from_store_.load(), planned_loops_.load()};
+  FusionCounts c{kernels_.load(),     runs_.load(),       stepped_.load(),
+                 from_memory_.load(), from_store_.load(), planned_loops_.load(),
+                 jit_failures_.load()};
+  std::lock_guard lock(jit_error_mutex_);
+  c.jit_error = jit_error_;
+  return c;
 }
 
 std::map<std::string, std::int64_t> FastExecutor::nodes() const {

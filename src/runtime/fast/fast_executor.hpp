@@ -47,6 +47,10 @@ struct FusionCounts {
   std::int64_t kernels = 0, runs = 0, stepped = 0;
   std::int64_t from_memory = 0, from_store = 0;
   std::int64_t planned_loops = 0;
+  // Graphs whose kernels the JIT couldn't compile or link (they ran node by
+  // node), and the last failure's words.
+  std::int64_t jit_failures = 0;
+  std::string jit_error;
 };
 FusionCounts fusion_counts(const GraphExecutor& fast_executor);
 

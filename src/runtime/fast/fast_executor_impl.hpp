@@ -47,9 +47,10 @@ struct FusionPlan {
   std::vector<ir::FusedKernel> kernels;
   std::vector<std::vector<std::uint8_t>> inner_broadcast;  // per kernel, per input
   std::vector<SsJitKernelFn> fns;
-  std::vector<int> kernel_at;  // per node: the kernel it is the root of, or -1
-  std::vector<bool> member;    // per node: computed inside a kernel
-  std::vector<int> reduce_at;  // per node: the kernel a reduction fuses with, or -1
+  std::shared_ptr<const void> code;  // holds fns' object linked (CachedCode::link)
+  std::vector<int> kernel_at;        // per node: the kernel it is the root of, or -1
+  std::vector<bool> member;          // per node: computed inside a kernel
+  std::vector<int> reduce_at;        // per node: the kernel a reduction fuses with, or -1
   // per kernel: the bias (and ReLU) over its product the GEMM may add as
   // it stores (ir::gemm_epilogue; product -1 where there is none)
   std::vector<ir::GemmEpilogue> gemm_epilogues;
@@ -266,7 +267,9 @@ class FastExecutor final : public GraphExecutor {
   fast::GemmSettings gemm_;  // threads, and bfloat16 where asked and the CPU has it
   std::optional<JitModule> jit_;
   mutable std::atomic<std::int64_t> kernels_{0}, from_memory_{0}, from_store_{0}, runs_{0},
-      stepped_{0}, planned_loops_{0};
+      stepped_{0}, planned_loops_{0}, jit_failures_{0};
+  mutable std::mutex jit_error_mutex_;
+  mutable std::string jit_error_;  // the last failure's words
   // Every plan's counters, kept after their graph is gone.
   mutable std::mutex registry_mutex_;
   mutable std::vector<std::shared_ptr<GraphCounters>> registry_;

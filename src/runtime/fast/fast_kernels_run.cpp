@@ -82,12 +82,16 @@ std::shared_ptr<const FusionPlan> FastExecutor::make_plan(const ir::Graph& g) co
                                 compile, options_.code_cache, &error)) {
       for (const std::size_t c : code_of)
         fns.push_back(reinterpret_cast<SsJitKernelFn>(code->fns.at(c)));
+      plan->code = std::move(code->link);
       const auto n = static_cast<std::int64_t>(descs.size());
       (code->origin == CodeOrigin::compiled ? kernels_
        : code->origin == CodeOrigin::memory ? from_memory_
                                             : from_store_) += n;
     } else {
-      kernels.clear();  // node by node, as without the JIT
+      kernels.clear();  // node by node, as without the JIT, and counted
+      ++jit_failures_;
+      std::lock_guard lock(jit_error_mutex_);
+      jit_error_ = std::move(error);
     }
   }
   for (std::size_t k = 0; k < kernels.size(); ++k) {
