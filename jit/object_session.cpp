@@ -138,8 +138,12 @@ std::string unload_object(std::uint64_t handle) {
   if (it == s.objects.end()) return "no object is linked as " + std::to_string(handle);
   llvm::orc::JITDylib& jd = *it->second;
   s.objects.erase(it);
-  if (auto err = s.jit->getExecutionSession().removeJITDylib(jd))
+  auto& session = s.jit->getExecutionSession();
+  if (auto err = session.removeJITDylib(jd))
     return "removing the object: " + llvm::toString(std::move(err));
+  // The pool keeps each name ever interned (the object's symbols, its
+  // JITDylib's) until asked to drop the unused ones.
+  session.getSymbolStringPool()->clearDeadEntries();
   return {};
 }
 

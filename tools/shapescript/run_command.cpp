@@ -84,6 +84,9 @@ void print_executor(const ExecutorStats& s, std::ostream& err) {
     err << " (" << s.kernels_compiled << " kernels compiled by NVRTC, " << s.kernels_from_cache
         << " found in the code cache; fused kernels run " << s.kernel_runs << " times)";
   err << "\n";
+  if (s.jit_failures > 0)
+    err << "  the JIT failed " << s.jit_failures
+        << " times (that code ran without it): " << s.jit_error << "\n";
   if (s.executor == "reference") {
     err << "  every node on the reference operations\n";
     print_functions(s, err);
