@@ -316,8 +316,8 @@ bool fold_ints(Translator& t, const std::string& op) {
         if (op == "or") return x || y;
         if (op == "%" && y == 0) return 0;
         if (op == "%") {  // ONNX's fmod=0 takes the divisor's sign, fmod=1 the dividend's
-          const std::int64_t r = x % y;
-          return t.int_attr("fmod", 0) || r == 0 || (r < 0) == (y < 0) ? r : r + y;
+          const std::int64_t rem = x % y;
+          return t.int_attr("fmod", 0) || rem == 0 || (rem < 0) == (y < 0) ? rem : rem + y;
         }
         if (op == "max") return std::max(x, y);
         if (op == "min") return std::min(x, y);

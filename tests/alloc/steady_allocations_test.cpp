@@ -87,7 +87,7 @@ bool allocator_frame(void* frame) {
   return false;
 }
 
-[[gnu::noinline]] void counted() {
+[[gnu::noinline, maybe_unused]] void counted() {  // unused when sanitized
   if (!g_armed.load(std::memory_order_relaxed) || t_inside) return;
   if (g_driver_excluded.load(std::memory_order_relaxed)) {
     t_inside = true;
