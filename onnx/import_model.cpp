@@ -117,6 +117,16 @@ std::string crashes_inference(const onnx::ModelProto& model, int opset) {
   int inferred_before = 0;  // the nodes the ranks cover
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
+    // The conv and pool ops' inference (onnx::convPoolShapeInference)
+    // divides by each stride unchecked: a stride of 0 ended the process
+    // (SIGFPE, fuzz_onnx's 22nd find). Every op with strides needs them
+    // positive anyway.
+    for (const auto& a : n.attribute())
+      if (a.name() == "strides")
+        for (const std::int64_t s : a.ints())
+          if (s < 1)
+            return "a " + n.op_type() + "'s stride " + std::to_string(s) +
+                   ": strides need sizes of 1 or more";
     for (const UncheckedRank& u : kUncheckedRanks) {
       if (n.op_type() != u.op || opset >= u.below || u.input >= n.input_size()) continue;
       const std::string& name = n.input(u.input);

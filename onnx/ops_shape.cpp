@@ -164,10 +164,18 @@ void transpose(Translator& t) {
   if (perm.empty())
     for (std::size_t i = x.rank(); i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
   std::vector<std::int64_t> to;
+  std::vector<bool> taken(x.rank(), false);
   for (auto& p : perm) {
     p = axis_of(t, p, x.rank());
+    if (taken[static_cast<std::size_t>(p)])
+      t.unsupported("E2008", "its perm names axis " + std::to_string(p) + " twice");
+    taken[static_cast<std::size_t>(p)] = true;
     to.push_back(x.shape[static_cast<std::size_t>(p)]);
   }
+  // A perm of another length (fuzz_onnx's 23rd find) read past the axes' names.
+  if (perm.size() != x.rank())
+    t.unsupported("E2008", "its perm has " + std::to_string(perm.size()) + " axes; the input has " +
+                               std::to_string(x.rank()));
   if (x.constant) {
     const auto s = strides_of(x.shape);
     return t.fold(gather_flat(*x.constant, to, [&](const std::vector<std::int64_t>& i) {

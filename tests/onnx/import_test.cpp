@@ -140,9 +140,11 @@ TEST_CASE("the models fuzz_onnx found are refused with their codes") {
        "its kernel takes 1 input channels; the input has 46"},
       {"tests/onnx/models/conv_channels.onnx", "E2008",
        "its kernel takes 2 input channels; the input has 3"},
-      // 15: a stride of 0; a LayerNormalization of a scalar, whose
+      // 15: a stride of 0 (refused before ONNX infers shapes since the
+      // 22nd find); a LayerNormalization of a scalar, whose
       // inference wrote through a null pointer.
-      {"convtranspose_stride_zero.onnx", "E2008", "strides and dilations need sizes of 1 or more"},
+      {"convtranspose_stride_zero.onnx", "E2008",
+       "a ConvTranspose's stride 0: strides need sizes of 1 or more"},
       {"layernorm_scalar_x.onnx", "E2008",
        "a LayerNormalization's input 0, `X`, has 0 axes, not 1 or more"},
       // 16: Einsum, whose inference gives ranks only.
@@ -165,6 +167,13 @@ TEST_CASE("the models fuzz_onnx found are refused with their codes") {
       // 21: shape arithmetic folded past int64 (UBSan).
       {"mul_fold_overflow.onnx", "E2010",
        "folding `*` of the constants 12884901888 and 25769803776 overflows int64"},
+      // 22: a Conv's stride of 0: ONNX's inference divided by it (SIGFPE).
+      {"conv_stride_zero.onnx", "E2008", "a Conv's stride 0: strides need sizes of 1 or more"},
+      // 23: a Transpose's perm of 5 axes for an input of 6 read past the
+      // axes' names.
+      {"transpose_perm_short.onnx", "E2008", "its perm has 5 axes; the input has 6"},
+      {"tests/onnx/models/transpose_perm_repeats.onnx", "E2008",
+       "perm for Transpose has repeated value: 1"},
   };
   for (const Find& f : finds) {
     const std::string path = std::string(f.path).find('/') == std::string::npos
