@@ -75,6 +75,12 @@ Taps taps_of(Translator& t, std::int64_t in, std::int64_t out, double scale, dou
   for (std::int64_t o = 0; o < out; ++o) {
     const double x =
         source_coordinate(t, transform, static_cast<double>(o), in, out, scale, start, end);
+    // A coordinate past int64 (align_corners of an axis that resizes to
+    // one, a huge roi) can't be cast to a position: undefined behaviour.
+    if (!std::isfinite(x) || std::fabs(x) > 1e15)
+      t.unsupported("E2008", "its coordinate transformation maps output position " +
+                                 std::to_string(o) + " to " + std::to_string(x) +
+                                 ", which isn't a position of the input");
     const bool outside =
         transform == "tf_crop_and_resize" && (x < 0 || x > static_cast<double>(in - 1));
     taps.outside.push_back(outside ? 1.0 : 0.0);
@@ -113,18 +119,38 @@ void resize(Translator& t) {
   std::vector<double> scales(r, 1.0), starts(r, 0.0), ends(r, 1.0);
   if (const Value* s = t.input(2); s && s->count() > 0) {
     if (!s->constant) constant_ints(t, 2, "scales");  // E2007
+    if (s->count() != static_cast<std::int64_t>(r))
+      t.unsupported("E2008", "its scales have " + std::to_string(s->count()) +
+                                 " values; the input has " + std::to_string(r) + " axes");
     for (std::size_t i = 0; i < r; ++i) scales[i] = s->constant->at(i);
   } else {
     for (std::size_t i = 0; i < r; ++i)
       scales[i] = static_cast<double>(to[i]) / static_cast<double>(x.shape[i]);
   }
+  // An empty axis resized to a full one made a scale of infinity and source
+  // coordinates of NaN, cast to positions (fuzz_onnx's 24th find).
+  for (std::size_t i = 0; i < r; ++i) {
+    if ((x.shape[i] == 0) != (to[i] == 0))
+      t.unsupported("E2008", "it resizes axis " + std::to_string(i) + " from " +
+                                 std::to_string(x.shape[i]) + " to " + std::to_string(to[i]) +
+                                 ": an empty axis stays empty");
+    if (!std::isfinite(scales[i]) || !(scales[i] > 0))
+      t.unsupported("E2008", "its scale along axis " + std::to_string(i) + ", " +
+                                 std::to_string(scales[i]) + ", isn't finite and above 0");
+  }
   if (t.string_attr("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize") {
     const Value* roi = t.input(1);
     if (!roi || !roi->constant)
       t.unsupported("E2007", "tf_crop_and_resize needs its roi known at import");
+    if (roi->count() != 2 * static_cast<std::int64_t>(r))
+      t.unsupported("E2008", "its roi has " + std::to_string(roi->count()) +
+                                 " values; the input's " + std::to_string(r) + " axes need " +
+                                 std::to_string(2 * r));
     for (std::size_t i = 0; i < r; ++i) {
       starts[i] = roi->constant->at(i);
       ends[i] = roi->constant->at(r + i);
+      if (!std::isfinite(starts[i]) || !std::isfinite(ends[i]))
+        t.unsupported("E2008", "its roi along axis " + std::to_string(i) + " isn't finite");
     }
   }
   const double extrapolation = t.float_attr("extrapolation_value", 0.0f);
