@@ -95,6 +95,11 @@ constexpr UncheckedRank kUncheckedRanks[] = {
     {"ConvTranspose", 1 << 30, 1, 3},  // W: its second axis is read
     {"Gemm", 7, 0, 2},                 // A and B: Gemm-1 and Gemm-6 read two axes
     {"Gemm", 7, 1, 2},
+    // RNN-1, GRU-1 and -3 and LSTM-1 (onnx::RNNShapeInference1) read X's
+    // three axes unchecked (the 25th find).
+    {"RNN", 7, 0, 3},
+    {"GRU", 7, 0, 3},
+    {"LSTM", 7, 0, 3},
     // Its mean's and deviation's shapes copy X's and index `axis` (the
     // fifteenth find).
     {"LayerNormalization", 1 << 30, 0, 1, "axis"},
