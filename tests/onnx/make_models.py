@@ -227,8 +227,8 @@ save("instancenorm_scale_length.onnx", [
 save("conv_channels.onnx", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
      [tensor("x", F, [1, 3, 5, 5])], [tensor("y", F, [1, 4, 3, 3])],
      [helper.make_tensor("w", F, [4, 2, 3, 3], [0.5] * 72)])
-# A Transpose whose perm names an axis twice (opset 6, whose inference
-# doesn't check perm): refused, E2008.
+# A Transpose whose perm names an axis twice (opset 6): refused, E2008, by
+# ONNX's inference once the model is converted to opset 17.
 save("transpose_perm_repeats.onnx",
      [helper.make_node("Transpose", ["x"], ["y"], name="t", perm=[1, 1])],
      [tensor("x", F, [2, 3])], [tensor("y", F, [3, 3])], opset=6, ir=3)
