@@ -41,6 +41,9 @@ struct EngineOptions {
   Executor executor = Executor::fast;
   int threads = 1;                       // the fast executor's threads for a large contraction
   Precision precision = Precision::f32;  // contractions' inputs (see Precision)
+  // The fast CPU executor's bits: the same on every x86-64 CPU with
+  // `portable` (see Numerics; docs/numerics.md).
+  Numerics numerics = Numerics::fast;
   // On CUDA, sums whose order atomics decide (scatter_add: an embedding's
   // gradient) in index order instead, so every run repeats its bits
   // (docs/numerics.md); slower where many ids share a row.

@@ -57,6 +57,20 @@ enum class Precision { f32, tf32, bf16 };
 // Accepts f32, tf32 and bf16; nullopt otherwise.
 SS_API std::optional<Precision> parse_precision(std::string_view text);
 
+// What the fast CPU executor promises of its bits (docs/numerics.md). fast:
+// the same bits again on the same machine and thread count, its sums in the
+// order its vector width, blocking and threads make. portable: the same
+// bits on every x86-64 CPU with FMA, whichever kernels it picks (AVX-512,
+// AVX2, the scalar path; SHAPESCRIPT_ISA forces one) and for any thread
+// count: each sum a chain of fused multiply-adds in an order the program
+// and its sizes fix, one float32 implementation of each function, round to
+// nearest without flush-to-zero on every thread it computes on. For
+// lockstep games and replayed robot logs. The CUDA executor ignores it.
+enum class Numerics { fast, portable };
+
+// Accepts fast and portable; nullopt otherwise.
+SS_API std::optional<Numerics> parse_numerics(std::string_view text);
+
 // Where compiled code is kept between processes. An entry's key names what
 // was compiled (a hash of the kernels, the CPU and the compiler), and its
 // bytes say it again in full, so a stale or clashing entry is never run;

@@ -104,6 +104,7 @@ SS_C_API void ss_tensor_free(ss_tensor* t);
 typedef enum { SS_CPU = 0, SS_CUDA = 1 } ss_device_kind;
 typedef enum { SS_EXECUTOR_FAST = 0, SS_EXECUTOR_REFERENCE = 1 } ss_executor;
 typedef enum { SS_PRECISION_F32 = 0, SS_PRECISION_TF32 = 1, SS_PRECISION_BF16 = 2 } ss_precision;
+typedef enum { SS_NUMERICS_FAST = 0, SS_NUMERICS_PORTABLE = 1 } ss_numerics;
 typedef enum {
   SS_LOG_TRACE = 0,
   SS_LOG_DEBUG = 1,
@@ -162,6 +163,9 @@ typedef struct {
   /* A folder that keeps compiled code between processes (made on the
    * first store; ss::directory_code_cache); NULL or "": none. */
   const char* code_cache_directory;
+  /* The fast CPU executor's numerics (ss::Numerics): the same bits on every
+   * x86-64 CPU with SS_NUMERICS_PORTABLE. */
+  ss_numerics numerics;
 } ss_engine_options;
 
 /* The defaults: the CPU, the fast executor, one thread, f32, logging off. */

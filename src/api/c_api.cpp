@@ -209,6 +209,7 @@ ss_engine_options ss_engine_options_default(void) {
   o.executor = SS_EXECUTOR_FAST;
   o.threads = 1;
   o.precision = SS_PRECISION_F32;
+  o.numerics = SS_NUMERICS_FAST;
   o.log_level = SS_LOG_OFF;
   o.deterministic = 0;
   o.spin_microseconds = 50;
@@ -224,6 +225,7 @@ ss_engine* ss_engine_new(const ss_engine_options* options, ss_status** status) {
     e.executor = o.executor == SS_EXECUTOR_REFERENCE ? ss::Executor::reference : ss::Executor::fast;
     e.threads = o.threads < 1 ? 1 : o.threads;
     e.precision = static_cast<ss::Precision>(o.precision);
+    e.numerics = o.numerics == SS_NUMERICS_PORTABLE ? ss::Numerics::portable : ss::Numerics::fast;
     e.deterministic = o.deterministic != 0;
     e.spin = std::chrono::microseconds(std::max(0, o.spin_microseconds));
     if (o.code_cache_directory && *o.code_cache_directory)

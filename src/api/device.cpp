@@ -32,4 +32,10 @@ std::optional<Precision> parse_precision(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<Numerics> parse_numerics(std::string_view text) {
+  if (text == "fast") return Numerics::fast;
+  if (text == "portable") return Numerics::portable;
+  return std::nullopt;
+}
+
 }  // namespace ss

@@ -386,11 +386,13 @@ std::shared_ptr<const runtime::GraphExecutor> make_executor(
   if (engine.executor != Executor::fast) return runtime::make_reference_executor();
   if (const auto gpu = cuda_device(c, engine.device); gpu && !workers && c.ok())
     return cuda_executor_for(c, *gpu, engine);
-  return runtime::make_fast_executor({.threads = std::max(1, engine.threads),
-                                      .workers = std::move(threads),
-                                      .bf16 = engine.precision == Precision::bf16,
-                                      .jit_library = engine.jit_library,
-                                      .code_cache = engine.code_cache});
+  return runtime::make_fast_executor(
+      {.threads = std::max(1, engine.threads),
+       .workers = std::move(threads),
+       .bf16 = engine.precision == Precision::bf16 && engine.numerics == Numerics::fast,
+       .portable = engine.numerics == Numerics::portable,
+       .jit_library = engine.jit_library,
+       .code_cache = engine.code_cache});
 }
 
 std::vector<WorkerStats> to_public(const std::vector<runtime::WorkerStats>& stats) {

@@ -15,7 +15,8 @@ int run_check(const std::vector<std::string>& files, const Options& options) {
            Device::parse(options.device.empty() ? "cpu" : options.device).value_or(Device::cpu()),
        .executor = options.fast ? Executor::fast : Executor::reference,
        .threads = options.threads,
-       .precision = parse_precision(options.precision).value_or(Precision::f32)});
+       .precision = parse_precision(options.precision).value_or(Precision::f32),
+       .numerics = parse_numerics(options.numerics).value_or(Numerics::fast)});
   bool failed = false;
   for (const auto& file : files) {
     std::vector<Diagnostic> diagnostics;

@@ -34,6 +34,7 @@ struct Options {
   bool no_code_cache = false;     // --no-code-cache
   std::string precision = "f32";  // --precision f32|tf32|bf16, a GPU's contractions
   bool deterministic = false;     // --deterministic: a GPU's atomic sums in index order
+  std::string numerics = "fast";  // --numerics fast|portable: the CPU's bits on every CPU
   std::string files_root;         // --files-root DIR: the only folder load/save may touch
   bool read_only = false;         // --read-only: no `save`
   bool strict_sinks = false;      // --strict-sinks: an unbound sink is E1705

@@ -71,6 +71,11 @@ options:
                                   device tf32 or bf16 tensor cores; on the CPU bf16
                                   where it has AVX512-BF16, else f32; accumulating
                                   in f32; weights stay f32); default f32
+  --numerics fast|portable        with run: portable gives the same bits on every
+                                  x86-64 CPU with FMA and any --threads (lockstep
+                                  games, replayed logs: docs/numerics.md); default
+                                  fast. SHAPESCRIPT_ISA=avx512|avx2|scalar forces
+                                  the CPU kernels either way
   --deterministic                 with run: on a CUDA device, sums that atomics
                                   would order (an embedding's gradient) in index
                                   order, so runs repeat their bits
@@ -271,6 +276,12 @@ int main(int argc, char** argv) {
       options.precision = i + 1 < argc ? argv[++i] : "";
       if (!ss::parse_precision(options.precision))
         return usage_error("`--precision` takes f32, tf32 or bf16");
+      continue;
+    }
+    if (arg == "--numerics") {
+      options.numerics = i + 1 < argc ? argv[++i] : "";
+      if (!ss::parse_numerics(options.numerics))
+        return usage_error("`--numerics` takes fast or portable");
       continue;
     }
     if (arg == "--deterministic") {

@@ -204,6 +204,7 @@ int run_run(const std::vector<std::string>& words, const Options& options) {
        .executor = options.fast ? Executor::fast : Executor::reference,
        .threads = options.threads,
        .precision = parse_precision(options.precision).value_or(Precision::f32),
+       .numerics = parse_numerics(options.numerics).value_or(Numerics::fast),
        .deterministic = options.deterministic,
        .code_cache = code_cache(options),
        .trace = options.trace.empty() ? TraceCallback{} : trace.callback()});

@@ -39,15 +39,18 @@ Operand operand(const Tensor& t, std::int64_t cols) {
 // the buffer; null otherwise, and for one row (which reads B unpacked).
 std::shared_ptr<const gemm::PackedB> resident_panels(const Tensor& kept, std::int64_t m,
                                                      std::int64_t k, std::int64_t n,
-                                                     const gemm::Matrix& b, bool bf16) {
+                                                     const gemm::Matrix& b, bool bf16, bool chain) {
   const auto& buffer = kept.buffer();
   // float32's product of one row reads B unpacked; bfloat16's packs it.
-  if ((m <= 1 && !bf16) || !buffer || !buffer->frozen()) return nullptr;
+  if ((m <= 1 && !bf16 && !(chain && b.col_stride != 1)) || !buffer || !buffer->frozen())
+    return nullptr;
   const auto* base = static_cast<const float*>(buffer->data());
-  const Buffer::DerivedKey key{b.data - base, b.row_stride, b.col_stride, k, n, bf16 ? 1 : 0};
+  const Buffer::DerivedKey key{b.data - base,           b.row_stride, b.col_stride, k, n,
+                               bf16 ? 1 : chain ? 2 : 0};
   return std::static_pointer_cast<const gemm::PackedB>(buffer->derived(key, [&] {
-    return std::static_pointer_cast<const void>(bf16 ? gemm::pack_b_bf16(k, n, b)
-                                                     : gemm::pack_b(k, n, b));
+    return std::static_pointer_cast<const void>(bf16    ? gemm::pack_b_bf16(k, n, b)
+                                                : chain ? gemm::pack_b_chain(k, n, b)
+                                                        : gemm::pack_b(k, n, b));
   }));
 }
 
@@ -57,6 +60,7 @@ void multiply(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const
               const gemm::Matrix& b, float beta, gemm::Output c, GemmSettings how,
               gemm::Epilogue epilogue = {}) {
   if (how.bf16) return gemm::sgemm_bf16(m, n, k, alpha, a, b, beta, c, how.threads);
+  if (how.portable) return gemm::sgemm_chain(m, n, k, alpha, a, b, beta, c, how.threads, epilogue);
   gemm::sgemm(m, n, k, alpha, a, b, beta, c, how.threads, epilogue);
 }
 
@@ -64,7 +68,7 @@ void multiply(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const
 void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix& a,
              const Tensor& b_kept, const gemm::Matrix& b, gemm::Output c, GemmSettings how,
              gemm::Epilogue epilogue = {}) {
-  if (const auto panels = resident_panels(b_kept, m, k, n, b, how.bf16))
+  if (const auto panels = resident_panels(b_kept, m, k, n, b, how.bf16, how.portable))
     return gemm::sgemm_packed(m, 1.0f, a, *panels, 0.0f, c, how.threads, epilogue);
   multiply(m, n, k, 1.0f, a, b, 0.0f, c, how, epilogue);
 }
@@ -162,7 +166,7 @@ bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, G
 RightOperand right_operand(const Tensor& b, std::int64_t m, GemmSettings how) {
   const Operand right = operand(b, b.dim(1));
   return {right.kept, right.matrix,
-          resident_panels(right.kept, m, b.dim(0), b.dim(1), right.matrix, how.bf16)};
+          resident_panels(right.kept, m, b.dim(0), b.dim(1), right.matrix, how.bf16, how.portable)};
 }
 
 void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix& a,
@@ -174,7 +178,7 @@ void product(std::int64_t m, std::int64_t n, std::int64_t k, const gemm::Matrix&
 void prepack(const Tensor& b, GemmSettings how) {
   if (b.dtype() != DType::f32 || b.rank() != 2 || b.dim(0) == 0 || b.dim(1) == 0) return;
   const Operand right = operand(b, b.dim(1));
-  (void)resident_panels(right.kept, 2, b.dim(0), b.dim(1), right.matrix, how.bf16);
+  (void)resident_panels(right.kept, 2, b.dim(0), b.dim(1), right.matrix, how.bf16, how.portable);
 }
 
 bool matmul_in_blocks(const Tensor& a, const Tensor& b, GemmSettings how,
@@ -263,6 +267,9 @@ bool finish(Tensor& out, const Tensor& result, const std::vector<std::int64_t>& 
 // oneDNN takes it; none for another window, or for bfloat16 contractions.
 std::optional<ConvForward> conv_of(const Shape& x, const ir::Window& w, std::int64_t filters,
                                    GemmSettings how) {
+  // Portable numerics: oneDNN's sums follow its kernels' vector width and
+  // blocking, so every convolution is the chained GEMM's.
+  if (how.portable) return std::nullopt;
   const auto c = ir::conv2d_of(x, w);
   if (!c) return std::nullopt;
   return ConvForward{c->n,

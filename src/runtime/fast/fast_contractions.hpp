@@ -22,6 +22,9 @@ namespace ss::runtime::fast {
 struct GemmSettings {
   int threads = 1;
   bool bf16 = false;
+  // Numerics::portable: each product's element one chain of fused
+  // multiply-adds over k in order (gemm::sgemm_chain), no oneDNN.
+  bool portable = false;
 };
 
 bool matmul(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values, GemmSettings how);

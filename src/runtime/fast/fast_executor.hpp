@@ -27,6 +27,10 @@ struct FastExecutorOptions {
   // Contractions with bfloat16 inputs, summed in float32, where the CPU has
   // AVX512-BF16 (EngineOptions::precision bf16); float32 elsewhere.
   bool bf16 = false;
+  // Numerics::portable: every path's bits the same on every x86-64 CPU
+  // with FMA and for any thread count (docs/numerics.md's `portable` row);
+  // bf16 is then float32.
+  bool portable = false;
   // Fuse elementwise regions with the JIT module found as JitModule::load
   // finds it (`jit_library`: a path, or empty for the usual search).
   bool fuse = true;

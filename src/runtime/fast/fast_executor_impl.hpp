@@ -113,7 +113,8 @@ class FastExecutor final : public GraphExecutor {
  public:
   explicit FastExecutor(FastExecutorOptions options)
       : options_(std::move(options)),
-        gemm_{options_.threads, options_.bf16 && gemm::bf16_supported()} {
+        gemm_{options_.threads, options_.bf16 && !options_.portable && gemm::bf16_supported(),
+              options_.portable} {
     if (options_.fuse) jit_ = JitModule::load(options_.jit_library);
     if (!options_.workers && options_.threads > 1)
       options_.workers = own_workers(std::chrono::microseconds(50));

@@ -76,5 +76,25 @@ void gemv_portable(const Args& args);
 std::int64_t packed_floats_portable(std::int64_t k, std::int64_t n);
 void pack_b_portable(const Args& args, float* out);
 void kernel_packed_portable(const Args& args, Tile tile, float* pack_a, const float* packed_b);
+// The portable numerics' kernels (sgemm_chain_*.cpp): alpha 1, beta 0 or 1
+// (1 continues each element's chain from C).
+Blocking blocking_chain_avx512();
+void kernel_chain_avx512(const Args& args, Tile tile, float* pack_a, float* pack_b);
+void gemv_chain_avx512(const Args& args);
+std::int64_t packed_floats_chain_avx512(std::int64_t k, std::int64_t n);
+void pack_b_chain_avx512(const Args& args, float* out);
+void kernel_packed_chain_avx512(const Args& args, Tile tile, float* pack_a, const float* packed_b);
+Blocking blocking_chain_avx2();
+void kernel_chain_avx2(const Args& args, Tile tile, float* pack_a, float* pack_b);
+void gemv_chain_avx2(const Args& args);
+std::int64_t packed_floats_chain_avx2(std::int64_t k, std::int64_t n);
+void pack_b_chain_avx2(const Args& args, float* out);
+void kernel_packed_chain_avx2(const Args& args, Tile tile, float* pack_a, const float* packed_b);
+Blocking blocking_chain_scalar();
+void kernel_chain_scalar(const Args& args, Tile tile, float* pack_a, float* pack_b);
+void gemv_chain_scalar(const Args& args);
+std::int64_t packed_floats_chain_scalar(std::int64_t k, std::int64_t n);
+void pack_b_chain_scalar(const Args& args, float* out);
+void kernel_packed_chain_scalar(const Args& args, Tile tile, float* pack_a, const float* packed_b);
 
 }  // namespace ss::gemm::detail

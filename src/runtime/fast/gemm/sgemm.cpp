@@ -1,6 +1,7 @@
 #include "runtime/fast/gemm/sgemm.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -15,6 +16,7 @@
 #endif
 
 #include "runtime/core/aligned_scratch.hpp"
+#include "runtime/core/cpu_isa.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/gemm/kernel_args.hpp"
 #include "support/inline_vector.hpp"
@@ -32,18 +34,22 @@ struct Choice {
   detail::PackedFloats packed_floats;
   detail::PackB pack_b;
   detail::KernelPacked kernel_packed;
-  bool epilogues;  // applies Args' bias and ReLU itself (the float32 kernels)
+  bool epilogues;      // applies Args' bias and ReLU itself (the float32 kernels)
+  bool chain = false;  // each element one chain of FMAs over k (alpha 1; beta 0 or 1)
 };
+
+using runtime::Isa;
 
 // What this CPU can run, best first.
 std::vector<Choice> supported() {
   __builtin_cpu_init();
   std::vector<Choice> out;
-  if (__builtin_cpu_supports("avx512f"))
+  const Isa isa = runtime::kernel_isa();
+  if (isa >= Isa::avx512)
     out.push_back({detail::kernel_avx512, detail::gemv_avx512, detail::blocking_avx512(), "avx512",
                    detail::packed_floats_avx512, detail::pack_b_avx512,
                    detail::kernel_packed_avx512, true});
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+  if (isa >= Isa::avx2)
     out.push_back({detail::kernel_avx2, detail::gemv_avx2, detail::blocking_avx2(), "avx2",
                    detail::packed_floats_avx2, detail::pack_b_avx2, detail::kernel_packed_avx2,
                    true});
@@ -57,6 +63,35 @@ const std::vector<Choice>& choices() {
   static const std::vector<Choice> c = supported();
   return c;
 }
+
+// The portable numerics' kernels this CPU can run, widest first: each gives
+// the others' bits, so which one runs changes only the time.
+std::vector<Choice> supported_chains() {
+  std::vector<Choice> out;
+  const Isa isa = runtime::kernel_isa();
+  if (isa >= Isa::avx512)
+    out.push_back({detail::kernel_chain_avx512, detail::gemv_chain_avx512,
+                   detail::blocking_chain_avx512(), "chain-avx512",
+                   detail::packed_floats_chain_avx512, detail::pack_b_chain_avx512,
+                   detail::kernel_packed_chain_avx512, true, true});
+  if (isa >= Isa::avx2)
+    out.push_back({detail::kernel_chain_avx2, detail::gemv_chain_avx2,
+                   detail::blocking_chain_avx2(), "chain-avx2", detail::packed_floats_chain_avx2,
+                   detail::pack_b_chain_avx2, detail::kernel_packed_chain_avx2, true, true});
+  if (__builtin_cpu_supports("fma"))
+    out.push_back({detail::kernel_chain_scalar, detail::gemv_chain_scalar,
+                   detail::blocking_chain_scalar(), "chain-scalar",
+                   detail::packed_floats_chain_scalar, detail::pack_b_chain_scalar,
+                   detail::kernel_packed_chain_scalar, true, true});
+  return out;
+}
+
+const std::vector<Choice>& chain_choices() {
+  static const std::vector<Choice> c = supported_chains();
+  return c;
+}
+
+constexpr const char* kNoChain = "no FMA on this CPU: the portable numerics need it";
 
 // Whether this CPU and the OS let this process use AMX's bfloat16 tiles:
 // CPUID says AMX-TILE and AMX-BF16, and Linux grants the tile data's state
@@ -82,7 +117,9 @@ bool amx_usable() {
 std::vector<Choice> supported_bf16() {
   __builtin_cpu_init();
   std::vector<Choice> out;
-  if (!__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw")) return out;
+  if (runtime::kernel_isa() < Isa::avx512 || !__builtin_cpu_supports("avx512bf16") ||
+      !__builtin_cpu_supports("avx512bw"))
+    return out;
   if (amx_usable())
     out.push_back({detail::kernel_amx_bf16, nullptr, detail::blocking_amx_bf16(), "amx",
                    detail::packed_floats_amx_bf16, detail::pack_b_amx_bf16,
@@ -177,6 +214,9 @@ bool fuse_epilogue(const Choice& choice, float alpha, Epilogue e, detail::Args& 
 }
 
 void run_products(const Choice& choice, const detail::Args& args, int threads);
+void run_chain_scaled(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k,
+                      float alpha, Matrix a, Matrix b, float beta, Output c, int threads,
+                      Epilogue epilogue);
 
 void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
          Matrix a, Matrix b, float beta, Output c, int threads, Epilogue epilogue) {
@@ -189,15 +229,39 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
       }
     return apply_epilogue(m, n, c, epilogue);
   }
+  if (choice.chain && (alpha != 1.0f || (beta != 0.0f && beta != 1.0f)))
+    return run_chain_scaled(choice, m, n, k, alpha, a, b, beta, c, threads, epilogue);
   detail::Args args = arguments(m, n, k, alpha, a, b, beta, c);
   const bool fused = fuse_epilogue(choice, alpha, epilogue, args);
   run_products(choice, args, threads);
   if (!fused) apply_epilogue(m, n, c, epilogue);
 }
 
+// A chain kernel's C = alpha A B + beta C at another alpha or beta: the
+// chains into the thread's scratch, then each element alpha t + beta c as
+// one fused multiply-add (t alone scaled where beta is 0), in plain code.
+void run_chain_scaled(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k,
+                      float alpha, Matrix a, Matrix b, float beta, Output c, int threads,
+                      Epilogue epilogue) {
+  thread_local runtime::AlignedScratch scratch;
+  float* t = static_cast<float*>(scratch.get(static_cast<std::size_t>(m * n) * sizeof(float)));
+  run(choice, m, n, k, 1.0f, a, b, 0.0f, {t, n}, threads, {});
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      float& out = c.data[i * c.row_stride + j];
+      const float product = t[i * n + j];
+      out = beta == 0.0f ? alpha * product : std::fma(alpha, product, beta * out);
+    }
+  apply_epilogue(m, n, c, epilogue);
+}
+
 void run_products(const Choice& choice, const detail::Args& args, int threads) {
   const std::int64_t m = args.m, n = args.n, k = args.k;
-  if (m == 1 && choice.gemv) return choice.gemv(args);  // a batch of one: B streamed once, unpacked
+  // A batch of one: B streamed once, unpacked. A chain's product of one
+  // row only where B's rows are contiguous (each column's chain a lane)
+  // and it starts from zero; else the packed kernel, the same chains.
+  if (m == 1 && choice.gemv && (!choice.chain || (args.b_cols == 1 && args.beta == 0.0f)))
+    return choice.gemv(args);
   // Small products, or one thread: all here. Else the wider side is split
   // in whole micro-tiles, one part a thread, the first on the caller's.
   const bool split = threads > 1 && m * n * k >= (std::int64_t{1} << 20);
@@ -224,7 +288,8 @@ void run_tile_packed(const Choice& k, const detail::Args& args, detail::Tile til
 
 // The kernel a packing was made for: choices()[index], or for a negative
 // index bf16_choices()[-1 - index].
-const Choice& chosen(int index) {
+const Choice& chosen(int index, bool chain = false) {
+  if (chain) return chain_choices()[static_cast<std::size_t>(index)];
   return index < 0 ? bf16_choices()[static_cast<std::size_t>(-1 - index)]
                    : choices()[static_cast<std::size_t>(index)];
 }
@@ -245,13 +310,15 @@ std::vector<std::string> names(const std::vector<Choice>& list) {
 
 constexpr const char* kNoBf16 = "no bfloat16 GEMM kernel on this CPU (AVX512-BF16)";
 
-std::shared_ptr<const PackedB> pack_with(int index, std::int64_t k, std::int64_t n, Matrix b) {
-  const Choice& choice = chosen(index);
+std::shared_ptr<const PackedB> pack_with(int index, std::int64_t k, std::int64_t n, Matrix b,
+                                         bool chain = false) {
+  const Choice& choice = chosen(index, chain);
   auto out = std::make_shared<PackedB>();
   out->k = k;
   out->n = n;
   out->b = b;
   out->kernel = index;
+  out->chain = chain;
   const std::int64_t floats = std::max<std::int64_t>(1, choice.packed_floats(k, n));
   float* memory = static_cast<float*>(
       runtime::allocate_aligned(64, static_cast<std::size_t>(round_up(floats * 4, 64))));
@@ -268,16 +335,22 @@ std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b) 
 
 std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64_t k,
                                            std::int64_t n, Matrix b) {
-  return pack_with(named(choices(), kernel, "GEMM kernel"), k, n, b);
+  const bool chain = kernel.rfind("chain-", 0) == 0;
+  return pack_with(named(chain ? chain_choices() : choices(), kernel, "GEMM kernel"), k, n, b,
+                   chain);
 }
 
 void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
                   int threads, Epilogue epilogue) {
-  const Choice& choice = chosen(b.kernel);
+  const Choice& choice = chosen(b.kernel, b.chain);
   const std::int64_t n = b.n, k = b.k;
   // One row (where the kernel has its own product of one), nothing to
-  // multiply, or nothing to add: as sgemm does it.
-  if (m <= 0 || (m == 1 && choice.gemv) || n <= 0 || k <= 0 || alpha == 0.0f)
+  // multiply, or nothing to add, or a chain's other alpha or beta: as
+  // sgemm does it.
+  const bool row =
+      m == 1 && choice.gemv && (!choice.chain || (b.b.col_stride == 1 && beta == 0.0f));
+  if (m <= 0 || row || n <= 0 || k <= 0 || alpha == 0.0f ||
+      (choice.chain && (alpha != 1.0f || (beta != 0.0f && beta != 1.0f))))
     return run(choice, m, n, k, alpha, a, b.b, beta, c, threads, epilogue);
   detail::Args args = arguments(m, n, k, alpha, a, b.b, beta, c);
   const bool fused = fuse_epilogue(choice, alpha, epilogue, args);
@@ -297,6 +370,25 @@ void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float
     run_tiles(tiles, [&](detail::Tile t) { run_tile_packed(choice, args, t, panels); });
   }
   if (!fused) apply_epilogue(m, n, c, epilogue);
+}
+
+std::shared_ptr<const PackedB> pack_b_chain(std::int64_t k, std::int64_t n, Matrix b) {
+  if (chain_choices().empty()) throw std::invalid_argument(kNoChain);
+  return pack_with(0, k, n, b, true);
+}
+
+void sgemm_chain(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
+                 float beta, Output c, int threads, Epilogue epilogue) {
+  if (chain_choices().empty()) throw std::invalid_argument(kNoChain);
+  run(chain_choices().front(), m, n, k, alpha, a, b, beta, c, threads, epilogue);
+}
+
+const char* chain_kernel() {
+  return chain_choices().empty() ? "" : chain_choices().front().name;
+}
+
+std::vector<std::string> chain_kernels() {
+  return names(chain_choices());
 }
 
 const char* sgemm_kernel() {
@@ -349,8 +441,10 @@ void sgemm_bf16_with(const std::string& kernel, std::int64_t m, std::int64_t n, 
 void sgemm_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
                 float alpha, Matrix a, Matrix b, float beta, Output c, int threads,
                 Epilogue epilogue) {
-  const int i = named(choices(), kernel, "GEMM kernel");
-  run(choices()[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads, epilogue);
+  const bool chain = kernel.rfind("chain-", 0) == 0;
+  const auto& list = chain ? chain_choices() : choices();
+  const int i = named(list, kernel, "GEMM kernel");
+  run(list[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads, epilogue);
 }
 
 }  // namespace ss::gemm

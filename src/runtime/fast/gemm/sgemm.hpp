@@ -44,7 +44,8 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a
 struct PackedB {
   std::int64_t k = 0, n = 0;
   Matrix b{};
-  int kernel = 0;  // which of sgemm_kernels() packed it; -1 - i: bf16_kernels()[i]
+  int kernel = 0;      // which of sgemm_kernels() packed it; -1 - i: bf16_kernels()[i]
+  bool chain = false;  // chain_kernels()[kernel] packed it
   std::shared_ptr<float> panels;
 };
 std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b);
@@ -74,6 +75,23 @@ void sgemm_bf16_with(const std::string& kernel, std::int64_t m, std::int64_t n, 
 std::shared_ptr<const PackedB> pack_b_bf16(std::int64_t k, std::int64_t n, Matrix b);
 std::shared_ptr<const PackedB> pack_b_bf16_with(const std::string& kernel, std::int64_t k,
                                                 std::int64_t n, Matrix b);
+
+// The portable numerics' products (Numerics::portable): each element of C
+// one chain of fused multiply-adds over k in order from zero, then the
+// epilogue, so the same bits on every kernel, vector width, blocking and
+// thread split, and for a row whatever the rows beside it. beta 1
+// continues each element's chain from C's value (a contraction summed in
+// slabs gives the one chain); another alpha or beta scales the whole
+// chain after (alpha t + beta c as one fused multiply-add). Kernels
+// "chain-avx512", "chain-avx2" and "chain-scalar" (four-wide, any CPU
+// with FMA), widest first as the CPU and SHAPESCRIPT_ISA allow; none, and
+// these throw std::invalid_argument, on a CPU without FMA. sgemm_with and
+// pack_b_with take their names too.
+void sgemm_chain(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
+                 float beta, Output c, int threads = 1, Epilogue epilogue = {});
+std::shared_ptr<const PackedB> pack_b_chain(std::int64_t k, std::int64_t n, Matrix b);
+const char* chain_kernel();
+std::vector<std::string> chain_kernels();
 
 // "avx512", "avx2", "portable": the kernel sgemm uses on this CPU.
 const char* sgemm_kernel();

@@ -1,0 +1,47 @@
+#include "runtime/core/cpu_isa.hpp"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace ss::runtime {
+
+Isa cpu_isa() {
+  static const Isa best = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
+    return Isa::scalar;
+  }();
+  return best;
+}
+
+const char* isa_request() {
+  const char* asked = std::getenv("SHAPESCRIPT_ISA");
+  return asked ? asked : "";
+}
+
+Isa kernel_isa() {
+  static const Isa chosen = [] {
+    const std::string_view asked = isa_request();
+    Isa want = cpu_isa();
+    if (asked == "avx512") want = Isa::avx512;
+    if (asked == "avx2") want = Isa::avx2;
+    if (asked == "scalar") want = Isa::scalar;
+    return want < cpu_isa() ? want : cpu_isa();
+  }();
+  return chosen;
+}
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::avx512:
+      return "avx512";
+    case Isa::avx2:
+      return "avx2";
+    case Isa::scalar:
+      return "scalar";
+  }
+  return "scalar";
+}
+
+}  // namespace ss::runtime
