@@ -98,6 +98,15 @@ struct Builder {
         return wide_value ? libm("acos", x) : libm_float("acosf", x);
       case SS_JIT_ATAN:
         return wide_value ? libm("atan", x) : libm_float("atanf", x);
+      // (jit/portable_functions: each a vector function for the vectoriser)
+      case SS_JIT_PORTABLE_EXP:
+        return wide_value ? libm("exp", x) : libm_float("ss_portable_expf", x);
+      case SS_JIT_PORTABLE_LOG:
+        return wide_value ? libm("log", x) : libm_float("ss_portable_logf", x);
+      case SS_JIT_PORTABLE_TANH:
+        return wide_value ? libm("tanh", x) : libm_float("ss_portable_tanhf", x);
+      case SS_JIT_PORTABLE_ERF:
+        return wide_value ? libm("erf", x) : libm_float("ss_portable_erff", x);
       default:
         break;
     }

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 9u
+#define SS_JIT_ABI_VERSION 10u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -70,7 +70,14 @@ enum {
   SS_JIT_TAN = 12,
   SS_JIT_ASIN = 13,
   SS_JIT_ACOS = 14,
-  SS_JIT_ATAN = 15
+  SS_JIT_ATAN = 15,
+  /* Of a float only: the portable numerics' exp, log, tanh and erf
+   * (src/support/portable_math.hpp), the same bits at every vector width
+   * and on every CPU with FMA. */
+  SS_JIT_PORTABLE_EXP = 16,
+  SS_JIT_PORTABLE_LOG = 17,
+  SS_JIT_PORTABLE_TANH = 18,
+  SS_JIT_PORTABLE_ERF = 19
 };
 
 typedef struct SsJitStep {

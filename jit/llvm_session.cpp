@@ -11,7 +11,9 @@
 #include <llvm/TargetParser/Host.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "jit/vector_math.hpp"
 
@@ -26,10 +28,37 @@ void initialise_native_target() {
   });
 }
 
+// SHAPESCRIPT_ISA=avx2 or scalar narrows the host's features as the core's
+// kernels narrow (src/runtime/core/cpu_isa.hpp): no AVX-512 (nor AMX), or
+// no AVX at all (so no FMA: SSE, and fmaf's library calls). Read here, not
+// from the core: this module includes nothing of it.
+void narrow_to_requested_isa(llvm::SubtargetFeatures& features) {
+  const char* asked = std::getenv("SHAPESCRIPT_ISA");
+  if (!asked) return;
+  const std::string isa = asked;
+  if (isa != "avx2" && isa != "scalar") return;
+  const auto dropped = [&](const std::string& f) {
+    const auto starts = [&f](const char* p) { return f.rfind(p, 0) == 0; };
+    if (starts("+avx512") || starts("+amx") || starts("+avx10") || starts("+evex512")) return true;
+    return isa == "scalar" && (starts("+avx") || starts("+fma") || starts("+f16c") ||
+                               starts("+vaes") || starts("+vpclmulqdq") || starts("+xop"));
+  };
+  llvm::SubtargetFeatures narrowed;
+  for (const std::string& f : features.getFeatures())
+    if (!dropped(f)) narrowed.AddFeature(f);
+  // Off explicitly too, against what the CPU's name implies; turning a
+  // feature off turns off every feature that implies it.
+  narrowed.AddFeature("avx512f", false);
+  narrowed.AddFeature("amx-tile", false);
+  if (isa == "scalar") narrowed.AddFeature("avx", false);
+  features = narrowed;
+}
+
 llvm::Expected<llvm::orc::JITTargetMachineBuilder> host_machine_builder() {
   initialise_native_target();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) return builder.takeError();
+  narrow_to_requested_isa(builder->getFeatures());
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   return builder;
 }

@@ -1,5 +1,7 @@
 #include "jit/vector_math.hpp"
 
+#include "jit/portable_functions.hpp"
+
 #include <dlfcn.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
 
@@ -25,9 +27,8 @@ struct Function {
   const char* accuracy;
 };
 constexpr Function kFunctions[] = {
-    {"expf", "expf", "u10"},         {"logf", "logf", "u10"},
-    {"tanhf", "tanhf", "u35"},       {"erff", "erff", "u10"},
-    {"llvm.exp.f32", "expf", "u10"}, {"llvm.log.f32", "logf", "u10"}};
+    {"expf", "expf", "u10"}, {"logf", "logf", "u10"},         {"tanhf", "tanhf", "u35"},
+    {"erff", "erff", "u10"}, {"llvm.exp.f32", "expf", "u10"}, {"llvm.log.f32", "logf", "u10"}};
 
 // VecDesc keeps StringRefs: the names live here for the process (a deque
 // never moves what it holds).
@@ -36,7 +37,32 @@ std::deque<std::string>& names() {
   return n;
 }
 
+// The portable functions (always here: they are this module's own), the
+// widths the machine runs.
+void add_portable(const llvm::TargetMachine& machine, VectorMath& math) {
+  std::deque<std::string>& kept = names();
+  for (const PortableFunction& f : portable_functions()) {
+    if (!f.vector) {
+      math.addresses[f.scalar] = f.address;
+      continue;
+    }
+    if (!has(machine, f.needs)) continue;
+    math.addresses[f.vector] = f.address;
+    kept.push_back("_ZGV_LLVM_N" + std::to_string(f.lanes) + "v");
+    math.functions.emplace_back(f.scalar, f.vector, llvm::ElementCount::getFixed(f.lanes), false,
+                                kept.back());
+  }
+}
+
+VectorMath open_sleef(const llvm::TargetMachine& machine);
+
 VectorMath open(const llvm::TargetMachine& machine) {
+  VectorMath math = open_sleef(machine);
+  add_portable(machine, math);
+  return math;
+}
+
+VectorMath open_sleef(const llvm::TargetMachine& machine) {
   VectorMath math;
   math.id = "libm";
   const char* file = "libsleef.so.3";
@@ -66,8 +92,8 @@ VectorMath open(const llvm::TargetMachine& machine) {
   std::deque<std::string>& kept = names();
   for (const Width& w : widths)
     for (const Function& f : kFunctions) {
-      std::string vector = "Sleef_" + std::string(f.stem) + std::to_string(w.lanes) + "_" +
-                           f.accuracy + w.isa;
+      std::string vector =
+          "Sleef_" + std::string(f.stem) + std::to_string(w.lanes) + "_" + f.accuracy + w.isa;
       void* address = ::dlsym(library, vector.c_str());
       if (!address) continue;
       math.addresses[vector] = address;
@@ -96,7 +122,6 @@ const VectorMath& vector_math(const llvm::TargetMachine& machine) {
 }
 
 bool add_vector_math_symbols(llvm::orc::LLJIT& jit, const VectorMath& math) {
-  if (!math.present) return true;
   llvm::orc::SymbolMap symbols;
   for (const auto& [name, address] : math.addresses)
     symbols[jit.mangleAndIntern(name)] = {

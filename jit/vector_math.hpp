@@ -22,8 +22,11 @@ struct VectorMath {
   std::string library;   // the file opened, or why none was
   // "sleef 3 avx2 tanh u35" or "libm": part of the code cache key (object_session's target_id).
   std::string id;
-  std::vector<llvm::VecDesc> functions;    // scalar name to vector name, per width
-  std::map<std::string, void*> addresses;  // each vector function named in `functions`
+  // Scalar name to vector name, per width: SLEEF's where it is present,
+  // and always the portable functions' (jit/portable_functions.hpp).
+  std::vector<llvm::VecDesc> functions;
+  std::map<std::string, void*>
+      addresses;  // each function named in `functions`, and the portable scalar ones
 };
 
 // What the machine's features allow, opened once per process.
@@ -31,7 +34,7 @@ const VectorMath& vector_math(const llvm::TargetMachine& machine);
 
 // Defines SLEEF's vector functions in the JIT's main library, by address:
 // the library is opened RTLD_LOCAL, so the process's global scope doesn't
-// change. Nothing when SLEEF is absent; false if the definitions fail.
+// change; and the portable functions. False if the definitions fail.
 bool add_vector_math_symbols(llvm::orc::LLJIT& jit, const VectorMath& math);
 
 }  // namespace ss::jit

@@ -181,3 +181,46 @@ TEST_CASE("the fused attention's gradients match finite differences of the loss"
     }
   }
 }
+
+TEST_CASE("under portable numerics every attention kernel gives the same bits, both passes") {
+  // The portable numerics' kernels: AVX-512's and AVX2's where the CPU has
+  // them, and four-wide with FMA (the scalar path), their exps and sums
+  // the portable ones (runtime/fast/portable).
+  std::vector<std::string> kernels;
+  for (const auto& k : ss::runtime::fast::attention_kernels())
+    if (k != "portable") kernels.push_back(k);
+  kernels.push_back("fma4");
+  if (kernels.size() < 3) MESSAGE("only " << kernels.size() << " kernels here to compare");
+  for (const int form : {0, 1}) {
+    const auto checked =
+        ss::test::check_source_text(ss::test::attention_program(ss::test::kAttentionForms[form]));
+    const auto& dims = checked->typed.dims;
+    for (const bool gradients : {false, true}) {
+      const auto g = ss::test::lowered_graphs(*checked, gradients).at(0).graph;
+      for (const auto& n : g.nodes) {
+        if (n.op != (gradients ? Op::attention_grad : Op::attention)) continue;
+        const Graph single = ss::test::node_alone(g, n);
+        auto values = ss::test::made_up_inputs(single, dims, 21, 1.3);
+        std::vector<Tensor> args;
+        for (std::size_t k = 0; k < n.in.size(); ++k)
+          args.push_back(values.at("in" + std::to_string(k)));
+        const Tensor* scale = n.in.size() == (gradients ? 5u : 4u) ? &args[3] : nullptr;
+        std::vector<Tensor> got;
+        for (const auto& kernel : kernels) {
+          CAPTURE(kernel);
+          CAPTURE(gradients);
+          Tensor out;
+          const bool ran =
+              gradients
+                  ? ss::runtime::fast::attention_grad_with(kernel, n, args[0], args[1], args[2],
+                                                           scale, args.back(), out, 2, true)
+                  : ss::runtime::fast::attention_with(kernel, n, args[0], args[1], args[2], scale,
+                                                      out, 2, true);
+          REQUIRE(ran);
+          got.push_back(out);
+          CHECK(same_bits(got.front(), out));
+        }
+      }
+    }
+  }
+}

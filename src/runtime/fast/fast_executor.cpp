@@ -207,7 +207,9 @@ int FastExecutor::compute(const FusionPlan& plan, const ir::Graph& g, std::size_
     case ir::Op::argmax:
       return fast::argmax(in(0), n.axes[0], n.keep, out) ? reductions : -1;
     case ir::Op::cross_entropy:
-      return fast::cross_entropy(in(0), in(1), n.axes[0], n.sub == 1, out) ? reductions : -1;
+      return fast::cross_entropy(in(0), in(1), n.axes[0], n.sub == 1, out, options_.portable)
+                 ? reductions
+                 : -1;
     case ir::Op::layer_norm:
     case ir::Op::rms_norm:
       return fast::normalise(in(0), n.axes[0], n.op == ir::Op::layer_norm, n.number, out)
@@ -301,12 +303,12 @@ int FastExecutor::compute(const FusionPlan& plan, const ir::Graph& g, std::size_
       return fast::causal(values[static_cast<std::size_t>(n.in[0])], values[i]) ? moves : -1;
     case ir::Op::attention:
       return fast::attention(n, in(0), in(1), in(2), n.in.size() == 4 ? &in(3) : nullptr, out,
-                             options_.threads)
+                             options_.threads, options_.portable)
                  ? attention
                  : -1;
     case ir::Op::attention_grad:
       return fast::attention_grad(n, in(0), in(1), in(2), n.in.size() == 5 ? &in(3) : nullptr,
-                                  in(n.in.size() - 1), out, options_.threads)
+                                  in(n.in.size() - 1), out, options_.threads, options_.portable)
                  ? attention
                  : -1;
     case ir::Op::max_pool:
@@ -344,17 +346,18 @@ bool FastExecutor::reduce(const ir::Node& n, Tensor& out, const std::vector<Tens
   const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
   const auto op = static_cast<ir::Reduce>(n.sub);
   if (x.dtype() != DType::boolean)
-    return fast::reduce_f32(op, x, n.axes, n.keep, out, options_.threads);
+    return fast::reduce_f32(op, x, n.axes, n.keep, out, options_.threads, options_.portable);
   Tensor as_float;  // a bool's 0 and 1 are exact as floats: the same sums
   return fast::cast_to_f32(x, as_float) &&
-         fast::reduce_f32(op, as_float, n.axes, n.keep, out, options_.threads);
+         fast::reduce_f32(op, as_float, n.axes, n.keep, out, options_.threads, options_.portable);
 }
 
 bool FastExecutor::softmax(const ir::Node& n, Tensor& out,
                            const std::vector<Tensor>& values) const {
   const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
   if (x.dtype() != DType::f32 || n.axes.empty() || n.axes[0] != x.rank() - 1) return false;
-  return fast::softmax_rows(x, n.op == ir::Op::log_softmax, out, options_.threads);
+  return fast::softmax_rows(x, n.op == ir::Op::log_softmax, out, options_.threads,
+                            options_.portable);
 }
 
 }  // namespace ss::runtime::fastexec

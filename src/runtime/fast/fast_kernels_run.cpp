@@ -48,7 +48,7 @@ std::shared_ptr<const FusionPlan> FastExecutor::make_plan(const ir::Graph& g) co
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const ir::FusedKernel& kernel = kernels[k];
     const auto& flags = plan->inner_broadcast.emplace_back(ir::inner_broadcast(g, kernel));
-    steps[k] = jit_steps(kernel.steps);
+    steps[k] = jit_steps(kernel.steps, options_.portable);
     std::string key = std::to_string(kernel.inputs.size()) + ":";
     key.append(flags.begin(), flags.end());
     for (const SsJitStep& st : steps[k]) {  // constants by their bits
@@ -311,7 +311,7 @@ bool FastExecutor::run_kernel_reduced(const FusionPlan& plan, const ir::Graph& g
                const std::int64_t t1 = std::min(r1, t0 + tile);
                call.rows(plan.fns[k], t0 * rows_per_group, t1 * rows_per_group, buffer);
                for (std::int64_t r = t0; r < t1; ++r)
-                 o[r] = fast::reduce_row(op, buffer + (r - t0) * group, group);
+                 o[r] = fast::reduce_row(op, buffer + (r - t0) * group, group, options_.portable);
              }
            });
   ++runs_;

@@ -10,6 +10,7 @@
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/fast_ops.hpp"
 #include "runtime/fast/node_memo.hpp"
+#include "runtime/fast/portable/portable_rows.hpp"
 #include "runtime/fast/vector_exp.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -50,12 +51,14 @@ double squares_row(const float* row, std::int64_t group, double mean) {
 // only if first), as the reference does; sums, means, var and std in
 // doubles in eight lanes, and logsumexp through float32 vector exps
 // (vector_exp.hpp) summed in float lanes, within the `fast` row.
-float reduce_row(ir::Reduce op, const float* row, std::int64_t group) {
+float reduce_row(ir::Reduce op, const float* row, std::int64_t group, bool portable) {
   const auto n = static_cast<double>(group);
   switch (op) {
     case ir::Reduce::logsumexp: {
       const float peak = row_max(row, group);
       if (!std::isfinite(peak)) return peak;
+      if (portable)  // float32 throughout: the portable exps, their sum and log
+        return peak + portable::log(portable::exp_sum(row, peak, scratch_row(group), group));
       const float sum = exp_sum(row, peak, scratch_row(group), group);
       return static_cast<float>(static_cast<double>(peak) + std::log(static_cast<double>(sum)));
     }
@@ -128,7 +131,7 @@ bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
 }
 
 bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes, bool keep,
-                Tensor& out, int threads) {
+                Tensor& out, int threads, bool portable) {
   const bool spread = op == ir::Reduce::var || op == ir::Reduce::std;
   if (x.dtype() != DType::f32 ||
       (op != ir::Reduce::sum && op != ir::Reduce::mean && op != ir::Reduce::max &&
@@ -179,7 +182,7 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
   const bool extreme = op == ir::Reduce::max || op == ir::Reduce::min;
   if (trailing) {  // each kept position's group is contiguous
     for_rows(kept, kMinElements / group, threads, [&](std::int64_t r0, std::int64_t r1) {
-      for (std::int64_t r = r0; r < r1; ++r) o[r] = reduce_row(op, p + r * group, group);
+      for (std::int64_t r = r0; r < r1; ++r) o[r] = reduce_row(op, p + r * group, group, portable);
     });
     return true;
   }
@@ -208,7 +211,7 @@ bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>&
   return true;
 }
 
-bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads) {
+bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads, bool portable) {
   if (x.dtype() != DType::f32 || x.rank() == 0) return false;
   const std::int64_t group = x.dim(x.rank() - 1);
   if (group == 0) return false;
@@ -223,17 +226,20 @@ bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads) {
       float* to = o + r * group;
       const float peak = row_max(row, group);
       if (!std::isfinite(peak)) {  // a row all masked, or with inf or NaN: the reference's NaNs
-        const float lse = reduce_row(ir::Reduce::logsumexp, row, group);
+        const float lse = reduce_row(ir::Reduce::logsumexp, row, group, portable);
         for (std::int64_t g = 0; g < group; ++g)
-          to[g] =
-              log ? row[g] - lse : static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
+          to[g] = log        ? row[g] - lse
+                  : portable ? portable::exp(row[g] - lse)
+                             : static_cast<float>(std::exp(static_cast<double>(row[g] - lse)));
         continue;
       }
       // exp(x - peak) once, into the output; a masked element's is 0.
-      const float sum = exp_sum(row, peak, to, group);
+      const float sum =
+          portable ? portable::exp_sum(row, peak, to, group) : exp_sum(row, peak, to, group);
       if (log) {
-        const auto lse =
-            static_cast<float>(static_cast<double>(peak) + std::log(static_cast<double>(sum)));
+        const auto lse = portable ? peak + portable::log(sum)
+                                  : static_cast<float>(static_cast<double>(peak) +
+                                                       std::log(static_cast<double>(sum)));
         for (std::int64_t g = 0; g < group; ++g) to[g] = row[g] - lse;
       } else {
         for (std::int64_t g = 0; g < group; ++g) to[g] /= sum;

@@ -109,10 +109,12 @@ bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads);
 // Float binary work, broadcast.
 bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out);
 // Sums, means, maxima, minima, logsumexp, var and std of floats.
+// `portable` (Numerics::portable, here and below): logsumexp's exps and
+// log as runtime/fast/portable's, the same bits on every CPU.
 bool reduce_f32(ir::Reduce op, const Tensor& x, const std::vector<std::int64_t>& axes, bool keep,
-                Tensor& out, int threads);
+                Tensor& out, int threads, bool portable = false);
 // One contiguous group of a trailing reduction.
-float reduce_row(ir::Reduce op, const float* row, std::int64_t group);
+float reduce_row(ir::Reduce op, const float* row, std::int64_t group, bool portable = false);
 // A row's sum, and its squared distances from `mean` summed: in doubles,
 // eight lanes added pairwise at the end (the `fast` row of a sum in order).
 double sum_row(const float* row, std::int64_t group);
@@ -122,7 +124,7 @@ double squares_row(const float* row, std::int64_t group, double mean);
 // a time while it is in cache: exp(x - the row's max) once, as float32
 // vectors, then divided by their sum (or x - max - log(sum)). A row with no
 // finite max takes the reference's arithmetic (its NaNs and zeros).
-bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads);
+bool softmax_rows(const Tensor& x, bool log, Tensor& out, int threads, bool portable = false);
 bool causal(const Tensor& x, Tensor& out);
 bool cast_to_f32(const Tensor& x, Tensor& out);
 // An einops node: a rearrange, a repeat or a reduction.

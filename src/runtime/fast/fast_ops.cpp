@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "ir/formulas.hpp"
+#include "runtime/core/cpu_isa.hpp"
 #include "runtime/fast/fast_loops.hpp"
 #include "runtime/fast/vector_exp.hpp"
 #include "runtime/reference/ops.hpp"
@@ -208,7 +209,7 @@ bool argmax(const Tensor& x, std::int64_t axis, bool keep, Tensor& out) {
 }
 
 bool cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis, bool sum,
-                   Tensor& out) {
+                   Tensor& out, bool portable) {
   if (logits.dtype() != DType::f32 || logits.rank() == 0 || axis != logits.rank() - 1) return false;
   Tensor ids;
   if (!ids_of(labels, ids)) return false;
@@ -222,7 +223,7 @@ bool cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = p + r * classes;
     // log_softmax's element at the label: x - logsumexp, in float.
-    const float lse = reduce_row(ir::Reduce::logsumexp, row, classes);
+    const float lse = reduce_row(ir::Reduce::logsumexp, row, classes, portable);
     const std::int64_t l = label[r];
     if (l < 0 || l >= classes) throw reference::RangeError(l, classes, r);
     total -= static_cast<double>(row[l] - lse);
@@ -366,7 +367,7 @@ namespace {
 
 void normalise_rows(const float* p, float* o, std::int64_t rows, std::int64_t size, bool centre,
                     double eps) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  static const bool avx512 = kernel_isa() >= runtime::Isa::avx512;
   if (avx512) return normalise_rows_avx512(p, o, rows, size, centre, eps);
   normalise_rows_body(p, o, rows, size, centre, eps);
 }

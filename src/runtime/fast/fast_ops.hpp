@@ -30,7 +30,7 @@ bool argmax(const Tensor& x, std::int64_t axis, bool keep, Tensor& out);
 // Mean (or sum) over examples of -log_softmax(logits)[label], classes on
 // the last axis; labels i32, one per row.
 bool cross_entropy(const Tensor& logits, const Tensor& labels, std::int64_t axis, bool sum,
-                   Tensor& out);
+                   Tensor& out, bool portable = false);
 // Rows of a table by id: ids' shape, then the table's row shape.
 bool gather(const Tensor& table, const Tensor& ids, Tensor& out);
 // The gather's gradient: each value row added into its id's row of a zero

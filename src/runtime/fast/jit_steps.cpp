@@ -9,8 +9,20 @@
 namespace ss::runtime {
 namespace {
 
-std::int32_t function_id(ir::Term::Function f) {
+std::int32_t function_id(ir::Term::Function f, bool portable) {
   using F = ir::Term::Function;
+  if (portable) switch (f) {
+      case F::exp:
+        return SS_JIT_PORTABLE_EXP;
+      case F::log:
+        return SS_JIT_PORTABLE_LOG;
+      case F::tanh:
+        return SS_JIT_PORTABLE_TANH;
+      case F::erf:
+        return SS_JIT_PORTABLE_ERF;
+      default:
+        break;
+    }
   switch (f) {
     case F::exp:
       return SS_JIT_EXP;
@@ -77,6 +89,8 @@ std::int32_t test_id(ir::Term::Test t) {
 
 class Expander {
  public:
+  explicit Expander(bool portable) : portable_(portable) {}
+
   std::vector<SsJitStep> run(const std::vector<ir::FusedStep>& steps) {
     std::vector<std::int32_t> at;  // each fused step's value, by its new index
     const auto map = [&](int old) { return old < 0 ? old : at[static_cast<std::size_t>(old)]; };
@@ -175,8 +189,8 @@ class Expander {
           v.push_back(push(SS_JIT_LOGIC, test_id(t.test), arg(0), arg(1)));
           break;
         case ir::Term::Kind::call:
-          v.push_back(
-              push(SS_JIT_CALL, function_id(t.which), arg(0), t.args.size() > 1 ? arg(1) : -1));
+          v.push_back(push(SS_JIT_CALL, function_id(t.which, portable_), arg(0),
+                           t.args.size() > 1 ? arg(1) : -1));
           break;
         case ir::Term::Kind::select:
           v.push_back(push({.op = SS_JIT_WHERE, .a = arg(0), .b = arg(1), .c = arg(2)}));
@@ -187,12 +201,13 @@ class Expander {
   }
 
   std::vector<SsJitStep> out_;
+  bool portable_;
 };
 
 }  // namespace
 
-std::vector<SsJitStep> jit_steps(const std::vector<ir::FusedStep>& steps) {
-  return Expander().run(steps);
+std::vector<SsJitStep> jit_steps(const std::vector<ir::FusedStep>& steps, bool portable) {
+  return Expander(portable).run(steps);
 }
 
 }  // namespace ss::runtime

@@ -13,6 +13,8 @@
 
 namespace ss::runtime {
 
-std::vector<SsJitStep> jit_steps(const std::vector<ir::FusedStep>& steps);
+// `portable` (Numerics::portable): exp, log, tanh and erf as the portable
+// functions (SS_JIT_PORTABLE_EXP ...), the same bits on every CPU.
+std::vector<SsJitStep> jit_steps(const std::vector<ir::FusedStep>& steps, bool portable = false);
 
 }  // namespace ss::runtime

@@ -7,8 +7,13 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/core/cpu_isa.hpp"
+
 namespace ss::runtime::fast {
 namespace {
+
+using runtime::Isa;
+using runtime::kernel_isa;
 
 using Exp8 = __m256 (*)(__m256);
 using Exp16 = __m512 (*)(__m512);
@@ -25,10 +30,10 @@ const Sleef& sleef() {
     // Never closed: the functions are used for the process's life.
     void* library = ::dlopen("libsleef.so.3", RTLD_NOW | RTLD_LOCAL);
     if (!library) return found;
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
+    const Isa isa = kernel_isa();
+    if (isa >= Isa::avx512)
       found.exp16 = reinterpret_cast<Exp16>(::dlsym(library, "Sleef_expf16_u10avx512f"));
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (isa >= Isa::avx2)
       found.exp8 = reinterpret_cast<Exp8>(::dlsym(library, "Sleef_expf8_u10avx2"));
     found.name = found.exp16 ? "sleef avx512f" : found.exp8 ? "sleef avx2" : "libm";
     return found;
@@ -124,7 +129,7 @@ __attribute__((target("avx2"))) float row_max_avx2(const float* x, std::int64_t 
 }  // namespace
 
 float row_max(const float* x, std::int64_t n) {
-  static const bool avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
+  static const bool avx2 = kernel_isa() >= Isa::avx2;
   if (avx2) return row_max_avx2(x, n);
   float best = kMinusInfinity;
   for (std::int64_t i = 0; i < n; ++i) best = best < x[i] ? x[i] : best;

@@ -16,6 +16,9 @@ struct Item {
   std::int64_t gq_i = 0, gq_d = 0, gk_j = 0, gk_d = 0, gv_j = 0, gv_e = 0;
   bool causal = false;
   float factor = 1;  // the scores' scale (1 / the divisor for a divide)
+  // Numerics::portable: exps and their sums as runtime/fast/portable's
+  // (the same bits on every kernel; the products are FMA chains in all).
+  bool portable = false;
 };
 
 // A thread's buffers, kept between calls: the position's keys and values
@@ -36,11 +39,14 @@ using Backward = bool (*)(const Item&, const float* q, const float* k, const flo
 bool forward_avx512(const Item&, const float*, const float*, const float*, float*, Scratch&);
 bool forward_avx2(const Item&, const float*, const float*, const float*, float*, Scratch&);
 bool forward_portable(const Item&, const float*, const float*, const float*, float*, Scratch&);
+bool forward_fma4(const Item&, const float*, const float*, const float*, float*, Scratch&);
 bool backward_avx512(const Item&, const float*, const float*, const float*, const float*, float*,
                      float*, float*, Scratch&);
 bool backward_avx2(const Item&, const float*, const float*, const float*, const float*, float*,
                    float*, float*, Scratch&);
 bool backward_portable(const Item&, const float*, const float*, const float*, const float*, float*,
                        float*, float*, Scratch&);
+bool backward_fma4(const Item&, const float*, const float*, const float*, const float*, float*,
+                   float*, float*, Scratch&);
 
 }  // namespace ss::runtime::fast::attn

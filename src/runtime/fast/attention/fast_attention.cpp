@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ir/attention.hpp"
+#include "runtime/core/cpu_isa.hpp"
 #include "runtime/core/helper_threads.hpp"
 #include "runtime/fast/attention/attention_bind.hpp"
 #include "runtime/fast/node_memo.hpp"
@@ -25,12 +26,29 @@ struct Kernel {
 std::vector<Kernel> supported() {
   __builtin_cpu_init();
   std::vector<Kernel> out;
-  if (__builtin_cpu_supports("avx512f"))
+  const runtime::Isa isa = runtime::kernel_isa();
+  if (isa >= runtime::Isa::avx512)
     out.push_back({"avx512", attn::forward_avx512, attn::backward_avx512});
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    out.push_back({"avx2", attn::forward_avx2, attn::backward_avx2});
+  if (isa >= runtime::Isa::avx2) out.push_back({"avx2", attn::forward_avx2, attn::backward_avx2});
   out.push_back({"portable", attn::forward_portable, attn::backward_portable});
   return out;
+}
+
+// Numerics::portable's: each kernel with FMA (the products' chains fused
+// in every one), four-wide with FMA for the scalar path.
+std::vector<Kernel> supported_portable() {
+  std::vector<Kernel> out;
+  const runtime::Isa isa = runtime::kernel_isa();
+  if (isa >= runtime::Isa::avx512)
+    out.push_back({"avx512", attn::forward_avx512, attn::backward_avx512});
+  if (isa >= runtime::Isa::avx2) out.push_back({"avx2", attn::forward_avx2, attn::backward_avx2});
+  out.push_back({"fma4", attn::forward_fma4, attn::backward_fma4});
+  return out;
+}
+
+const Kernel& portable_kernel() {
+  static const Kernel k = supported_portable().front();
+  return k;
 }
 
 const std::vector<Kernel>& kernels() {
@@ -41,6 +59,8 @@ const std::vector<Kernel>& kernels() {
 const Kernel* kernel_named(const std::string& name) {
   for (const auto& k : kernels())
     if (name == k.name) return &k;
+  static const Kernel fma4{"fma4", attn::forward_fma4, attn::backward_fma4};
+  if (name == "fma4" && __builtin_cpu_supports("fma")) return &fma4;
   return nullptr;
 }
 
@@ -88,11 +108,13 @@ const std::optional<Bound>& bound(const ir::Node& n, const Tensor& tq, const Ten
 }
 
 bool forward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Tensor& tk,
-             const Tensor& tv, const Tensor* scale, Tensor& out, int threads) {
+             const Tensor& tv, const Tensor* scale, Tensor& out, int threads,
+             bool portable = false) {
   const std::optional<Bound>& bound_layout = bound(n, tq, tk, tv, nullptr);
   if (!bound_layout) return false;
   const Bound& b = *bound_layout;
   Item item = b.item;
+  item.portable = portable;
   if (!bind_scale(scale, b.l, item)) return false;
   Tensor result = Tensor::uninitialized(DType::f32, b.out_shape);
   const auto* q = static_cast<const float*>(tq.raw());
@@ -108,12 +130,13 @@ bool forward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Te
 }
 
 bool backward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const Tensor& tk,
-              const Tensor& tv, const Tensor* scale, const Tensor& dout, Tensor& grads,
-              int threads) {
+              const Tensor& tv, const Tensor* scale, const Tensor& dout, Tensor& grads, int threads,
+              bool portable = false) {
   const std::optional<Bound>& bound_layout = bound(n, tq, tk, tv, &dout);
   if (!bound_layout) return false;
   const Bound& b = *bound_layout;
   Item item = b.item;
+  item.portable = portable;
   if (!bind_scale(scale, b.l, item)) return false;
   Shape shape = tq.shape();
   shape.insert(shape.begin(), 3);
@@ -137,14 +160,16 @@ bool backward(const Kernel& kernel, const ir::Node& n, const Tensor& tq, const T
 }  // namespace
 
 bool attention(const ir::Node& n, const Tensor& q, const Tensor& k, const Tensor& v,
-               const Tensor* scale, Tensor& out, int threads) {
-  return attn::attention_kernel_on() && forward(kernels().front(), n, q, k, v, scale, out, threads);
+               const Tensor* scale, Tensor& out, int threads, bool portable) {
+  return attn::attention_kernel_on() && forward(portable ? portable_kernel() : kernels().front(), n,
+                                                q, k, v, scale, out, threads, portable);
 }
 
 bool attention_grad(const ir::Node& n, const Tensor& q, const Tensor& k, const Tensor& v,
-                    const Tensor* scale, const Tensor& dout, Tensor& grads, int threads) {
-  return attn::attention_kernel_on() &&
-         backward(kernels().front(), n, q, k, v, scale, dout, grads, threads);
+                    const Tensor* scale, const Tensor& dout, Tensor& grads, int threads,
+                    bool portable) {
+  return attn::attention_kernel_on() && backward(portable ? portable_kernel() : kernels().front(),
+                                                 n, q, k, v, scale, dout, grads, threads, portable);
 }
 
 std::vector<std::string> attention_kernels() {
@@ -154,16 +179,16 @@ std::vector<std::string> attention_kernels() {
 }
 
 bool attention_with(const std::string& kernel, const ir::Node& n, const Tensor& q, const Tensor& k,
-                    const Tensor& v, const Tensor* scale, Tensor& out, int threads) {
+                    const Tensor& v, const Tensor* scale, Tensor& out, int threads, bool portable) {
   const Kernel* chosen = kernel_named(kernel);
-  return chosen && forward(*chosen, n, q, k, v, scale, out, threads);
+  return chosen && forward(*chosen, n, q, k, v, scale, out, threads, portable);
 }
 
 bool attention_grad_with(const std::string& kernel, const ir::Node& n, const Tensor& q,
                          const Tensor& k, const Tensor& v, const Tensor* scale, const Tensor& dout,
-                         Tensor& grads, int threads) {
+                         Tensor& grads, int threads, bool portable) {
   const Kernel* chosen = kernel_named(kernel);
-  return chosen && backward(*chosen, n, q, k, v, scale, dout, grads, threads);
+  return chosen && backward(*chosen, n, q, k, v, scale, dout, grads, threads, portable);
 }
 
 }  // namespace ss::runtime::fast

@@ -1,0 +1,21 @@
+// The portable numerics' fingerprint of the test programs and the demos:
+// every graph, forward and gradient, run on the fast executor with
+// Numerics::portable, each graph's outputs hashed. Equal lists from two
+// kernel paths (SHAPESCRIPT_ISA) or thread counts mean equal bits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ss::test {
+
+// One line a graph: "FILE FUNCTION[ (gradients)] HASH" (or "... range
+// error" where the made-up inputs take an index out of range on the
+// reference too), in a fixed order; `threads` the executor's.
+std::vector<std::string> portable_hashes(int threads);
+
+// Writes the lines to `file`, one a line; false where it can't.
+bool write_lines(const std::string& file, const std::vector<std::string>& lines);
+std::vector<std::string> read_lines(const std::string& file);
+
+}  // namespace ss::test
