@@ -109,6 +109,13 @@ bool within_fast(const std::vector<float>& got, const std::vector<float>& want) 
 TEST_CASE("batch-1 requests from many threads get a lone call's results, by each executor's rule") {
   agents_agree({.executor = ss::Executor::reference}, bits);
   agents_agree({.jit_library = ss::test::kJitPath, .executor = ss::Executor::fast}, within_fast);
+  // Numerics::portable: a row's bits don't depend on its batch, on two
+  // threads too.
+  agents_agree({.jit_library = ss::test::kJitPath,
+                .executor = ss::Executor::fast,
+                .threads = 2,
+                .numerics = ss::Numerics::portable},
+               bits);
 }
 
 TEST_CASE("a request whose rows don't fit its batch is E1603 alone, with submit and flush") {

@@ -3,13 +3,16 @@
 // has (SHAPESCRIPT_ISA=avx512, avx2, scalar: each a child process, since
 // the path is chosen once a process) and on one and two threads.
 #include <doctest/doctest.h>
+#include <xmmintrin.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "runtime/core/cpu_isa.hpp"
+#include "shapescript/shapescript.hpp"
 #include "support/paths.hpp"
 #include "support/portable_hashes.hpp"
 #include "support/process.hpp"
@@ -86,4 +89,70 @@ TEST_CASE("portable numerics: every graph gives the same bits on every kernel pa
     ++paths;
   }
   MESSAGE(paths << " kernel paths compared, " << here.size() << " graphs each");
+}
+
+namespace {
+
+// A product of subnormal inputs, exps that land in the subnormals, and
+// products that do: what flush-to-zero and denormals-are-zero change.
+constexpr const char* kSubnormals = R"(fn f(x: [b 4], w: [4 3]) -> ([b 3], [b 4], [b 4]):
+    return x @ w, exp(x * 1e36 - 101.0), x * 1e-3
+)";
+
+// The inputs, made before any test changes the state (subnormals among them).
+struct Inputs {
+  std::vector<float> x = std::vector<float>(8 * 4), w = std::vector<float>(4 * 3);
+  Inputs() {
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1e-38f * static_cast<float>(i % 5 + 1) / 7;
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.5f + static_cast<float>(i) / 16;
+  }
+};
+
+std::vector<std::vector<float>> run_subnormals(const ss::Module& mod, Inputs& in) {
+  auto& x = in.x;
+  auto& w = in.w;
+  const auto r =
+      mod.call("f", {ss::Tensor::view(x.data(), {8, 4}), ss::Tensor::view(w.data(), {4, 3})});
+  REQUIRE_MESSAGE(r, r.diagnostics.at(0).render());
+  std::vector<std::vector<float>> out;
+  for (std::size_t o = 0; o < 3; ++o) out.push_back(r.tensor(o).to_floats());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "portable numerics: a host's flush-to-zero changes no bit, and is put back after a call") {
+  constexpr unsigned kFtzDaz = 0x8040;  // MXCSR's flush-to-zero and denormals-are-zero
+  Inputs in;
+  for (const int threads : {1, 2}) {
+    CAPTURE(threads);
+    const ss::Engine engine({.jit_library = ss::test::kJitPath,
+                             .threads = threads,
+                             .numerics = ss::Numerics::portable});
+    const ss::Module mod = engine.load_source(kSubnormals, "subnormals.ss");
+    REQUIRE(mod);
+    const auto plain = run_subnormals(mod, in);
+    const unsigned before = _mm_getcsr();
+    _mm_setcsr(before | kFtzDaz);
+    const auto flushed = run_subnormals(mod, in);
+    const unsigned after = _mm_getcsr();
+    _mm_setcsr(before);
+    CHECK((after & kFtzDaz) == kFtzDaz);  // the host's state, put back
+    for (std::size_t o = 0; o < plain.size(); ++o) {
+      CAPTURE(o);
+      CHECK(std::memcmp(plain[o].data(), flushed[o].data(), plain[o].size() * 4) == 0);
+    }
+    // The inputs do reach the subnormals: the fast numerics, which keep
+    // the host's state, see it.
+    const ss::Engine fast({.jit_library = ss::test::kJitPath, .threads = threads});
+    const ss::Module fast_mod = fast.load_source(kSubnormals, "subnormals.ss");
+    _mm_setcsr(before | kFtzDaz);
+    const auto fast_flushed = run_subnormals(fast_mod, in);
+    _mm_setcsr(before);
+    bool any_differs = false;
+    for (std::size_t o = 0; o < plain.size(); ++o)
+      any_differs |= std::memcmp(plain[o].data(), fast_flushed[o].data(), plain[o].size() * 4) != 0;
+    CHECK(any_differs);
+  }
 }

@@ -141,6 +141,10 @@ class GraphExecutor : public ir::Planner {
   void plan(const ir::Graph& /*g*/) const override {}
   std::string listing(const ir::Graph& g, std::string_view pass) const override;
   virtual PlanCounts plan_counts() const { return {}; }
+  // Whether its graphs run under runtime::kPortableFloatState (round to
+  // nearest, no flush-to-zero), set around the walk and put back after
+  // (Numerics::portable).
+  virtual bool portable_numerics() const { return false; }
   // Readies a resident value's tensors for `g`, by input name, when the
   // value is made or loaded (the fast executor packs a GEMM's weight
   // operand then, not at the first call). Nothing by default.

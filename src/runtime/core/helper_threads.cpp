@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "runtime/core/float_state.hpp"
 #include "runtime/core/loop_workers.hpp"
 #include "support/inline_vector.hpp"
 
@@ -26,7 +27,16 @@ void run_parts(int parts, support::FunctionRef<void(int)> job) {
     if (parts == 1) job(0);
     return;
   }
-  if (LoopWorkers* workers = current_workers()) return workers->run(parts, job);
+  if (LoopWorkers* workers = current_workers()) {
+    // Each part under the caller's floating-point state (a worker's own
+    // may differ: a thread inherits its creator's, and a host's job system
+    // sets its threads' as it likes).
+    const unsigned state = float_state();
+    return workers->run(parts, [&](int p) {
+      const FloatStateScope caller(state);
+      job(p);
+    });
+  }
   for (int p = 0; p < parts; ++p) job(p);  // no workers here: one after another
 }
 

@@ -16,7 +16,8 @@ namespace ss::runtime {
 bool spin_until(support::FunctionRef<bool()> ready,
                 std::chrono::microseconds spin = std::chrono::microseconds(200));
 
-// Runs job(0), ..., job(parts - 1) on this thread's workers and waits for
+// Runs job(0), ..., job(parts - 1) on this thread's workers, each under
+// this thread's floating-point state (float_state.hpp), and waits for
 // them all; without workers (or when another caller has them), every part
 // here, one after another (so a job's parts must not wait for each other).
 void run_parts(int parts, support::FunctionRef<void(int)> job);

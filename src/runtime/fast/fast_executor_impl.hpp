@@ -143,6 +143,7 @@ class FastExecutor final : public GraphExecutor {
 
   bool run(const ir::Graph& g, std::size_t i, std::vector<Tensor>& values,
            const std::map<std::string, std::int64_t>& sizes, const Dims& dims) const override;
+  bool portable_numerics() const override { return options_.portable; }
   // A loop whose body is products, fused kernels, views and joins: its
   // steps planned once for the inputs' layouts and run as straight-line
   // calls on buffers kept in the frame (loop_steps.cpp).

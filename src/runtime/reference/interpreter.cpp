@@ -6,6 +6,7 @@
 
 #include "ir/attributes.hpp"
 #include "runtime/core/collectives.hpp"
+#include "runtime/core/float_state.hpp"
 #include "runtime/core/node_trace.hpp"
 #include "runtime/core/plan_store.hpp"
 #include "runtime/core/random.hpp"
@@ -342,6 +343,11 @@ namespace {
 // value dropped after its last reader; the inputs already in place.
 void walk(const ir::Graph& graph, GraphFrame& frame, const Dims& dims, WorkerContext* worker,
           const GraphExecutor* executor) {
+  // Numerics::portable: the host's floating-point state (flush-to-zero,
+  // say) kept out of the walk, and put back after; the loops' parts take
+  // it from here (helper_threads.hpp).
+  const FloatStateScope fp_state(
+      executor && executor->portable_numerics() ? kPortableFloatState : runtime::float_state());
   const auto& sizes = frame.sizes;
   std::vector<Tensor>& values = frame.values;
   std::shared_ptr<const ir::ReleasePlan> releases;
