@@ -156,3 +156,48 @@ TEST_CASE(
     CHECK(any_differs);
   }
 }
+
+TEST_CASE("portable numerics: digits trained 30 epochs saves the same bytes on every path") {
+  if (std::string(ss::test::kJitPath).empty() || std::string(ss::test::kCliPath).empty()) {
+    ss::test::skip("no JIT module or CLI in this build");
+    return;
+  }
+  // The demo as README.md runs it (train, print each epoch's loss and
+  // accuracy, save the weights), in a folder of its own per run.
+  const std::string digits = std::string(ss::test::kSourceDir) + "/examples/digits/";
+  std::string first_weights, first_lines, first_run;
+  int runs = 0;
+  for (const auto isa :
+       {ss::runtime::Isa::avx512, ss::runtime::Isa::avx2, ss::runtime::Isa::scalar}) {
+    const std::string name = ss::runtime::isa_name(isa);
+    if (isa > ss::runtime::cpu_isa()) {
+      MESSAGE("not run: this CPU hasn't the " << name << " path");
+      continue;
+    }
+    for (const int threads : {1, 2}) {
+      const std::string run = name + ", " + std::to_string(threads) + " thread(s)";
+      CAPTURE(run);
+      const ss::test::TempDir dir;
+      for (const char* file : {"digits.ss", "digits-train.safetensors", "digits-test.safetensors"})
+        dir.write(file, ss::test::read_file(digits + file));
+      const auto r = ss::test::run_process(
+          {ss::test::kCliPath, "run", "digits.ss", "--numerics", "portable", "--threads",
+           std::to_string(threads), "--sink", "metrics=/dev/null", "--no-code-cache"},
+          {.env = {{"SHAPESCRIPT_ISA", name}, {"SHAPESCRIPT_JIT", ss::test::kJitPath}},
+           .cwd = dir.path()});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
+      const std::string weights = ss::test::read_file(dir.file("mlp.safetensors"));
+      REQUIRE(weights.size() > 30000);
+      if (runs++ == 0) {
+        first_weights = weights;
+        first_lines = r.out;
+        first_run = run;
+        CHECK(r.out.find("epoch 29 loss") != std::string::npos);
+        continue;
+      }
+      CHECK_MESSAGE(weights == first_weights, "the weights differ from " << first_run << "'s");
+      CHECK_MESSAGE(r.out == first_lines, r.out << "\n" << first_lines);
+    }
+  }
+  MESSAGE(runs << " runs of digits' 30 epochs, one set of weights");
+}
