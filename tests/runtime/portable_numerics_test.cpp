@@ -201,3 +201,17 @@ TEST_CASE("portable numerics: digits trained 30 epochs saves the same bytes on e
   }
   MESSAGE(runs << " runs of digits' 30 epochs, one set of weights");
 }
+
+TEST_CASE("portable numerics agree with the reference within the portable row") {
+  if (std::string(ss::test::kJitPath).empty()) {
+    ss::test::skip("no JIT module in this build");
+    return;
+  }
+  int graphs = 0;
+  const ss::test::Agreement a = ss::test::portable_agreement(&graphs);
+  MESSAGE(graphs << " graphs; worst difference " << a.worst << " of the scale, " << a.flipped
+                 << " integer or bool elements of " << a.elements << " flipped");
+  CHECK(graphs > 40);
+  CHECK(a.worst <= ss::test::tolerance("portable").relative);
+  CHECK(a.flipped <= 2);  // an argmax of two nearly equal values
+}

@@ -31,43 +31,77 @@ std::uint64_t hash_outputs(const std::vector<runtime::Tensor>& outputs) {
   return h;
 }
 
+// The test programs and the demos, each with its gradients or not.
+const std::vector<std::pair<std::string, bool>>& programs() {
+  static const std::vector<std::pair<std::string, bool>> list = {
+      {"tests/programs/valid/operations.ss", false},
+      {"tests/programs/valid/features.ss", false},
+      {"tests/programs/gradients/ops.ss", true},
+      {"examples/digits/digits.ss", false},
+      {"examples/digits/digits.ss", true},
+      {"examples/tinylm/tinylm.ss", false},
+      {"examples/tinylm/tinylm.ss", true},
+      {"examples/cnn/cnn.ss", false},
+      {"examples/cnn/cnn.ss", true},
+      {"examples/agents/agents.ss", false},
+      {"examples/agents/agents.ss", true}};
+  return list;
+}
+
+// Each graph of the programs with its made-up inputs, to `visit`.
+template <typename Visit>
+void each_graph(Visit visit) {
+  for (const auto& [file, gradients] : programs()) {
+    const auto program = check_source_file(file);
+    const auto& dims = program->typed.dims;
+    for (const auto& lowered : lowered_graphs(*program, gradients))
+      visit(file + " " + lowered.function + (gradients ? " (gradients)" : ""), lowered.graph,
+            made_up_inputs(lowered.graph, dims, 37), dims);
+  }
+}
+
+std::unique_ptr<runtime::GraphExecutor> portable_executor(int threads) {
+  return make_fast_executor(
+      {.threads = threads, .portable = true, .jit_library = std::string(kJitPath)});
+}
+
 }  // namespace
 
 std::vector<std::string> portable_hashes(int threads) {
-  const auto fast = make_fast_executor(
-      {.threads = threads, .portable = true, .jit_library = std::string(kJitPath)});
+  const auto fast = portable_executor(threads);
   std::vector<std::string> lines;
-  for (const auto& [file, gradients] :
-       std::vector<std::pair<std::string, bool>>{{"tests/programs/valid/operations.ss", false},
-                                                 {"tests/programs/valid/features.ss", false},
-                                                 {"tests/programs/gradients/ops.ss", true},
-                                                 {"examples/digits/digits.ss", false},
-                                                 {"examples/digits/digits.ss", true},
-                                                 {"examples/tinylm/tinylm.ss", false},
-                                                 {"examples/tinylm/tinylm.ss", true},
-                                                 {"examples/cnn/cnn.ss", false},
-                                                 {"examples/cnn/cnn.ss", true},
-                                                 {"examples/agents/agents.ss", false},
-                                                 {"examples/agents/agents.ss", true}}) {
-    const auto program = check_source_file(file);
-    const auto& dims = program->typed.dims;
-    for (const auto& lowered : lowered_graphs(*program, gradients)) {
-      std::ostringstream line;
-      line << file << " " << lowered.function << (gradients ? " (gradients)" : "") << " ";
-      const auto inputs = made_up_inputs(lowered.graph, dims, 37);
-      try {
-        char hex[17];
-        std::snprintf(hex, sizeof hex, "%016llx",
-                      static_cast<unsigned long long>(hash_outputs(
-                          runtime::run_graph(lowered.graph, inputs, dims, nullptr, fast.get()))));
-        line << hex;
-      } catch (const runtime::reference::RangeError&) {
-        line << "range error";
-      }
-      lines.push_back(line.str());
+  each_graph([&](const std::string& name, const ir::Graph& g,
+                 const std::map<std::string, runtime::Tensor>& inputs, const runtime::Dims& dims) {
+    std::string line = name + " ";
+    try {
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx",
+                    static_cast<unsigned long long>(
+                        hash_outputs(runtime::run_graph(g, inputs, dims, nullptr, fast.get()))));
+      line += hex;
+    } catch (const runtime::reference::RangeError&) {
+      line += "range error";
     }
-  }
+    lines.push_back(line);
+  });
   return lines;
+}
+
+Agreement portable_agreement(int* graphs) {
+  const auto fast = portable_executor(2);
+  Agreement a;
+  each_graph([&](const std::string&, const ir::Graph& g,
+                 const std::map<std::string, runtime::Tensor>& inputs, const runtime::Dims& dims) {
+    std::vector<runtime::Tensor> want;
+    try {
+      want = runtime::run_graph(g, inputs, dims);
+    } catch (const runtime::reference::RangeError&) {
+      return;
+    }
+    compare(want, runtime::run_graph(g, inputs, dims, nullptr, fast.get()), a);
+    ++*graphs;
+  });
+  return a;
 }
 
 bool write_lines(const std::string& file, const std::vector<std::string>& lines) {

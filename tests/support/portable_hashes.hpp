@@ -7,12 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "support/agreement.hpp"
+
 namespace ss::test {
 
 // One line a graph: "FILE FUNCTION[ (gradients)] HASH" (or "... range
 // error" where the made-up inputs take an index out of range on the
 // reference too), in a fixed order; `threads` the executor's.
 std::vector<std::string> portable_hashes(int threads);
+
+// The same graphs and inputs on the reference and the portable fast
+// executor (two threads): how closely they agree; *graphs counts them.
+Agreement portable_agreement(int* graphs);
 
 // Writes the lines to `file`, one a line; false where it can't.
 bool write_lines(const std::string& file, const std::vector<std::string>& lines);
