@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   const int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   ss::Engine engine(
       {.executor = executor == "reference" ? ss::Executor::reference : ss::Executor::fast,
-       .threads = threads});
+       .threads = threads,
+       .numerics = ss::bench::numerics()});
   const ss::Module m = engine.load_source(ss::bench::attention_program(128, 64, 4), "attention.ss");
   if (!m) {
     for (const auto& d : m.diagnostics()) std::fprintf(stderr, "%s", d.render().c_str());

@@ -5,11 +5,22 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "shapescript/options.hpp"
+
 namespace ss::bench {
+
+// SS_BENCH_NUMERICS=portable runs a benchmark under Numerics::portable
+// (bench/portable.sh); fast otherwise.
+inline Numerics numerics() {
+  const char* v = std::getenv("SS_BENCH_NUMERICS");
+  return v && std::string(v) == "portable" ? Numerics::portable : Numerics::fast;
+}
 
 inline double best_seconds_per_call(const std::function<void()>& f, double round = 0.1) {
   using Clock = std::chrono::steady_clock;

@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
   // A third argument runs only the case of that name (for a profiler).
   const std::string only = argc > 3 ? argv[3] : "";
   const auto wanted = [&](const std::string& name) { return only.empty() || only == name; };
-  const ss::Engine engine({.executor = ss::Executor::fast, .threads = threads});
+  const ss::Engine engine(
+      {.executor = ss::Executor::fast, .threads = threads, .numerics = ss::bench::numerics()});
   std::mt19937 gen(0);
 
   std::ifstream file(root + "/examples/cnn/cnn.ss");

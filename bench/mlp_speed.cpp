@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
   ss::Engine engine(
       {.executor = executor == "reference" ? ss::Executor::reference : ss::Executor::fast,
        .threads = threads,
-       .precision = executor == "bf16" ? ss::Precision::bf16 : ss::Precision::f32});
+       .precision = executor == "bf16" ? ss::Precision::bf16 : ss::Precision::f32,
+       .numerics = ss::bench::numerics()});
   const ss::Module m = engine.load_source(ss::bench::kMlpProgram, "mlp.ss");
   if (!m) {
     for (const auto& d : m.diagnostics()) std::fprintf(stderr, "%s", d.render().c_str());
