@@ -36,6 +36,21 @@ std::string differences(const std::vector<std::string>& a, const std::vector<std
   return out;
 }
 
+// The kernel paths this CPU runs (SHAPESCRIPT_ISA's names), widest
+// first; each it can't, reported.
+std::vector<std::string> runnable_paths() {
+  std::vector<std::string> out;
+  for (const auto isa :
+       {ss::runtime::Isa::avx512, ss::runtime::Isa::avx2, ss::runtime::Isa::scalar}) {
+    if (isa <= ss::runtime::cpu_isa())
+      out.emplace_back(ss::runtime::isa_name(isa));
+    else
+      MESSAGE("not run: this CPU hasn't the " << std::string(ss::runtime::isa_name(isa))
+                                              << " path");
+  }
+  return out;
+}
+
 std::int64_t count_differing(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   std::int64_t n = a.size() == b.size() ? 0 : 1;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) n += a[i] != b[i];
@@ -68,13 +83,7 @@ TEST_CASE("portable numerics: every graph gives the same bits on every kernel pa
   const auto here = ss::test::portable_hashes(1);
   const ss::test::TempDir dir;
   int paths = 0;
-  for (const auto isa :
-       {ss::runtime::Isa::avx512, ss::runtime::Isa::avx2, ss::runtime::Isa::scalar}) {
-    const std::string name = ss::runtime::isa_name(isa);
-    if (isa > ss::runtime::cpu_isa()) {
-      MESSAGE("not run: this CPU hasn't the " << name << " path");
-      continue;
-    }
+  for (const std::string& name : runnable_paths()) {
     CAPTURE(name);
     const std::string file = dir.file(name + ".txt");
     const auto r = ss::test::run_process(
@@ -167,13 +176,7 @@ TEST_CASE("portable numerics: digits trained 30 epochs saves the same bytes on e
   const std::string digits = std::string(ss::test::kSourceDir) + "/examples/digits/";
   std::string first_weights, first_lines, first_run;
   int runs = 0;
-  for (const auto isa :
-       {ss::runtime::Isa::avx512, ss::runtime::Isa::avx2, ss::runtime::Isa::scalar}) {
-    const std::string name = ss::runtime::isa_name(isa);
-    if (isa > ss::runtime::cpu_isa()) {
-      MESSAGE("not run: this CPU hasn't the " << name << " path");
-      continue;
-    }
+  for (const std::string& name : runnable_paths()) {
     for (const int threads : {1, 2}) {
       const std::string run = name + ", " + std::to_string(threads) + " thread(s)";
       CAPTURE(run);
