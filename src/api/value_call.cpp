@@ -9,6 +9,7 @@
 #include "diag/codes.hpp"
 #include "ir/distribute.hpp"
 #include "runtime/controller/models.hpp"
+#include "runtime/core/float_state.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/inline_vector.hpp"
@@ -535,6 +536,12 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
                                      const std::map<std::string, Tensor>& named,
                                      const std::vector<Tensor>* into) const {
   if (auto empty = empty_module()) return failure(std::move(*empty));
+  // Numerics::portable: the whole call (its inputs read, its results
+  // written) under round to nearest without flush-to-zero, the host's
+  // state put back after; the graph walks set it too.
+  const runtime::FloatStateScope float_scope(executor && executor->portable_numerics()
+                                                 ? runtime::kPortableFloatState
+                                                 : runtime::float_state());
   if (!compiled->ok()) {
     CallResult r;
     r.diagnostics = compiled->diagnostics;

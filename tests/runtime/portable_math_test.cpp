@@ -69,7 +69,7 @@ TEST_CASE("the portable functions are within the fast-function row of the rounde
   const auto x = every_4099th();
   const double bound = ss::test::tolerance("fast-function").ulp;
   std::vector<float> got(x.size());
-  for (const auto [f, name] :
+  for (const auto& [f, name] :
        {std::pair{Function::exp, "exp"}, std::pair{Function::log, "log"},
         std::pair{Function::tanh, "tanh"}, std::pair{Function::erf, "erf"}}) {
     CAPTURE(std::string(name));
