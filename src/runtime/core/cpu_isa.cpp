@@ -15,14 +15,10 @@ Isa cpu_isa() {
   return best;
 }
 
-const char* isa_request() {
-  const char* asked = std::getenv("SHAPESCRIPT_ISA");
-  return asked ? asked : "";
-}
-
 Isa kernel_isa() {
   static const Isa chosen = [] {
-    const std::string_view asked = isa_request();
+    const char* variable = std::getenv("SHAPESCRIPT_ISA");
+    const std::string_view asked = variable ? variable : "";
     Isa want = cpu_isa();
     if (asked == "avx512") want = Isa::avx512;
     if (asked == "avx2") want = Isa::avx2;

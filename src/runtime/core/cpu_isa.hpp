@@ -19,8 +19,4 @@ Isa cpu_isa();
 // "avx512", "avx2", "scalar".
 const char* isa_name(Isa isa);
 
-// What SHAPESCRIPT_ISA said and whether it was a name (for `devices`):
-// "" where it is unset.
-const char* isa_request();
-
 }  // namespace ss::runtime

@@ -34,20 +34,10 @@ std::vector<Kernel> supported() {
   return out;
 }
 
-// Numerics::portable's: each kernel with FMA (the products' chains fused
-// in every one), four-wide with FMA for the scalar path.
-std::vector<Kernel> supported_portable() {
-  std::vector<Kernel> out;
-  const runtime::Isa isa = runtime::kernel_isa();
-  if (isa >= runtime::Isa::avx512)
-    out.push_back({"avx512", attn::forward_avx512, attn::backward_avx512});
-  if (isa >= runtime::Isa::avx2) out.push_back({"avx2", attn::forward_avx2, attn::backward_avx2});
-  out.push_back({"fma4", attn::forward_fma4, attn::backward_fma4});
-  return out;
-}
-
-const Kernel& portable_kernel() {
-  static const Kernel k = supported_portable().front();
+// Four-wide with FMA: the portable numerics' scalar path, whose products
+// fuse as the wider kernels' do.
+const Kernel& fma4_kernel() {
+  static const Kernel k{"fma4", attn::forward_fma4, attn::backward_fma4};
   return k;
 }
 
@@ -56,11 +46,18 @@ const std::vector<Kernel>& kernels() {
   return k;
 }
 
+// Numerics::portable's: the widest kernel, where it has FMA (the products'
+// chains fused in every one); else fma4 in place of the portable one.
+const Kernel& portable_kernel() {
+  static const Kernel& k =
+      std::string(kernels().front().name) == "portable" ? fma4_kernel() : kernels().front();
+  return k;
+}
+
 const Kernel* kernel_named(const std::string& name) {
   for (const auto& k : kernels())
     if (name == k.name) return &k;
-  static const Kernel fma4{"fma4", attn::forward_fma4, attn::backward_fma4};
-  if (name == "fma4" && __builtin_cpu_supports("fma")) return &fma4;
+  if (name == "fma4" && __builtin_cpu_supports("fma")) return &fma4_kernel();
   return nullptr;
 }
 

@@ -93,6 +93,24 @@ const std::vector<Choice>& chain_choices() {
 
 constexpr const char* kNoChain = "no FMA on this CPU: the portable numerics need it";
 
+// Whether a chain kernel can't take this alpha and beta itself (it takes
+// alpha 1 with beta 0, or 1 to go on from C): the chains are scaled after.
+bool chain_scaled(const Choice& choice, float alpha, float beta) {
+  return choice.chain && (alpha != 1.0f || (beta != 0.0f && beta != 1.0f));
+}
+
+// Whether a product of m rows runs the kernel's own product of one row: a
+// chain's only where B's rows are contiguous (each column's chain a lane)
+// and it starts from zero; else the packed kernel, the same chains.
+bool one_row(const Choice& choice, std::int64_t m, std::int64_t b_cols, float beta) {
+  return m == 1 && choice.gemv && (!choice.chain || (b_cols == 1 && beta == 0.0f));
+}
+
+// The kernels a name picks from: the chain ones for "chain-...".
+const std::vector<Choice>& listed_with(const std::string& kernel) {
+  return kernel.rfind("chain-", 0) == 0 ? chain_choices() : choices();
+}
+
 // Whether this CPU and the OS let this process use AMX's bfloat16 tiles:
 // CPUID says AMX-TILE and AMX-BF16, and Linux grants the tile data's state
 // (arch_prctl's ARCH_REQ_XCOMP_PERM), which a process asks for once before
@@ -229,7 +247,7 @@ void run(const Choice& choice, std::int64_t m, std::int64_t n, std::int64_t k, f
       }
     return apply_epilogue(m, n, c, epilogue);
   }
-  if (choice.chain && (alpha != 1.0f || (beta != 0.0f && beta != 1.0f)))
+  if (chain_scaled(choice, alpha, beta))
     return run_chain_scaled(choice, m, n, k, alpha, a, b, beta, c, threads, epilogue);
   detail::Args args = arguments(m, n, k, alpha, a, b, beta, c);
   const bool fused = fuse_epilogue(choice, alpha, epilogue, args);
@@ -257,11 +275,8 @@ void run_chain_scaled(const Choice& choice, std::int64_t m, std::int64_t n, std:
 
 void run_products(const Choice& choice, const detail::Args& args, int threads) {
   const std::int64_t m = args.m, n = args.n, k = args.k;
-  // A batch of one: B streamed once, unpacked. A chain's product of one
-  // row only where B's rows are contiguous (each column's chain a lane)
-  // and it starts from zero; else the packed kernel, the same chains.
-  if (m == 1 && choice.gemv && (!choice.chain || (args.b_cols == 1 && args.beta == 0.0f)))
-    return choice.gemv(args);
+  // A batch of one: B streamed once, unpacked.
+  if (one_row(choice, m, args.b_cols, args.beta)) return choice.gemv(args);
   // Small products, or one thread: all here. Else the wider side is split
   // in whole micro-tiles, one part a thread, the first on the caller's.
   const bool split = threads > 1 && m * n * k >= (std::int64_t{1} << 20);
@@ -335,9 +350,8 @@ std::shared_ptr<const PackedB> pack_b(std::int64_t k, std::int64_t n, Matrix b) 
 
 std::shared_ptr<const PackedB> pack_b_with(const std::string& kernel, std::int64_t k,
                                            std::int64_t n, Matrix b) {
-  const bool chain = kernel.rfind("chain-", 0) == 0;
-  return pack_with(named(chain ? chain_choices() : choices(), kernel, "GEMM kernel"), k, n, b,
-                   chain);
+  const auto& list = listed_with(kernel);
+  return pack_with(named(list, kernel, "GEMM kernel"), k, n, b, &list == &chain_choices());
 }
 
 void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float beta, Output c,
@@ -347,10 +361,8 @@ void sgemm_packed(std::int64_t m, float alpha, Matrix a, const PackedB& b, float
   // One row (where the kernel has its own product of one), nothing to
   // multiply, or nothing to add, or a chain's other alpha or beta: as
   // sgemm does it.
-  const bool row =
-      m == 1 && choice.gemv && (!choice.chain || (b.b.col_stride == 1 && beta == 0.0f));
-  if (m <= 0 || row || n <= 0 || k <= 0 || alpha == 0.0f ||
-      (choice.chain && (alpha != 1.0f || (beta != 0.0f && beta != 1.0f))))
+  if (m <= 0 || one_row(choice, m, b.b.col_stride, beta) || n <= 0 || k <= 0 || alpha == 0.0f ||
+      chain_scaled(choice, alpha, beta))
     return run(choice, m, n, k, alpha, a, b.b, beta, c, threads, epilogue);
   detail::Args args = arguments(m, n, k, alpha, a, b.b, beta, c);
   const bool fused = fuse_epilogue(choice, alpha, epilogue, args);
@@ -381,10 +393,6 @@ void sgemm_chain(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Ma
                  float beta, Output c, int threads, Epilogue epilogue) {
   if (chain_choices().empty()) throw std::invalid_argument(kNoChain);
   run(chain_choices().front(), m, n, k, alpha, a, b, beta, c, threads, epilogue);
-}
-
-const char* chain_kernel() {
-  return chain_choices().empty() ? "" : chain_choices().front().name;
 }
 
 std::vector<std::string> chain_kernels() {
@@ -441,8 +449,7 @@ void sgemm_bf16_with(const std::string& kernel, std::int64_t m, std::int64_t n, 
 void sgemm_with(const std::string& kernel, std::int64_t m, std::int64_t n, std::int64_t k,
                 float alpha, Matrix a, Matrix b, float beta, Output c, int threads,
                 Epilogue epilogue) {
-  const bool chain = kernel.rfind("chain-", 0) == 0;
-  const auto& list = chain ? chain_choices() : choices();
+  const auto& list = listed_with(kernel);
   const int i = named(list, kernel, "GEMM kernel");
   run(list[static_cast<std::size_t>(i)], m, n, k, alpha, a, b, beta, c, threads, epilogue);
 }

@@ -90,7 +90,6 @@ std::shared_ptr<const PackedB> pack_b_bf16_with(const std::string& kernel, std::
 void sgemm_chain(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, Matrix a, Matrix b,
                  float beta, Output c, int threads = 1, Epilogue epilogue = {});
 std::shared_ptr<const PackedB> pack_b_chain(std::int64_t k, std::int64_t n, Matrix b);
-const char* chain_kernel();
 std::vector<std::string> chain_kernels();
 
 // "avx512", "avx2", "portable": the kernel sgemm uses on this CPU.

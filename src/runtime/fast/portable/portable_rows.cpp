@@ -31,10 +31,6 @@ float exp_sum(const float* in, float shift, float* out, std::int64_t n) {
   return chosen().exp_sum(in, shift, out, n);
 }
 
-float sum(const float* in, std::int64_t n) {
-  return chosen().sum(in, n);
-}
-
 // (Built without FMA flags: fmaf's library call, correctly rounded too.)
 float exp(float x) {
   return pmath::exp(x);
@@ -42,10 +38,6 @@ float exp(float x) {
 
 float log(float x) {
   return pmath::log(x);
-}
-
-const char* path() {
-  return chosen().name;
 }
 
 }  // namespace ss::runtime::fast::portable

@@ -21,15 +21,9 @@ void map(Function f, const float* in, float* out, std::int64_t n);
 // the sixteen lanes' order.
 float exp_sum(const float* in, float shift, float* out, std::int64_t n);
 
-// The sum of n floats in the sixteen lanes' order.
-float sum(const float* in, std::int64_t n);
-
 // One value's function: the scalar path's, the same bits.
 float exp(float x);
 float log(float x);
-
-// The path map and exp_sum run on: "avx512", "avx2", "scalar".
-const char* path();
 
 // Each path's entry points, for the test that holds them to one another's
 // bits; the paths this CPU can't run are null.
@@ -37,7 +31,6 @@ struct Path {
   const char* name;
   void (*map)(Function, const float*, float*, std::int64_t);
   float (*exp_sum)(const float*, float, float*, std::int64_t);
-  float (*sum)(const float*, std::int64_t);
 };
 Path path_avx512();
 Path path_avx2();
