@@ -51,6 +51,13 @@ struct Builder {
     return call;
   }
 
+  // A portable float function (jit/portable_functions): of a double, the
+  // value narrowed, the function's, then widened back.
+  llvm::Value* portable_float(const char* name, llvm::Value* x) {
+    if (!x->getType()->isDoubleTy()) return libm_float(name, x);
+    return b.CreateFPExt(libm_float(name, narrow(x)), f64());
+  }
+
   // neg and logical_not; every other function of one value comes as its
   // formula's steps (types/unary.def, expanded by the core).
   llvm::Value* unary(int kind, llvm::Value* x) {
@@ -98,15 +105,29 @@ struct Builder {
         return wide_value ? libm("acos", x) : libm_float("acosf", x);
       case SS_JIT_ATAN:
         return wide_value ? libm("atan", x) : libm_float("atanf", x);
-      // (jit/portable_functions: each a vector function for the vectoriser)
+      // (jit/portable_functions: each a vector function for the vectoriser;
+      // of a double, the value narrowed: no libm under portable)
       case SS_JIT_PORTABLE_EXP:
-        return wide_value ? libm("exp", x) : libm_float("ss_portable_expf", x);
+        return portable_float("ss_portable_expf", x);
       case SS_JIT_PORTABLE_LOG:
-        return wide_value ? libm("log", x) : libm_float("ss_portable_logf", x);
+        return portable_float("ss_portable_logf", x);
       case SS_JIT_PORTABLE_TANH:
-        return wide_value ? libm("tanh", x) : libm_float("ss_portable_tanhf", x);
+        return portable_float("ss_portable_tanhf", x);
       case SS_JIT_PORTABLE_ERF:
-        return wide_value ? libm("erf", x) : libm_float("ss_portable_erff", x);
+        return portable_float("ss_portable_erff", x);
+      // (a lane at a time through double)
+      case SS_JIT_PORTABLE_SIN:
+        return portable_float("ss_portable_sinf", x);
+      case SS_JIT_PORTABLE_COS:
+        return portable_float("ss_portable_cosf", x);
+      case SS_JIT_PORTABLE_TAN:
+        return portable_float("ss_portable_tanf", x);
+      case SS_JIT_PORTABLE_ASIN:
+        return portable_float("ss_portable_asinf", x);
+      case SS_JIT_PORTABLE_ACOS:
+        return portable_float("ss_portable_acosf", x);
+      case SS_JIT_PORTABLE_ATAN:
+        return portable_float("ss_portable_atanf", x);
       default:
         break;
     }
@@ -118,6 +139,20 @@ struct Builder {
         auto callee = module.getOrInsertFunction(t->isDoubleTy() ? "pow" : "powf",
                                                  llvm::FunctionType::get(t, {t, t}, false));
         return b.CreateCall(callee, {x, y});
+      }
+      case SS_JIT_PORTABLE_POW: {  // in double, as the formula widens it
+        llvm::Value* wx = wide_value ? x : wide(x);
+        llvm::Value* wy = wide_value ? y : wide(y);
+        auto callee = module.getOrInsertFunction(
+            "ss_portable_pow", llvm::FunctionType::get(f64(), {f64(), f64()}, false));
+        if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+          fn->setDoesNotAccessMemory();
+          fn->setDoesNotThrow();
+          fn->setWillReturn();
+        }
+        auto* call = b.CreateCall(callee, {wx, wy});
+        call->setDoesNotAccessMemory();
+        return wide_value ? static_cast<llvm::Value*>(call) : narrow(call);
       }
       case SS_JIT_FMOD:
         return b.CreateFRem(x, y);

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define SS_JIT_ABI_VERSION 10u
+#define SS_JIT_ABI_VERSION 11u
 #define SS_JIT_ENTRY_SYMBOL "ss_jit_api"
 
 /* What the toolchain probe measured. */
@@ -71,13 +71,22 @@ enum {
   SS_JIT_ASIN = 13,
   SS_JIT_ACOS = 14,
   SS_JIT_ATAN = 15,
-  /* Of a float only: the portable numerics' exp, log, tanh and erf
+  /* The portable numerics' exp, log, tanh and erf of a float
    * (src/support/portable_math.hpp), the same bits at every vector width
-   * and on every CPU with FMA. */
+   * and on every CPU with FMA; of a double, the value is narrowed first. */
   SS_JIT_PORTABLE_EXP = 16,
   SS_JIT_PORTABLE_LOG = 17,
   SS_JIT_PORTABLE_TANH = 18,
-  SS_JIT_PORTABLE_ERF = 19
+  SS_JIT_PORTABLE_ERF = 19,
+  /* The same for sin, cos, tan, asin, acos and atan, and pow of two values
+   * (in double: floats are widened, the result narrowed). */
+  SS_JIT_PORTABLE_SIN = 20,
+  SS_JIT_PORTABLE_COS = 21,
+  SS_JIT_PORTABLE_TAN = 22,
+  SS_JIT_PORTABLE_ASIN = 23,
+  SS_JIT_PORTABLE_ACOS = 24,
+  SS_JIT_PORTABLE_ATAN = 25,
+  SS_JIT_PORTABLE_POW = 26
 };
 
 typedef struct SsJitStep {

@@ -36,12 +36,12 @@ void narrow_to_requested_isa(llvm::SubtargetFeatures& features) {
   const char* asked = std::getenv("SHAPESCRIPT_ISA");
   if (!asked) return;
   const std::string isa = asked;
-  if (isa != "avx2" && isa != "scalar") return;
+  if (isa != "avx2" && isa != "scalar" && isa != "baseline") return;
   const auto dropped = [&](const std::string& f) {
     const auto starts = [&f](const char* p) { return f.rfind(p, 0) == 0; };
     if (starts("+avx512") || starts("+amx") || starts("+avx10") || starts("+evex512")) return true;
-    return isa == "scalar" && (starts("+avx") || starts("+fma") || starts("+f16c") ||
-                               starts("+vaes") || starts("+vpclmulqdq") || starts("+xop"));
+    return isa != "avx2" && (starts("+avx") || starts("+fma") || starts("+f16c") ||
+                             starts("+vaes") || starts("+vpclmulqdq") || starts("+xop"));
   };
   llvm::SubtargetFeatures narrowed;
   for (const std::string& f : features.getFeatures())
@@ -50,7 +50,10 @@ void narrow_to_requested_isa(llvm::SubtargetFeatures& features) {
   // feature off turns off every feature that implies it.
   narrowed.AddFeature("avx512f", false);
   narrowed.AddFeature("amx-tile", false);
-  if (isa == "scalar") narrowed.AddFeature("avx", false);
+  if (isa != "avx2") {
+    narrowed.AddFeature("avx", false);
+    narrowed.AddFeature("fma", false);
+  }
   features = narrowed;
 }
 

@@ -35,4 +35,27 @@ float portable_erf(float x) {
   return pmath::erf(x);
 }
 
+// A lane at a time through double (no vector forms).
+float portable_sin(float x) {
+  return pmath::sin1(x);
+}
+float portable_cos(float x) {
+  return pmath::cos1(x);
+}
+float portable_tan(float x) {
+  return pmath::tan1(x);
+}
+float portable_asin(float x) {
+  return pmath::asin1(x);
+}
+float portable_acos(float x) {
+  return pmath::acos1(x);
+}
+float portable_atan(float x) {
+  return pmath::atan1(x);
+}
+double portable_pow(double x, double y) {
+  return pmath::pow_d(x, y);
+}
+
 }  // namespace ss::jit

@@ -13,6 +13,7 @@
 #include "kernels/nccl.hpp"
 #include "kernels/nccl_collectives.hpp"
 #include "kernels/nvrtc.hpp"
+#include "runtime/core/cpu_isa.hpp"
 #include "runtime/fast/fast_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/fingerprint.hpp"
@@ -386,6 +387,15 @@ std::shared_ptr<const runtime::GraphExecutor> make_executor(
   if (engine.executor != Executor::fast) return runtime::make_reference_executor();
   if (const auto gpu = cuda_device(c, engine.device); gpu && !workers && c.ok())
     return cuda_executor_for(c, *gpu, engine);
+  if (engine.numerics == Numerics::portable && !runtime::kernel_fma()) {
+    c.diagnostics.push_back(diag::error(
+        diag::Code::E1911,
+        std::string("portable numerics need fused multiply-adds, and this CPU has no FMA") +
+            (runtime::cpu_fma() ? " (SHAPESCRIPT_ISA=baseline)" : ""),
+        "`--numerics fast` (EngineOptions::numerics), or an x86-64 CPU with FMA (Haswell, "
+        "Piledriver or later)"));
+    return nullptr;
+  }
   return runtime::make_fast_executor(
       {.threads = std::max(1, engine.threads),
        .workers = std::move(threads),

@@ -55,6 +55,8 @@ std::vector<CatalogEntry> parse_catalog(const std::string& markdown,
       example.machine = CatalogExample::Machine::without_cuda_driver;
     else if (machine == "under MPI")  // mpirun (openmpi-bin) and the MPI adapter
       example.machine = CatalogExample::Machine::needs_mpi;
+    else if (machine == "on a CPU without FMA")  // SHAPESCRIPT_ISA=baseline plays one
+      example.machine = CatalogExample::Machine::without_fma;
     else if (machine == "with the ONNX importer")  // libshapescript_onnx and tests/onnx/models
       example.machine = CatalogExample::Machine::needs_onnx;
     else if (machine == "with the example host")  // host_functions_example, beside the CLI

@@ -13,6 +13,7 @@ struct CatalogExample {
     needs_cuda_gpu,
     needs_two_cuda_gpus,
     without_cuda_driver,
+    without_fma,
     needs_mpi,
     needs_onnx
   };

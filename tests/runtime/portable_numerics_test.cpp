@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,14 +65,40 @@ TEST_CASE("portable numerics: every graph gives the same bits on one thread and 
     ss::test::skip("no JIT module in this build");
     return;
   }
-  const auto one = ss::test::portable_hashes(1), two = ss::test::portable_hashes(2);
+  std::map<std::string, std::int64_t> nodes;
+  const auto one = ss::test::portable_hashes(1, &nodes), two = ss::test::portable_hashes(2);
   CHECK(one.size() > 40);
+  // No function left to the reference's libm: elementwise nodes, softmax
+  // and log_softmax (any axis) all run the portable code.
+  for (const char* op : {"unary", "binary", "softmax", "log_softmax"}) {
+    CAPTURE(std::string(op));
+    CHECK(nodes["reference " + std::string(op)] == 0);
+  }
   CHECK_MESSAGE(count_differing(one, two) == 0,
                 "on " << std::string(ss::runtime::isa_name(ss::runtime::kernel_isa())) << ":"
                       << differences(one, two));
   // A child of the next case: its lines, for the parent to compare.
   if (const char* file = std::getenv("SS_TEST_PORTABLE_HASHES"))
     CHECK(ss::test::write_lines(file, one));
+}
+
+TEST_CASE("portable numerics: every graph gives the same bits without the JIT module") {
+  // Each node alone: elementwise formulas through the JIT's steps run in
+  // C++ (runtime/fast/portable/portable_steps), the rest as with the JIT.
+  if (std::string(ss::test::kJitPath).empty()) {
+    ss::test::skip("no JIT module in this build to compare with");
+    return;
+  }
+  std::map<std::string, std::int64_t> nodes;
+  const auto with = ss::test::portable_hashes(1),
+             without = ss::test::portable_hashes(1, &nodes, false);
+  CHECK_MESSAGE(count_differing(with, without) == 0,
+                "with the JIT and without:" << differences(with, without));
+  CHECK(nodes["loops"] > 100);  // the elementwise nodes ran alone
+  for (const char* op : {"unary", "binary", "softmax", "log_softmax"}) {
+    CAPTURE(std::string(op));
+    CHECK(nodes["reference " + std::string(op)] == 0);
+  }
 }
 
 TEST_CASE("portable numerics: every graph gives the same bits on every kernel path") {

@@ -75,7 +75,8 @@ options:
                                   x86-64 CPU with FMA and any --threads (lockstep
                                   games, replayed logs: docs/numerics.md); default
                                   fast. SHAPESCRIPT_ISA=avx512|avx2|scalar forces
-                                  the CPU kernels either way
+                                  the CPU kernels either way (baseline: as on a
+                                  CPU without FMA, where portable is E1911)
   --deterministic                 with run: on a CUDA device, sums that atomics
                                   would order (an embedding's gradient) in index
                                   order, so runs repeat their bits

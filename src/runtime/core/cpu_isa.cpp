@@ -22,10 +22,23 @@ Isa kernel_isa() {
     Isa want = cpu_isa();
     if (asked == "avx512") want = Isa::avx512;
     if (asked == "avx2") want = Isa::avx2;
-    if (asked == "scalar") want = Isa::scalar;
+    if (asked == "scalar" || asked == "baseline") want = Isa::scalar;
     return want < cpu_isa() ? want : cpu_isa();
   }();
   return chosen;
+}
+
+bool cpu_fma() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("fma");
+}
+
+bool kernel_fma() {
+  static const bool fma = [] {
+    const char* variable = std::getenv("SHAPESCRIPT_ISA");
+    return cpu_fma() && std::string_view(variable ? variable : "") != "baseline";
+  }();
+  return fma;
 }
 
 const char* isa_name(Isa isa) {

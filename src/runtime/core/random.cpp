@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "support/portable_math.hpp"
+
 namespace ss::runtime {
 
 std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> c,
@@ -37,11 +39,34 @@ float random_uniform(std::uint64_t seed, std::uint32_t stream, std::uint64_t ind
   return unit(block(seed, stream, index)[0]);
 }
 
+// Box and Muller's sqrt(-2 ln u1) cos(2 pi u2), in double through the
+// portable functions (support/portable_math.hpp), not libm: every CPU and
+// C library draws the same bits, so a parameter's initial value is the
+// same on each peer of a lockstep game (docs/numerics.md).
 float random_normal(std::uint64_t seed, std::uint32_t stream, std::uint64_t index) {
   const auto words = block(seed, stream, index);
-  const double u1 = 1.0 - static_cast<double>(unit(words[0]));  // in (0, 1]: the log is finite
-  const double u2 = static_cast<double>(unit(words[1]));
-  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+  const double u1 = 1.0 - static_cast<double>(unit(words[0]));  // in [2^-24, 1]: the log is finite
+  // u2 is a multiple of 2^-24 in [0, 1): 4 u2 less its nearest whole q is
+  // exact, so 2 pi u2 = q pi/2 + r with r = (4 u2 - q) pi/2 in [-pi/4, pi/4].
+  const double quarters = 4.0 * static_cast<double>(unit(words[1]));
+  const double q = pmath::round_whole_d(quarters);
+  const double r = (quarters - q) * 1.57079632679489661923;
+  double c = 0;
+  switch (static_cast<int>(q) & 3) {
+    case 0:
+      c = pmath::cos_quarter(r);
+      break;
+    case 1:
+      c = -pmath::sin_quarter(r);
+      break;
+    case 2:
+      c = -pmath::cos_quarter(r);
+      break;
+    default:
+      c = pmath::sin_quarter(r);
+      break;
+  }
+  return static_cast<float>(std::sqrt(-2.0 * pmath::log_d(u1)) * c);
 }
 
 }  // namespace ss::runtime

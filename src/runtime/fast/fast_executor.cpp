@@ -329,7 +329,7 @@ int FastExecutor::compute(const FusionPlan& plan, const ir::Graph& g, std::size_
 
 bool FastExecutor::unary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
   return fast::unary_f32(static_cast<ir::Unary>(n.sub), values[static_cast<std::size_t>(n.in[0])],
-                         out, options_.threads);
+                         out, options_.threads, options_.portable);
 }
 
 bool FastExecutor::binary(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const {
@@ -337,7 +337,7 @@ bool FastExecutor::binary(const ir::Node& n, Tensor& out, const std::vector<Tens
   const Tensor& b = values[static_cast<std::size_t>(n.in[1])];
   const auto op = static_cast<ir::Binary>(n.sub);
   const DType result = dtype_of(n.type.elem);
-  if (result == DType::f32 && fast::binary_f32(op, a, b, out)) return true;
+  if (result == DType::f32 && fast::binary_f32(op, a, b, out, options_.portable)) return true;
   return fast::binary_any(op, a, b, out);  // comparisons, logic, integers, mixed types
 }
 
@@ -345,6 +345,8 @@ bool FastExecutor::reduce(const ir::Node& n, Tensor& out, const std::vector<Tens
   if (dtype_of(n.type.elem) != DType::f32) return false;
   const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
   const auto op = static_cast<ir::Reduce>(n.sub);
+  if (options_.portable && op == ir::Reduce::logsumexp && x.dtype() == DType::f32)
+    return portable_logsumexp(x, n, out);
   if (x.dtype() != DType::boolean)
     return fast::reduce_f32(op, x, n.axes, n.keep, out, options_.threads, options_.portable);
   Tensor as_float;  // a bool's 0 and 1 are exact as floats: the same sums
@@ -352,12 +354,65 @@ bool FastExecutor::reduce(const ir::Node& n, Tensor& out, const std::vector<Tens
          fast::reduce_f32(op, as_float, n.axes, n.keep, out, options_.threads, options_.portable);
 }
 
+// logsumexp under portable over any axes: those axes moved last and made
+// one row (the reference's, otherwise, is in double through libm).
+bool FastExecutor::portable_logsumexp(const Tensor& x, const ir::Node& n, Tensor& out) const {
+  const std::int64_t rank = x.rank();
+  std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
+  for (const auto a : n.axes) {
+    if (a < 0 || a >= rank) return false;
+    reduced[static_cast<std::size_t>(a)] = true;
+  }
+  std::vector<std::int64_t> order;
+  Shape kept_shape, shape;
+  std::int64_t group = 1;
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (!reduced[static_cast<std::size_t>(d)]) {
+      order.push_back(d);
+      kept_shape.push_back(x.shape()[static_cast<std::size_t>(d)]);
+      shape.push_back(x.shape()[static_cast<std::size_t>(d)]);
+    } else if (n.keep) {
+      shape.push_back(1);
+    }
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (reduced[static_cast<std::size_t>(d)]) {
+      order.push_back(d);
+      group *= x.shape()[static_cast<std::size_t>(d)];
+    }
+  if (group == 0) return false;  // the reference's empty groups
+  Shape rows_shape = kept_shape;
+  rows_shape.push_back(group);
+  const Tensor rows = x.permute(order).compact().reshape(rows_shape);
+  Tensor sums;
+  if (!fast::reduce_f32(ir::Reduce::logsumexp, rows, {static_cast<std::int64_t>(kept_shape.size())},
+                        false, sums, options_.threads, true))
+    return false;
+  out = sums.reshape(shape);
+  return true;
+}
+
 bool FastExecutor::softmax(const ir::Node& n, Tensor& out,
                            const std::vector<Tensor>& values) const {
   const Tensor& x = values[static_cast<std::size_t>(n.in[0])];
-  if (x.dtype() != DType::f32 || n.axes.empty() || n.axes[0] != x.rank() - 1) return false;
-  return fast::softmax_rows(x, n.op == ir::Op::log_softmax, out, options_.threads,
-                            options_.portable);
+  if (x.dtype() != DType::f32 || n.axes.empty()) return false;
+  const bool log = n.op == ir::Op::log_softmax;
+  const std::int64_t axis = n.axes[0], last = x.rank() - 1;
+  if (axis == last) return fast::softmax_rows(x, log, out, options_.threads, options_.portable);
+  // Another axis: the reference's, in double through libm, except under
+  // portable, which can't leave a function to libm: the axis moved last,
+  // its rows computed as portable's, moved back.
+  if (!options_.portable || axis < 0 || axis > last) return false;
+  std::vector<std::int64_t> order, back(static_cast<std::size_t>(x.rank()));
+  for (std::int64_t d = 0; d <= last; ++d)
+    if (d != axis) order.push_back(d);
+  order.push_back(axis);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    back[static_cast<std::size_t>(order[k])] = static_cast<std::int64_t>(k);
+  Tensor rows;
+  if (!fast::softmax_rows(x.permute(order).compact(), log, rows, options_.threads, true))
+    return false;
+  out = rows.permute(back).compact();
+  return true;
 }
 
 }  // namespace ss::runtime::fastexec

@@ -185,6 +185,7 @@ class FastExecutor final : public GraphExecutor {
   // softmax and log_softmax along the last axis, as the reference composes
   // them: x - logsumexp(x) (kept, rounded to float), then exp for softmax.
   bool softmax(const ir::Node& n, Tensor& out, const std::vector<Tensor>& values) const;
+  bool portable_logsumexp(const Tensor& x, const ir::Node& n, Tensor& out) const;
 
   // The graph's plan, made at load (made now for a graph the load didn't
   // plan: a test's). Its kernels are compiled, all in one module, when the

@@ -11,6 +11,7 @@
 #include "runtime/fast/fast_ops.hpp"
 #include "runtime/fast/node_memo.hpp"
 #include "runtime/fast/portable/portable_rows.hpp"
+#include "runtime/fast/portable/portable_steps.hpp"
 #include "runtime/fast/vector_exp.hpp"
 #include "runtime/reference/ops.hpp"
 
@@ -81,7 +82,7 @@ float reduce_row(ir::Reduce op, const float* row, std::int64_t group, bool porta
   }
 }
 
-bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads) {
+bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads, bool portable) {
   if (op == ir::Unary::logical_not && x.dtype() == DType::boolean) {
     const Tensor c = x.contiguous() ? x : x.compact();
     out = Tensor::uninitialized(DType::boolean, x.shape());
@@ -100,6 +101,14 @@ bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads) {
         for (std::int64_t j = 0; j < count; ++j) o[j] = f(in[j]);
       }))
     return true;
+  if (portable) {  // the JIT's steps and portable functions, its bits
+    const portable::Steps* steps = portable::unary_steps(op);
+    if (!steps) return false;
+    for_rows(count, kMinElements, threads, [&](std::int64_t from, std::int64_t to) {
+      for (std::int64_t j = from; j < to; ++j) o[j] = (*steps)(&in[j]);
+    });
+    return true;
+  }
   {  // exp, tanh, ...: their formulas in double, worth threads on a large tensor
     const ir::Formula& f = ir::formula(op);
     const auto single = ir::single_call(f);  // exp(x): called directly, no term walk
@@ -117,12 +126,21 @@ bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads) {
   return true;
 }
 
-bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out) {
+bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out, bool portable) {
   if (a.dtype() != DType::f32 || b.dtype() != DType::f32) return false;  // integers, mixed
   const Shape shape = reference::broadcast_shapes(a.shape(), b.shape());
   out = Tensor::uninitialized(DType::f32, shape);
   auto* o = static_cast<float*>(out.raw());
   if (with_arithmetic(op, [&](auto f) { broadcast_rows(shape, a, b, o, f); })) return true;
+  if (portable) {  // (pow: the JIT's steps, the portable pow)
+    const portable::Steps* steps = portable::binary_steps(op);
+    if (!steps) return false;
+    broadcast_rows(shape, a, b, o, [steps](float x, float y) {
+      const float both[2] = {x, y};
+      return (*steps)(both);
+    });
+    return true;
+  }
   // types/binary.def's formula, looked up once, in double
   const ir::Formula& f = ir::formula(op);
   broadcast_rows(shape, a, b, o,

@@ -105,9 +105,13 @@ void each_broadcast_row(const Shape& shape, const Tensor& a, const Tensor& b, F 
 }
 
 // Float unary work, and logical_not on bools.
-bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads);
+// `portable` (Numerics::portable): a function that isn't exact runs the
+// JIT's portable steps (fast/portable/portable_steps), not the formula in
+// double through libm.
+bool unary_f32(ir::Unary op, const Tensor& x, Tensor& out, int threads, bool portable = false);
 // Float binary work, broadcast.
-bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out);
+bool binary_f32(ir::Binary op, const Tensor& a, const Tensor& b, Tensor& out,
+                bool portable = false);
 // Sums, means, maxima, minima, logsumexp, var and std of floats.
 // `portable` (Numerics::portable, here and below): logsumexp's exps and
 // log as runtime/fast/portable's, the same bits on every CPU.

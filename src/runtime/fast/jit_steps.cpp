@@ -20,6 +20,20 @@ std::int32_t function_id(ir::Term::Function f, bool portable) {
         return SS_JIT_PORTABLE_TANH;
       case F::erf:
         return SS_JIT_PORTABLE_ERF;
+      case F::sin:
+        return SS_JIT_PORTABLE_SIN;
+      case F::cos:
+        return SS_JIT_PORTABLE_COS;
+      case F::tan:
+        return SS_JIT_PORTABLE_TAN;
+      case F::asin:
+        return SS_JIT_PORTABLE_ASIN;
+      case F::acos:
+        return SS_JIT_PORTABLE_ACOS;
+      case F::atan:
+        return SS_JIT_PORTABLE_ATAN;
+      case F::pow:
+        return SS_JIT_PORTABLE_POW;
       default:
         break;
     }

@@ -13,8 +13,9 @@
 
 namespace ss::runtime {
 
-// `portable` (Numerics::portable): exp, log, tanh and erf as the portable
-// functions (SS_JIT_PORTABLE_EXP ...), the same bits on every CPU.
+// `portable` (Numerics::portable): every function but sqrt, fabs, floor,
+// fmod and copysign (exact, or one correctly rounded operation) as the
+// portable ones (SS_JIT_PORTABLE_EXP ... POW), the same bits on every CPU.
 std::vector<SsJitStep> jit_steps(const std::vector<ir::FusedStep>& steps, bool portable = false);
 
 }  // namespace ss::runtime

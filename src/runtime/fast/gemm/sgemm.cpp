@@ -78,7 +78,7 @@ std::vector<Choice> supported_chains() {
     out.push_back({detail::kernel_chain_avx2, detail::gemv_chain_avx2,
                    detail::blocking_chain_avx2(), "chain-avx2", detail::packed_floats_chain_avx2,
                    detail::pack_b_chain_avx2, detail::kernel_packed_chain_avx2, true, true});
-  if (__builtin_cpu_supports("fma"))
+  if (runtime::kernel_fma())
     out.push_back({detail::kernel_chain_scalar, detail::gemv_chain_scalar,
                    detail::blocking_chain_scalar(), "chain-scalar",
                    detail::packed_floats_chain_scalar, detail::pack_b_chain_scalar,

@@ -12,7 +12,7 @@
 
 namespace ss::runtime::fast::portable {
 
-enum class Function { exp, log, tanh, erf };
+enum class Function { exp, log, tanh, erf, sin, cos, tan, asin, acos, atan };
 
 // out[i] = f(in[i]) for i < n (out may be in).
 void map(Function f, const float* in, float* out, std::int64_t n);
@@ -24,6 +24,8 @@ float exp_sum(const float* in, float shift, float* out, std::int64_t n);
 // One value's function: the scalar path's, the same bits.
 float exp(float x);
 float log(float x);
+// pow of two doubles (floats widened, as `**` computes), C's special cases.
+double pow(double x, double y);
 
 // Each path's entry points, for the test that holds them to one another's
 // bits; the paths this CPU can't run are null.
