@@ -13,7 +13,13 @@
 #include <vector>
 
 #include "runtime/core/cpu_isa.hpp"
+#include "runtime/fast/fast_executor.hpp"
+#include "runtime/reference/interpreter.hpp"
 #include "shapescript/shapescript.hpp"
+#include "support/agreement.hpp"
+#include "support/checked_program.hpp"
+#include "support/fast_executor.hpp"
+#include "support/lowered_graphs.hpp"
 #include "support/paths.hpp"
 #include "support/portable_hashes.hpp"
 #include "support/process.hpp"
@@ -52,6 +58,16 @@ std::vector<std::string> runnable_paths() {
   return out;
 }
 
+// No function left to the reference's libm: elementwise nodes, softmax and
+// log_softmax (any axis) all ran the portable code (`nodes`:
+// runtime::executor_nodes).
+void check_nothing_left_to_libm(std::map<std::string, std::int64_t>& nodes) {
+  for (const char* op : {"unary", "binary", "softmax", "log_softmax"}) {
+    CAPTURE(std::string(op));
+    CHECK(nodes["reference " + std::string(op)] == 0);
+  }
+}
+
 std::int64_t count_differing(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   std::int64_t n = a.size() == b.size() ? 0 : 1;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) n += a[i] != b[i];
@@ -68,12 +84,7 @@ TEST_CASE("portable numerics: every graph gives the same bits on one thread and 
   std::map<std::string, std::int64_t> nodes;
   const auto one = ss::test::portable_hashes(1, &nodes), two = ss::test::portable_hashes(2);
   CHECK(one.size() > 40);
-  // No function left to the reference's libm: elementwise nodes, softmax
-  // and log_softmax (any axis) all run the portable code.
-  for (const char* op : {"unary", "binary", "softmax", "log_softmax"}) {
-    CAPTURE(std::string(op));
-    CHECK(nodes["reference " + std::string(op)] == 0);
-  }
+  check_nothing_left_to_libm(nodes);
   CHECK_MESSAGE(count_differing(one, two) == 0,
                 "on " << std::string(ss::runtime::isa_name(ss::runtime::kernel_isa())) << ":"
                       << differences(one, two));
@@ -95,10 +106,7 @@ TEST_CASE("portable numerics: every graph gives the same bits without the JIT mo
   CHECK_MESSAGE(count_differing(with, without) == 0,
                 "with the JIT and without:" << differences(with, without));
   CHECK(nodes["loops"] > 100);  // the elementwise nodes ran alone
-  for (const char* op : {"unary", "binary", "softmax", "log_softmax"}) {
-    CAPTURE(std::string(op));
-    CHECK(nodes["reference " + std::string(op)] == 0);
-  }
+  check_nothing_left_to_libm(nodes);
 }
 
 TEST_CASE("portable numerics: every graph gives the same bits on every kernel path") {
@@ -243,4 +251,34 @@ TEST_CASE("portable numerics agree with the reference within the portable row") 
   CHECK(graphs > 40);
   CHECK(a.worst <= ss::test::tolerance("portable").relative);
   CHECK(a.flipped <= 2);  // an argmax of two nearly equal values
+}
+
+TEST_CASE("portable numerics: logsumexp over any axes and softmax off the last axis run portable") {
+  // Those axes moved last, not left to the reference's libm; the results
+  // the reference's within the portable row, with and without the JIT.
+  const auto program = ss::test::check_source_text(R"(dim A = 6
+dim B = 5
+dim C = 19
+
+fn across(x: [A B C]) -> ([B C], [B], [A 1 C], [A B C], [A B C]):
+    return logsumexp(x, over=A), logsumexp(x, over=[A C]), logsumexp(x, over=B, keep=true), softmax(x, over=A), log_softmax(x, over=B)
+)");
+  REQUIRE(program);
+  const auto graphs = ss::test::lowered_graphs(*program);
+  const ss::ir::Graph* g = ss::test::lowered_graph(graphs, "across");
+  REQUIRE(g);
+  const auto& dims = program->typed.dims;
+  const auto inputs = ss::test::made_up_inputs(*g, dims, 5, 4.0);
+  const auto want = ss::runtime::run_graph(*g, inputs, dims);
+  for (const bool jit : {true, false}) {
+    CAPTURE(jit);
+    const auto fast = ss::test::make_fast_executor(
+        {.portable = true, .fuse = jit, .jit_library = std::string(ss::test::kJitPath)});
+    ss::test::Agreement a;
+    ss::test::compare(want, ss::runtime::run_graph(*g, inputs, dims, nullptr, fast.get()), a);
+    CHECK(a.worst <= ss::test::tolerance("portable").relative);
+    auto nodes = ss::runtime::executor_nodes(*fast);
+    CHECK(nodes["reference reduce"] == 0);
+    check_nothing_left_to_libm(nodes);
+  }
 }

@@ -15,10 +15,19 @@ Isa cpu_isa() {
   return best;
 }
 
+namespace {
+
+// SHAPESCRIPT_ISA's value, or "".
+std::string_view requested() {
+  const char* variable = std::getenv("SHAPESCRIPT_ISA");
+  return variable ? variable : "";
+}
+
+}  // namespace
+
 Isa kernel_isa() {
   static const Isa chosen = [] {
-    const char* variable = std::getenv("SHAPESCRIPT_ISA");
-    const std::string_view asked = variable ? variable : "";
+    const std::string_view asked = requested();
     Isa want = cpu_isa();
     if (asked == "avx512") want = Isa::avx512;
     if (asked == "avx2") want = Isa::avx2;
@@ -34,10 +43,7 @@ bool cpu_fma() {
 }
 
 bool kernel_fma() {
-  static const bool fma = [] {
-    const char* variable = std::getenv("SHAPESCRIPT_ISA");
-    return cpu_fma() && std::string_view(variable ? variable : "") != "baseline";
-  }();
+  static const bool fma = cpu_fma() && requested() != "baseline";
   return fma;
 }
 

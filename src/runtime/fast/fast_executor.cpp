@@ -354,8 +354,9 @@ bool FastExecutor::reduce(const ir::Node& n, Tensor& out, const std::vector<Tens
          fast::reduce_f32(op, as_float, n.axes, n.keep, out, options_.threads, options_.portable);
 }
 
-// logsumexp under portable over any axes: those axes moved last and made
-// one row (the reference's, otherwise, is in double through libm).
+// logsumexp under portable over any axes: those axes moved last, where
+// reduce_f32 sums each kept position's contiguous group (the reference's,
+// otherwise, is in double through libm).
 bool FastExecutor::portable_logsumexp(const Tensor& x, const ir::Node& n, Tensor& out) const {
   const std::int64_t rank = x.rank();
   std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
@@ -363,30 +364,24 @@ bool FastExecutor::portable_logsumexp(const Tensor& x, const ir::Node& n, Tensor
     if (a < 0 || a >= rank) return false;
     reduced[static_cast<std::size_t>(a)] = true;
   }
-  std::vector<std::int64_t> order;
-  Shape kept_shape, shape;
-  std::int64_t group = 1;
+  std::vector<std::int64_t> order, trailing;
+  Shape shape;  // the node's: kept axes, and 1 for each reduced one kept
   for (std::int64_t d = 0; d < rank; ++d)
     if (!reduced[static_cast<std::size_t>(d)]) {
       order.push_back(d);
-      kept_shape.push_back(x.shape()[static_cast<std::size_t>(d)]);
       shape.push_back(x.shape()[static_cast<std::size_t>(d)]);
     } else if (n.keep) {
       shape.push_back(1);
     }
   for (std::int64_t d = 0; d < rank; ++d)
     if (reduced[static_cast<std::size_t>(d)]) {
+      trailing.push_back(static_cast<std::int64_t>(order.size()));
       order.push_back(d);
-      group *= x.shape()[static_cast<std::size_t>(d)];
     }
-  if (group == 0) return false;  // the reference's empty groups
-  Shape rows_shape = kept_shape;
-  rows_shape.push_back(group);
-  const Tensor rows = x.permute(order).compact().reshape(rows_shape);
   Tensor sums;
-  if (!fast::reduce_f32(ir::Reduce::logsumexp, rows, {static_cast<std::int64_t>(kept_shape.size())},
-                        false, sums, options_.threads, true))
-    return false;
+  if (!fast::reduce_f32(ir::Reduce::logsumexp, x.permute(order).compact(), trailing, false, sums,
+                        options_.threads, true))
+    return false;  // (empty groups: the reference's)
   out = sums.reshape(shape);
   return true;
 }

@@ -40,8 +40,4 @@ float log(float x) {
   return pmath::log(x);
 }
 
-double pow(double x, double y) {
-  return pmath::pow_d(x, y);
-}
-
 }  // namespace ss::runtime::fast::portable

@@ -24,8 +24,6 @@ float exp_sum(const float* in, float shift, float* out, std::int64_t n);
 // One value's function: the scalar path's, the same bits.
 float exp(float x);
 float log(float x);
-// pow of two doubles (floats widened, as `**` computes), C's special cases.
-double pow(double x, double y);
 
 // Each path's entry points, for the test that holds them to one another's
 // bits; the paths this CPU can't run are null.
