@@ -8,7 +8,8 @@
 // load back as saved, or if memory or open files grew after the first
 // period.
 //
-//   bench_soak [--seconds S] [--period P] [--dir DIR]   (defaults 600, 60, a temporary folder)
+//   bench_soak [--seconds S] [--period P] [--dir DIR] [--source CHECKOUT]
+//   (defaults 600, 60, a temporary folder, the working directory)
 #include <dirent.h>
 #include <unistd.h>
 
@@ -80,7 +81,7 @@ void say_error(Counts& c, const std::string& what, const std::vector<ss::Diagnos
 
 int main(int argc, char** argv) {
   double seconds = 600, period = 60;
-  std::string dir;
+  std::string dir, checkout = ".";  // --source: the checkout (its policy example)
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--seconds")
@@ -89,13 +90,15 @@ int main(int argc, char** argv) {
       period = std::atof(argv[i + 1]);
     else if (a == "--dir")
       dir = argv[i + 1];
+    else if (a == "--source")
+      checkout = argv[i + 1];
   }
   const bool own_dir = dir.empty();
   if (own_dir) {
     char tmpl[] = "/tmp/ss_soak.XXXXXX";
     dir = mkdtemp(tmpl);
   }
-  const std::string source = read_text(std::string(SS_SOURCE_DIR) + "/examples/embed/policy.ss");
+  const std::string source = read_text(checkout + "/examples/embed/policy.ss");
   const ss::Engine engine;
   ss::Module mod = engine.load_source(source, "policy.ss");
   if (!mod) {

@@ -11,4 +11,4 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 scripts/build default >/dev/null
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) cores)"
-exec build/default/bin/bench_soak --seconds "$seconds" --period "$((seconds >= 120 ? 60 : seconds / 4))"
+exec build/default/bin/bench_soak --source "$PWD" --seconds "$seconds" --period "$((seconds >= 120 ? 60 : seconds / 4))"

@@ -6,7 +6,7 @@
 // it: the engine and a load with a warm code cache, a call, a training
 // call, a save and a reload. Each failure must be E1611 (never E0001,
 // never an abort), the values must stay as they were, and under
-// debug-asan LeakSanitizer must find nothing at exit.
+// the sanitize preset's LeakSanitizer must find nothing at exit.
 //
 // Allocations made inside LLVM (the JIT module) and oneDNN aren't failed:
 // they are built without exceptions, so an allocation failing there ends
@@ -33,6 +33,7 @@
 
 #include "alloc/loaded_objects.hpp"
 #include "shapescript/shapescript.h"
+#include "support/build_paths.hpp"
 
 namespace {
 
@@ -150,7 +151,7 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept {
 namespace {
 
 std::string source(const char* relative) {
-  return std::string(SS_TEST_SOURCE_DIR) + "/" + relative;
+  return std::string(ss::test::built::source_dir) + "/" + relative;
 }
 
 std::string code_of(ss_status* s) {

@@ -23,6 +23,7 @@
 #include "alloc/loaded_objects.hpp"
 #include "shapescript/shapescript.h"
 #include "shapescript/shapescript.hpp"
+#include "support/build_paths.hpp"
 #include "support/skip.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -232,11 +233,11 @@ bool sanitized() {
 
 ss::Engine engine(int threads = 1) {
   return ss::Engine(
-      {.jit_library = SS_TEST_JIT_PATH, .executor = ss::Executor::fast, .threads = threads});
+      {.jit_library = ss::test::built::jit, .executor = ss::Executor::fast, .threads = threads});
 }
 
 std::string source_path(const char* relative) {
-  return std::string(SS_TEST_SOURCE_DIR) + "/" + relative;
+  return std::string(ss::test::built::source_dir) + "/" + relative;
 }
 
 const char* const kMlp = R"(
@@ -369,14 +370,14 @@ TEST_CASE("a model imported from ONNX allocates nothing a steady call, at batch 
   // without oneDNN here), a GRU and an LSTM (scans), a transformer
   // encoder; their batch a generic axis, so both sizes serve one import.
   if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
-  if (!*SS_TEST_ONNX_PATH) return ss::test::skip("the ONNX importer wasn't built");
+  if (!*ss::test::built::onnx) return ss::test::skip("the ONNX importer wasn't built");
   const std::vector<std::string> files = {
       "examples/embed/classifier.onnx", "tests/onnx/models/small_cnn.onnx",
       "tests/onnx/models/torch/nn_GRU.onnx", "tests/onnx/models/torch/nn_LSTM.onnx",
       "tests/onnx/models/torch/nn_TransformerEncoder.onnx"};
   const ss::Engine e = engine();
   ss::OnnxOptions options;
-  options.library = SS_TEST_ONNX_PATH;
+  options.library = ss::test::built::onnx;
   for (const auto& file : files) {
     CAPTURE(file);
     const ss::OnnxModel m = e.load_onnx(source_path(file.c_str()), options);
@@ -442,7 +443,7 @@ TEST_CASE("a replayed call on the CUDA stand-in makes no host allocation") {
   setenv("SS_FAKE_CUDA_LAUNCHES", "noop", 1);
   setenv("SS_FAKE_CUDA_SM", "90", 1);
   const ss::Engine e(
-      {.device = ss::Device::cuda(0), .cuda_driver_library = SS_TEST_FAKE_CUDA_PATH});
+      {.device = ss::Device::cuda(0), .cuda_driver_library = ss::test::built::fake_cuda});
   if (!e.backends().nvrtc.found)
     return ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
   REQUIRE(e.ok());
@@ -482,7 +483,8 @@ int main(int argc, char** argv) {
   // oneDNN 2.6 builds an argument map inside each execute (docs/embedding.md):
   // the convolutions here are the library's own. (Read once per process.)
   setenv("SHAPESCRIPT_ONEDNN", "0", 1);
-  if (*SS_TEST_JIT_PATH) setenv("SHAPESCRIPT_JIT", SS_TEST_JIT_PATH, 0);  // the C API's engine
+  if (*ss::test::built::jit)
+    setenv("SHAPESCRIPT_JIT", ss::test::built::jit, 0);  // the C API's engine
   doctest::Context context(argc, argv);
   return context.run();
 }

@@ -109,8 +109,8 @@ void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir, boo
   if (entry.example->machine == CatalogExample::Machine::without_fma)
     options.env["SHAPESCRIPT_ISA"] = "baseline";
   if (stand_in_gpu) {
-    options.env["SHAPESCRIPT_CUDA_DRIVER"] = SS_TEST_FAKE_CUDA_PATH;
-    options.env["SHAPESCRIPT_NCCL"] = SS_TEST_FAKE_CUDA_PATH;
+    options.env["SHAPESCRIPT_CUDA_DRIVER"] = ss::test::built::fake_cuda;
+    options.env["SHAPESCRIPT_NCCL"] = ss::test::built::fake_cuda;
   }
   if (mpi) {  // Open MPI on this machine alone, as root, as tests/mpi runs it
     options.env["ASAN_OPTIONS"] = "fast_unwind_on_malloc=0";
@@ -120,7 +120,7 @@ void run_transcript(const CatalogEntry& entry, const ss::test::TempDir& dir, boo
     options.env["OMPI_MCA_btl_tcp_if_include"] = "lo";
     options.env["OMPI_MCA_oob_tcp_if_include"] = "lo";
     options.env["OMPI_MCA_rmaps_base_oversubscribe"] = "1";
-    options.env["SHAPESCRIPT_MPI"] = SS_TEST_MPI_PATH;
+    options.env["SHAPESCRIPT_MPI"] = ss::test::built::mpi;
   }
   ss::test::ProcessResult last;
   for (const auto& step : steps) {
@@ -208,20 +208,20 @@ TEST_CASE("every catalog example reports its code") {
       continue;
     }
     const bool mpi = entry.example->machine == Machine::needs_mpi;
-    if (mpi && (std::string(SS_TEST_MPI_PATH).empty() ||
+    if (mpi && (std::string(ss::test::built::mpi).empty() ||
                 ss::test::run_shell("command -v mpirun").exit_code != 0)) {
       MESSAGE(entry.code << ": its example needs mpirun and the MPI adapter");
       continue;
     }
     const bool onnx = entry.example->machine == Machine::needs_onnx;
-    if (onnx && std::string(SS_TEST_ONNX_PATH).empty()) {
+    if (onnx && std::string(ss::test::built::onnx).empty()) {
       MESSAGE(entry.code << ": its example needs the ONNX importer");
       continue;
     }
     ss::test::TempDir dir;
     if (onnx)  // the models tests/onnx/make_models.py wrote
-      for (const auto& f : std::filesystem::directory_iterator(std::string(SS_TEST_SOURCE_DIR) +
-                                                               "/tests/onnx/models"))
+      for (const auto& f : std::filesystem::directory_iterator(
+               std::string(ss::test::built::source_dir) + "/tests/onnx/models"))
         if (f.is_regular_file())
           std::filesystem::copy_file(f.path(),
                                      std::filesystem::path(dir.path()) / f.path().filename());

@@ -1,4 +1,4 @@
-// libFuzzer target (the `fuzz` preset): the ONNX importer, as a host's load
+// libFuzzer target (the `sanitize` preset): the ONNX importer, as a host's load
 // runs it up to planning: protobuf's parsing, ONNX's checker and shape
 // inference, our translation, then our checker on the program it wrote.
 // Invariants: a model is imported or refused with registered E20xx codes

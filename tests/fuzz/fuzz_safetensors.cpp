@@ -1,4 +1,4 @@
-// libFuzzer target (the `fuzz` preset): the safetensors reader.
+// libFuzzer target (the `sanitize` preset): the safetensors reader.
 #include <cstdio>
 #include <cstdlib>
 

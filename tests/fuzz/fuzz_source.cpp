@@ -1,4 +1,4 @@
-// libFuzzer target (the `fuzz` preset); docs/building.md shows how to run it.
+// libFuzzer target (the `sanitize` preset); docs/building.md shows how to run it.
 #include <cstdio>
 #include <cstdlib>
 

@@ -19,6 +19,7 @@
 #include "kernels/cuda_executor.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/attention_forms.hpp"
+#include "support/build_paths.hpp"
 #include "support/checked_program.hpp"
 #include "support/conv_programs.hpp"
 #include "support/cuda_executors.hpp"
@@ -34,15 +35,15 @@ TEST_CASE("the GPU checks' kernels compile into the bundle's code cache") {
   const auto cache = ss::directory_code_cache(g_directory);
   std::string why;
   const auto cuda =
-      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::f32, true, &why);
+      ss::test::cuda_executor_on(ss::test::built::fake_cuda, cache, ss::Precision::f32, true, &why);
   // The own GEMM kernel's checks too.
-  const auto own_gemm =
-      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::f32, false, &why);
+  const auto own_gemm = ss::test::cuda_executor_on(ss::test::built::fake_cuda, cache,
+                                                   ss::Precision::f32, false, &why);
   // bf16's (the kept values' kernels), with cuBLAS and without.
-  const auto bf16 =
-      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::bf16, true, &why);
-  const auto bf16_own =
-      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, ss::Precision::bf16, false, &why);
+  const auto bf16 = ss::test::cuda_executor_on(ss::test::built::fake_cuda, cache,
+                                               ss::Precision::bf16, true, &why);
+  const auto bf16_own = ss::test::cuda_executor_on(ss::test::built::fake_cuda, cache,
+                                                   ss::Precision::bf16, false, &why);
   REQUIRE_MESSAGE((cuda && own_gemm && bf16 && bf16_own), why);
   // As the GPU checks lower them (the tf32 and bf16 check takes digits'
   // gradients), and as the CLI and the benchmark do.

@@ -5,23 +5,34 @@
 #     find_package(shapescript), and run;
 #   - the C test program built with plain cc and pkg-config, and run;
 #   - the installed CLI checking a program.
-# Usage: installed_package_test.sh BUILD_DIR SOURCE_DIR [SANITIZERS]
+# Usage: installed_package_test.sh BUILD_DIR SOURCE_DIR [SANITIZERS [CC CXX]]
 # SANITIZERS (the build's SS_SANITIZE, "address;undefined"): a sanitized
-# library needs its runtime in the host too, so the hosts are built with it.
+# library needs its runtime in the host too, so the hosts are built with it,
+# by the build's own compilers (CC, CXX: clang's runtime isn't gcc's).
 set -euo pipefail
 build=$1
 src=$2
 sanitize=${3:-}
+cc=${4:-cc}
+cxx=${5:-c++}
 san_flags=""
-[ -n "$sanitize" ] && san_flags="-fsanitize=${sanitize//;/,}"
+c_san_flags=""
+if [ -n "$sanitize" ]; then
+  san_flags="-fsanitize=${sanitize//;/,}"
+  c_san_flags=$san_flags
+  # The library's UBSan checks need the C++ half of clang's runtime, which a
+  # C link (c_host, the C test) leaves out.
+  case "$("$cc" --version)" in *clang*) c_san_flags="$san_flags -fsanitize-link-c++-runtime -lstdc++" ;; esac
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 cmake -S "$src/examples/embed" -B "$work/embed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib" \
-  -DCMAKE_CXX_FLAGS="$san_flags" -DCMAKE_EXE_LINKER_FLAGS="$san_flags" >/dev/null
+  -DCMAKE_CXX_FLAGS="$san_flags" -DCMAKE_EXE_LINKER_FLAGS="$c_san_flags" >/dev/null
 cmake --build "$work/embed" >/dev/null
 "$work/embed/main" "$src/examples/digits/digits.ss" >"$work/embed.out" 2>&1 || true
 grep -q "batch 1000: logits \[1000 10\]" "$work/embed.out" ||
@@ -40,14 +51,14 @@ export SHAPESCRIPT_MPI=/nowhere/libshapescript_mpi.so
 [ "$(pkg-config --modversion shapescript)" = "$(sed -n 's/^project(shapescript VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" ] ||
   { echo "FAIL: pkg-config's version"; exit 1; }
 # shellcheck disable=SC2046
-cc -std=c99 -pedantic -Wall -Werror $san_flags "$src/tests/c_api/c_api_test.c" -o "$work/c_api" \
+"$cc" -std=c99 -pedantic -Wall -Werror $c_san_flags "$src/tests/c_api/c_api_test.c" -o "$work/c_api" \
   $(pkg-config --cflags --libs shapescript) -lm -Wl,-rpath,"$prefix/lib"
 "$work/c_api" "$work"
 echo "ok: the C test built with pkg-config and ran"
 
 # The build tree's own shapescript.pc points at the build tree.
 # shellcheck disable=SC2046
-cc -std=c99 -pedantic -Wall -Werror $san_flags "$src/tests/c_api/c_api_test.c" -o "$work/c_api_build" \
+"$cc" -std=c99 -pedantic -Wall -Werror $c_san_flags "$src/tests/c_api/c_api_test.c" -o "$work/c_api_build" \
   $(PKG_CONFIG_PATH="$build" pkg-config --cflags --libs shapescript) -lm \
   -Wl,-rpath,"$build/lib"
 "$work/c_api_build" "$work"

@@ -18,6 +18,7 @@
 #include "kernels/cuda_graph_run.hpp"
 #include "kernels/nvrtc.hpp"
 #include "runtime/reference/interpreter.hpp"
+#include "support/build_paths.hpp"
 #include "support/checked_program.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/fake_cuda.hpp"
@@ -35,7 +36,7 @@ ss::cuda::CUdeviceptr at(const std::vector<float>& v) {
 
 TEST_CASE("cuBLASLt's epilogue GEMM is row-major relu(A B + bias), each column its bias") {
   std::string why;
-  const auto lt = ss::cuda::CublasLt::open(SS_TEST_FAKE_CUBLAS_LT_PATH, nullptr, &why);
+  const auto lt = ss::cuda::CublasLt::open(ss::test::built::fake_cublas_lt, nullptr, &why);
   REQUIRE_MESSAGE(lt, why);
   const std::int64_t m = 5, n = 7, k = 3;
   std::vector<float> a(m * k), b(k * n), bias(n), c(m * n, -99.0f);
@@ -104,16 +105,16 @@ TEST_CASE("the CUDA executor runs a layer's bias and ReLU in cuBLASLt's epilogue
   // else: their results are the epilogue's own.
   ss::test::NoopDevice device;
   // The stand-in cuBLASLt waits on the stand-in driver's streams.
-  setenv("SS_FAKE_CUDA_PATH", SS_TEST_FAKE_CUDA_PATH, 1);
-  setenv("SHAPESCRIPT_CUBLASLT", SS_TEST_FAKE_CUBLAS_LT_PATH, 1);
+  setenv("SS_FAKE_CUDA_PATH", ss::test::built::fake_cuda, 1);
+  setenv("SHAPESCRIPT_CUBLASLT", ss::test::built::fake_cublas_lt, 1);
   const auto checked = ss::test::check_source_text(
       "fn layer(x: [b 6], w: [6 5], c: [5]) -> [b 5]:\n"
       "    return relu(x @ w + c)\n"
       "fn logits(x: [b 6], w: [6 5], c: [5]) -> [b 5]:\n"
       "    return c + x @ w\n");
   std::string why;
-  const auto cuda =
-      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, {}, ss::Precision::f32, true, &why, false);
+  const auto cuda = ss::test::cuda_executor_on(ss::test::built::fake_cuda, {}, ss::Precision::f32,
+                                               true, &why, false);
   unsetenv("SHAPESCRIPT_CUBLASLT");  // read when the executor opened its GPU
   REQUIRE_MESSAGE(cuda, why);
   const auto& dims = checked->typed.dims;

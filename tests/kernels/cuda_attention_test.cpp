@@ -26,6 +26,7 @@
 #include "kernels/nvrtc.hpp"
 #include "runtime/reference/interpreter.hpp"
 #include "support/attention_forms.hpp"
+#include "support/build_paths.hpp"
 #include "support/checked_program.hpp"
 #include "support/cuda_executors.hpp"
 #include "support/cuda_on_host.hpp"
@@ -248,7 +249,7 @@ TEST_CASE("the CUDA executor runs each attention node as the fused kernels") {
     if (wide) form.head = "dim H = 2\ndim T = 9\ndim K = 129\n";
     const auto checked = ss::test::check_source_text(ss::test::attention_program(form));
     std::string why;
-    const auto cuda = ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, {}, ss::Precision::f32,
+    const auto cuda = ss::test::cuda_executor_on(ss::test::built::fake_cuda, {}, ss::Precision::f32,
                                                  true, &why, false);
     REQUIRE_MESSAGE(cuda, why);
     int nodes = 0;

@@ -41,8 +41,8 @@ std::unique_ptr<ss::runtime::GraphExecutor> executor(const ss::CodeCache& cache,
                                                      bool graphs = true) {
   if (!std::holds_alternative<ss::nvrtc::Compiler>(ss::nvrtc::Compiler::open(""))) return nullptr;
   std::string why;
-  auto made =
-      ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, cache, precision, cublas, &why, graphs);
+  auto made = ss::test::cuda_executor_on(ss::test::built::fake_cuda, cache, precision, cublas, &why,
+                                         graphs);
   REQUIRE_MESSAGE(made, why);
   return made;
 }
@@ -237,7 +237,7 @@ TEST_CASE("a module on a GPU keeps its values there: copied in once, updated in 
   // checks the captured calls' copies).
   setenv("SHAPESCRIPT_CUDA_GRAPHS", "off", 1);
   const ss::Engine engine(
-      {.device = ss::Device::cuda(0), .cuda_driver_library = SS_TEST_FAKE_CUDA_PATH});
+      {.device = ss::Device::cuda(0), .cuda_driver_library = ss::test::built::fake_cuda});
   REQUIRE(engine.ok());
   const ss::Module m =
       engine.load_file(std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss");
@@ -272,8 +272,8 @@ TEST_CASE("several CUDA workers each run on their own GPU's executor") {
     ss::test::skip("no NVRTC on this machine: the CUDA toolkit isn't installed");
     return;
   }
-  const ss::EngineOptions engine{.cuda_driver_library = SS_TEST_FAKE_CUDA_PATH,
-                                 .nccl_library = SS_TEST_FAKE_CUDA_PATH};
+  const ss::EngineOptions engine{.cuda_driver_library = ss::test::built::fake_cuda,
+                                 .nccl_library = ss::test::built::fake_cuda};
   const ss::Module m = ss::test::load_batch_ops("cuda[0 1]", {}, engine);
   REQUIRE_MESSAGE(m, (m.diagnostics().empty() ? "" : m.diagnostics()[0].render()));
   const int before = launches();

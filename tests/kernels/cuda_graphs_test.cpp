@@ -97,7 +97,7 @@ void check_same(const Ran& replayed, const Ran& eager) {
 std::unique_ptr<ss::runtime::GraphExecutor> executor(bool graphs, const ss::test::TempDir& cache,
                                                      ss::Precision precision = ss::Precision::f32) {
   std::string why;
-  auto made = ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH,
+  auto made = ss::test::cuda_executor_on(ss::test::built::fake_cuda,
                                          ss::directory_code_cache(cache.path() + "/cache"),
                                          precision, true, &why, graphs);
   REQUIRE_MESSAGE(made, why);
@@ -368,7 +368,7 @@ TEST_CASE(
     return;
   }
   const ss::Engine engine(
-      {.device = ss::Device::cuda(0), .cuda_driver_library = SS_TEST_FAKE_CUDA_PATH});
+      {.device = ss::Device::cuda(0), .cuda_driver_library = ss::test::built::fake_cuda});
   REQUIRE(engine.ok());
   const ss::Module m =
       engine.load_file(std::string(ss::test::kSourceDir) + "/examples/digits/digits.ss");
@@ -419,7 +419,7 @@ TEST_CASE("--deterministic sums an embedding's gradient in index order, without 
   const auto kernels_of = [&](bool deterministic) {
     std::string why;
     const auto cuda = ss::test::cuda_executor_on(
-        SS_TEST_FAKE_CUDA_PATH, ss::directory_code_cache(cache.path() + "/cache"),
+        ss::test::built::fake_cuda, ss::directory_code_cache(cache.path() + "/cache"),
         ss::Precision::f32, true, &why, true, deterministic);
     REQUIRE_MESSAGE(cuda, why);
     Log log;

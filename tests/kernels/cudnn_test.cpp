@@ -29,6 +29,7 @@
 #include "kernels/cudnn.hpp"
 #include "kernels/nvrtc.hpp"
 #include "runtime/reference/interpreter.hpp"
+#include "support/build_paths.hpp"
 #include "support/checked_program.hpp"
 #include "support/conv_programs.hpp"
 #include "support/cuda_executors.hpp"
@@ -61,7 +62,7 @@ double dot(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 int last_algo() {
-  void* lib = dlopen(SS_TEST_FAKE_CUDNN_PATH, RTLD_NOW | RTLD_NOLOAD);
+  void* lib = dlopen(ss::test::built::fake_cudnn, RTLD_NOW | RTLD_NOLOAD);
   REQUIRE(lib);
   using Last = int (*)();
   const auto last = reinterpret_cast<Last>(dlsym(lib, "ss_fake_cudnn_last_algo"));
@@ -74,7 +75,7 @@ int last_algo() {
 
 TEST_CASE("cuDNN's three passes are the language's conv and its gradients, channels last") {
   std::string why;
-  const auto dnn = Cudnn::open(SS_TEST_FAKE_CUDNN_PATH, nullptr, &why);
+  const auto dnn = Cudnn::open(ss::test::built::fake_cudnn, nullptr, &why);
   REQUIRE_MESSAGE(dnn, why);
   // Strides, a dilation and padding differing per axis, every size apart.
   const auto checked = ss::test::check_source_text(
@@ -126,7 +127,7 @@ TEST_CASE(
     "cuDNN's algorithm: no tensor-core math under f32, deterministic when asked, no huge "
     "workspace") {
   std::string why;
-  const auto dnn = Cudnn::open(SS_TEST_FAKE_CUDNN_PATH, nullptr, &why);
+  const auto dnn = Cudnn::open(ss::test::built::fake_cudnn, nullptr, &why);
   REQUIRE_MESSAGE(dnn, why);
   ConvShape s;
   s.n = 1, s.h = 4, s.w = 4, s.c = 2, s.f = 3, s.kh = 3, s.kw = 3, s.oh = 4, s.ow = 4;
@@ -176,7 +177,7 @@ TEST_CASE("each convolution pass the CUDA plan leaves unmade is one cuDNN call, 
   // permuted as it says, are the node's value, for every pass of every
   // graph (the executor does the same on the device).
   std::string why;
-  const auto dnn = Cudnn::open(SS_TEST_FAKE_CUDNN_PATH, nullptr, &why);
+  const auto dnn = Cudnn::open(ss::test::built::fake_cudnn, nullptr, &why);
   REQUIRE_MESSAGE(dnn, why);
   const auto checked = ss::test::check_source_text(ss::test::kConvPrograms);
   const auto& dims = checked->typed.dims;
@@ -236,14 +237,14 @@ TEST_CASE("the CUDA executor runs every convolution pass on cuDNN, or a window a
   // here: the test above checks the calls'), its copies and the stand-in
   // cuDNN's passes are real.
   ss::test::NoopDevice device;
-  setenv("SS_FAKE_CUDA_PATH", SS_TEST_FAKE_CUDA_PATH, 1);
+  setenv("SS_FAKE_CUDA_PATH", ss::test::built::fake_cuda, 1);
   const auto checked = ss::test::check_source_text(ss::test::kConvPrograms);
   std::string why;
   std::map<std::string, std::int64_t> moves;  // without cuDNN, per graph
   for (const bool with_cudnn : {false, true}) {
     CAPTURE(with_cudnn);
-    setenv("SHAPESCRIPT_CUDNN", with_cudnn ? SS_TEST_FAKE_CUDNN_PATH : "0", 1);
-    const auto cuda = ss::test::cuda_executor_on(SS_TEST_FAKE_CUDA_PATH, {}, ss::Precision::f32,
+    setenv("SHAPESCRIPT_CUDNN", with_cudnn ? ss::test::built::fake_cudnn : "0", 1);
+    const auto cuda = ss::test::cuda_executor_on(ss::test::built::fake_cuda, {}, ss::Precision::f32,
                                                  true, &why, false);
     unsetenv("SHAPESCRIPT_CUDNN");  // read when the executor opened its GPU
     REQUIRE_MESSAGE(cuda, why);

@@ -32,7 +32,7 @@ std::string source(const std::string& relative) {
 
 // mpirun and the adapter, or a skip.
 bool mpi_here() {
-  if (std::string(SS_TEST_MPI_PATH).empty()) {
+  if (std::string(ss::test::built::mpi).empty()) {
     ss::test::skip("the build has no MPI adapter (libopenmpi-dev missing)");
     return false;
   }
@@ -58,7 +58,7 @@ std::map<std::string, std::string> mpi_env() {
           {"OMPI_MCA_btl_tcp_if_include", "lo"},
           {"OMPI_MCA_oob_tcp_if_include", "lo"},
           {"OMPI_MCA_rmaps_base_oversubscribe", "1"},
-          {"SHAPESCRIPT_MPI", SS_TEST_MPI_PATH}};
+          {"SHAPESCRIPT_MPI", ss::test::built::mpi}};
 }
 
 ss::test::ProcessResult shell(const ss::test::TempDir& dir, const std::string& command,
@@ -294,8 +294,8 @@ TEST_CASE("cuda[0 1] on two MPI processes makes NCCL communicators across them (
   // The stand-in runs no kernels: the reference executor computes on the
   // CPU, and the stand-in's NCCL sums across the processes in shared memory.
   const std::map<std::string, std::string> fake = {
-      {"SHAPESCRIPT_CUDA_DRIVER", SS_TEST_FAKE_CUDA_PATH},
-      {"SHAPESCRIPT_NCCL", SS_TEST_FAKE_CUDA_PATH},
+      {"SHAPESCRIPT_CUDA_DRIVER", ss::test::built::fake_cuda},
+      {"SHAPESCRIPT_NCCL", ss::test::built::fake_cuda},
       {"SS_FAKE_NCCL_PROCESSES", "1"}};
   const auto one =
       shell(dir, std::string(kCliPath) + " run one.ss --executor reference --sink metrics=one.csv");

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "onnx/backend_suite.hpp"
+#include "support/build_paths.hpp"
 #include "support/skip.hpp"
 
 namespace {
@@ -17,9 +18,9 @@ namespace {
 void run_suite(const std::string& suite, int floor) {
   if (ss::test::backend_data_root().empty())
     return ss::test::skip("ONNX's test data (Debian's libonnx-testdata) isn't installed");
-  if (std::string(SS_TEST_ONNX_PATH).empty())
+  if (std::string(ss::test::built::onnx).empty())
     return ss::test::skip("the ONNX importer wasn't built");
-  const auto results = ss::test::run_backend_suite(suite, SS_TEST_ONNX_PATH);
+  const auto results = ss::test::run_backend_suite(suite, ss::test::built::onnx);
   int passed = 0;
   std::map<std::string, int> refusals;
   for (const auto& r : results) {

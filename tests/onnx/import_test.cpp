@@ -19,17 +19,17 @@
 namespace {
 
 std::string source_path(const std::string& relative) {
-  return std::string(SS_TEST_SOURCE_DIR) + "/" + relative;
+  return std::string(ss::test::built::source_dir) + "/" + relative;
 }
 
 ss::OnnxOptions options() {
   ss::OnnxOptions o;
-  o.library = SS_TEST_ONNX_PATH;
+  o.library = ss::test::built::onnx;
   return o;
 }
 
 bool have_importer() {
-  if (std::string(SS_TEST_ONNX_PATH).empty()) {
+  if (std::string(ss::test::built::onnx).empty()) {
     ss::test::skip("the ONNX importer wasn't built (libonnx-dev, libprotobuf-dev)");
     return false;
   }
@@ -282,9 +282,9 @@ TEST_CASE("shapescript import writes the program and its weights, and run execut
       ss::test::backend_data_root() + "/node/test_argmax_default_axis_random";
   ss::Tensor data, expected;
   REQUIRE(ss::read_onnx_tensor(read_all(argmax + "/test_data_set_0/input_0.pb"), &data, nullptr,
-                               nullptr, SS_TEST_ONNX_PATH));
+                               nullptr, ss::test::built::onnx));
   REQUIRE(ss::read_onnx_tensor(read_all(argmax + "/test_data_set_0/output_0.pb"), &expected,
-                               nullptr, nullptr, SS_TEST_ONNX_PATH));
+                               nullptr, nullptr, ss::test::built::onnx));
   REQUIRE(ss::write_tensor_file(dir.path() + "/data.safetensors", {{"data", data}}, nullptr));
   const auto picked = ss::test::run_process(
       {ss::test::kCliPath, "run", argmax + "/model.onnx", "--inputs",
@@ -306,7 +306,7 @@ TEST_CASE("shapescript import writes the program and its weights, and run execut
 
 TEST_CASE("the ops the importer lists include every op of the models it targets") {
   if (!have_importer()) return;
-  const auto ops = ss::onnx_supported_ops(nullptr, SS_TEST_ONNX_PATH);
+  const auto ops = ss::onnx_supported_ops(nullptr, ss::test::built::onnx);
   const std::set<std::string> supported(ops.begin(), ops.end());
   std::ifstream in(source_path("tests/onnx/model_ops.txt"));
   std::set<std::string> missing;
@@ -372,9 +372,9 @@ TEST_CASE(
   const std::string dir = source_path("tests/onnx/models/");
   ss::Tensor image, want;
   REQUIRE(ss::read_onnx_tensor(read_all(dir + "small_cnn_input.pb"), &image, nullptr, nullptr,
-                               SS_TEST_ONNX_PATH));
+                               ss::test::built::onnx));
   REQUIRE(ss::read_onnx_tensor(read_all(dir + "small_cnn_output.pb"), &want, nullptr, nullptr,
-                               SS_TEST_ONNX_PATH));
+                               ss::test::built::onnx));
   for (const auto executor : {ss::Executor::fast, ss::Executor::reference}) {
     ss::Engine engine({.executor = executor});
     const auto m = engine.load_onnx(dir + "small_cnn.onnx", options());
@@ -404,7 +404,8 @@ void check_against_runtime(const std::string& prefix) {
   const std::string dir = source_path("tests/onnx/models/");
   auto tensor = [&](const std::string& file) {
     ss::Tensor out;
-    REQUIRE(ss::read_onnx_tensor(read_all(dir + file), &out, nullptr, nullptr, SS_TEST_ONNX_PATH));
+    REQUIRE(
+        ss::read_onnx_tensor(read_all(dir + file), &out, nullptr, nullptr, ss::test::built::onnx));
     return out;
   };
   ss::Engine engine;

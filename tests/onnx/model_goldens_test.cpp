@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "shapescript/engine.hpp"
+#include "support/build_paths.hpp"
 #include "support/numerics.hpp"
 #include "support/skip.hpp"
 
@@ -50,7 +51,7 @@ ss::Tensor pattern(const ss::OnnxPort& port, std::int64_t batch) {
 // Runs the manifest's committed models (`committed_ones`) or the others;
 // returns how many ran, and names those not found.
 int run_models(bool committed_ones, std::string* missing) {
-  const std::string here = std::string(SS_TEST_SOURCE_DIR) + "/tests/onnx/";
+  const std::string here = std::string(ss::test::built::source_dir) + "/tests/onnx/";
   std::ifstream manifest(here + "goldens/manifest.txt");
   REQUIRE(manifest);
   const auto& row = ss::test::tolerance("onnx");
@@ -73,7 +74,7 @@ int run_models(bool committed_ones, std::string* missing) {
       continue;
     }
     ss::OnnxOptions options;
-    options.library = SS_TEST_ONNX_PATH;
+    options.library = ss::test::built::onnx;
     options.dims["batch"] = std::stoll(batch);
     const ss::OnnxModel m = engine.load_onnx(path, options);
     REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? std::string() : m.diagnostics[0].render()));
@@ -111,7 +112,7 @@ int run_models(bool committed_ones, std::string* missing) {
 }  // namespace
 
 TEST_CASE("PyTorch's modules imported from ONNX agree with ONNX Runtime" * doctest::timeout(300)) {
-  if (std::string(SS_TEST_ONNX_PATH).empty())
+  if (std::string(ss::test::built::onnx).empty())
     return ss::test::skip("the ONNX importer wasn't built");
   std::string missing;
   CHECK(run_models(true, &missing) ==
@@ -121,7 +122,7 @@ TEST_CASE("PyTorch's modules imported from ONNX agree with ONNX Runtime" * docte
 
 TEST_CASE("torchvision's image models imported from ONNX agree with ONNX Runtime" *
           doctest::timeout(600)) {
-  if (std::string(SS_TEST_ONNX_PATH).empty())
+  if (std::string(ss::test::built::onnx).empty())
     return ss::test::skip("the ONNX importer wasn't built");
   std::string missing;
   const int ran = run_models(false, &missing);

@@ -10,6 +10,7 @@
 
 #include "shapescript/shapescript.hpp"
 #include "support/batch_ops.hpp"
+#include "support/build_paths.hpp"
 
 namespace {
 
@@ -18,13 +19,13 @@ using ss::test::rendered;
 
 // The reference executor: the stand-in runs no kernels, so the workers
 // compute on the CPU (a fast engine would put a CUDA executor on each).
-const ss::EngineOptions kFake{.cuda_driver_library = SS_TEST_FAKE_CUDA_PATH,
-                              .nccl_library = SS_TEST_FAKE_CUDA_PATH,
+const ss::EngineOptions kFake{.cuda_driver_library = ss::test::built::fake_cuda,
+                              .nccl_library = ss::test::built::fake_cuda,
                               .executor = ss::Executor::reference};
 
 // The stand-in's controls.
 struct Fake {
-  Fake() : handle(dlopen(SS_TEST_FAKE_CUDA_PATH, RTLD_NOW)) {
+  Fake() : handle(dlopen(ss::test::built::fake_cuda, RTLD_NOW)) {
     REQUIRE_MESSAGE(handle, dlerror());
     hang_rank = reinterpret_cast<void (*)(int)>(dlsym(handle, "ss_fake_hang_rank"));
     lose_device = reinterpret_cast<void (*)(int)>(dlsym(handle, "ss_fake_lose_device"));
@@ -126,9 +127,9 @@ TEST_CASE("cuda workers need the driver (E1901), the devices (E1902) and NCCL (E
   CHECK(code_of(past_end) == "E1902");
   CHECK(past_end.diagnostics().back().message ==
         "no CUDA device 2: this machine has 2 CUDA devices");
-  const auto no_nccl = load(
-      "cuda[0 1]", {},
-      {.cuda_driver_library = SS_TEST_FAKE_CUDA_PATH, .nccl_library = "/nonexistent/libnccl.so.2"});
+  const auto no_nccl = load("cuda[0 1]", {},
+                            {.cuda_driver_library = ss::test::built::fake_cuda,
+                             .nccl_library = "/nonexistent/libnccl.so.2"});
   REQUIRE(code_of(no_nccl) == "E1907");
   REQUIRE(no_nccl.diagnostics().back().notes.size() == 1);
   CHECK(no_nccl.diagnostics().back().notes[0].find("/nonexistent/libnccl.so.2") !=
@@ -136,7 +137,7 @@ TEST_CASE("cuda workers need the driver (E1901), the devices (E1902) and NCCL (E
   // A library that isn't NCCL.
   const auto not_nccl =
       load("cuda[0 1]", {},
-           {.cuda_driver_library = SS_TEST_FAKE_CUDA_PATH, .nccl_library = "libm.so.6"});
+           {.cuda_driver_library = ss::test::built::fake_cuda, .nccl_library = "libm.so.6"});
   CHECK(code_of(not_nccl) == "E1907");
 }
 

@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 
+#include "support/build_paths.hpp"
+
 namespace ss::test {
 
 struct NoopDevice {
@@ -26,7 +28,7 @@ struct NoopDevice {
 // One of the stand-in's exported functions, as type F.
 template <typename F>
 F fake_cuda(const char* name) {
-  static void* library = dlopen(SS_TEST_FAKE_CUDA_PATH, RTLD_NOW);
+  static void* library = dlopen(ss::test::built::fake_cuda, RTLD_NOW);
   REQUIRE_MESSAGE(library, dlerror());
   auto f = reinterpret_cast<F>(dlsym(library, name));
   const bool found = f != nullptr;

@@ -1,16 +1,18 @@
-// Where the build put what the tests run (set by tests/CMakeLists.txt). The
-// source folder may be moved: SS_TEST_SOURCE_DIR names it where a bundle of
-// the tests runs from another checkout (tests/gpu/run.sh).
+// Where the build put what the tests run (tests/support/build_paths.hpp).
+// The source folder may be moved: SS_TEST_SOURCE_DIR names it where a bundle
+// of the tests runs from another checkout (tests/gpu/run.sh).
 #pragma once
 
 #include <cstdlib>
 
+#include "support/build_paths.hpp"
+
 namespace ss::test {
 
 inline const char* const kSourceDir =
-    std::getenv("SS_TEST_SOURCE_DIR") ? std::getenv("SS_TEST_SOURCE_DIR") : SS_TEST_SOURCE_DIR;
-inline constexpr const char* kCliPath = SS_TEST_CLI_PATH;
+    std::getenv("SS_TEST_SOURCE_DIR") ? std::getenv("SS_TEST_SOURCE_DIR") : built::source_dir;
+inline const char* const kCliPath = built::cli;
 // Empty when the build has no JIT (SS_WITH_JIT=OFF).
-inline constexpr const char* kJitPath = SS_TEST_JIT_PATH;
+inline const char* const kJitPath = built::jit;
 
 }  // namespace ss::test

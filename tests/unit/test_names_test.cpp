@@ -8,11 +8,13 @@
 #include <regex>
 #include <sstream>
 
+#include "support/build_paths.hpp"
+
 TEST_CASE("no test case's name holds a semicolon, which would make ctest run nothing for it") {
   const std::regex name(R"re(TEST_CASE\(\s*"((?:[^"\\]|\\.)*)")re");
   int cases = 0;
-  for (const auto& f :
-       std::filesystem::recursive_directory_iterator(std::string(SS_TEST_SOURCE_DIR) + "/tests")) {
+  for (const auto& f : std::filesystem::recursive_directory_iterator(
+           std::string(ss::test::built::source_dir) + "/tests")) {
     if (f.path().extension() != ".cpp") continue;
     std::ifstream in(f.path());
     std::stringstream text;

@@ -213,9 +213,14 @@ class FastExecutor final : public GraphExecutor {
 
     // Each input's pointer at row `from`, into `at` (pointers.size() of them).
     void at_row(std::int64_t from, const void** at) const {
+      // (An input the code doesn't read, an epilogue's stand-in product, has
+      // no pointer: offsetting null is undefined, so it stays null.)
       for (std::size_t j = 0; j < pointers.size(); ++j)
-        at[j] = static_cast<const char*>(pointers[j]) +
-                from * outer_strides[j] * static_cast<std::int64_t>(dtype_size(inputs[j].dtype()));
+        at[j] = pointers[j] == nullptr
+                    ? nullptr
+                    : static_cast<const char*>(pointers[j]) +
+                          from * outer_strides[j] *
+                              static_cast<std::int64_t>(dtype_size(inputs[j].dtype()));
     }
     // Runs rows [from, to) of the kernel into `out` (row `from` first).
     void rows(SsJitKernelFn fn, std::int64_t from, std::int64_t to, float* out) const {
