@@ -5,8 +5,10 @@
 #   tests' paths are generated files: tests/cmake/TestTargets.cmake);
 # - -ffile-prefix-map writes the checkout as "." into debug information
 #   and __FILE__, so a -g build's objects don't depend on the folder either;
-# - precompiled headers are cached too (sloppiness pch_defines,time_macros;
-#   clang's made relocatable by ss_pch_relocatable).
+# - precompiled headers are cached too (sloppiness pch_defines,time_macros).
+#   gcc's hit from another folder. clang's don't yet: CMake names them after
+#   -Xclang, which ccache doesn't rewrite (issue 62). ss_pch_relocatable only
+#   keeps a PCH from another folder loadable.
 # The launcher sets these for ccache itself, so a plain `cmake --build` gets
 # them as scripts/build does.
 find_program(SS_CCACHE ccache)
