@@ -6,15 +6,19 @@
 # - -ffile-prefix-map writes the checkout as "." into debug information
 #   and __FILE__, so a -g build's objects don't depend on the folder either;
 # - precompiled headers are cached too (sloppiness pch_defines,time_macros).
-#   gcc's hit from another folder. clang's don't yet: CMake names them after
-#   -Xclang, which ccache doesn't rewrite (issue 62). ss_pch_relocatable only
-#   keeps a PCH from another folder loadable.
+#   CMake names clang's after -Xclang, by absolute path, which ccache doesn't
+#   rewrite: under clang, cmake/clang-pch-launcher makes those paths
+#   relative first, and ss_pch_relocatable keeps a header made in another
+#   folder loadable.
 # The launcher sets these for ccache itself, so a plain `cmake --build` gets
 # them as scripts/build does.
 find_program(SS_CCACHE ccache)
 if(SS_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   set(_ss_launcher env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}
                    CCACHE_SLOPPINESS=pch_defines,time_macros ${SS_CCACHE})
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    list(PREPEND _ss_launcher ${PROJECT_SOURCE_DIR}/cmake/clang-pch-launcher)
+  endif()
   set(CMAKE_C_COMPILER_LAUNCHER ${_ss_launcher})
   set(CMAKE_CXX_COMPILER_LAUNCHER ${_ss_launcher})
   message(STATUS "shapescript: compiling through ${SS_CCACHE}")
