@@ -1,5 +1,5 @@
-# `cmake --install`: the headers, the shared library (and the JIT module
-# beside it, where it is found at run time), the CLI, a CMake package
+# `cmake --install`: the headers, the shared library (and the JIT, MPI and
+# ONNX modules beside it, where it finds them at run time), the CLI, a CMake package
 # (find_package(shapescript) gives shapescript::shapescript) and a
 # pkg-config file (shapescript.pc). The static library stays in the build
 # tree: it would need spdlog at the host's link.
@@ -20,9 +20,16 @@ endif()
 if(TARGET shapescript_mpi)
   install(TARGETS shapescript_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
+if(TARGET shapescript_onnx)
+  install(TARGETS shapescript_onnx LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 
 set(_ss_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/shapescript)
 install(EXPORT shapescriptTargets NAMESPACE shapescript:: DESTINATION ${_ss_cmake_dir})
+# The build tree's own targets file, which its shapescriptConfig.cmake
+# includes: find_package(shapescript) against a build works too.
+export(EXPORT shapescriptTargets NAMESPACE shapescript::
+       FILE ${PROJECT_BINARY_DIR}/shapescriptTargets.cmake)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/shapescriptConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/shapescriptConfig.cmake
                               INSTALL_DESTINATION ${_ss_cmake_dir})

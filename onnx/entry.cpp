@@ -78,7 +78,8 @@ std::string safetensors(const std::map<std::string, Constant>& params) {
 }
 
 int import_model_or_throw(const char* bytes, size_t size, const char* folder,
-                          const char* options_json, SsOnnxBuffer* result, SsOnnxBuffer* weights) {
+                          const SsOnnxReader* reader, const char* options_json,
+                          SsOnnxBuffer* result, SsOnnxBuffer* weights) {
   json out;
   try {
     std::set<std::string> frozen;
@@ -108,7 +109,7 @@ int import_model_or_throw(const char* bytes, size_t size, const char* folder,
       Symbolic symbolic;
       symbolic.generic = generic;
       model = std::make_unique<onnx::ModelProto>(
-          read_model(std::string(bytes, size), folder ? folder : "", dims, &symbolic));
+          read_model(std::string(bytes, size), folder ? folder : "", reader, dims, &symbolic));
       translator =
           std::make_unique<Translator>(*model, folder ? folder : "", frozen, constants, symbolic);
       translator->run();
@@ -192,10 +193,10 @@ void free_buffer(SsOnnxBuffer* b) noexcept {
 }
 
 // The table's entries: nothing thrown crosses into the core.
-int import_model(const char* bytes, size_t size, const char* folder, const char* options_json,
-                 SsOnnxBuffer* result, SsOnnxBuffer* weights) noexcept {
+int import_model(const char* bytes, size_t size, const char* folder, const SsOnnxReader* reader,
+                 const char* options_json, SsOnnxBuffer* result, SsOnnxBuffer* weights) noexcept {
   try {
-    return import_model_or_throw(bytes, size, folder, options_json, result, weights);
+    return import_model_or_throw(bytes, size, folder, reader, options_json, result, weights);
   } catch (...) {  // the buffers are zeroed or put by the entry: freed, then answered
     free_buffer(weights);
     free_buffer(result);

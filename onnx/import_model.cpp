@@ -169,6 +169,7 @@ std::string crashes_inference(const onnx::ModelProto& model, int opset) {
 }  // namespace
 
 onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
+                            const SsOnnxReader* reader,
                             const std::map<std::string, std::int64_t>& dims, Symbolic* symbolic) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
@@ -201,7 +202,7 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
   // checker would look for it relative to the working directory.
   for (auto& t : *model.mutable_graph()->mutable_initializer()) {
     if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
-    std::string raw = read_external(t, folder);
+    std::string raw = read_external(t, folder, reader);
     t.clear_external_data();
     t.set_data_location(onnx::TensorProto::DEFAULT);
     t.set_raw_data(std::move(raw));

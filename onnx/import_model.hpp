@@ -12,10 +12,11 @@
 namespace ss::onnx_import {
 
 // The model, checked, at opset 17, its shapes inferred, its external data
-// (from `folder`) inlined, its inputs' symbolic dims given the sizes in
-// `dims` (by ONNX's names; E2007 for one left out), which *symbolic
-// records. ImportError on failure.
+// (from beside it in `folder`, through the host's `reader`) inlined, its inputs' symbolic dims
+// given the sizes in `dims` (by ONNX's names; E2007 for one left out), which *symbolic records.
+// ImportError on failure.
 onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
+                            const SsOnnxReader* reader,
                             const std::map<std::string, std::int64_t>& dims, Symbolic* symbolic);
 
 }  // namespace ss::onnx_import

@@ -3,9 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "onnx/import_error.hpp"
 
@@ -86,43 +84,6 @@ std::string onnx_type_name(int t) {
   return "type " + std::to_string(t);
 }
 
-std::string read_external(const TP& t, const std::string& folder) {
-  std::string location;
-  std::int64_t offset = 0, length = -1;
-  for (const auto& e : t.external_data()) {
-    if (e.key() == "location") location = e.value();
-    if (e.key() == "offset") offset = std::stoll(e.value());
-    if (e.key() == "length") length = std::stoll(e.value());
-  }
-  if (location.empty() || location[0] == '/' || location.find("..") != std::string::npos)
-    fail("E2009",
-         "initializer `" + t.name() + "` names external data at `" + location +
-             "`, outside the model's folder",
-         "external data is read from the model's folder only: no absolute path, no `..`");
-  if (folder.empty())
-    fail("E2009",
-         "initializer `" + t.name() + "` keeps its data in `" + location +
-             "`, and a model given as bytes has no folder",
-         "load the model from its file, beside its external data");
-  std::ifstream in(folder + "/" + location, std::ios::binary);
-  if (!in)
-    fail("E2009",
-         "can't read `" + location + "`, the external data of initializer `" + t.name() + "`");
-  in.seekg(offset);
-  std::string bytes;
-  if (length >= 0) {
-    bytes.resize(static_cast<std::size_t>(length));
-    in.read(bytes.data(), length);
-    if (in.gcount() != length)
-      fail("E2009", "`" + location + "` ends before the data of initializer `" + t.name() + "`");
-  } else {
-    std::stringstream s;
-    s << in.rdbuf();
-    bytes = s.str();
-  }
-  return bytes;
-}
-
 bool Constant::is_float() const {
   return onnx_type == TP::FLOAT || onnx_type == TP::FLOAT16 || onnx_type == TP::BFLOAT16 ||
          onnx_type == TP::DOUBLE;
@@ -142,7 +103,7 @@ Constant read_constant(const TP& t, const std::string& folder) {
     if (d < 0) fail("E2002", "initializer `" + t.name() + "` has a negative dim");
   const std::int64_t n = c.count();
   const bool external = t.data_location() == TP::EXTERNAL;
-  const std::string raw = external ? read_external(t, folder) : t.raw_data();
+  const std::string raw = external ? read_external(t, folder, nullptr) : t.raw_data();
   const bool has_raw = external || t.has_raw_data();
   auto size_check = [&](std::size_t width) {
     if (raw.size() != static_cast<std::size_t>(n) * width)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "onnx/onnx_api.h"
 #include "onnx/onnx_pb.h"
 
 namespace ss::onnx_import {
@@ -39,9 +40,14 @@ struct Constant {
 // folder or unreadable.
 Constant read_constant(const onnx::TensorProto& t, const std::string& folder);
 
-// An external initializer's bytes, read from `folder` (E2009 for a path
-// outside it, or data that can't be read).
-std::string read_external(const onnx::TensorProto& t, const std::string& folder);
+// An external initializer's bytes, its declared size, read through
+// `reader` (the host's: onnx_api.h) from beside the model in `folder`.
+// E2009 for a location outside the folder, no folder or reader (a model
+// given as bytes), an offset or length that isn't a byte count, a length
+// other than the tensor's bytes, or a file the reader refuses; the
+// reader's own code (E1707) where the host's FileAccess forbids it.
+std::string read_external(const onnx::TensorProto& t, const std::string& folder,
+                          const SsOnnxReader* reader);
 
 // The values as the bytes of shapescript's element type (int64 narrowed to
 // int32: E2010 when one is out of range, naming `what`).

@@ -1,6 +1,5 @@
 #include "onnx/translator.hpp"
 
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -604,6 +603,7 @@ void Translator::read_graph() {
     v.frozen = frozen_.count(t.name()) > 0;
     values_[t.name()] = std::move(v);
   }
+  check_frozen_names();
   for (const auto& vi : g.input()) {
     if (values_.count(vi.name())) continue;  // an initializer's default
     if (!vi.type().has_tensor_type())

@@ -160,6 +160,7 @@ class Translator {
 
  private:
   void read_graph();
+  void check_frozen_names() const;
   bool shape_known(const std::string& name) const;
   void refresh_inference();
   // An elementwise node computes in the layout of its first input that has

@@ -6,8 +6,11 @@
 //   reward(s: tensor) -> []    the sum of squares of s; it refuses (throws)
 //                              a tensor with a negative element
 //   note(text: str) -> int     prints "host: TEXT" and returns its length
+// and a sink, `alerts`, whose callback prints each record and refuses
+// (throws) a negative value.
 // A program that declares them otherwise gets E1607 at load, one that
-// declares another E1606, and a refused call fails the program with E1608.
+// declares another E1606, a refused call fails the program with E1608, and
+// a refused record E1614.
 #include <cmath>
 #include <iostream>
 #include <stdexcept>
@@ -32,6 +35,12 @@ int main(int argc, char** argv) {
   options.host_functions["note"] = [](const std::string& text) {
     std::cout << "host: " << text << "\n";
     return static_cast<int>(text.size());
+  };
+  options.sinks["alerts"] = [](const ss::SinkRecord& record) {
+    for (const auto& [name, value] : record) {
+      if (value < 0) throw std::domain_error("a negative " + name + ": " + std::to_string(value));
+      std::cout << "alert: " << name << " = " << value << "\n";
+    }
   };
   const ss::Engine engine;
   const auto diagnostics = engine.run_file(

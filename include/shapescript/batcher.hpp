@@ -52,9 +52,13 @@ class SS_API Batcher {
   // An agent's rows, checked once and kept: `inputs` holds one row of each
   // batched parameter (its shape without the batch axis), `outputs` one
   // writable row of each result (Tensor::view of the host's memory), both
-  // row-major f32 or i32. The first rows a batcher sees set the shapes
-  // and element types every later request must have (E1603 in *errors
-  // otherwise, and an empty Rows). Queueing a request with Rows copies no
+  // row-major f32 or i32. Each request is checked against the function's
+  // signature (E1603 in *errors otherwise, and an empty Rows: a wrong
+  // request is refused alone, and never sets what the others must look
+  // like); rows() also refuses a function that isn't a device function
+  // (E1604), an empty Module (E1612), and resident arguments missing or
+  // empty (E1603). Sizes of generic axes besides the batch are set by the
+  // first good request. Queueing a request with Rows copies no
   // tensor and allocates nothing: the agent writes its observation into
   // its row and asks, frame after frame.
   class Rows {

@@ -89,6 +89,14 @@ struct BackendReport {
   std::vector<CudaDeviceInfo> cuda_devices;
 };
 
+// What an engine counts across its modules.
+struct EngineStats {
+  // The host's callbacks that threw where no call waited on them (the done
+  // callbacks of call_async and Batcher::submit, the log callback): each
+  // caught, counted here, and reported to the log callback (but its own).
+  std::int64_t unwaited_callback_throws = 0;
+};
+
 class SS_API Engine {
  public:
   explicit Engine(EngineOptions options = {});
@@ -102,6 +110,7 @@ class SS_API Engine {
   bool ok() const;
   const std::vector<Diagnostic>& diagnostics() const;
   const Device& device() const;
+  EngineStats stats() const;
 
   // Looks for every optional back end and lists the CUDA devices. Each call
   // searches afresh; nothing here changes the engine.
@@ -160,7 +169,12 @@ class SS_API Engine {
   // an object build_shared made (a path ending in .so).
   // ONNX models (onnx.hpp, docs/onnx.md): translated to a program and its
   // weights, then loaded with `options.load`. `folder` is where external
-  // data is read from (a file's own folder for load_onnx). A model the
+  // data is read from (a file's own folder for load_onnx, or the folder of
+  // the file's resolved path: a Hugging Face cache's links). A data file
+  // must be a regular file that, links resolved, lies in one of them,
+  // holding its tensor's bytes (E2009 otherwise); options.load.files (the
+  // host's FileAccess) applies to the model file and its data as to any
+  // file a program reads (E1707). A model the
   // importer refuses gives its E20xx diagnostic; a program that doesn't
   // check (shapes that disagree) its checker's, naming the node.
   OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder,

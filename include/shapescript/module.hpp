@@ -283,9 +283,12 @@ class SS_API Module {
   // function runs once on zeros and its memory is planned and kept, so
   // that first call allocates nothing either. A function keeps four frames
   // (the least recently used dropped); sizes never cause a recompile.
-  // E1604 for a function that isn't a device function, E1605 for an axis
-  // given no size. Where calls don't run in frames (the reference
-  // executor, several devices, a memory limit) it does nothing.
+  // E1604 for a function that isn't a device function; E1605 for a
+  // generic axis given no size, a negative size, or a size for an axis
+  // the function's inputs lack (each named); E1611 for inputs larger than
+  // the machine's memory (every product of sizes is checked). Where calls
+  // don't run in frames (the reference executor, several devices, a
+  // memory limit) it checks the sizes and makes nothing.
   std::vector<Diagnostic> reserve(const std::string& function,
                                   const std::map<std::string, std::int64_t>& sizes) const;
 
@@ -353,6 +356,7 @@ class SS_API Module {
 
  private:
   friend class Engine;
+  friend class Batcher;  // checks each request against the function's signature
   explicit Module(std::shared_ptr<Impl> impl);
   // The program now, which a call holds to its end; an empty one for a
   // default or moved-from Module.

@@ -277,7 +277,9 @@ SS_C_API void ss_module_free(ss_module* module);
  * NULL). `onnx` may be NULL (the defaults): extra source appended to the
  * program, initializers imported as constants, sizes of the graph's
  * symbolic dims by its names, and the importer's path (NULL or "": the
- * usual search). Refusals are E2001-E2010. */
+ * usual search). A count whose array is NULL, or a NULL item, is E1612;
+ * a frozen name the graph has no initializer of is E2011. Refusals are
+ * E2001-E2011. */
 typedef struct {
   const char* extra_source;
   size_t frozen_count;

@@ -69,6 +69,17 @@ class SS_API Arg {
   Arg(int x) : number_(x), integer_(true), holds_(Holds::number) {}
   Arg(std::int64_t x) : number_(static_cast<double>(x)), integer_(true), holds_(Holds::number) {}
 
+  // This argument made the host tensor `t` in place: the memory its last
+  // tensor's shape took is reused, so a host that keeps its argument list
+  // and gives the same rank again allocates nothing.
+  void set_tensor(const Tensor& t) {
+    value_ = Value();
+    tensor_ = t;
+    number_ = 0;
+    integer_ = mut_ = false;
+    holds_ = Holds::tensor;
+  }
+
   enum class Holds { value, tensor, number };
   Holds holds() const { return holds_; }
   const Value& value() const { return value_; }

@@ -10,10 +10,14 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <utility>
 
+#include "api/batcher_rows.hpp"
 #include "diag/codes.hpp"
+#include "support/host_callback.hpp"
 #include "support/inline_vector.hpp"
+#include "support/log.hpp"
 
 namespace ss {
 
@@ -95,6 +99,7 @@ struct Batcher::Impl {
   std::string function;
   std::vector<Arg> resident;
   BatcherOptions options;
+  support::LoggerPtr log;  // the engine's: where a done callback's throw is reported
 
   mutable std::mutex mutex;  // the queue, the format, the stats, waiters' flags
   std::condition_variable finished;
@@ -113,14 +118,20 @@ struct Batcher::Impl {
     queue.reserve(static_cast<std::size_t>(options.max_batch));
   }
 
-  // Checked rows, or why not (the format set by the first good ones).
-  std::shared_ptr<const RowSet> make_rows(const std::vector<Tensor>& inputs,
-                                          const std::vector<Tensor>& outputs, std::string* why) {
+  // Checked rows, or why not: each request against the function's
+  // signature (`program`, the module's now), so a wrong one never sets
+  // the format (the first good rows: the sizes of other generic axes).
+  std::shared_ptr<const RowSet> make_rows(const Module::Impl& program,
+                                          const std::vector<Tensor>& inputs,
+                                          const std::vector<Tensor>& outputs, std::string* why,
+                                          std::optional<Diagnostic>* refused) {
     for (std::size_t k = 0; k < inputs.size() && why->empty(); ++k)
       *why = unusable(inputs[k], "input row", k);
     for (std::size_t k = 0; k < outputs.size() && why->empty(); ++k)
       *why = unusable(outputs[k], "output row", k);
     if (!why->empty()) return nullptr;
+    *refused = api::batcher_rows_misfit(program, function, resident, inputs, outputs);
+    if (*refused) return nullptr;
     auto made = std::make_shared<RowSet>(RowSet{inputs, outputs, {}, {}});
     for (const Tensor& t : inputs)
       made->in.push_back(static_cast<std::uint32_t*>(const_cast<void*>(t.data())));
@@ -171,8 +182,7 @@ struct Batcher::Impl {
         }
     }
     finished.notify_all();
-    for (Pending& p : batch)
-      if (p.done) p.done(diagnostics);
+    for (Pending& p : batch) tell(p.done, diagnostics);
     batch.clear();
     const std::lock_guard lock(mutex);
     if (spare.capacity() < batch.capacity()) spare.swap(batch);
@@ -234,6 +244,19 @@ struct Batcher::Impl {
     return first;
   }
 
+  // A submit's done callback, told its diagnostics: what it throws, no call
+  // waits on, so it is counted and reported to the engine's log.
+  void tell(const std::function<void(std::vector<Diagnostic>)>& done,
+            std::vector<Diagnostic> diagnostics) const {
+    if (!done) return;
+    try {
+      done(std::move(diagnostics));
+    } catch (...) {
+      const std::string what = runtime::current_exception_text();
+      support::unwaited_throw(log, "Batcher::submit's done callback", what);
+    }
+  }
+
   // Queues a request; runs a batch here when the queue filled one.
   void enqueue(Pending p) {
     std::vector<Pending> full;
@@ -284,7 +307,9 @@ struct Batcher::Impl {
 
 Batcher::Batcher(const Module& module, std::string function, std::vector<Arg> resident,
                  BatcherOptions options)
-    : impl_(std::make_unique<Impl>(module, std::move(function), std::move(resident), options)) {}
+    : impl_(std::make_unique<Impl>(module, std::move(function), std::move(resident), options)) {
+  impl_->log = module.current()->log;
+}
 
 Batcher::~Batcher() {
   impl_->flush();
@@ -293,9 +318,11 @@ Batcher::~Batcher() {
 Batcher::Rows Batcher::rows(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
                             std::vector<Diagnostic>* errors) {
   std::string why;
+  std::optional<Diagnostic> refused;
   Rows r;
-  r.held_ = impl_->make_rows(inputs, outputs, &why);
+  r.held_ = impl_->make_rows(*impl_->module.current(), inputs, outputs, &why, &refused);
   if (!why.empty() && errors) errors->push_back(misfit(why));
+  if (refused && errors) errors->push_back(std::move(*refused));
   return r;
 }
 
@@ -323,7 +350,7 @@ std::vector<Diagnostic> Batcher::run(const std::vector<Tensor>& inputs,
 
 void Batcher::submit(const Rows& rows, std::function<void(std::vector<Diagnostic>)> done) {
   if (!rows) {
-    if (done) done({empty_rows()});
+    impl_->tell(done, {empty_rows()});
     return;
   }
   impl_->enqueue(
@@ -335,7 +362,7 @@ void Batcher::submit(std::vector<Tensor> inputs, std::vector<Tensor> outputs,
   std::vector<Diagnostic> errors;
   const Rows r = rows(inputs, outputs, &errors);
   if (!r) {
-    if (done) done(std::move(errors));
+    impl_->tell(done, std::move(errors));
     return;
   }
   impl_->enqueue({r.held_, static_cast<const RowSet*>(r.held_.get()), std::move(done), nullptr});

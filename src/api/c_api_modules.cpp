@@ -71,7 +71,10 @@ ss_status* arguments(const char* function, const ss_arg* args, size_t count,
         if (k < out->size() && (*out)[k].holds() == ss::Arg::Holds::tensor &&
             same_tensor((*out)[k].tensor(), a.tensor->t))
           break;
-        put(k, ss::Arg(a.tensor->t));
+        if (k < out->size())
+          (*out)[k].set_tensor(a.tensor->t);  // its shape's memory reused: no allocation
+        else
+          out->push_back(ss::Arg(a.tensor->t));
         break;
       case SS_ARG_NUMBER:
         put(k, ss::Arg(a.number));
@@ -297,16 +300,27 @@ ss_status* ss_module_reserve(const ss_module* module, const char* function, size
 
 namespace {
 
+// E1612 for an array that `count` says has items but is NULL, or an item
+// of it that is NULL.
+ss_status* null_onnx_option(const char* function, const ss_onnx_options* onnx) {
+  if (!onnx) return nullptr;
+  if (onnx->frozen_count && !onnx->frozen) return null_argument(function, "onnx->frozen");
+  for (size_t k = 0; k < onnx->frozen_count; ++k)
+    if (!onnx->frozen[k]) return null_argument(function, "onnx->frozen[k]");
+  if (onnx->dim_count && !onnx->dim_names) return null_argument(function, "onnx->dim_names");
+  if (onnx->dim_count && !onnx->dim_sizes) return null_argument(function, "onnx->dim_sizes");
+  for (size_t k = 0; k < onnx->dim_count; ++k)
+    if (!onnx->dim_names[k]) return null_argument(function, "onnx->dim_names[k]");
+  return nullptr;
+}
+
 ss::OnnxOptions onnx_options_of(const ss_onnx_options* onnx, const ss_load_options* options) {
   ss::OnnxOptions o;
   if (options) o.load = options->options;
   if (!onnx) return o;
   if (onnx->extra_source) o.extra_source = onnx->extra_source;
-  for (size_t k = 0; k < onnx->frozen_count; ++k)
-    if (onnx->frozen && onnx->frozen[k]) o.frozen.emplace_back(onnx->frozen[k]);
-  for (size_t k = 0; k < onnx->dim_count; ++k)
-    if (onnx->dim_names && onnx->dim_names[k] && onnx->dim_sizes)
-      o.dims[onnx->dim_names[k]] = onnx->dim_sizes[k];
+  for (size_t k = 0; k < onnx->frozen_count; ++k) o.frozen.emplace_back(onnx->frozen[k]);
+  for (size_t k = 0; k < onnx->dim_count; ++k) o.dims[onnx->dim_names[k]] = onnx->dim_sizes[k];
   if (onnx->library) o.library = onnx->library;
   return o;
 }
@@ -335,6 +349,7 @@ ss_module* ss_engine_load_onnx(const ss_engine* engine, const char* path,
   if (weights) *weights = nullptr;
   if (!engine) return set(status, null_argument(__func__, "engine")), nullptr;
   if (!path) return set(status, null_argument(__func__, "path")), nullptr;
+  if (ss_status* bad = null_onnx_option(__func__, onnx)) return set(status, bad), nullptr;
   return guarded(status, [&] {
     return loaded_onnx(engine->engine.load_onnx(path, onnx_options_of(onnx, options)), weights,
                        status);
@@ -348,6 +363,7 @@ ss_module* ss_engine_load_onnx_bytes(const ss_engine* engine, const void* bytes,
   if (weights) *weights = nullptr;
   if (!engine) return set(status, null_argument(__func__, "engine")), nullptr;
   if (!bytes && size) return set(status, null_argument(__func__, "bytes")), nullptr;
+  if (ss_status* bad = null_onnx_option(__func__, onnx)) return set(status, bad), nullptr;
   return guarded(status, [&] {
     return loaded_onnx(engine->engine.load_onnx_bytes(
                            std::string_view(static_cast<const char*>(bytes), bytes ? size : 0),

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "support/host_callback.hpp"
+
 namespace ss::api {
 
 namespace {
@@ -45,7 +47,7 @@ void CallTrace::tell(TraceEvent::Kind kind, std::string_view function, std::stri
   e.microseconds = std::chrono::duration<double, std::micro>(end - start).count();
   e.bytes = bytes;
   e.thread = thread_number();
-  sink_.callback(e);
+  runtime::host_call("the trace callback", [&] { sink_.callback(e); });
 }
 
 void CallTrace::graph_begins(const ir::Graph& /*g*/) {

@@ -70,6 +70,10 @@ const Device& Engine::device() const {
   return impl_ ? impl_->options.device : none;
 }
 
+EngineStats Engine::stats() const {
+  return impl_ ? EngineStats{support::unwaited_throws(impl_->log)} : EngineStats{};
+}
+
 BackendReport Engine::backends() const {
   BackendReport report;
   if (!impl_) return report;
@@ -294,7 +298,9 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
       runtime::RunOptions run = impl->run_options(print);
       auto errors = runtime::run_function(impl->program, *c.map, function, values, run);
       if (trace) trace->finish(0);
-      if (options.executor_stats) options.executor_stats(module.executor_stats());
+      if (options.executor_stats)
+        runtime::host_call("the executor_stats callback",
+                           [&] { options.executor_stats(module.executor_stats()); });
       return errors;
     } catch (const std::exception& e) {
       return {runtime::unexpected_failure(e)};
@@ -302,14 +308,22 @@ std::vector<Diagnostic> Engine::run_file(const std::string& path, const std::str
   }
   // A device function: called as a host would, its results printed.
   const CallResult result = module.call(function, {}, args);
-  if (options.executor_stats) options.executor_stats(module.executor_stats());
-  if (!result) return result.diagnostics;
-  for (const auto& out : result.outputs)
-    if (print)
-      print(runtime::format_tensor(runtime::Tensor::borrow(const_cast<void*>(out.data()),
-                                                           static_cast<runtime::DType>(out.dtype()),
-                                                           out.shape())) +
-            "\n");
+  try {
+    if (options.executor_stats)
+      runtime::host_call("the executor_stats callback",
+                         [&] { options.executor_stats(module.executor_stats()); });
+    if (!result) return result.diagnostics;
+    for (const auto& out : result.outputs)
+      if (print)
+        runtime::host_call("the print callback", [&] {
+          print(runtime::format_tensor(runtime::Tensor::borrow(
+                    const_cast<void*>(out.data()), static_cast<runtime::DType>(out.dtype()),
+                    out.shape())) +
+                "\n");
+        });
+  } catch (const std::exception& e) {
+    return {runtime::unexpected_failure(e)};
+  }
   return {};
 }
 

@@ -473,7 +473,10 @@ std::optional<std::vector<runtime::Tensor>> Module::Impl::run_device(
       std::vector<runtime::WorkerStats> worker_stats;
       auto outputs = devices->run(distributed->second, inputs, dims, &worker_stats);
       r.workers = api::to_public(worker_stats);
-      if (load_options.stats) load_options.stats({function, r.workers});
+      if (load_options.stats)
+        runtime::host_call("the stats callback", [&] {
+          load_options.stats({function, r.workers});
+        });
       return outputs;
     }
     return runtime::run_graph(graph, inputs, dims, nullptr, executor.get());

@@ -146,6 +146,12 @@ struct Module::Impl {
   static std::optional<Diagnostic> empty_average(
       const std::string& function, const Callable& prepared,
       const std::map<std::string, runtime::Tensor>& inputs);
+  // A frame for `inputs`' shapes (by name), checked as run_device checks
+  // them (E1603, E1605, E1613 into `r`; null then), its memory not planned
+  // yet (api/call_frames.cpp).
+  std::unique_ptr<api::CallFrame> new_frame(const std::string& function, const Callable& c,
+                                            const std::map<std::string, runtime::Tensor>& inputs,
+                                            CallResult& r) const;
   // Module::reserve: a frame for `function` at `sizes`, planned now.
   std::vector<Diagnostic> reserve(const std::string& function,
                                   const std::map<std::string, std::int64_t>& sizes) const;

@@ -1,5 +1,7 @@
 // Engine's ONNX entry points: translate (the importer module), then load
 // the program as any other, its weights as the `Onnx` model value.
+#include <stdlib.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -9,6 +11,7 @@
 #include "api/onnx_module.hpp"
 #include "diag/codes.hpp"
 #include "runtime/data/data_error.hpp"
+#include "runtime/data/files.hpp"
 #include "runtime/data/safetensors.hpp"
 
 namespace ss {
@@ -162,14 +165,25 @@ namespace {
 // Generic first; where that program doesn't check (a size the language
 // can't keep generic), the import made for OnnxOptions::dims's sizes.
 OnnxModel load_either(const Engine& engine, std::string_view bytes, const std::string& folder,
-                      const std::string& path, const OnnxOptions& options) {
-  OnnxTranslation generic = engine.translate_onnx(bytes, folder, options);
+                      const std::string& resolved_folder, const std::string& path,
+                      const OnnxOptions& options) {
+  OnnxTranslation generic = engine.ok()
+                                ? api::translate_onnx(bytes, folder, options, true, resolved_folder)
+                                : engine.translate_onnx(bytes, folder, options);
   if (!generic || !generic.generic)
     return load_translation(engine, std::move(generic), path, options);
+  const auto lines =
+      static_cast<std::uint32_t>(std::count(generic.source.begin(), generic.source.end(), '\n'));
   OnnxModel m = load_translation(engine, generic, path, options);
   if (m) return m;
-  OnnxModel sized =
-      load_translation(engine, api::translate_onnx(bytes, folder, options, false), path, options);
+  // An error in the host's extra_source is its own to report, whatever sizes.
+  const std::string name = program_name(path);
+  const auto in_extra = [&](const Diagnostic& d) {
+    return d.location.file == name && d.location.line > lines + 1;
+  };
+  if (!m.diagnostics.empty() && in_extra(m.diagnostics.front())) return m;
+  OnnxModel sized = load_translation(
+      engine, api::translate_onnx(bytes, folder, options, false, resolved_folder), path, options);
   if (!sized && !sized.diagnostics.empty() && !m.diagnostics.empty())
     sized.diagnostics.front().notes.push_back("with generic axes, the program didn't check: " +
                                               m.diagnostics.front().message);
@@ -179,20 +193,29 @@ OnnxModel load_either(const Engine& engine, std::string_view bytes, const std::s
 }  // namespace
 
 OnnxModel Engine::load_onnx(const std::string& path, const OnnxOptions& options) const {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // The model's file goes through the host's FileAccess, as a program's does.
+  std::string bytes;
+  try {
+    bytes = runtime::read_bytes(options.load.files, path);
+  } catch (const runtime::DataError& e) {
     OnnxModel out;
-    out.diagnostics.push_back(
-        diag::error(diag::Code::E2002, "can't read ONNX model `" + path + "`"));
+    out.diagnostics.push_back(e.code == diag::Code::E1707
+                                  ? diag::error(e.code, e.what(), e.help)
+                                  : diag::error(diag::Code::E2002, e.what()));
     return out;
   }
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return load_either(*this, bytes.str(), folder_of(path), path, options);
+  // The folder of its resolved path: where a Hugging Face cache's links lead.
+  std::string resolved;
+  if (!options.load.files.read)
+    if (char* real = ::realpath(path.c_str(), nullptr)) {
+      resolved = folder_of(real);
+      std::free(real);
+    }
+  return load_either(*this, bytes, folder_of(path), resolved, path, options);
 }
 
 OnnxModel Engine::load_onnx_bytes(std::string_view bytes, const OnnxOptions& options) const {
-  return load_either(*this, bytes, "", "", options);
+  return load_either(*this, bytes, "", "", "", options);
 }
 
 }  // namespace ss

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "api/module_impl.hpp"
+#include "api/onnx_external_data.hpp"
 #include "diag/codes.hpp"
 #include "onnx/onnx_api.h"
 #include "support/dynamic_library.hpp"
@@ -121,7 +122,8 @@ bool probe_onnx_module(const std::string& requested, std::string* path, std::str
 }
 
 OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder,
-                               const OnnxOptions& options, bool generic) {
+                               const OnnxOptions& options, bool generic,
+                               const std::string& resolved_folder) {
   OnnxTranslation t;
   const Opened& o = module_for(options.library);
   if (!o.api) {
@@ -145,8 +147,10 @@ OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder
   }
   const std::string options_json = options_j.dump();
   Buffers buffers{o.api};
-  o.api->import_model(bytes.data(), bytes.size(), folder.c_str(), options_json.c_str(), &buffers.a,
-                      &buffers.b);
+  const ExternalDataPlace place{&options.load.files, folder, resolved_folder};
+  const SsOnnxReader reader = external_data_reader(place);
+  o.api->import_model(bytes.data(), bytes.size(), folder.c_str(), &reader, options_json.c_str(),
+                      &buffers.a, &buffers.b);
   const json j = json::parse(std::string_view(buffers.a.data, buffers.a.size), nullptr, false);
   if (j.is_discarded()) {
     t.diagnostics.push_back(

@@ -16,9 +16,13 @@ namespace ss::api {
 bool probe_onnx_module(const std::string& requested, std::string* path, std::string* version,
                        std::string* why);
 
-// `generic`: try the symbolic dims as generic axes first.
+// `generic`: try the symbolic dims as generic axes first. External data
+// is read from beside the model in `folder`, or in `resolved_folder` (the
+// folder of the model file's resolved path; empty: `folder`), through
+// options.load.files (api/onnx_external_data.hpp).
 OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder,
-                               const OnnxOptions& options, bool generic = true);
+                               const OnnxOptions& options, bool generic = true,
+                               const std::string& resolved_folder = {});
 
 std::vector<std::string> supported_ops(std::vector<Diagnostic>* errors, const std::string& library);
 

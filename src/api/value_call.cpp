@@ -195,43 +195,6 @@ bool given_input(const Module::Impl::Callable& c, std::size_t k,
   return true;
 }
 
-// A frame for the inputs' shapes (by name), checked as run_device checks
-// them (E1603, E1605, E1613 into `r`), its memory not planned yet.
-std::unique_ptr<api::CallFrame> new_frame(const Module::Impl& impl, const std::string& function,
-                                          const Module::Impl::Callable& c,
-                                          const std::map<std::string, runtime::Tensor>& inputs,
-                                          CallResult& r) {
-  const ir::Graph& graph = *c.graph;
-  if (auto bad = runtime::match_arguments(c.inputs, inputs, runtime::ArgumentSource::host)) {
-    r.diagnostics.push_back(std::move(*bad));
-    return nullptr;
-  }
-  if (auto empty = Module::Impl::empty_average(function, c, inputs)) {
-    r.diagnostics.push_back(std::move(*empty));
-    return nullptr;
-  }
-  auto frame = std::make_unique<api::CallFrame>();
-  try {
-    frame->graph.sizes = runtime::bind_sizes(graph, inputs, impl.compiled->typed.dims);
-  } catch (const runtime::InputMismatch& e) {
-    r.diagnostics.push_back(runtime::mismatched_argument(e.what(), runtime::ArgumentSource::host));
-    return nullptr;
-  }
-  frame->held.resize(c.sources.size());
-  frame->field_of.resize(c.sources.size());
-  frame->field.resize(c.sources.size(), nullptr);
-  for (const int id : graph.inputs) {
-    const runtime::Tensor& t = inputs.at(graph.nodes[static_cast<std::size_t>(id)].name);
-    frame->dtypes.push_back(t.dtype());
-    frame->shapes.push_back(t.shape());
-  }
-  frame->graph.values.resize(graph.nodes.size());
-  if (c.whole)
-    for (const int id : graph.inputs)
-      frame->named_at.push_back(&frame->named[graph.nodes[static_cast<std::size_t>(id)].name]);
-  return frame;
-}
-
 // The frame for a call with values: the cached one its inputs' shapes fit,
 // or a new one, its inputs checked as run_device checks them (E1603,
 // E1605, E1613 into `r`). Null without a diagnostic when the call's
@@ -261,7 +224,7 @@ std::unique_ptr<api::CallFrame> frame_for(const Module::Impl& impl, const std::s
                    : g.host ? Module::Impl::to_runtime(*g.host)
                             : runtime::Tensor::zeros(runtime::DType::i32, {}));
   }
-  return new_frame(impl, function, c, inputs, r);
+  return impl.new_frame(function, c, inputs, r);
 }
 
 // Each input into the frame's values: a value's tensor as it is, the
@@ -416,99 +379,6 @@ std::string write_into(const runtime::Tensor& result, const Tensor& buffer, std:
 
 }  // namespace
 
-// The program current when the call starts runs it to its end (`current()`
-// holds it), whatever a reload on another thread publishes meanwhile.
-// Nothing escapes to the host: what no coded path caught (memory the
-// machine refused, a bug) comes back as E1611 or E0001.
-namespace {
-
-std::int64_t bytes_of(const Tensor& t) {
-  const std::int64_t each = t.dtype() == DType::boolean                           ? 1
-                            : t.dtype() == DType::bf16 || t.dtype() == DType::f16 ? 2
-                                                                                  : 4;
-  return t.data() ? t.size() * each : 0;
-}
-
-// A call, timed when the engine has a trace: its nodes as its walk runs
-// them, then the call (its results' bytes).
-template <class Run>
-CallResult traced(const Module::Impl& m, const std::string& function,
-                  const std::vector<Tensor>* into, const Run& run) {
-  if (!m.trace) return run();
-  const std::string_view on = m.runs_on(function);
-  // A controller function's graphs are calls of their own.
-  api::CallTrace trace(*m.trace, function, on, on == "controller" ? m.graphs_run_on() : "");
-  CallResult r = run();
-  std::int64_t bytes = 0;
-  for (const Tensor& t : r.outputs) bytes += bytes_of(t);
-  for (const Value& v : r.values)
-    if (v.kind() == Value::Kind::tensor) bytes += bytes_of(v.tensor());
-  if (into)
-    for (const Tensor& t : *into) bytes += bytes_of(t);
-  trace.finish(bytes);
-  return r;
-}
-
-}  // namespace
-
-CallResult Module::call(const std::string& function, const std::vector<Arg>& args,
-                        const std::map<std::string, Tensor>& named) const {
-  try {
-    const auto m = current();
-    return traced(*m, function, nullptr,
-                  [&] { return m->call_values(function, args, named, nullptr); });
-  } catch (const std::exception& e) {
-    return failure(runtime::unexpected_failure(e));
-  }
-}
-
-CallResult Module::call_into(const std::string& function, const std::vector<Arg>& args,
-                             const std::vector<Tensor>& outputs) const {
-  try {
-    const auto m = current();
-    return traced(*m, function, &outputs,
-                  [&] { return m->call_values(function, args, {}, &outputs); });
-  } catch (const std::exception& e) {
-    return failure(runtime::unexpected_failure(e));
-  }
-}
-
-void Module::call_async(const std::string& function, std::vector<Arg> args,
-                        std::function<void(CallResult)> done) const {
-  std::shared_ptr<const Impl> m;
-  try {
-    m = current();
-    if (!m->workers) return done(m->call_values(function, args, {}, nullptr));  // E1612
-    auto task = [m, function, args = std::move(args), done]() mutable {
-      CallResult r;
-      try {
-        r = traced(*m, function, nullptr,
-                   [&] { return m->call_values(function, args, {}, nullptr); });
-      } catch (const std::exception& e) {
-        r = failure(runtime::unexpected_failure(e));
-      }
-      // Let go of the program before telling the host: the host's thread,
-      // not this one (the runner's, or ss-async), then drops the module's
-      // last reference, and with it the workers and the host's runner.
-      m.reset();
-      args.clear();
-      done(std::move(r));
-    };
-    m->workers->post(std::move(task));
-  } catch (const std::exception& e) {  // the task couldn't be queued (memory)
-    done(failure(runtime::unexpected_failure(e)));
-  }
-}
-
-std::future<CallResult> Module::call_async(const std::string& function,
-                                           std::vector<Arg> args) const {
-  auto promise = std::make_shared<std::promise<CallResult>>();
-  auto future = promise->get_future();
-  call_async(function, std::move(args),
-             [promise](CallResult r) { promise->set_value(std::move(r)); });
-  return future;
-}
-
 std::string_view Module::Impl::runs_on(const std::string& function) const {
   if (const auto f = program.functions.find(function);
       f != program.functions.end() && f->second.controller)
@@ -521,15 +391,6 @@ std::string_view Module::Impl::graphs_run_on() const {
   if (!executor) return "reference";
   if (runtime::is_fast_executor(*executor)) return "fast";
   return executor->runs_whole_graphs() ? "cuda" : "reference";
-}
-
-std::vector<Diagnostic> Module::reserve(const std::string& function,
-                                        const std::map<std::string, std::int64_t>& sizes) const {
-  try {
-    return current()->reserve(function, sizes);
-  } catch (const std::exception& e) {
-    return {runtime::unexpected_failure(e)};
-  }
 }
 
 CallResult Module::Impl::call_values(const std::string& function, const std::vector<Arg>& args,
@@ -693,65 +554,6 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
     c.frames->give(std::move(frame));
   }
   return r;
-}
-
-// A frame made ahead of the calls: the function run once, on zeros, at
-// the inputs' shapes its types give with `sizes`, so its memory is planned
-// and kept; the results are dropped.
-std::vector<Diagnostic> Module::Impl::reserve(
-    const std::string& function, const std::map<std::string, std::int64_t>& sizes) const {
-  CallResult r;
-  if (auto empty = empty_module()) return {std::move(*empty)};
-  if (!compiled->ok()) return compiled->diagnostics;
-  const auto sig = program.functions.find(function);
-  const auto prepared = callable.find(function);
-  if (sig == program.functions.end() || sig->second.is_extern || sig->second.controller ||
-      prepared == callable.end())
-    return {diag::error(diag::Code::E1604,
-                        "`" + function + "` isn't a device function of this program",
-                        api::unknown_function_help(compiled->typed, function, false))};
-  const Callable& c = prepared->second;
-  if (!c.framed || load_options.memory_limit > 0) return {};  // its calls don't run in frames
-  const ir::Graph& graph = *c.graph;
-  const auto& dims = compiled->typed.dims;
-  std::map<std::string, runtime::Tensor> inputs;
-  for (std::size_t k = 0; k < c.sources.size(); ++k) {
-    const ir::Node& n = graph.nodes[static_cast<std::size_t>(graph.inputs[k])];
-    runtime::Shape shape;
-    for (const auto& axis : n.type.axes) {
-      const auto size = runtime::size_of(axis, sizes, dims);
-      if (!size)
-        return {diag::error(diag::Code::E1605,
-                            "reserving `" + function + "` needs a size for `" + axis.str() +
-                                "` (of `" + n.name + "`, a " + n.type.str() + ")",
-                            "give each generic axis its size: {{\"b\", 64}}")};
-      shape.push_back(*size);
-    }
-    inputs.emplace(n.name, runtime::Tensor::zeros(runtime::dtype_of(n.type.elem), shape));
-  }
-  auto frame = new_frame(*this, function, c, inputs, r);
-  if (!frame) return r.diagnostics;
-  for (std::size_t k = 0; k < c.sources.size(); ++k) {
-    const auto id = static_cast<std::size_t>(graph.inputs[k]);
-    const runtime::Tensor& zeros = inputs.at(graph.nodes[id].name);
-    frame->graph.values[id] = zeros;
-    // A host tensor's borrow to come, made now (reborrow points it).
-    frame->held[k] =
-        c.sources[k].seed ? zeros : runtime::Tensor::borrow(nullptr, zeros.dtype(), {});
-  }
-  inputs.clear();
-  {
-    runtime::FrameMemory::Scope planned(frame->memory);
-    try {
-      runtime::run_graph_in(graph, frame->graph, dims, executor.get());
-    } catch (const std::exception& e) {
-      frame->graph.clear();
-      return {run_failure(function, e)};
-    }
-    frame->graph.clear();
-  }
-  c.frames->give(std::move(frame));
-  return {};
 }
 
 }  // namespace ss

@@ -7,6 +7,7 @@
 #include "ir/fusion.hpp"
 #include "ir/memory_plan.hpp"
 #include "lower/lower.hpp"
+#include "support/host_callback.hpp"
 
 namespace ss::lower {
 namespace {
@@ -28,7 +29,10 @@ struct Driver {
       } catch (const NotLowered& e) {
         out.failures.push_back({name, e.code, e.what(), e.help, e.span, false});
       } catch (const std::bad_alloc&) {
-        throw;  // out of memory is the load's failure (E1611), not a bug
+        throw;
+      } catch (const support::HostCallbackFailed&) {
+        throw;  // the host's (its CodeCache's), E1614  // out of memory is the load's failure
+                // (E1611), not a bug
       } catch (const std::exception& bug) {
         out.failures.push_back({name, std::nullopt, bug.what(), {}, {}, true});
       }
@@ -61,6 +65,8 @@ struct Driver {
         p.distributed.emplace(name, ir::distribute(g));
       } catch (const std::bad_alloc&) {
         throw;
+      } catch (const support::HostCallbackFailed&) {
+        throw;  // the host's (its CodeCache's), E1614
       } catch (const std::exception& e) {
         p.not_distributed[name] = e.what();
       }
@@ -114,6 +120,8 @@ struct Driver {
         options.planner->plan(g);
       } catch (const std::bad_alloc&) {
         throw;
+      } catch (const support::HostCallbackFailed&) {
+        throw;  // the host's (its CodeCache's), E1614
       } catch (const std::exception& bug) {
         out.failures.push_back({g.name, std::nullopt, bug.what(), {}, {}, true});
       }

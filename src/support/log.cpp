@@ -66,19 +66,38 @@ LogLevel from_spdlog(spdlog::level::level_enum level) {
   }
 }
 
-// Hands each message, unformatted, to the host.
+using Counter = std::shared_ptr<std::atomic<std::int64_t>>;
+
+// Hands each message, unformatted, to the host. What the host's callback
+// throws is counted, never reported (it would go to the same callback)
+// nor left to spdlog, which would print it to standard error.
 class CallbackSink final : public spdlog::sinks::base_sink<std::mutex> {
  public:
-  explicit CallbackSink(LogCallback callback) : callback_(std::move(callback)) {}
+  CallbackSink(LogCallback callback, Counter thrown)
+      : callback_(std::move(callback)), thrown_(std::move(thrown)) {}
 
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
-    callback_(from_spdlog(msg.level), std::string_view(msg.payload.data(), msg.payload.size()));
+    try {
+      callback_(from_spdlog(msg.level), std::string_view(msg.payload.data(), msg.payload.size()));
+    } catch (...) {
+      thrown_->fetch_add(1, std::memory_order_relaxed);
+    }
   }
   void flush_() override {}
 
  private:
   LogCallback callback_;
+  Counter thrown_;
+};
+
+// An engine's logger, with the count of the host's callbacks that threw
+// where no call waited on them.
+class EngineLogger final : public spdlog::logger {
+ public:
+  EngineLogger(std::string name, spdlog::sink_ptr sink, Counter counter)
+      : spdlog::logger(std::move(name), std::move(sink)), thrown(std::move(counter)) {}
+  Counter thrown;
 };
 
 }  // namespace
@@ -114,14 +133,17 @@ LoggerPtr make_logger(const EngineOptions& options) {
   static std::atomic<unsigned> engines{0};
   const std::string name = "shapescript#" + std::to_string(engines++);
 
+  auto thrown = std::make_shared<std::atomic<std::int64_t>>(0);
   spdlog::sink_ptr sink;
   if (options.log_callback) {
-    sink = std::make_shared<CallbackSink>(options.log_callback);
+    sink = std::make_shared<CallbackSink>(options.log_callback, thrown);
   } else {
     sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     sink->set_pattern("shapescript: %l: %v");
   }
-  auto logger = std::make_shared<spdlog::logger>(name, std::move(sink));
+  auto logger = std::make_shared<EngineLogger>(name, std::move(sink), thrown);
+  // Nothing spdlog meets (a sink's failure) goes to standard error.
+  logger->set_error_handler([thrown](const std::string&) { thrown->fetch_add(1); });
 
   std::string bad_env;
   logger->set_level(to_spdlog(resolve_log_level(options.log_level, &bad_env)));
@@ -129,6 +151,18 @@ LoggerPtr make_logger(const EngineOptions& options) {
     logger->warn("SHAPESCRIPT_LOG=`{}` is not a level; use trace, debug, info, warn, error or off",
                  bad_env);
   return logger;
+}
+
+void unwaited_throw(const LoggerPtr& log, std::string_view callback, const std::string& what) {
+  if (!log) return;
+  if (auto* engine = dynamic_cast<EngineLogger*>(log.get()))
+    engine->thrown->fetch_add(1, std::memory_order_relaxed);
+  log->warn("{} threw, and no call waited on it: {}", callback, what);
+}
+
+std::int64_t unwaited_throws(const LoggerPtr& log) {
+  auto* engine = dynamic_cast<EngineLogger*>(log.get());
+  return engine ? engine->thrown->load(std::memory_order_relaxed) : 0;
 }
 
 }  // namespace ss::support

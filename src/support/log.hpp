@@ -5,7 +5,10 @@
 
 #include <spdlog/logger.h>
 
+#include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "shapescript/engine.hpp"
 
@@ -22,5 +25,11 @@ LogLevel resolve_log_level(const std::optional<LogLevel>& requested,
 LoggerPtr make_logger(const EngineOptions& options);
 
 const char* log_level_name(LogLevel level);
+
+// A host's callback threw where no call waited on it (a done callback):
+// counted in the engine's stats (Engine::stats) and reported to the log.
+// A throw from the log callback itself is counted alone, by its sink.
+void unwaited_throw(const LoggerPtr& log, std::string_view callback, const std::string& what);
+std::int64_t unwaited_throws(const LoggerPtr& log);
 
 }  // namespace ss::support

@@ -408,31 +408,73 @@ TEST_CASE("a model imported from ONNX allocates nothing a steady call, at batch 
   }
 }
 
+namespace {
+
+// The MLP through the C API: an engine, the module and a model value.
+struct CMlp {
+  ss_engine* engine = nullptr;
+  ss_module* mod = nullptr;
+  ss_value* model = nullptr;
+  std::vector<ss_tensor*> views;
+
+  CMlp() {
+    ss_engine_options options = ss_engine_options_default();
+    ss_status* status = nullptr;
+    engine = ss_engine_new(&options, &status);
+    REQUIRE(engine);
+    mod = ss_engine_load_source(engine, kMlp, "mlp.ss", nullptr, &status);
+    REQUIRE(mod);
+    REQUIRE(ss_module_make(mod, "Mlp", 0, &model) == nullptr);
+  }
+  ~CMlp() {
+    for (ss_tensor* t : views) ss_tensor_free(t);
+    ss_value_free(model);
+    ss_module_free(mod);
+    ss_engine_free(engine);
+  }
+  // A view of `data` as `rows` rows of `width`, freed with this.
+  const ss_tensor* view(std::vector<float>& data, std::int64_t rows, std::int64_t width) {
+    const std::int64_t shape[] = {rows, width};
+    views.push_back(ss_tensor_view(SS_F32, data.data(), shape, 2));
+    return views.back();
+  }
+  // logits at `rows` rows, into `out`.
+  bool call_into(std::vector<float>& x, std::vector<float>& out, std::int64_t rows) {
+    const ss_arg args[] = {ss_arg_value(model), ss_arg_tensor(view(x, rows, 784))};
+    const ss_tensor* outputs[] = {view(out, rows, 10)};
+    return ss_module_call_into(mod, "logits", args, 2, outputs, 1) == nullptr;
+  }
+};
+
+}  // namespace
+
 TEST_CASE("the C API's call_into allocates nothing") {
   if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
-  ss_engine_options options = ss_engine_options_default();
-  ss_status* status = nullptr;
-  ss_engine* e = ss_engine_new(&options, &status);
-  REQUIRE(e);
-  ss_module* mod = ss_engine_load_source(e, kMlp, "mlp.ss", nullptr, &status);
-  REQUIRE(mod);
-  ss_value* model = nullptr;
-  REQUIRE(ss_module_make(mod, "Mlp", 0, &model) == nullptr);
+  CMlp c;
   std::vector<float> x(784, 0.25f), out(10);
-  const std::int64_t x_shape[] = {1, 784}, out_shape[] = {1, 10};
-  ss_tensor* xt = ss_tensor_view(SS_F32, x.data(), x_shape, 2);
-  ss_tensor* ot = ss_tensor_view(SS_F32, out.data(), out_shape, 2);
-  const ss_arg args[] = {ss_arg_value(model), ss_arg_tensor(xt)};
-  const ss_tensor* outputs[] = {ot};
+  const ss_arg args[] = {ss_arg_value(c.model), ss_arg_tensor(c.view(x, 1, 784))};
+  const ss_tensor* outputs[] = {c.view(out, 1, 10)};
   CHECK(steady_allocations("c api", [&] {
-          ss_status* s = ss_module_call_into(mod, "logits", args, 2, outputs, 1);
-          return s == nullptr;
+          return ss_module_call_into(c.mod, "logits", args, 2, outputs, 1) == nullptr;
         }) == 0);
-  ss_tensor_free(xt);
-  ss_tensor_free(ot);
-  ss_value_free(model);
-  ss_module_free(mod);
-  ss_engine_free(e);
+}
+
+TEST_CASE("after ss_module_reserve, the C API's first call at those sizes allocates nothing") {
+  if (sanitized()) return ss::test::skip("a sanitizer's allocator can't be replaced");
+  CMlp c;
+  // Another size's call first: what a module does once is done.
+  std::vector<float> x1(784, 0.5f), out1(10);
+  REQUIRE(c.call_into(x1, out1, 1));
+  const char* names[] = {"b"};
+  const std::int64_t sizes[] = {16};
+  REQUIRE(ss_module_reserve(c.mod, "logits", 1, names, sizes) == nullptr);
+  std::vector<float> x(16 * 784, 0.25f), out(16 * 10);
+  const ss_arg args[] = {ss_arg_value(c.model), ss_arg_tensor(c.view(x, 16, 784))};
+  const ss_tensor* outputs[] = {c.view(out, 16, 10)};
+  CHECK(steady_allocations(
+            "c api reserved",
+            [&] { return ss_module_call_into(c.mod, "logits", args, 2, outputs, 1) == nullptr; }, 0,
+            1) == 0);
 }
 
 // The stand-in driver (tests/fakes/fake_cuda.cpp) with launches that do

@@ -222,3 +222,51 @@ fn act(m: Wide, x: [b D]) -> [b A]:
                       alone.tensor().to_floats()));
   }
 }
+
+TEST_CASE("a batcher's first request that doesn't fit is refused alone, never setting the shapes") {
+  const ss::Engine engine;
+  const std::string source = std::string(kPolicy) + "\nfn main():\n    print(1)\n";
+  const ss::Module mod = engine.load_source(source, "policy.ss");
+  REQUIRE(mod);
+  const ss::Value policy = mod.make("Policy", {.seed = 5});
+  ss::Batcher batcher(mod, "act", {policy}, {.max_batch = 4});
+  std::vector<float> narrow(15, 0.5f), obs = observation(1), probs(4), total(1);
+  const std::vector<ss::Tensor> outs = {ss::Tensor::view(probs.data(), {4}),
+                                        ss::Tensor::view(total.data(), {})};
+  // First, a row of 15 where `act` takes 16: refused; correct ones run after.
+  const auto first = batcher.run({ss::Tensor::view(narrow.data(), {15})}, outs);
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].code == "E1603");
+  CHECK(first[0].message.find("[b D]") != std::string::npos);
+  for (int k = 0; k < 3; ++k)
+    CHECK(batcher.run({ss::Tensor::view(obs.data(), {16})}, outs).empty());
+  // Results of the wrong count or shape, an i32 row for an f32 parameter.
+  std::vector<std::int32_t> ints(16, 1);
+  std::vector<ss::Diagnostic> errors;
+  CHECK_FALSE(batcher.rows({ss::Tensor::view(obs.data(), {16})}, {outs[0]}, &errors));
+  CHECK_FALSE(batcher.rows({ss::Tensor::view(obs.data(), {16})},
+                           {ss::Tensor::view(probs.data(), {2, 2}), outs[1]}, &errors));
+  CHECK_FALSE(batcher.rows({ss::Tensor::view(ints.data(), {16})}, outs, &errors));
+  CHECK_FALSE(batcher.rows({ss::Tensor::view(obs.data(), {16}), outs[0]}, outs, &errors));
+  REQUIRE(errors.size() == 4);
+  for (const auto& e : errors) CHECK(e.code == "E1603");
+  // rows() refuses a controller function, an unknown one, an empty Module,
+  // a resident model missing or empty.
+  const auto code_of = [&](ss::Batcher& b) {
+    std::vector<ss::Diagnostic> why;
+    CHECK_FALSE(b.rows({ss::Tensor::view(obs.data(), {16})}, outs, &why));
+    return why.empty() ? std::string("(none)") : why[0].code;
+  };
+  ss::Batcher controller(mod, "main", {policy});
+  CHECK(code_of(controller) == "E1604");
+  ss::Batcher unknown(mod, "nothing", {policy});
+  CHECK(code_of(unknown) == "E1604");
+  const ss::Module empty;
+  ss::Batcher nothing(empty, "act", {policy});
+  CHECK(code_of(nothing) == "E1612");
+  ss::Batcher no_model(mod, "act", {});
+  CHECK(code_of(no_model) == "E1603");
+  ss::Batcher empty_model(mod, "act", {ss::Value{}});
+  CHECK(code_of(empty_model) == "E1603");
+  CHECK(batcher.stats().failed == 0);
+}

@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const SsOnnxApi* api = ss_onnx_api(SS_ONNX_ABI_VERSION);
   if (!api) broken("the importer's table is missing");
   SsOnnxBuffer result{}, weights{};
-  api->import_model(reinterpret_cast<const char*>(data), size, "", nullptr, &result, &weights);
+  api->import_model(reinterpret_cast<const char*>(data), size, "", nullptr, nullptr, &result,
+                    &weights);
   const std::string text(result.data ? result.data : "", result.size);
   api->free_buffer(&result);
   api->free_buffer(&weights);

@@ -16,12 +16,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+}  // namespace
+
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
+
+namespace {
 
 // The op types of a model, read back from the generated program's comments.
 std::vector<std::string> ops_of(const std::string& source) {
@@ -37,6 +41,8 @@ std::vector<std::string> ops_of(const std::string& source) {
   return {ops.begin(), ops.end()};
 }
 
+}  // namespace
+
 std::vector<fs::path> numbered(const fs::path& folder, const std::string& prefix) {
   std::vector<fs::path> out;
   for (int i = 0;; ++i) {
@@ -47,7 +53,15 @@ std::vector<fs::path> numbered(const fs::path& folder, const std::string& prefix
   return out;
 }
 
-// Empty when `got` matches `want` at ONNX's tolerances.
+std::vector<fs::path> data_sets(const fs::path& folder) {
+  std::vector<fs::path> sets;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
 std::string compare(const Tensor& got, const Tensor& want) {
   if (got.dtype() != want.dtype()) return "element type differs";
   if (got.shape() != want.shape()) return "shape differs";
@@ -64,6 +78,8 @@ std::string compare(const Tensor& got, const Tensor& want) {
   }
   return {};
 }
+
+namespace {
 
 // What a host knowing them at load would give (OnnxOptions::constants):
 // a test's integer inputs and, but for its first (the data), those of a few
@@ -108,12 +124,7 @@ BackendResult run_one(const Engine& engine, const fs::path& folder, const std::s
     }
     return r;
   }
-  std::vector<fs::path> sets;
-  for (const auto& e : fs::directory_iterator(folder))
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
-      sets.push_back(e.path());
-  std::sort(sets.begin(), sets.end());
-  for (const auto& set : sets) {
+  for (const auto& set : data_sets(folder)) {
     std::vector<Tensor> inputs, wants;
     for (const auto& p : numbered(set, "input_")) {
       Tensor t;
@@ -183,16 +194,20 @@ std::string backend_data_root() {
   return fs::exists(fs::path(root) / "node") ? root : "";
 }
 
-std::vector<BackendResult> run_backend_suite(const std::string& suite, const std::string& library) {
-  std::vector<BackendResult> out;
+std::vector<fs::path> test_folders(const std::string& suite) {
   const fs::path root = fs::path(backend_data_root()) / suite;
   std::vector<fs::path> folders;
   for (const auto& e : fs::directory_iterator(root))
     if (e.is_directory() && fs::exists(e.path() / "model.onnx")) folders.push_back(e.path());
   std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+std::vector<BackendResult> run_backend_suite(const std::string& suite, const std::string& library) {
+  std::vector<BackendResult> out;
   EngineOptions options;
   Engine engine(options);
-  for (const auto& f : folders) out.push_back(run_one(engine, f, library));
+  for (const auto& f : test_folders(suite)) out.push_back(run_one(engine, f, library));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "onnx/backend_suite.hpp"
+#include "onnx/importer.hpp"
 #include "shapescript/engine.hpp"
 #include "shapescript/shapescript.hpp"
 #include "support/numerics.hpp"
@@ -22,18 +23,10 @@ std::string source_path(const std::string& relative) {
   return std::string(ss::test::built::source_dir) + "/" + relative;
 }
 
-ss::OnnxOptions options() {
-  ss::OnnxOptions o;
-  o.library = ss::test::built::onnx;
-  return o;
-}
+using ss::test::have_importer;
 
-bool have_importer() {
-  if (std::string(ss::test::built::onnx).empty()) {
-    ss::test::skip("the ONNX importer wasn't built (libonnx-dev, libprotobuf-dev)");
-    return false;
-  }
-  return true;
+ss::OnnxOptions options() {
+  return ss::test::importer_options();
 }
 
 std::string read_all(const std::string& path) {

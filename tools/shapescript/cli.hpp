@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "shapescript/options.hpp"
+
 namespace ss::cli {
 
 // Exit statuses: success, a program or device error, a bad command line.
@@ -38,10 +40,15 @@ struct Options {
   std::string files_root;         // --files-root DIR: the only folder load/save may touch
   bool read_only = false;         // --read-only: no `save`
   bool strict_sinks = false;      // --strict-sinks: an unbound sink is E1705
-  std::int64_t time_limit_ms = 0;  // --time-limit MS: 0, none
-  std::int64_t memory_limit = 0;   // --memory-limit BYTES: 0, none
-  std::string inputs, outputs;     // --inputs/--outputs FILE.safetensors, for run of a .onnx
+  std::int64_t time_limit_ms = 0;   // --time-limit MS: 0, none
+  std::int64_t memory_limit = 0;    // --memory-limit BYTES: 0, none
+  std::string inputs, outputs;      // --inputs/--outputs FILE.safetensors, for run of a .onnx
+  std::vector<std::string> frozen;  // --frozen NAME: an ONNX initializer kept constant
 };
+
+// The code cache `run` uses: --code-cache, else the XDG cache; none with
+// --no-code-cache.
+CodeCache code_cache(const Options& options);
 
 int run_check(const std::vector<std::string>& files, const Options& options);
 int run_explain(const std::string& code);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 
 namespace ss::cli {
 namespace {
@@ -92,7 +93,8 @@ void FileSink::write(const SinkRecord& record) {
     // What part of the record got in goes: the file ends with a whole one.
     if (::ftruncate(fd_, written_) == 0) ::lseek(fd_, written_, SEEK_SET);
     header_ = header_before;
-    throw std::runtime_error("can't write `" + path_ + "`: " + std::strerror(error));
+    // A system_error: the run stops with E1706 (a file that can't be written).
+    throw std::system_error(error, std::generic_category(), "can't write `" + path_ + "`");
   }
   written_ += static_cast<std::int64_t>(text.size());
 }

@@ -47,6 +47,7 @@ int run_import(const std::vector<std::string>& words, const Options& options) {
   const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
   OnnxOptions onnx;
   onnx.dims = options.dims;  // the graph's symbolic dims, by its names
+  onnx.frozen = options.frozen;
   OnnxTranslation t = Engine().translate_onnx(bytes.str(), folder, onnx);
   if (!t) return report(t.diagnostics, options);
   std::string source = t.source;
@@ -78,16 +79,27 @@ int run_import(const std::vector<std::string>& words, const Options& options) {
 int run_onnx(const std::string& path, const Options& options) {
   OnnxOptions onnx;
   onnx.dims = options.dims;  // the graph's symbolic dims, by its names
+  onnx.frozen = options.frozen;
   EngineOptions engine_options;
   engine_options.executor = options.fast ? Executor::fast : Executor::reference;
   engine_options.threads = options.threads;
+  engine_options.code_cache = code_cache(options);
   Engine engine(engine_options);
-  OnnxModel model = engine.load_onnx(path, onnx);
-  if (!model) return report(model.diagnostics, options);
   std::map<std::string, Tensor> given;
   std::vector<Diagnostic> errors;
   if (!options.inputs.empty() && !read_tensor_file(options.inputs, &given, &errors))
     return report(errors, options);
+  OnnxModel model = engine.load_onnx(path, onnx);
+  // A size the model computes from an input's values (a Reshape's shape, a
+  // Slice's bounds, TopK's k, a Resize's scales): the run knows them, so
+  // the translation is made again with them as constants.
+  if (!model && !model.diagnostics.empty() && model.diagnostics[0].code == "E2007") {
+    for (const auto& [name, t] : given)
+      if (t.dtype() != DType::f32 || t.size() <= 8) onnx.constants[name] = t;
+    if (!onnx.constants.empty())
+      if (OnnxModel again = engine.load_onnx(path, onnx)) model = std::move(again);
+  }
+  if (!model) return report(model.diagnostics, options);
   std::vector<Tensor> inputs;
   for (const auto& port : model.translation.inputs) {
     auto it = given.find(port.onnx_name);

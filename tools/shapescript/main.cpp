@@ -50,6 +50,8 @@ options:
   --dump-ir[=PASS]                with check: print the lowered program after PASS
                                   (lower, the default; verify, distribute, fuse, plan)
   --dim NAME=SIZE                 with run: the size of a dim declared without one
+  --frozen NAME                   with import and run of a .onnx: the initializer
+                                  NAME stays a constant, never trained (repeatable)
   --sink NAME=FILE                with run: where the sink NAME writes: a .csv file
                                   (a header line, then a row per write) or JSON lines
                                   (any other name: one object per write)
@@ -179,6 +181,12 @@ int main(int argc, char** argv) {
       if (eq == std::string::npos || eq == 0)
         return usage_error("`--arg` takes NAME=VALUE, such as x=[[1.0, 2.0]]");
       options.args.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+      continue;
+    }
+    if (arg == "--frozen") {
+      if (i + 1 >= argc || !*argv[i + 1])
+        return usage_error("`--frozen` needs the name of one of the graph's initializers");
+      options.frozen.emplace_back(argv[++i]);
       continue;
     }
     if (arg == "--inputs" || arg == "--outputs") {

@@ -42,6 +42,8 @@ void print_stats(const std::vector<CallStats>& totals, std::ostream& err) {
           << std::fixed << std::setprecision(3) << w.collective_seconds << "\n";
 }
 
+}  // namespace
+
 // Compiled kernels live in the XDG cache unless the options say otherwise.
 CodeCache code_cache(const Options& options) {
   if (options.no_code_cache) return {};
@@ -52,6 +54,8 @@ CodeCache code_cache(const Options& options) {
   if (home && *home) return directory_code_cache(std::string(home) + "/.cache/shapescript");
   return {};
 }
+
+namespace {
 
 // Per function: what ran it (the fast or reference executor for device
 // functions, compiled or interpreted controller code), its calls and its

@@ -133,7 +133,15 @@ Diagnostic out_of_memory(const std::bad_alloc& e) {
       "this far");
 }
 
+Diagnostic host_callback_failure(const HostCallbackFailed& e) {
+  return diag::error(diag::Code::E1614, e.callback + " threw: " + e.what(),
+                     "the call that waited on it failed, and nothing it would have made is kept; "
+                     "the library's state is intact, so the next call runs");
+}
+
 Diagnostic unexpected_failure(const std::exception& e) {
+  if (const auto* callback = dynamic_cast<const HostCallbackFailed*>(&e))
+    return host_callback_failure(*callback);
   if (const auto* memory = dynamic_cast<const std::bad_alloc*>(&e)) return out_of_memory(*memory);
   return internal_error(e.what());
 }
@@ -204,7 +212,8 @@ std::vector<Diagnostic> run_function(const ir::Program& program, const diag::Sou
   MemoryBudget::hold(budget, options.memory_limit);
   try {
     const Value result = controller.call(function, bind_arguments(program, function, args), {});
-    if (result.kind != Value::Kind::none && options.print) options.print(show(result) + "\n");
+    if (result.kind != Value::Kind::none && options.print)
+      host_call("the print callback", [&] { options.print(show(result) + "\n"); });
   } catch (const Failure& failure) {
     return {failure.diagnostic};
   } catch (const std::exception& e) {

@@ -26,6 +26,7 @@
 #include "runtime/devices/workers.hpp"
 #include "shapescript/diagnostic.hpp"
 #include "shapescript/options.hpp"
+#include "support/host_callback.hpp"
 
 namespace ss::runtime {
 
@@ -107,8 +108,11 @@ Diagnostic internal_error(const std::string& what);
 // where the runtime knows it (OutOfMemory).
 Diagnostic out_of_memory(const std::bad_alloc& e);
 
-// An exception that no coded path caught, at the API's edge: E1611 for a
-// std::bad_alloc, else our bug (E0001).
+// E1614 for a host's callback that threw (runtime/core/host_callback.hpp).
+Diagnostic host_callback_failure(const HostCallbackFailed& e);
+
+// An exception that no coded path caught, at the API's edge: E1614 for a
+// host's callback, E1611 for a std::bad_alloc, else our bug (E0001).
 Diagnostic unexpected_failure(const std::exception& e);
 
 // A graph's run-time failure in the program (a split that doesn't divide,

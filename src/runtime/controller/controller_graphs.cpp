@@ -77,7 +77,7 @@ std::vector<Tensor> Controller::run(const ir::Graph& g,
   std::vector<WorkerStats> stats;
   auto outputs =
       options_.devices->run(found->second, inputs, p_.dims, options_.stats ? &stats : nullptr);
-  if (options_.stats) options_.stats(g.name, stats);
+  if (options_.stats) host_call("the stats callback", [&] { options_.stats(g.name, stats); });
   return outputs;
 }
 

@@ -22,13 +22,15 @@ bool Controller::test(const ir::HostFunction& fn, std::vector<Value>& slots, std
     auto item = nth_item(iterable, counter.whole);
     if (!item) {
       if (options_.progress && iterable.kind == Value::Kind::batches)
-        options_.progress(length(iterable), length(iterable));
+        host_call("the progress callback",
+                  [&] { options_.progress(length(iterable), length(iterable)); });
       return false;
     }
     at(in.dst) = std::move(*item);
     counter.whole += 1;
     if (options_.progress && iterable.kind == Value::Kind::batches)
-      options_.progress(counter.whole - 1, length(iterable));
+      host_call("the progress callback",
+                [&] { options_.progress(counter.whole - 1, length(iterable)); });
     return true;
   }
   if (counter.whole >= iterable.hi) return false;
@@ -77,7 +79,8 @@ void Controller::exec(const ir::HostFunction& fn, std::vector<Value>& slots, std
       std::string line;
       for (std::size_t i = 0; i < in.args.size(); ++i)
         line += (i ? " " : "") + show(at(in.args[i]));
-      if (options_.print && holds_rank_zero()) options_.print(line + "\n");
+      if (options_.print && holds_rank_zero())
+        host_call("the print callback", [&] { options_.print(line + "\n"); });
       break;
     }
     case HostOp::format:

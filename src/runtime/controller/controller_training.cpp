@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <new>
+#include <system_error>
 
 #include "runtime/data/data_error.hpp"
 #include "support/fingerprint.hpp"
@@ -50,18 +51,21 @@ void Controller::training(const HostInstr& in, std::vector<Value>& slots) {
       for (const auto& part : in.parts) record.emplace_back(part.text, number_in(slots, part.slot));
       if (const auto sink = options_.sinks.find(in.text);
           sink != options_.sinks.end() && sink->second) {
-        // A host's sink that can't keep a record (its disk full) throws:
-        // the run stops there with E1706, not an internal error.
+        // A host's sink that can't keep a record (its disk full) throws a
+        // std::system_error: the run stops there with E1706. Anything else
+        // it throws is E1614, naming the sink.
         try {
           sink->second(record);
         } catch (const std::bad_alloc&) {
           throw;
         } catch (const DataError&) {
           throw;
-        } catch (const std::exception& e) {
+        } catch (const std::system_error& e) {
           throw DataError(diag::Code::E1706,
                           "the sink `" + in.text + "` couldn't keep a record: " + e.what(),
                           "give the sink's destination room, or bind it elsewhere");
+        } catch (...) {
+          throw HostCallbackFailed("the sink `" + in.text + "`", current_exception_text());
         }
       }
       return;

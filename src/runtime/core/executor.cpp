@@ -1,5 +1,6 @@
 #include "runtime/core/executor.hpp"
 
+#include "runtime/core/out_of_memory.hpp"
 #include "types/size_arith.hpp"
 
 namespace ss::runtime {
@@ -22,13 +23,13 @@ std::optional<std::int64_t> size_of(const types::Axis& axis,
   std::int64_t n = 1;
   for (const auto& f : axis.factors) {
     if (f.kind == Factor::Kind::literal) {
-      n *= f.value;
+      n = checked_product(n, f.value);
     } else if (f.kind == Factor::Kind::dim) {
       const auto it = dims.find(f.name);
       if (it == dims.end() || !it->second) return std::nullopt;
-      n *= *it->second;
+      n = checked_product(n, *it->second);
     } else if (const auto it = sizes.find(f.name); it != sizes.end()) {
-      n *= it->second;
+      n = checked_product(n, it->second);
     } else {
       return std::nullopt;
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/core/helper_threads.hpp"
+#include "support/host_callback.hpp"
 
 namespace ss::runtime {
 
@@ -218,30 +219,46 @@ class RunnerWorkers final : public LoopWorkers {
       support::FunctionRef<void(int)> job;
       FirstFailure failure;
     } run{job, {}};
-    runner_->run(
-        parts,
-        [](void* context, int index) {
-          auto* r = static_cast<Run*>(context);
-          try {
-            r->job(index);
-          } catch (...) {  // never into the host's job system
-            r->failure.keep();
-          }
-        },
-        &run);
+    host_call("TaskRunner::run", [&] {
+      runner_->run(
+          parts,
+          [](void* context, int index) {
+            auto* r = static_cast<Run*>(context);
+            try {
+              r->job(index);
+            } catch (...) {  // never into the host's job system
+              r->failure.keep();
+            }
+          },
+          &run);
+    });
     run.failure.rethrow();
   }
 
   void post(std::function<void()> task) override {
     // The task crosses to the host's thread on the heap; it frees itself.
-    auto* held = new std::function<void()>(std::move(task));
-    const auto run_held = [](void* context, int /*index*/) {
-      std::unique_ptr<std::function<void()>> mine(static_cast<std::function<void()>*>(context));
-      (*mine)();
+    // `claimed` settles a post that threw: the host may have queued it
+    // anyway, so it is never freed here, and runs only if nobody gave up.
+    struct Held {
+      std::function<void()> task;
+      std::atomic<bool> claimed{false};
     };
-    if (runner_->post(run_held, held)) return;
-    std::unique_ptr<std::function<void()>> back(held);  // declined: our own thread runs it
-    async_.post(std::move(*back));
+    auto* held = new Held{std::move(task)};
+    const auto run_held = [](void* context, int /*index*/) {
+      std::unique_ptr<Held> mine(static_cast<Held*>(context));
+      if (!mine->claimed.exchange(true)) mine->task();
+    };
+    bool queued = false;
+    try {
+      queued = runner_->post(run_held, held);
+    } catch (...) {
+      const std::string what = current_exception_text();
+      if (!held->claimed.exchange(true)) throw HostCallbackFailed("TaskRunner::post", what);
+      return;  // the host ran it already, then threw
+    }
+    if (queued) return;
+    std::unique_ptr<Held> back(held);  // declined: our own thread runs it
+    async_.post(std::move(back->task));
   }
 
   int threads_started() const override { return async_.started() ? 1 : 0; }

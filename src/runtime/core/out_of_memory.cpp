@@ -9,13 +9,29 @@ namespace ss::runtime {
 
 OutOfMemory::OutOfMemory(std::size_t b) : bytes(b) {
   const std::size_t machine = physical_memory();
-  if (machine > 0 && b > machine)
+  if (b == static_cast<std::size_t>(-1))
+    std::snprintf(message_, sizeof message_,
+                  "out of memory: a tensor of more bytes than a 64-bit count holds was asked for");
+  else if (machine > 0 && b > machine)
     std::snprintf(message_, sizeof message_,
                   "out of memory: %zu bytes were asked for, more than this machine's %zu", b,
                   machine);
   else
     std::snprintf(message_, sizeof message_,
                   "out of memory: %zu bytes were asked for, and the system refused them", b);
+}
+
+std::int64_t checked_product(std::int64_t a, std::int64_t b) {
+  std::int64_t n = 0;
+  if (__builtin_mul_overflow(a, b, &n)) throw OutOfMemory(static_cast<std::size_t>(-1));
+  return n;
+}
+
+std::size_t checked_bytes(std::int64_t elements, std::size_t element_size) {
+  std::size_t n = 0;
+  if (elements < 0 || __builtin_mul_overflow(static_cast<std::size_t>(elements), element_size, &n))
+    throw OutOfMemory(static_cast<std::size_t>(-1));
+  return n;
 }
 
 std::size_t physical_memory() {

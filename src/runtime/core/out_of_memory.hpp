@@ -5,11 +5,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 
 namespace ss::runtime {
 
 struct OutOfMemory : std::bad_alloc {
+  // `bytes` is SIZE_MAX for a count no 64-bit integer holds (a product of
+  // sizes that overflowed).
   explicit OutOfMemory(std::size_t bytes);
   const char* what() const noexcept override { return message_; }
   std::size_t bytes;
@@ -23,6 +26,13 @@ struct OutOfMemory : std::bad_alloc {
 // system refuses, or without asking when it is more than the machine's
 // physical memory (a size that can only fail, or crash a sanitizer).
 void* allocate_aligned(std::size_t alignment, std::size_t bytes);
+
+// Products of sizes, checked: a tensor's element count, its bytes. Sizes
+// are never negative here; a product past what an int64 (or, for bytes, a
+// size_t) holds is memory no machine has: OutOfMemory(SIZE_MAX), so that
+// every path reports it as E1611 instead of wrapping around.
+std::int64_t checked_product(std::int64_t a, std::int64_t b);
+std::size_t checked_bytes(std::int64_t elements, std::size_t element_size);
 
 // The machine's physical memory in bytes (0 when unknown).
 std::size_t physical_memory();

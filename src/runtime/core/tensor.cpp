@@ -9,12 +9,14 @@
 
 #include "runtime/core/buffer_pool.hpp"
 #include "runtime/core/frame_memory.hpp"
+#include "runtime/core/out_of_memory.hpp"
 
 namespace ss::runtime {
 
 std::int64_t element_count(const Shape& shape) {
   std::int64_t n = 1;
-  for (const auto d : shape) n *= d;
+  for (const auto d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) throw OutOfMemory(static_cast<std::size_t>(-1));
   return n;
 }
 
@@ -193,7 +195,7 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.strides_ = row_major_strides(t.shape_);
-  t.buffer_ = Buffer::allocate(static_cast<std::size_t>(t.size()) * dtype_size(dtype));
+  t.buffer_ = Buffer::allocate(checked_bytes(t.size(), dtype_size(dtype)));
   return t;
 }
 
@@ -202,7 +204,7 @@ Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.strides_ = row_major_strides(t.shape_);
-  t.buffer_ = Buffer::allocate(static_cast<std::size_t>(t.size()) * dtype_size(dtype), false);
+  t.buffer_ = Buffer::allocate(checked_bytes(t.size(), dtype_size(dtype)), false);
   return t;
 }
 
@@ -219,7 +221,7 @@ Tensor Tensor::over(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.strides_ = row_major_strides(t.shape_);
-  if (!buffer || buffer->bytes() < static_cast<std::size_t>(t.size()) * dtype_size(dtype))
+  if (!buffer || buffer->bytes() < checked_bytes(t.size(), dtype_size(dtype)))
     throw std::invalid_argument("a tensor over a buffer smaller than it");
   t.buffer_ = std::move(buffer);
   return t;
@@ -230,7 +232,7 @@ Tensor Tensor::borrow(void* data, DType dtype, Shape shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.strides_ = row_major_strides(t.shape_);
-  t.buffer_ = Buffer::borrow(data, static_cast<std::size_t>(t.size()) * dtype_size(dtype));
+  t.buffer_ = Buffer::borrow(data, checked_bytes(t.size(), dtype_size(dtype)));
   return t;
 }
 
@@ -254,7 +256,7 @@ bool Tensor::reborrow(void* data, DType dtype, const Shape& shape, const Strides
   offset_ = 0;
   contiguous_ = row_major(shape_, strides_);
   buffer_->data_ = data;
-  buffer_->bytes_ = buffer_->capacity_ = static_cast<std::size_t>(size()) * dtype_size(dtype);
+  buffer_->bytes_ = buffer_->capacity_ = checked_bytes(size(), dtype_size(dtype));
   return true;
 }
 

@@ -25,6 +25,7 @@ namespace ss::runtime {
 using Shape = SmallDims;
 using Strides = SmallDims;  // in elements, per axis; may be 0 or negative
 
+// Checked: a count no int64 holds throws OutOfMemory (out_of_memory.hpp).
 std::int64_t element_count(const Shape& shape);
 Strides row_major_strides(const Shape& shape);
 std::string shape_str(const Shape& shape);  // "[2 3]"

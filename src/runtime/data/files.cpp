@@ -11,13 +11,12 @@
 
 #include "diag/codes.hpp"
 #include "runtime/data/data_error.hpp"
+#include "support/host_callback.hpp"
 
 namespace ss::runtime {
-namespace {
 
 using diag::Code;
 
-// E1707 unless the host lets the program touch `path` this way.
 void check_allowed(const FileAccess& files, const std::string& path, bool writing) {
   if (writing ? !files.allow_write : !files.allow_read)
     throw DataError(Code::E1707,
@@ -36,13 +35,11 @@ void check_allowed(const FileAccess& files, const std::string& path, bool writin
                     "keep the program's files inside that folder, with relative paths");
 }
 
-}  // namespace
-
 std::string read_bytes(const FileAccess& files, const std::string& path) {
   check_allowed(files, path, false);
   if (files.read) {
     std::string bytes, why;
-    if (!files.read(path, &bytes, &why))
+    if (!host_call("FileAccess::read", [&] { return files.read(path, &bytes, &why); }))
       throw DataError(Code::E1408, "can't read `" + path + "`: " + why);
     return bytes;
   }
@@ -75,7 +72,7 @@ void write_bytes(const FileAccess& files, const std::string& path, std::string_v
   const std::string help = "check that its folder exists, is writable and has room";
   if (files.write) {
     std::string why;
-    if (!files.write(path, bytes, &why))
+    if (!host_call("FileAccess::write", [&] { return files.write(path, bytes, &why); }))
       throw DataError(Code::E1706, "can't write `" + path + "`: " + why, help);
     return;
   }

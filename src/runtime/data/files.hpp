@@ -10,6 +10,10 @@
 
 namespace ss::runtime {
 
+// DataError E1707 unless the host lets a program touch `path` this way
+// (FileAccess::allow_read or allow_write, inside its root).
+void check_allowed(const FileAccess& files, const std::string& path, bool writing);
+
 // The file's bytes. DataError E1707 for a path the host doesn't allow,
 // E1408 for one that can't be read.
 std::string read_bytes(const FileAccess& files, const std::string& path);

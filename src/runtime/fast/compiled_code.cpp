@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "support/fingerprint.hpp"
+#include "support/host_callback.hpp"
 
 namespace ss::runtime {
 namespace {
@@ -172,7 +173,7 @@ std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& id
   // that doesn't parse links nothing, and is compiled afresh).
   if (store.load) {
     std::string bytes;
-    if (store.load(key, &bytes))
+    if (host_call("CodeCache::load", [&] { return store.load(key, &bytes); }))
       if (const auto object = cached_object(bytes, identity); object && link(*object))
         return found(CodeOrigin::store);
   }
@@ -181,7 +182,8 @@ std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& id
     if (error->empty()) *error = why;
     return std::nullopt;
   }
-  if (store.store) store.store(key, cache_entry(identity, object));
+  if (store.store)
+    host_call("CodeCache::store", [&] { store.store(key, cache_entry(identity, object)); });
   return found(CodeOrigin::compiled);
 }
 
