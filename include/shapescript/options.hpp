@@ -123,6 +123,10 @@ struct FileAccess {
 // false to decline (the default): the engine then runs async calls on a
 // thread of its own, "ss-async".
 //
+// Either may throw: the call waiting on it fails with E1614. A run that
+// throws must have finished the tasks it started; a post that throws must
+// not have kept the task (one it ran before throwing stands).
+//
 // Several-device workers and MPI, which wait for each other inside
 // collectives, keep the library's own threads whatever the runner.
 class TaskRunner {

@@ -236,29 +236,34 @@ class RunnerWorkers final : public LoopWorkers {
   }
 
   void post(std::function<void()> task) override {
-    // The task crosses to the host's thread on the heap; it frees itself.
-    // `claimed` settles a post that threw: the host may have queued it
-    // anyway, so it is never freed here, and runs only if nobody gave up.
+    // The task crosses to the host's thread on the heap, as a reference
+    // the run frees. `claimed` settles a post that threw: if the host ran
+    // the task already, it stands; otherwise the host didn't keep it (a
+    // runner's post that throws must not have queued the task), so the
+    // reference is freed here and the call fails.
     struct Held {
       std::function<void()> task;
       std::atomic<bool> claimed{false};
     };
-    auto* held = new Held{std::move(task)};
-    const auto run_held = [](void* context, int /*index*/) {
-      std::unique_ptr<Held> mine(static_cast<Held*>(context));
-      if (!mine->claimed.exchange(true)) mine->task();
+    auto held = std::make_shared<Held>();
+    held->task = std::move(task);
+    auto* context = new std::shared_ptr<Held>(held);
+    const auto run_held = [](void* c, int /*index*/) {
+      std::unique_ptr<std::shared_ptr<Held>> mine(static_cast<std::shared_ptr<Held>*>(c));
+      if (!(*mine)->claimed.exchange(true)) (*mine)->task();
     };
     bool queued = false;
     try {
-      queued = runner_->post(run_held, held);
+      queued = runner_->post(run_held, context);
     } catch (...) {
       const std::string what = current_exception_text();
-      if (!held->claimed.exchange(true)) throw HostCallbackFailed("TaskRunner::post", what);
-      return;  // the host ran it already, then threw
+      if (held->claimed.exchange(true)) return;  // it ran, then the host threw
+      delete context;
+      throw HostCallbackFailed("TaskRunner::post", what);
     }
     if (queued) return;
-    std::unique_ptr<Held> back(held);  // declined: our own thread runs it
-    async_.post(std::move(back->task));
+    delete context;  // declined: our own thread runs it
+    async_.post(std::move(held->task));
   }
 
   int threads_started() const override { return async_.started() ? 1 : 0; }

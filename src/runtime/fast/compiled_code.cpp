@@ -146,7 +146,7 @@ std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& id
                                       const CompileObject& compile, const CodeCache& store,
                                       std::string* error) {
   Linked& l = linked();
-  std::lock_guard lock(l.mutex);
+  std::unique_lock lock(l.mutex);
   if (auto it = l.by_identity.find(identity); it != l.by_identity.end())
     if (auto held = it->second.lock()) {
       std::vector<void*> fns = held->fns;
@@ -182,8 +182,16 @@ std::optional<CachedCode> cached_code(const SsJitApi& api, const std::string& id
     if (error->empty()) *error = why;
     return std::nullopt;
   }
-  if (store.store)
-    host_call("CodeCache::store", [&] { store.store(key, cache_entry(identity, object)); });
+  if (store.store) {
+    try {
+      host_call("CodeCache::store", [&] { store.store(key, cache_entry(identity, object)); });
+    } catch (...) {
+      made->api = &api;  // linked: unloaded now, the mutex let go first (~Link takes it)
+      lock.unlock();
+      made.reset();
+      throw;
+    }
+  }
   return found(CodeOrigin::compiled);
 }
 
