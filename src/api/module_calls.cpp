@@ -13,7 +13,7 @@ namespace {
 
 using api::traced;
 
-CallResult failure(Diagnostic d) {
+CallResult call_failure(Diagnostic d) {
   CallResult r;
   r.diagnostics.push_back(std::move(d));
   return r;
@@ -32,7 +32,7 @@ CallResult Module::call(const std::string& function, const std::vector<Arg>& arg
     return traced(*m, function, nullptr,
                   [&] { return m->call_values(function, args, named, nullptr); });
   } catch (const std::exception& e) {
-    return failure(runtime::unexpected_failure(e));
+    return call_failure(runtime::unexpected_failure(e));
   }
 }
 
@@ -43,7 +43,7 @@ CallResult Module::call_into(const std::string& function, const std::vector<Arg>
     return traced(*m, function, &outputs,
                   [&] { return m->call_values(function, args, {}, &outputs); });
   } catch (const std::exception& e) {
-    return failure(runtime::unexpected_failure(e));
+    return call_failure(runtime::unexpected_failure(e));
   }
 }
 
@@ -78,7 +78,7 @@ void Module::call_async(const std::string& function, std::vector<Arg> args,
         r = traced(*m, function, nullptr,
                    [&] { return m->call_values(function, args, {}, nullptr); });
       } catch (const std::exception& e) {
-        r = failure(runtime::unexpected_failure(e));
+        r = call_failure(runtime::unexpected_failure(e));
       }
       // Let go of the program before telling the host: the host's thread,
       // not this one (the runner's, or ss-async), then drops the module's
@@ -89,7 +89,7 @@ void Module::call_async(const std::string& function, std::vector<Arg> args,
     };
     m->workers->post(std::move(task));
   } catch (const std::exception& e) {  // the task couldn't be queued (memory, TaskRunner::post)
-    tell_done(done, failure(runtime::unexpected_failure(e)), log);
+    tell_done(done, call_failure(runtime::unexpected_failure(e)), log);
   }
 }
 
