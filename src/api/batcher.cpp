@@ -15,7 +15,6 @@
 
 #include "api/batcher_rows.hpp"
 #include "diag/codes.hpp"
-#include "support/host_callback.hpp"
 #include "support/inline_vector.hpp"
 #include "support/log.hpp"
 
@@ -71,12 +70,6 @@ bool same_rows(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
   return true;
 }
 
-Diagnostic misfit(std::string why) {
-  return diag::error(diag::Code::E1603, "a batcher's request: " + std::move(why),
-                     "give every request the row shapes and element types of the batcher's "
-                     "first, row-major f32 or i32: one row per batched parameter, one per result");
-}
-
 // One row's 4-byte elements, copied in a loop the compiler keeps inline
 // (an agent's rows are a few dozen bytes: a memcpy call costs more).
 void copy_row(std::uint32_t* to, const std::uint32_t* from, std::int64_t count) {
@@ -118,18 +111,23 @@ struct Batcher::Impl {
     queue.reserve(static_cast<std::size_t>(options.max_batch));
   }
 
-  // Checked rows, or why not: each request against the function's
-  // signature (`program`, the module's now), so a wrong one never sets
-  // the format (the first good rows: the sizes of other generic axes).
+  // Checked rows, or why not (E1603, E1604, E1612 into *refused): each
+  // request against the function's signature (`program`, the module's
+  // now), so a wrong one never sets the format (the first good rows: the
+  // sizes of other generic axes).
   std::shared_ptr<const RowSet> make_rows(const Module::Impl& program,
                                           const std::vector<Tensor>& inputs,
-                                          const std::vector<Tensor>& outputs, std::string* why,
+                                          const std::vector<Tensor>& outputs,
                                           std::optional<Diagnostic>* refused) {
-    for (std::size_t k = 0; k < inputs.size() && why->empty(); ++k)
-      *why = unusable(inputs[k], "input row", k);
-    for (std::size_t k = 0; k < outputs.size() && why->empty(); ++k)
-      *why = unusable(outputs[k], "output row", k);
-    if (!why->empty()) return nullptr;
+    std::string why;
+    for (std::size_t k = 0; k < inputs.size() && why.empty(); ++k)
+      why = unusable(inputs[k], "input row", k);
+    for (std::size_t k = 0; k < outputs.size() && why.empty(); ++k)
+      why = unusable(outputs[k], "output row", k);
+    if (!why.empty()) {
+      *refused = api::batcher_misfit(why);
+      return nullptr;
+    }
     *refused = api::batcher_rows_misfit(program, function, resident, inputs, outputs);
     if (*refused) return nullptr;
     auto made = std::make_shared<RowSet>(RowSet{inputs, outputs, {}, {}});
@@ -141,7 +139,8 @@ struct Batcher::Impl {
     if (!format) {
       format = made;
     } else if (!same_rows(inputs, format->inputs) || !same_rows(outputs, format->outputs)) {
-      *why = "its rows' shapes or element types differ from the batcher's first request's";
+      *refused = api::batcher_misfit(
+          "its rows' shapes or element types differ from the batcher's first request's");
       return nullptr;
     }
     return made;
@@ -248,13 +247,9 @@ struct Batcher::Impl {
   // waits on, so it is counted and reported to the engine's log.
   void tell(const std::function<void(std::vector<Diagnostic>)>& done,
             std::vector<Diagnostic> diagnostics) const {
-    if (!done) return;
-    try {
-      done(std::move(diagnostics));
-    } catch (...) {
-      const std::string what = runtime::current_exception_text();
-      support::unwaited_throw(log, "Batcher::submit's done callback", what);
-    }
+    if (done)
+      support::unwaited_call(log, "Batcher::submit's done callback",
+                             [&] { done(std::move(diagnostics)); });
   }
 
   // Queues a request; runs a batch here when the queue filled one.
@@ -317,11 +312,9 @@ Batcher::~Batcher() {
 
 Batcher::Rows Batcher::rows(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
                             std::vector<Diagnostic>* errors) {
-  std::string why;
   std::optional<Diagnostic> refused;
   Rows r;
-  r.held_ = impl_->make_rows(*impl_->module.current(), inputs, outputs, &why, &refused);
-  if (!why.empty() && errors) errors->push_back(misfit(why));
+  r.held_ = impl_->make_rows(*impl_->module.current(), inputs, outputs, &refused);
   if (refused && errors) errors->push_back(std::move(*refused));
   return r;
 }

@@ -5,21 +5,14 @@
 #include "types/types.hpp"
 
 namespace ss::api {
+
+Diagnostic batcher_misfit(std::string why) {
+  return diag::error(diag::Code::E1603, "a batcher's request: " + std::move(why),
+                     "give one row of each batched parameter (its shape without the batch axis) "
+                     "and one writable row of each result, row-major f32 or i32");
+}
+
 namespace {
-
-const char* const kRowsHelp =
-    "give one row of each batched parameter (its shape without the batch axis) and one writable "
-    "row of each result, row-major f32 or i32";
-
-Diagnostic misfit(std::string why) {
-  return diag::error(diag::Code::E1603, "a batcher's request: " + std::move(why), kRowsHelp);
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string out = "[";
-  for (std::size_t a = 0; a < shape.size(); ++a) out += (a ? " " : "") + std::to_string(shape[a]);
-  return out + "]";
-}
 
 bool same_elem(const types::Elem& e, DType d) {
   return d == DType::i32 ? e.is_integer() : (d == DType::f32 && e.kind == types::ElemKind::f32);
@@ -34,7 +27,7 @@ std::string row_misfit(const types::Type& type, const Tensor& row, const std::st
       type.axes[0].factors[0].kind != types::Factor::Kind::generic)
     return what + " is " + type.str() + ", not a tensor with a generic batch axis leading";
   const std::size_t rank = type.axes.size() - 1;
-  const auto given = "a row of shape " + shape_text(row.shape());
+  const auto given = std::string("a row of shape ") + runtime::shape_str(row.shape());
   if (row.shape().size() != rank)
     return what + " is " + type.str() + ": its row has " + std::to_string(rank) + " axes, given " +
            given;
@@ -67,29 +60,29 @@ std::optional<Diagnostic> batcher_rows_misfit(const Module::Impl& impl, const st
         unknown_function_help(impl.compiled->typed, function, false));
   const auto& params = sig->second.params;
   if (params.size() != resident.size() + inputs.size())
-    return misfit("`" + function + "` takes " + std::to_string(params.size()) +
-                  " parameters, given " + std::to_string(resident.size()) + " resident and " +
-                  std::to_string(inputs.size()) + " batched");
+    return batcher_misfit("`" + function + "` takes " + std::to_string(params.size()) +
+                          " parameters, given " + std::to_string(resident.size()) +
+                          " resident and " + std::to_string(inputs.size()) + " batched");
   for (std::size_t k = 0; k < resident.size(); ++k)
     if (resident[k].holds() == Arg::Holds::value && resident[k].value().empty())
-      return misfit("its resident argument for `" + params[k].name + "` (a " +
-                    params[k].type.str() + ") is an empty Value");
+      return batcher_misfit("its resident argument for `" + params[k].name + "` (a " +
+                            params[k].type.str() + ") is an empty Value");
   const auto& dims = impl.program.dims;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const auto& p = params[resident.size() + k];
     const auto why = row_misfit(p.type, inputs[k], "`" + p.name + "`", dims);
-    if (!why.empty()) return misfit("input row " + std::to_string(k) + ": " + why);
+    if (!why.empty()) return batcher_misfit("input row " + std::to_string(k) + ": " + why);
   }
   const types::Type& ret = sig->second.ret;
   const std::vector<types::Type> results =
       ret.is(types::Type::Kind::tuple) ? ret.items : std::vector<types::Type>{ret};
   if (!sig->second.has_ret || results.size() != outputs.size())
-    return misfit("`" + function + "` returns " +
-                  std::to_string(sig->second.has_ret ? results.size() : 0) + " results, given " +
-                  std::to_string(outputs.size()) + " output rows");
+    return batcher_misfit("`" + function + "` returns " +
+                          std::to_string(sig->second.has_ret ? results.size() : 0) +
+                          " results, given " + std::to_string(outputs.size()) + " output rows");
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     const auto why = row_misfit(results[k], outputs[k], "result " + std::to_string(k), dims);
-    if (!why.empty()) return misfit("output row " + std::to_string(k) + ": " + why);
+    if (!why.empty()) return batcher_misfit("output row " + std::to_string(k) + ": " + why);
   }
   return std::nullopt;
 }

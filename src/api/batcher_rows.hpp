@@ -12,6 +12,9 @@
 
 namespace ss::api {
 
+// E1603 for a request's rows, `why` they don't fit.
+Diagnostic batcher_misfit(std::string why);
+
 // Nullopt when `inputs` (one row of each batched parameter) and `outputs`
 // (one row of each result) fit `function` of `impl`'s program called with
 // `resident` first; else E1612 for an empty module, E1604 for a function

@@ -304,13 +304,10 @@ namespace {
 // of it that is NULL.
 ss_status* null_onnx_option(const char* function, const ss_onnx_options* onnx) {
   if (!onnx) return nullptr;
-  if (onnx->frozen_count && !onnx->frozen) return null_argument(function, "onnx->frozen");
-  for (size_t k = 0; k < onnx->frozen_count; ++k)
-    if (!onnx->frozen[k]) return null_argument(function, "onnx->frozen[k]");
-  if (onnx->dim_count && !onnx->dim_names) return null_argument(function, "onnx->dim_names");
+  if (auto* bad = null_in(function, "onnx->frozen", onnx->frozen, onnx->frozen_count)) return bad;
+  if (auto* bad = null_in(function, "onnx->dim_names", onnx->dim_names, onnx->dim_count))
+    return bad;
   if (onnx->dim_count && !onnx->dim_sizes) return null_argument(function, "onnx->dim_sizes");
-  for (size_t k = 0; k < onnx->dim_count; ++k)
-    if (!onnx->dim_names[k]) return null_argument(function, "onnx->dim_names[k]");
   return nullptr;
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/core/executor.hpp"
 #include "runtime/core/out_of_memory.hpp"
 #include "runtime/reference/interpreter.hpp"
+#include "support/nearest.hpp"
 
 namespace ss {
 namespace {
@@ -23,12 +24,6 @@ std::set<std::string> reserve_axes(const ir::Graph& graph) {
   return out;
 }
 
-std::string axis_list(const std::set<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "`" : ", `") + n + "`";
-  return out.empty() ? "none" : out;
-}
-
 // E1605 for a size the function can't take: negative, or for an axis its
 // inputs lack.
 std::optional<Diagnostic> unusable_reserve_size(const std::string& function,
@@ -39,7 +34,10 @@ std::optional<Diagnostic> unusable_reserve_size(const std::string& function,
       return diag::error(diag::Code::E1605,
                          "reserving `" + function + "` was given a size for `" + name +
                              "`, which none of its inputs has",
-                         "its generic axes: " + axis_list(generic));
+                         generic.empty()
+                             ? std::string("it has no generic axes")
+                             : "its generic axes: " + support::quoted_list(std::vector<std::string>(
+                                                          generic.begin(), generic.end())));
     if (size < 0)
       return diag::error(diag::Code::E1605,
                          "reserving `" + function + "` was given the size " + std::to_string(size) +
@@ -134,8 +132,7 @@ std::vector<Diagnostic> Module::Impl::reserve(
     const auto dtype = runtime::dtype_of(n.type.elem);
     const std::size_t bytes =
         runtime::checked_bytes(runtime::element_count(shape), runtime::dtype_size(dtype));
-    if (const auto machine = runtime::physical_memory(); machine > 0 && bytes > machine)
-      throw runtime::OutOfMemory(bytes);
+    runtime::check_fits_machine(bytes, bytes);
     shapes.emplace_back(dtype, std::move(shape));
   }
   if (!c.framed || load_options.memory_limit > 0) return {};  // its calls don't run in frames

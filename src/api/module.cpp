@@ -30,12 +30,6 @@ Tensor to_public(const runtime::Tensor& t) {
   return Tensor::copy(static_cast<DType>(t.dtype()), packed.raw(), t.shape());
 }
 
-CallResult failed(diag::Code code, std::string message, std::string help) {
-  CallResult r;
-  r.diagnostics.push_back(diag::error(code, std::move(message), std::move(help)));
-  return r;
-}
-
 }  // namespace
 
 runtime::Tensor Module::Impl::to_runtime(const Tensor& t) {
@@ -403,10 +397,11 @@ CallResult Module::Impl::call_tensors(const std::string& function, const ir::Sig
     inputs[sig.params[i].name] = Impl::to_runtime(positional[next++]);
   }
   if (next < positional.size())
-    return failed(diag::Code::E1603,
-                  "`" + function + "` takes fewer tensor parameters than the " +
-                      std::to_string(positional.size()) + " positional arguments given",
-                  "name a model's parameters and a record's fields instead: {\"m.w1\", w1}");
+    return api::failed_call(
+        diag::Code::E1603,
+        "`" + function + "` takes fewer tensor parameters than the " +
+            std::to_string(positional.size()) + " positional arguments given",
+        "name a model's parameters and a record's fields instead: {\"m.w1\", w1}");
   for (const auto& [name, tensor] : named) inputs[name] = Impl::to_runtime(tensor);
   const auto source =
       command_line ? runtime::ArgumentSource::command_line : runtime::ArgumentSource::host;

@@ -5,21 +5,11 @@
 #include "api/module_impl.hpp"
 #include "api/traced_call.hpp"
 #include "runtime/controller/controller.hpp"
-#include "support/host_callback.hpp"
 #include "support/log.hpp"
 
 namespace ss {
-namespace {
-
+using api::failed_call;
 using api::traced;
-
-CallResult call_failure(Diagnostic d) {
-  CallResult r;
-  r.diagnostics.push_back(std::move(d));
-  return r;
-}
-
-}  // namespace
 
 // The program current when the call starts runs it to its end (`current()`
 // holds it), whatever a reload on another thread publishes meanwhile.
@@ -32,7 +22,7 @@ CallResult Module::call(const std::string& function, const std::vector<Arg>& arg
     return traced(*m, function, nullptr,
                   [&] { return m->call_values(function, args, named, nullptr); });
   } catch (const std::exception& e) {
-    return call_failure(runtime::unexpected_failure(e));
+    return failed_call(runtime::unexpected_failure(e));
   }
 }
 
@@ -43,7 +33,7 @@ CallResult Module::call_into(const std::string& function, const std::vector<Arg>
     return traced(*m, function, &outputs,
                   [&] { return m->call_values(function, args, {}, &outputs); });
   } catch (const std::exception& e) {
-    return call_failure(runtime::unexpected_failure(e));
+    return failed_call(runtime::unexpected_failure(e));
   }
 }
 
@@ -53,12 +43,7 @@ namespace {
 // so it is counted and reported to the engine's log (support/log.hpp).
 void tell_done(const std::function<void(CallResult)>& done, CallResult r,
                const support::LoggerPtr& log) {
-  if (!done) return;
-  try {
-    done(std::move(r));
-  } catch (...) {
-    support::unwaited_throw(log, "call_async's done callback", runtime::current_exception_text());
-  }
+  if (done) support::unwaited_call(log, "call_async's done callback", [&] { done(std::move(r)); });
 }
 
 }  // namespace
@@ -78,7 +63,7 @@ void Module::call_async(const std::string& function, std::vector<Arg> args,
         r = traced(*m, function, nullptr,
                    [&] { return m->call_values(function, args, {}, nullptr); });
       } catch (const std::exception& e) {
-        r = call_failure(runtime::unexpected_failure(e));
+        r = failed_call(runtime::unexpected_failure(e));
       }
       // Let go of the program before telling the host: the host's thread,
       // not this one (the runner's, or ss-async), then drops the module's
@@ -89,7 +74,7 @@ void Module::call_async(const std::string& function, std::vector<Arg> args,
     };
     m->workers->post(std::move(task));
   } catch (const std::exception& e) {  // the task couldn't be queued (memory, TaskRunner::post)
-    tell_done(done, call_failure(runtime::unexpected_failure(e)), log);
+    tell_done(done, failed_call(runtime::unexpected_failure(e)), log);
   }
 }
 

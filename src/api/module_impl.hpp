@@ -14,6 +14,7 @@
 #include "api/compiled.hpp"
 #include "api/frames.hpp"
 #include "api/value_state.hpp"
+#include "diag/codes.hpp"
 #include "ir/program.hpp"
 #include "runtime/controller/controller.hpp"
 #include "runtime/core/host_arguments.hpp"
@@ -25,6 +26,19 @@
 #include "support/log.hpp"
 
 namespace ss {
+namespace api {
+
+// A call that failed with `d` alone: no values, no outputs.
+inline CallResult failed_call(Diagnostic d) {
+  CallResult r;
+  r.diagnostics.push_back(std::move(d));
+  return r;
+}
+inline CallResult failed_call(diag::Code code, std::string message, std::string help = {}) {
+  return failed_call(diag::error(code, std::move(message), std::move(help)));
+}
+
+}  // namespace api
 
 struct Module::Impl {
   // What stays with a module across reloads: reloads one at a time, and

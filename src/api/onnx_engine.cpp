@@ -164,12 +164,16 @@ namespace {
 
 // Generic first; where that program doesn't check (a size the language
 // can't keep generic), the import made for OnnxOptions::dims's sizes.
+OnnxModel refused(Diagnostic d) {
+  OnnxModel out;
+  out.diagnostics.push_back(std::move(d));
+  return out;
+}
+
 OnnxModel load_either(const Engine& engine, std::string_view bytes, const std::string& folder,
                       const std::string& resolved_folder, const std::string& path,
                       const OnnxOptions& options) {
-  OnnxTranslation generic = engine.ok()
-                                ? api::translate_onnx(bytes, folder, options, true, resolved_folder)
-                                : engine.translate_onnx(bytes, folder, options);
+  OnnxTranslation generic = api::translate_onnx(bytes, folder, options, true, resolved_folder);
   if (!generic || !generic.generic)
     return load_translation(engine, std::move(generic), path, options);
   const auto lines =
@@ -193,16 +197,14 @@ OnnxModel load_either(const Engine& engine, std::string_view bytes, const std::s
 }  // namespace
 
 OnnxModel Engine::load_onnx(const std::string& path, const OnnxOptions& options) const {
+  if (!impl_) return refused(api::empty_engine());
   // The model's file goes through the host's FileAccess, as a program's does.
   std::string bytes;
   try {
     bytes = runtime::read_bytes(options.load.files, path);
   } catch (const runtime::DataError& e) {
-    OnnxModel out;
-    out.diagnostics.push_back(e.code == diag::Code::E1707
-                                  ? diag::error(e.code, e.what(), e.help)
-                                  : diag::error(diag::Code::E2002, e.what()));
-    return out;
+    return refused(e.code == diag::Code::E1707 ? diag::error(e.code, e.what(), e.help)
+                                               : diag::error(diag::Code::E2002, e.what()));
   }
   // The folder of its resolved path: where a Hugging Face cache's links lead.
   std::string resolved;
@@ -215,6 +217,7 @@ OnnxModel Engine::load_onnx(const std::string& path, const OnnxOptions& options)
 }
 
 OnnxModel Engine::load_onnx_bytes(std::string_view bytes, const OnnxOptions& options) const {
+  if (!impl_) return refused(api::empty_engine());
   return load_either(*this, bytes, "", "", "", options);
 }
 

@@ -46,30 +46,42 @@ struct Descriptor {
   }
 };
 
-// The file through the host's own `read` callback: the host serves it.
-void read_served(const FileAccess& files, const std::string& path, std::uint64_t offset,
+// The file through the host's own `read` callback: the host serves it,
+// once for the check and the read that follows.
+void read_served(const ExternalDataPlace& place, const std::string& path, std::uint64_t offset,
                  std::uint64_t length, char* into) {
-  std::string bytes;
-  try {
-    bytes = runtime::read_bytes(files, path);
-  } catch (const runtime::DataError& e) {
-    refuse(e.what(), e.code == diag::Code::E1707 ? "E1707" : "E2009");
+  if (place.served_path != path) {
+    place.served_path.clear();
+    try {
+      place.served = runtime::read_bytes(*place.files, path);
+    } catch (const runtime::DataError& e) {
+      refuse(e.what(), e.code == diag::Code::E1707 ? "E1707" : "E2009");
+    }
+    place.served_path = path;
   }
+  const std::string& bytes = place.served;
   if (bytes.size() < offset || bytes.size() - offset < length)
     refuse("`" + path + "` holds " + std::to_string(bytes.size()) + " bytes, fewer than the " +
            std::to_string(length) + " at offset " + std::to_string(offset));
-  if (into) std::memcpy(into, bytes.data() + offset, length);
+  if (!into) return;
+  std::memcpy(into, bytes.data() + offset, length);
+  place.served_path.clear();  // read: its memory goes
+  place.served.clear();
+  place.served.shrink_to_fit();
 }
 
 void read_file(const ExternalDataPlace& place, const char* location, std::uint64_t offset,
                std::uint64_t length, char* into) {
   const std::string path = place.folder + "/" + location;
-  if (place.files->read) return read_served(*place.files, path, offset, length, into);
-  try {
-    runtime::check_allowed(*place.files, path, false);
-  } catch (const runtime::DataError& e) {
-    refuse(e.what(), "E1707");
-  }
+  if (place.files->read) return read_served(place, path, offset, length, into);
+  const auto allowed = [&](const std::string& p) {  // FileAccess's allow_read and root
+    try {
+      runtime::check_allowed(*place.files, p, false);
+    } catch (const runtime::DataError& e) {
+      refuse(e.what(), "E1707");
+    }
+  };
+  allowed(path);
   Descriptor d;
   d.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (d.fd < 0) refuse("can't read `" + std::string(location) + "`: " + std::strerror(errno));
@@ -77,7 +89,7 @@ void read_file(const ExternalDataPlace& place, const char* location, std::uint64
   if (::fstat(d.fd, &st) != 0 || !S_ISREG(st.st_mode))
     refuse("`" + std::string(location) + "` isn't a regular file (a device, a FIFO, a folder)");
   // Where the descriptor really is, links resolved: inside one of the
-  // model's folders, and the host's root.
+  // model's folders, and (checked again on it) the host's root.
   const std::string real = real_path("/proc/self/fd/" + std::to_string(d.fd));
   const std::string named = real_path(place.folder);
   const std::string resolved =
@@ -85,9 +97,7 @@ void read_file(const ExternalDataPlace& place, const char* location, std::uint64
   if (real.empty() || !(inside(real, named) || inside(real, resolved)))
     refuse("`" + std::string(location) + "` resolves to `" + real +
            "`, outside the model's folder");
-  if (!place.files->root.empty() && !inside(real, real_path(place.files->root)))
-    refuse("`" + real + "` is outside the folder the host allows, `" + place.files->root + "`",
-           "E1707");
+  allowed(real);
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size < offset || size - offset < length)
     refuse("`" + std::string(location) + "` is " + std::to_string(size) + " bytes, too short for " +

@@ -22,6 +22,9 @@ struct ExternalDataPlace {
   const FileAccess* files = nullptr;
   std::string folder;
   std::string resolved_folder;
+  // A file the host's `read` served for the importer's check, kept for its
+  // read that follows (the callback gives whole files: read once).
+  mutable std::string served_path, served;
 };
 
 // A reader over `place`, which must outlive the translation.

@@ -20,17 +20,7 @@ namespace {
 using RKind = runtime::Value::Kind;
 using TKind = types::Type::Kind;
 
-CallResult failure(diag::Code code, std::string message, std::string help = {}) {
-  CallResult r;
-  r.diagnostics.push_back(diag::error(code, std::move(message), std::move(help)));
-  return r;
-}
-
-CallResult failure(Diagnostic d) {
-  CallResult r;
-  r.diagnostics.push_back(std::move(d));
-  return r;
-}
+using api::failed_call;
 
 // One argument as the call holds it: the value's version it reads (taken
 // when the call starts, or once its writer lock is held for `mut`), or
@@ -396,7 +386,7 @@ std::string_view Module::Impl::graphs_run_on() const {
 CallResult Module::Impl::call_values(const std::string& function, const std::vector<Arg>& args,
                                      const std::map<std::string, Tensor>& named,
                                      const std::vector<Tensor>* into) const {
-  if (auto empty = empty_module()) return failure(std::move(*empty));
+  if (auto empty = empty_module()) return failed_call(std::move(*empty));
   // Numerics::portable: the whole call (its inputs read, its results
   // written) under round to nearest without flush-to-zero, the host's
   // state put back after; the graph walks set it too.
@@ -410,31 +400,31 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
   }
   const auto sig = program.functions.find(function);
   if (sig == program.functions.end() || sig->second.is_extern)
-    return failure(diag::Code::E1604, "`" + function + "` isn't a function of this program",
-                   api::unknown_function_help(compiled->typed, function, false));
+    return failed_call(diag::Code::E1604, "`" + function + "` isn't a function of this program",
+                       api::unknown_function_help(compiled->typed, function, false));
   const bool controller = sig->second.controller;
   const bool with_values =
       controller || into || std::any_of(args.begin(), args.end(), [](const Arg& a) {
         return a.holds() != Arg::Holds::tensor;
       });
   if (with_values && !named.empty())
-    return failure(diag::Code::E1603, "a call with values takes no named tensors",
-                   "pass every parameter in order, or only host tensors with named ones");
+    return failed_call(diag::Code::E1603, "a call with values takes no named tensors",
+                       "pass every parameter in order, or only host tensors with named ones");
   if (auto unsized = api::unsized_dims(*compiled); !unsized.empty()) {
     CallResult r;
     r.diagnostics = std::move(unsized);
     return r;
   }
   if (controller && into)
-    return failure(diag::Code::E1603,
-                   "`" + function + "` runs in the controller; its results come back as values",
-                   "call it with Module::call");
+    return failed_call(diag::Code::E1603,
+                       "`" + function + "` runs in the controller; its results come back as values",
+                       "call it with Module::call");
   std::optional<runtime::MemoryBudget::Scope> budget;  // LoadOptions::memory_limit, this call
   runtime::MemoryBudget::hold(budget, load_options.memory_limit);
   // A device function was prepared at load: its graph serves every call.
   const auto prepared = callable.find(function);
   if (!controller && prepared == callable.end())
-    return failure(runtime::internal_error("`" + function + "` wasn't prepared"));
+    return failed_call(runtime::internal_error("`" + function + "` wasn't prepared"));
   if (!with_values) {
     std::vector<Tensor> positional;
     for (const Arg& a : args) positional.push_back(a.tensor());
@@ -446,7 +436,7 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
   WriterLocks locks(args);
   BoundArguments bound;
   if (auto bad = bind_arguments(program, serial, function, sig->second, args, bound))
-    return failure(std::move(*bad));
+    return failed_call(std::move(*bad));
   const auto& params = sig->second.params;
 
   CallResult r;
@@ -496,7 +486,7 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
     } catch (const std::exception& e) {
       frame->graph.clear();
       frame->clear_named();
-      return failure(run_failure(function, e));
+      return failed_call(run_failure(function, e));
     }
   } else {
     std::map<std::string, runtime::Tensor> inputs;
@@ -520,14 +510,14 @@ CallResult Module::Impl::call_values(const std::string& function, const std::vec
   const std::size_t results = outputs.size() - graph->updated.size();
   if (into) {
     if (into->size() != results)
-      return failure(diag::Code::E1603,
-                     "`" + function + "` gives " + std::to_string(results) + " results, given " +
-                         std::to_string(into->size()) + " output buffers",
-                     "hand over one buffer per returned tensor");
+      return failed_call(diag::Code::E1603,
+                         "`" + function + "` gives " + std::to_string(results) +
+                             " results, given " + std::to_string(into->size()) + " output buffers",
+                         "hand over one buffer per returned tensor");
     for (std::size_t k = 0; k < results; ++k)
       if (auto why = write_into(outputs[k], (*into)[k], k); !why.empty())
-        return failure(diag::Code::E1603, why,
-                       "hand over row-major buffers of the results' shapes and element types");
+        return failed_call(diag::Code::E1603, why,
+                           "hand over row-major buffers of the results' shapes and element types");
   } else if (sig->second.has_ret) {
     std::size_t next = 0;
     result_values(*this, assemble(program, sig->second.ret, outputs, next), sig->second.ret,

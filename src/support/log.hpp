@@ -9,8 +9,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "shapescript/engine.hpp"
+#include "support/host_callback.hpp"
 
 namespace ss::support {
 
@@ -31,5 +33,16 @@ const char* log_level_name(LogLevel level);
 // A throw from the log callback itself is counted alone, by its sink.
 void unwaited_throw(const LoggerPtr& log, std::string_view callback, const std::string& what);
 std::int64_t unwaited_throws(const LoggerPtr& log);
+
+// f(), a host's callback no call waits on: what it throws goes to
+// unwaited_throw.
+template <class F>
+void unwaited_call(const LoggerPtr& log, std::string_view callback, F&& f) {
+  try {
+    std::forward<F>(f)();
+  } catch (...) {
+    unwaited_throw(log, callback, current_exception_text());
+  }
+}
 
 }  // namespace ss::support

@@ -34,6 +34,11 @@ std::size_t checked_bytes(std::int64_t elements, std::size_t element_size) {
   return n;
 }
 
+void check_fits_machine(std::size_t asked, std::size_t needed) {
+  static const std::size_t machine = physical_memory();  // once: a syscall, on the alloc path
+  if (machine > 0 && needed > machine) throw OutOfMemory(asked);
+}
+
 std::size_t physical_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGESIZE);
@@ -44,8 +49,7 @@ std::size_t physical_memory() {
 void* allocate_aligned(std::size_t alignment, std::size_t bytes) {
   if (bytes > static_cast<std::size_t>(-1) - alignment) throw OutOfMemory(bytes);
   const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  static const std::size_t machine = physical_memory();  // once: a syscall, on the alloc path
-  if (machine > 0 && rounded > machine) throw OutOfMemory(bytes);
+  check_fits_machine(bytes, rounded);
   void* data = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
   if (!data) throw OutOfMemory(bytes);
   return data;

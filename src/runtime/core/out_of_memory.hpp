@@ -34,6 +34,11 @@ void* allocate_aligned(std::size_t alignment, std::size_t bytes);
 std::int64_t checked_product(std::int64_t a, std::int64_t b);
 std::size_t checked_bytes(std::int64_t elements, std::size_t element_size);
 
+// OutOfMemory(asked) when `needed` bytes (what was asked, rounded up to
+// an allocation's unit) are more than the machine's physical memory: a
+// size that can only fail (or crash a sanitizer), refused without asking.
+void check_fits_machine(std::size_t asked, std::size_t needed);
+
 // The machine's physical memory in bytes (0 when unknown).
 std::size_t physical_memory();
 
