@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -77,6 +78,41 @@ std::string safetensors(const std::map<std::string, Constant>& params) {
   return out + h + data;
 }
 
+// A generic translation made again with the other set of stand-in sizes
+// (open_axes.cpp) must write the same program: else a stand-in leaked into
+// a number the text doesn't write back as its axis (a size less one, a
+// quotient), and the program isn't generic.
+void same_with_other_stand_ins(const Translator& first, const Translator& second) {
+  bool same = first.source() == second.source() &&
+              first.inputs().size() == second.inputs().size() &&
+              first.outputs().size() == second.outputs().size();
+  // A port's generic axes are the same names; its fixed ones the same sizes.
+  const auto alike = [](const Port& a, const Port& b) {
+    if (a.name != b.name || a.onnx_type != b.onnx_type || a.axes != b.axes) return false;
+    for (std::size_t k = 0; k < a.shape.size(); ++k)
+      if (a.axes[k].empty() && a.shape[k] != b.shape[k]) return false;
+    return a.shape.size() == b.shape.size();
+  };
+  for (std::size_t i = 0; same && i < first.inputs().size(); ++i)
+    same = alike(first.inputs()[i], second.inputs()[i]);
+  for (std::size_t i = 0; same && i < first.outputs().size(); ++i)
+    same = alike(first.outputs()[i], second.outputs()[i]);
+  // A parameter (a folded float tensor) holds no stand-in either.
+  same = same && first.params().size() == second.params().size();
+  for (auto a = first.params().begin(), b = second.params().begin();
+       same && a != first.params().end(); ++a, ++b)
+    same = a->first == b->first && a->second.shape == b->second.shape &&
+           a->second.floats == b->second.floats && a->second.ints == b->second.ints;
+  if (!same)
+    throw ImportError{"E2007",
+                      "a size the model leaves open flows into a number the program can't keep "
+                      "generic",
+                      {},
+                      {},
+                      {},
+                      true};
+}
+
 int import_model_or_throw(const char* bytes, size_t size, const char* folder,
                           const SsOnnxReader* reader, const char* options_json,
                           SsOnnxBuffer* result, SsOnnxBuffer* weights) {
@@ -84,13 +120,16 @@ int import_model_or_throw(const char* bytes, size_t size, const char* folder,
   try {
     std::set<std::string> frozen;
     std::map<std::string, Constant> constants;
-    std::map<std::string, std::int64_t> dims;
+    SizesGiven given;
+    bool want_generic = true;
     if (options_json && *options_json) {
       const json options = json::parse(options_json);
       if (options.contains("frozen"))
         for (const auto& name : options["frozen"]) frozen.insert(name.get<std::string>());
       if (options.contains("dims"))
-        dims = options["dims"].get<std::map<std::string, std::int64_t>>();
+        given.dims = options["dims"].get<std::map<std::string, std::int64_t>>();
+      if (options.contains("shapes"))
+        given.shapes = options["shapes"].get<std::map<std::string, std::vector<std::int64_t>>>();
       if (options.contains("constants"))
         for (const auto& [name, c] : options["constants"].items()) {
           Constant k;
@@ -98,43 +137,70 @@ int import_model_or_throw(const char* bytes, size_t size, const char* folder,
           k.floats = c["values"].get<std::vector<double>>();
           constants[name] = std::move(k);
         }
+      want_generic = options.value("generic", true);
     }
-    // Generic first (a symbolic dim a generic axis), unless asked not to;
-    // where a dim can't stay generic, the import made for given sizes.
-    const bool want_generic =
-        !options_json || !*options_json || json::parse(options_json).value("generic", true);
+    // Sizes given (dims, or the inputs' shapes): the import made for them
+    // first, its errors the ones reported. Then, as without sizes, a generic
+    // attempt (each open axis a generic axis of the program, one import for
+    // every size), kept where it succeeds; one that fails for any reason
+    // falls back to the sized import. Stand-in sizes never reach ONNX's
+    // data propagation (import_model.cpp runs none).
     std::unique_ptr<onnx::ModelProto> model;
     std::unique_ptr<Translator> translator;
-    auto translate = [&](bool generic) {
+    auto translate = [&](bool generic, int stand_ins = 0) {
       Symbolic symbolic;
       symbolic.generic = generic;
-      model = std::make_unique<onnx::ModelProto>(
-          read_model(std::string(bytes, size), folder ? folder : "", reader, dims, &symbolic));
-      translator =
-          std::make_unique<Translator>(*model, folder ? folder : "", frozen, constants, symbolic);
-      translator->run();
+      symbolic.stand_ins = stand_ins;
+      auto m = std::make_unique<onnx::ModelProto>(
+          read_model(std::string(bytes, size), folder ? folder : "", reader, given, &symbolic));
+      auto t = std::make_unique<Translator>(*m, folder ? folder : "", frozen, constants, symbolic);
+      t->run();
+      model = std::move(m);
+      translator = std::move(t);
     };
+    if (given.any()) translate(false);
     std::string not_generic;
+    std::optional<ImportError> generic_error;
     if (want_generic) {
       try {
-        translate(true);
+        std::unique_ptr<onnx::ModelProto> sized_model = std::move(model);
+        std::unique_ptr<Translator> sized = std::move(translator);
+        try {
+          translate(true, 1);
+          const std::unique_ptr<onnx::ModelProto> other_model = std::move(model);
+          const std::unique_ptr<Translator> other = std::move(translator);
+          translate(true, 0);
+          same_with_other_stand_ins(*translator, *other);
+        } catch (...) {
+          model = std::move(sized_model);
+          translator = std::move(sized);
+          throw;
+        }
       } catch (const ImportError& e) {
-        if (!e.generic) throw;
         not_generic = e.message + (e.node.empty() ? "" : " (node `" + e.node + "`, " + e.op + ")");
-        translator.reset();
+        if (!e.generic) generic_error = e;
+      } catch (const std::exception& e) {
+        not_generic = std::string("ONNX can't read the model: ") + e.what();
+        generic_error = ImportError{"E2002", not_generic, {}, {}, {}};
       }
     }
     if (!translator) {
       try {
         translate(false);
       } catch (ImportError& e) {
+        // Without sizes, the sized import stops at the first open axis: a
+        // generic attempt's own error says more, unless the axes themselves
+        // kept it from being generic.
+        if (e.missing_size && generic_error && generic_error->code != "E2007" &&
+            generic_error->code != "E2008")
+          throw *generic_error;
         if (!not_generic.empty() && e.code == "E2007")
           e.help = "its axes can't stay generic here (" + not_generic + "): " + e.help;
         throw;
       }
     }
     Translator& t = *translator;
-    out["generic"] = not_generic.empty() && want_generic;
+    out["generic"] = not_generic.empty() && want_generic;  // else the sized import
     if (!not_generic.empty()) out["not_generic"] = not_generic;
     out["source"] = t.source();
     out["model"] = t.has_model();

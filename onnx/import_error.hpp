@@ -8,12 +8,13 @@
 namespace ss::onnx_import {
 
 struct ImportError {
-  std::string code;      // "E2004"
-  std::string message;   // one line: what is wrong
-  std::string node;      // the node's name ("" for the model as a whole)
-  std::string op;        // its op type
-  std::string help;      // how to fix it, may be empty
-  bool generic = false;  // a symbolic dim can't stay a generic axis here (translator.hpp)
+  std::string code;           // "E2004"
+  std::string message;        // one line: what is wrong
+  std::string node;           // the node's name ("" for the model as a whole)
+  std::string op;             // its op type
+  std::string help;           // how to fix it, may be empty
+  bool generic = false;       // a symbolic dim can't stay a generic axis here (translator.hpp)
+  bool missing_size = false;  // an input's open axis was given no size (open_axes.hpp)
 };
 
 [[noreturn]] inline void fail(std::string code, std::string message, std::string help = {}) {

@@ -8,6 +8,7 @@
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/import_error.hpp"
+#include "onnx/open_axes.hpp"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx/tensors.hpp"
 #include "onnx/translator.hpp"
@@ -27,8 +28,11 @@ std::string first_line(const std::string& s) {
   return n == std::string::npos ? s : s.substr(0, n);
 }
 
+// Not what ONNX Runtime would do: a model's shapes may disagree only at
+// some sizes (a stride-2 pyramid at an odd height).
 const char* const kShapesHelp =
-    "ONNX's shape inference found it; ONNX Runtime would fail at its first run";
+    "ONNX's shape inference found it at the sizes the import gave the inputs' open axes "
+    "(OnnxOptions::dims, --dim, the inputs' shapes): give the sizes the model runs at";
 
 // The name of a graph's output (or a subgraph's) that nothing defines: no
 // node makes it, and it is no input or initializer of the graph or of one
@@ -169,8 +173,8 @@ std::string crashes_inference(const onnx::ModelProto& model, int opset) {
 }  // namespace
 
 onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
-                            const SsOnnxReader* reader,
-                            const std::map<std::string, std::int64_t>& dims, Symbolic* symbolic) {
+                            const SsOnnxReader* reader, const SizesGiven& given,
+                            Symbolic* symbolic) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
     fail("E2002", "the bytes aren't an ONNX model (protobuf's parse failed)");
@@ -207,51 +211,9 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
     t.set_data_location(onnx::TensorProto::DEFAULT);
     t.set_raw_data(std::move(raw));
   }
-  // The inputs' symbolic dims take the host's sizes before anything infers
-  // shapes; an unnamed dynamic axis can't be given one.
-  std::set<std::string> initializers;
-  for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
-  for (auto& input : *model.mutable_graph()->mutable_input()) {
-    if (initializers.count(input.name()) || !input.type().has_tensor_type()) continue;
-    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
-    std::vector<std::string> names;
-    for (auto& d : *shape->mutable_dim()) {
-      names.emplace_back();
-      if (d.has_dim_value()) continue;
-      if (!d.has_dim_param() || d.dim_param().empty())
-        fail("E2007", "input `" + input.name() + "` has an axis of open size without a name",
-             "export the model with that axis fixed, or named (torch.onnx.export's dynamic_axes)");
-      const std::string param = d.dim_param();
-      if (symbolic->generic) {
-        // Large primes no model's axis has: the program writes them back as
-        // the dim's generic axis.
-        static const std::int64_t kSentinels[] = {100003, 100019, 100043};
-        if (!symbolic->sentinels.count(param)) {
-          if (symbolic->sentinels.size() == std::size(kSentinels))
-            throw ImportError{"E2007", "the model leaves more than 3 sizes open", {}, {}, {}, true};
-          symbolic->sentinels[param] = kSentinels[symbolic->sentinels.size()];
-        }
-        names.back() = param;
-        d.set_dim_value(symbolic->sentinels[param]);
-        continue;
-      }
-      auto size = dims.find(param);
-      if (size == dims.end())
-        fail("E2007", "input `" + input.name() + "` has an axis of open size, `" + param + "`",
-             "give its size at load: OnnxOptions::dims[\"" + param + "\"], or `--dim " + param +
-                 "=N`");
-      if (size->second < 1)
-        fail("E2007", "`" + param + "` is given the size " + std::to_string(size->second));
-      names.back() = param;
-      symbolic->sizes[param] = size->second;
-      d.set_dim_value(size->second);
-    }
-    symbolic->axes[input.name()] = std::move(names);
-  }
-  for (const auto& [name, size] : dims)
-    if (!symbolic->generic && !symbolic->sizes.count(name))
-      fail("E2007", "the model has no symbolic dim `" + name + "` to size",
-           "the dims OnnxOptions::dims sizes are those the graph's inputs name");
+  // The inputs' open axes take the host's sizes (or stand-ins) before
+  // anything infers shapes.
+  size_open_axes(model, given, symbolic);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
@@ -280,7 +242,10 @@ onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
     }
   }
   try {
-    onnx::ShapeInferenceOptions options{true, 1, true};  // check types, strict, propagate data
+    // Types checked, strict, no data propagation: ONNX 1.12's writes through
+    // a null pointer where an earlier node's inference failed (translator.cpp's
+    // refresh_inference folds the shape subgraphs instead).
+    onnx::ShapeInferenceOptions options{true, 1, false};
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
     // "[ShapeInferenceError] ... (op_type:Add, node name: add): [ShapeInferenceError] why"

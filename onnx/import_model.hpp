@@ -7,16 +7,18 @@
 #include <set>
 #include <string>
 
+#include "onnx/open_axes.hpp"
 #include "onnx/translator.hpp"
 
 namespace ss::onnx_import {
 
 // The model, checked, at opset 17, its shapes inferred, its external data
 // (from beside it in `folder`, through the host's `reader`) inlined, its inputs' symbolic dims
-// given the sizes in `dims` (by ONNX's names; E2007 for one left out), which *symbolic records.
+// sized (open_axes.hpp: the host's sizes, or stand-ins in a generic translation), which *symbolic
+// records.
 // ImportError on failure.
 onnx::ModelProto read_model(const std::string& bytes, const std::string& folder,
-                            const SsOnnxReader* reader,
-                            const std::map<std::string, std::int64_t>& dims, Symbolic* symbolic);
+                            const SsOnnxReader* reader, const SizesGiven& given,
+                            Symbolic* symbolic);
 
 }  // namespace ss::onnx_import

@@ -204,10 +204,20 @@ std::string gather_axis(Translator& t, const std::string& x, const std::vector<s
   for (std::size_t i = 0; identity && i < ids.size(); ++i)
     identity = ids[i] == static_cast<std::int64_t>(i);
   if (identity) return x;
+  std::string list = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) list += (i ? ", " : "") + std::to_string(ids[i]);
+  list += "]";
+  return gather_axis_by(t, x, shape, dtype, axis, list);
+}
+
+std::string gather_axis_by(Translator& t, const std::string& x,
+                           const std::vector<std::int64_t>& shape, const std::string& dtype,
+                           std::size_t axis, const std::string& ids) {
+  const std::int64_t n = shape[axis];
   std::vector<std::int64_t> perm = {static_cast<std::int64_t>(axis)};
   for (std::size_t i = 0; i < shape.size(); ++i)
     if (i != axis) perm.push_back(static_cast<std::int64_t>(i));
-  const std::string dim = t.slicing_dim(n);
+  const std::string dim = t.gather_dim(n);
   std::string type = "[" + dim;
   for (std::size_t i = 0; i < shape.size(); ++i)
     if (i != axis) type += " " + std::to_string(shape[i]);
@@ -215,15 +225,12 @@ std::string gather_axis(Translator& t, const std::string& x, const std::vector<s
   if (dtype != "f32") type += " " + dtype;
   const std::string table = t.temp();
   t.let_typed(table, type, transpose_expr(x, perm));
-  std::string list = "[";
-  for (std::size_t i = 0; i < ids.size(); ++i) list += (i ? ", " : "") + std::to_string(ids[i]);
-  list += "]";
   std::vector<std::int64_t> back;
   for (std::size_t i = 1; i <= axis; ++i) back.push_back(static_cast<std::int64_t>(i));
   back.insert(back.begin() + static_cast<std::ptrdiff_t>(axis), 0);
   for (std::size_t i = axis + 1; i < shape.size(); ++i)
     back.push_back(static_cast<std::int64_t>(i));
-  return transpose_expr(table + "[Index[" + dim + "](" + list + ")]", back);
+  return transpose_expr(table + "[Index[" + dim + "](" + ids + ")]", back);
 }
 
 std::string frozen_floats(Translator& t, const std::vector<double>& values,

@@ -44,6 +44,10 @@ std::string expand_expr(const std::string& x, const std::vector<std::int64_t>& s
 std::string gather_axis(Translator& t, const std::string& x, const std::vector<std::int64_t>& shape,
                         const std::string& dtype, std::size_t axis,
                         const std::vector<std::int64_t>& ids);
+// The same at positions an expression gives (a 1-d integer or Index value).
+std::string gather_axis_by(Translator& t, const std::string& x,
+                           const std::vector<std::int64_t>& shape, const std::string& dtype,
+                           std::size_t axis, const std::string& ids);
 // A float constant written into the program (never a parameter), of
 // `shape`: a resize's weights, say.
 std::string frozen_floats(Translator& t, const std::vector<double>& values,

@@ -291,12 +291,35 @@ void slice(Translator& t) {
   if (steps.empty()) steps.assign(starts.size(), 1);
   std::vector<Range1> ranges;
   for (std::size_t i = 0; i < x.rank(); ++i) ranges.push_back({0, x.shape[i], 1});
+  // In a generic translation, the first `n` of a fixed axis, `n` an open
+  // axis's size (positions sliced from a buffer by the sequence's length):
+  // a gather at arange(n), the axis now that generic one.
+  std::map<std::size_t, std::int64_t> prefixes;
   for (std::size_t i = 0; i < starts.size(); ++i) {
     const auto a = static_cast<std::size_t>(axis_of(t, axes[i], x.rank()));
+    if (Translator::is_open_size(ends[i]) && starts[i] == 0 && steps[i] == 1 &&
+        !Translator::is_open_size(x.shape[a])) {
+      prefixes[a] = ends[i];
+      continue;
+    }
     ranges[a] = slice_range(t, x.shape[a], starts[i], ends[i], steps[i]);
   }
   std::vector<std::int64_t> to;
   for (const auto& r : ranges) to.push_back(count_of(r));
+  if (!prefixes.empty()) {
+    for (std::size_t a = 0; a < x.rank(); ++a)
+      if (!prefixes.count(a) &&
+          (ranges[a].start != 0 || ranges[a].step != 1 || ranges[a].end != x.shape[a]))
+        Translator::check_generic({prefixes.begin()->second},
+                                  "a Slice of a generic length and other bounds at once");
+    std::string e = t.operand(x);
+    std::vector<std::int64_t> shape = x.shape;
+    for (const auto& [a, n] : prefixes) {
+      e = gather_axis_by(t, e, shape, x.dtype(), a, "arange(" + std::to_string(n) + ")");
+      shape[a] = n;
+    }
+    return t.emit_as(e, shape, x.onnx_type);
+  }
   if (x.constant) {
     const auto s = strides_of(x.shape);
     return t.fold(gather_flat(*x.constant, to, [&](const std::vector<std::int64_t>& i) {
@@ -406,7 +429,7 @@ void gather(Translator& t) {
   for (std::size_t i = 0; i < x.rank(); ++i)
     if (i != axis) perm.push_back(static_cast<std::int64_t>(i));
   table = transpose_expr(table, perm);
-  const std::string dim = t.slicing_dim(n);
+  const std::string dim = t.gather_dim(n);
   std::string type = "[" + dim;
   for (std::size_t i = 0; i < x.rank(); ++i)
     if (i != axis) type += " " + std::to_string(x.shape[i]);
@@ -477,6 +500,13 @@ void range(Translator& t) {
   const Value& d = t.need(2);
   if (!s.constant || !l.constant || !d.constant)
     t.unsupported("E2007", "a Range of computed bounds has a size that depends on data");
+  // In a generic translation, 0 to an open axis's size by 1 (positions):
+  // the program's arange over that axis.
+  if (Translator::is_open_size(static_cast<std::int64_t>(l.constant->at(0))) &&
+      s.constant->at(0) == 0 && d.constant->at(0) == 1) {
+    const std::int64_t n = static_cast<std::int64_t>(l.constant->at(0));
+    return t.emit_as(s.dtype() + "(arange(" + std::to_string(n) + "))", {n}, s.onnx_type);
+  }
   Constant c;
   c.onnx_type = s.onnx_type;
   const double start = s.constant->at(0), limit = l.constant->at(0), delta = d.constant->at(0);

@@ -1,147 +1,22 @@
 #include "onnx/translator.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <regex>
 #include <sstream>
 
 #include "onnx/defs/schema.h"
+#include "onnx/fold_known.hpp"
 #include "onnx/import_error.hpp"
 #include "onnx/shape_inference/implementation.h"
+#include "onnx/translator_text.hpp"
 
 namespace ss::onnx_import {
-namespace {
 
-// Names a program can't give a variable: the language's keywords and
-// built-ins (and `m`, the model, and `forward`).
-const std::set<std::string>& reserved_names() {
-  static const std::set<std::string> names = {
-      "fn",        "return",   "mut",        "for",       "in",
-      "if",        "else",     "and",        "or",        "not",
-      "true",      "false",    "break",      "dim",       "data",
-      "model",     "param",    "devices",    "sink",      "extern",
-      "m",         "forward",  "f32",        "bf16",      "f16",
-      "i32",       "bool",     "where",      "clip",      "dropout",
-      "sum",       "mean",     "max",        "min",       "logsumexp",
-      "var",       "std",      "argmax",     "softmax",   "log_softmax",
-      "sort",      "argsort",  "layer_norm", "rms_norm",  "cross_entropy",
-      "causal",    "matmul",   "concat",     "stack",     "pad",
-      "conv",      "max_pool", "avg_pool",   "slices",    "einsum",
-      "rearrange", "reduce",   "repeat",     "zeros",     "ones",
-      "full",      "arange",   "normal",     "uniform",   "value_and_grad",
-      "grad",      "update",   "norm",       "clip_norm", "exp",
-      "log",       "sqrt",     "abs",        "tanh",      "sigmoid",
-      "relu",      "gelu",     "maximum",    "minimum",   "range",
-      "print",     "save",     "load",       "shape",     "len",
-      "write",     "Index",    "Onnx",       "tensor",    "int",
-      "float",     "str",      "SGD",        "Adam",      "AdamW",
-      "Dataset",   "same",     "whole",      "batches",   "shuffle",
-      "take",      "split",    "map",        "erf",       "floor",
-      "ceil",      "round",    "sign",       "sin",       "cos",
-      "asin",      "acos",     "atan",       "tan"};
-  return names;
-}
-
-// A model's name as a comment of the program shows it: a control
-// character (a newline would end the comment, and what follows it isn't
-// shapescript) as '?'. Bytes that aren't UTF-8 become U+FFFD in the JSON
-// the source travels in.
-std::string printable(const std::string& name) {
-  std::string out = name;
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
-
-std::string sanitize(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (ok)
-      out += c;
-    else if (!out.empty() && out.back() != '_')
-      out += '_';
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  return out;
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-      return false;
-  return true;
-}
-
-std::string float_text(double x) {
-  char buffer[64];
-  const auto r = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(x));
-  std::string s(buffer, r.ptr);
-  if (const auto e = s.find("e+"); e != std::string::npos) s.erase(e + 1, 1);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  if (const auto e = s.find('e'); e != std::string::npos && s.find('.') == std::string::npos)
-    s.insert(e, ".0");
-  return s;
-}
-
-// `rearrange` texts (ops_common has the general ones; these keep the
-// translator free of it).
-std::string permuted_text(const std::string& x, const std::vector<std::int64_t>& perm) {
-  bool identity = true;
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    identity = identity && perm[i] == static_cast<std::int64_t>(i);
-  if (identity) return x;
-  std::string in, out;
-  for (std::size_t i = 0; i < perm.size(); ++i) {
-    in += (i ? " a" : "a") + std::to_string(i);
-    out += (i ? " a" : "a") + std::to_string(perm[i]);
-  }
-  return "rearrange(" + x + ", " + in + " -> " + out + ")";
-}
-
-// Leading axes of 1 added: `from` is `to` less them.
-std::string reshape_text(const std::string& x, const std::vector<std::int64_t>& from,
-                         const std::vector<std::int64_t>& to) {
-  std::string in, out;
-  for (std::size_t i = 0; i < from.size(); ++i) in += (i ? " a" : "a") + std::to_string(i);
-  for (std::size_t i = 0; i < to.size() - from.size(); ++i) out += "1 ";
-  out += in;
-  return "rearrange(" + x + ", " + in + " -> " + out + ")";
-}
-
-// The sentinels of the generic translation running on this thread (empty
-// otherwise), for the static helpers.
-thread_local const std::map<std::string, std::int64_t>* g_sentinels = nullptr;
-
-// `v` as a product of symbolic dims' sentinels and a count: the program's
-// text for it ("batch", "batch*10"), or "" when it isn't one.
-std::string symbolic_text(std::int64_t v, const std::map<std::string, std::int64_t>& sentinels,
-                          const std::map<std::string, std::string>& names) {
-  if (v <= 0 || sentinels.empty()) return {};
-  std::vector<std::string> factors;
-  std::int64_t rest = v;
-  for (const auto& [name, s] : sentinels)
-    if (rest % s == 0) {
-      rest /= s;
-      factors.push_back(names.count(name) ? names.at(name) : name);
-    }
-  if (factors.empty() || rest > 1000000) return {};
-  std::string text;
-  for (const auto& f : factors) text += (text.empty() ? "" : "*") + f;
-  return rest == 1 ? text : text + "*" + std::to_string(rest);
-}
-
-bool is_symbolic(std::int64_t v) {
-  return g_sentinels && !symbolic_text(v, *g_sentinels, {}).empty();
-}
-
-[[noreturn]] void not_generic(const std::string& why) {
-  throw ImportError{"E2007", why, {}, {}, {}, true};
-}
-
-}  // namespace
+using namespace text;
 
 void Translator::mark_generic(Port& p) const {
   p.axes.assign(p.shape.size(), "");
@@ -151,6 +26,19 @@ void Translator::mark_generic(Port& p) const {
         p.axes[i] = p.axes[i].empty() ? name : p.axes[i] + "*" + name;
         if (p.shape[i] == sentinel) p.shape[i] = -1;
       }
+}
+
+bool Translator::has_open_axis(const std::vector<std::int64_t>& shape) {
+  for (auto d : shape)
+    if (is_symbolic(d)) return true;
+  return false;
+}
+
+bool Translator::is_open_size(std::int64_t v) {
+  if (!g_sentinels) return false;
+  for (const auto& [name, sentinel] : *g_sentinels)
+    if (v == sentinel) return true;
+  return false;
 }
 
 void Translator::check_generic(const std::vector<std::int64_t>& shape, const char* what) {
@@ -192,24 +80,6 @@ std::string Translator::type_text(const std::vector<std::int64_t>& shape,
   t += "]";
   if (dtype != "f32") t += " " + dtype;
   return t;
-}
-
-std::string Translator::literal(double x, const std::string& dtype) {
-  if (x == std::floor(x) && std::fabs(x) < 9e15 &&
-      is_symbolic(static_cast<std::int64_t>(std::fabs(x))))
-    not_generic("a size the model leaves open is used as a value");
-  if (dtype == "bool") return x != 0 ? "true" : "false";
-  if (dtype == "i32") {
-    if (x < -2147483648.0 || x > 2147483647.0)
-      fail("E2010",
-           "a constant holds " + std::to_string(static_cast<std::int64_t>(x)) +
-               ", outside int32's range",
-           "shapescript holds int64 tensors as int32: values must lie in -2147483648..2147483647");
-    return std::to_string(static_cast<std::int64_t>(x));
-  }
-  const std::string f = float_text(x);
-  if (dtype == "f16" || dtype == "bf16") return dtype + "(" + f + ")";
-  return f;
 }
 
 void Translator::unsupported(const std::string& code, const std::string& what,
@@ -263,110 +133,6 @@ std::vector<float> Translator::floats_attr(const std::string& name) const {
   return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : std::vector<float>{};
 }
 
-bool Translator::shape_known(const std::string& name) const {
-  auto it = infos_.find(name);
-  if (it == infos_.end() || !it->second.type().has_tensor_type() ||
-      !it->second.type().tensor_type().has_shape())
-    return false;
-  for (const auto& d : it->second.type().tensor_type().shape().dim())
-    if (!d.has_dim_value()) return false;
-  return true;
-}
-
-// ONNX's inference runs again with what the translation knows: every value's
-// shape, and the nodes it folded as Constants (so its data propagation sees
-// their values). Where ONNX's propagation stopped at a shape computation the
-// translation folded (a Mod of sizes, say), the shapes after it are found.
-void Translator::refresh_inference() {
-  onnx::ModelProto work = model_;
-  auto* g = work.mutable_graph();
-  g->clear_value_info();
-  std::set<std::string> inputs;
-  for (const auto& vi : g->input()) inputs.insert(vi.name());
-  for (int k = 0; k < node_index_; ++k) {
-    auto* n = g->mutable_node(k);
-    bool folded = n->output_size() == 1;
-    for (const auto& o : n->output()) {
-      auto it = values_.find(o);
-      folded = folded && it != values_.end() && it->second.constant && it->second.expr.empty() &&
-               !it->second.constant->is_float();
-    }
-    if (!folded) continue;
-    const Constant& c = *values_.at(n->output(0)).constant;
-    onnx::NodeProto constant;
-    constant.set_op_type("Constant");
-    constant.set_name(n->name());
-    constant.add_output(n->output(0));
-    auto* a = constant.add_attribute();
-    a->set_name("value");
-    a->set_type(onnx::AttributeProto::TENSOR);
-    auto* tensor = a->mutable_t();
-    tensor->set_data_type(onnx::TensorProto::INT64);
-    for (auto d : c.shape) tensor->add_dims(d);
-    for (auto v : c.ints) tensor->add_int64_data(v);
-    *n = std::move(constant);
-  }
-  for (const auto& [name, v] : values_) {
-    if (inputs.count(name) || ss_dtype(v.onnx_type).empty()) continue;
-    auto* vi = g->add_value_info();
-    vi->set_name(name);
-    auto* tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(v.constant && !v.constant->is_float() && v.expr.empty()
-                          ? onnx::TensorProto::INT64
-                          : v.onnx_type);
-    auto* shape = tt->mutable_shape();
-    for (auto d : v.shape) shape->add_dim()->set_dim_value(d);
-  }
-  try {
-    onnx::ShapeInferenceOptions options{false, 0, true};
-    onnx::shape_inference::InferShapes(work, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception&) {
-    return;  // what is still unknown stays E2007
-  }
-  for (const auto& vi : work.graph().value_info())
-    if (!shape_known(vi.name())) infos_[vi.name()] = vi;
-  for (const auto& vi : work.graph().output())
-    if (!shape_known(vi.name())) infos_[vi.name()] = vi;
-}
-
-std::vector<std::int64_t> Translator::out_shape(int i) const {
-  const std::string& name = node_->output(i);
-  if (!shape_known(name) && !refreshed_.count(name)) {
-    refreshed_.insert(name);
-    const_cast<Translator*>(this)->refresh_inference();
-  }
-  auto it = infos_.find(name);
-  if (it == infos_.end() || !it->second.type().has_tensor_type() ||
-      !it->second.type().tensor_type().has_shape())
-    unsupported("E2007", "the shape of `" + name + "` depends on the values the model computes",
-                "shapescript sizes every tensor before it runs; a size computed from data has no "
-                "place in it");
-  std::vector<std::int64_t> shape;
-  for (const auto& d : it->second.type().tensor_type().shape().dim()) {
-    if (!d.has_dim_value())
-      unsupported("E2007",
-                  "the size of an axis of `" + name + "` depends on " +
-                      (d.has_dim_param() ? "`" + d.dim_param() + "`, a size the model leaves open"
-                                         : std::string("the values the model computes")),
-                  "shapescript sizes every tensor before it runs");
-    // An empty tensor, or a size ONNX's inference made negative from
-    // attributes it doesn't check (a stride of 0: fuzz_onnx's fifteenth find).
-    if (d.dim_value() < 1)
-      unsupported("E2008", "ONNX infers `" + name + "` an axis of size " +
-                               std::to_string(d.dim_value()) +
-                               "; shapescript's sizes are 1 or more");
-    shape.push_back(d.dim_value());
-  }
-  return shape;
-}
-
-int Translator::out_type(int i) const {
-  auto it = infos_.find(node_->output(i));
-  if (it == infos_.end() || !it->second.type().has_tensor_type())
-    unsupported("E2007", "the element type of `" + node_->output(i) + "` isn't known at import");
-  return it->second.type().tensor_type().elem_type();
-}
-
 std::string Translator::temp() {
   return identifier("t" + std::to_string(++temps_), "t");
 }
@@ -395,6 +161,10 @@ void Translator::let_typed(const std::string& name, const std::string& type,
   body_.push_back(indent_ + name + ": " + type + " = " + expr);
 }
 
+std::string Translator::gather_dim(std::int64_t size) {
+  return is_symbolic(size) ? std::to_string(size) : slicing_dim(size);
+}
+
 std::string Translator::slicing_dim(std::int64_t size) {
   if (is_symbolic(size))
     not_generic("an axis of a size the model leaves open is sliced or gathered");
@@ -410,6 +180,7 @@ void Translator::emit_as(const std::string& expr, std::vector<std::int64_t> shap
   if (ss_dtype(onnx_type).empty())
     unsupported("E2006", "output `" + node_->output(i) + "` is " + onnx_type_name(onnx_type) +
                              ", an element type shapescript doesn't have");
+  forget_inference_after(node_->output(i), shape);
   Value v;
   v.expr = identifier(node_->output(i), "v_");
   v.shape = std::move(shape);
@@ -475,116 +246,12 @@ bool Translator::follow_layout() {
 }
 
 void Translator::fold(Constant c, int i) {
+  forget_inference_after(node_->output(i), c.shape);
   Value v;
   v.shape = c.shape;
   v.onnx_type = c.onnx_type;
   v.constant = std::move(c);
   values_[node_->output(i)] = std::move(v);
-}
-
-std::string Translator::param_for(const std::string& onnx_name, const Constant& c,
-                                  const std::string& layout) {
-  // One parameter per initializer and layout: a weight read both as it is
-  // and permuted (a kernel) is two parameters.
-  const std::string key = layout.empty() ? onnx_name : onnx_name + "\n" + layout;
-  auto it = param_of_.find(key);
-  if (it != param_of_.end()) return "m." + it->second;
-  const std::string name = identifier(onnx_name, "p_");
-  params_[name] = c;
-  param_of_[key] = name;
-  if (sanitize(onnx_name) != name || !layout.empty())
-    renames_.push_back("#   m." + name + ": `" + printable(onnx_name) + "`" +
-                       (layout.empty() ? "" : ", " + layout));
-  return "m." + name;
-}
-
-std::string Translator::name_of(const Value& v) const {
-  for (const auto& [name, value] : values_)
-    if (&value == &v) return name;
-  return {};
-}
-
-std::string Translator::param_operand(const Constant& c, const std::string& onnx_name,
-                                      const std::string& layout) {
-  const std::string p = param_for(onnx_name, c, layout);
-  const std::string dtype = ss_dtype(c.onnx_type);
-  return dtype == "f32" ? p : dtype + "(" + p + ")";
-}
-
-std::string Translator::operand(const Value& v) {
-  if (!node_perm_.empty()) return in_layout(v, node_perm_);
-  return onnx_operand(v);
-}
-
-std::string Translator::in_layout(const Value& v, const std::vector<std::int64_t>& perm) {
-  if (!v.expr.empty() && v.perm == perm) return v.expr;
-  const std::size_t r = perm.size();
-  if (v.rank() == 0) return onnx_operand(v);  // a scalar broadcasts in any layout
-  const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&v)) + "/" + [&] {
-    std::string k;
-    for (auto p : perm) k += std::to_string(p) + " ";
-    return k;
-  }();
-  if (auto it = layout_cache_.find(key); it != layout_cache_.end()) return it->second;
-  // ONNX's broadcasting first (leading axes of 1), then the permutation.
-  std::string e = onnx_operand(v);
-  if (v.rank() < r) {
-    std::vector<std::int64_t> full(r - v.rank(), 1);
-    full.insert(full.end(), v.shape.begin(), v.shape.end());
-    e = reshape_text(e, v.shape, full);
-  }
-  e = let(permuted_text(e, perm));
-  return layout_cache_[key] = e;
-}
-
-std::string Translator::onnx_operand(const Value& v) {
-  if (!v.expr.empty() && !v.perm.empty()) {
-    // Back to ONNX's order, once.
-    const std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&v)) + "/onnx";
-    if (auto it = layout_cache_.find(key); it != layout_cache_.end()) return it->second;
-    std::vector<std::int64_t> inverse(v.perm.size());
-    for (std::size_t i = 0; i < v.perm.size(); ++i)
-      inverse[static_cast<std::size_t>(v.perm[i])] = static_cast<std::int64_t>(i);
-    return layout_cache_[key] = let(permuted_text(v.expr, inverse));
-  }
-  if (!v.expr.empty()) return v.expr;
-  const Constant& c = *v.constant;
-  const std::string dtype = ss_dtype(c.onnx_type);
-  if (dtype.empty())
-    unsupported("E2006", "a constant of " + onnx_type_name(c.onnx_type) + " reaches a computation");
-  check_generic(c.shape, "a constant");
-  bool finite = true;
-  for (double x : c.floats) finite = finite && std::isfinite(x);
-  const bool small = c.count() <= 1 || v.frozen;
-  if (c.is_float() && (!finite || !small)) {
-    // A parameter of the model, by the ONNX name it had (a constant's
-    // output name when a node made it).
-    std::string key = name_of(v);
-    if (key.empty()) key = "constant" + std::to_string(params_.size());
-    return param_operand(c, key);
-  }
-  if (c.shape.empty()) return literal(c.at(0), dtype);
-  // A tensor literal, nested by the shape; a shape with an empty axis can't be written.
-  if (c.count() == 0) unsupported("E2007", "a constant with an empty axis reaches a computation");
-  std::string text;
-  std::vector<std::int64_t> index(c.shape.size(), 0);
-  const std::string elem_dtype = dtype == "f16" || dtype == "bf16" ? "f32" : dtype;
-  std::function<void(std::size_t, std::int64_t&)> write = [&](std::size_t axis,
-                                                              std::int64_t& flat) {
-    text += "[";
-    for (std::int64_t k = 0; k < c.shape[axis]; ++k) {
-      if (k) text += ", ";
-      if (axis + 1 == c.shape.size())
-        text += literal(c.at(static_cast<std::size_t>(flat++)), elem_dtype);
-      else
-        write(axis + 1, flat);
-    }
-    text += "]";
-  };
-  std::int64_t flat = 0;
-  write(0, flat);
-  if (dtype == "f16" || dtype == "bf16") return dtype + "(" + text + ")";
-  return text;
 }
 
 void Translator::read_graph() {
@@ -674,8 +341,12 @@ void Translator::translate_node(const onnx::NodeProto& n) {
     unsupported("E2004", "op `" + n.op_type() + "` isn't supported",
                 "docs/onnx.md lists the ops shapescript imports");
   node_perm_.clear();
-  if (follows_layout(n.op_type())) follow_layout();
   try {
+    if (fold_known(*this)) {  // every input known at import: evaluated here
+      node_ = nullptr;
+      return;
+    }
+    if (follows_layout(n.op_type())) follow_layout();
     h(*this);
     node_perm_.clear();
   } catch (ImportError& e) {

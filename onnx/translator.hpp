@@ -58,6 +58,7 @@ struct Symbolic {
   // for given sizes instead.
   bool generic = false;
   std::map<std::string, std::int64_t> sentinels;  // ONNX's name -> its sentinel size
+  int stand_ins = 0;                              // which of open_axes.cpp's two sets of sentinels
   std::map<std::string, std::string> axis_names;  // ONNX's name -> the program's generic axis
 };
 
@@ -135,6 +136,11 @@ class Translator {
   // A scalar literal of an element type: 2.0, 2, true. In a generic
   // translation a symbolic size written as a value refuses it.
   static std::string literal(double x, const std::string& dtype);
+  // In a generic translation, whether a size is an open axis's stand-in
+  // (the axis's size used as a value: a Range's limit, a Slice's end).
+  static bool is_open_size(std::int64_t v);
+  // Whether a shape has an axis of an open size (or a multiple of one).
+  static bool has_open_axis(const std::vector<std::int64_t>& shape);
   // In a generic translation, refuses sizes that are a symbolic dim's.
   static void check_generic(const std::vector<std::int64_t>& shape, const char* what);
   // A fresh variable name for an intermediate.
@@ -152,6 +158,9 @@ class Translator {
   // A dim declared for slicing an axis of `size` (dims are declared once
   // each, at the top of the program).
   std::string slicing_dim(std::int64_t size);
+  // The axis's text for gathering along it (a type and `Index[...]`): a
+  // generic axis's, or a declared dim's.
+  std::string gather_dim(std::int64_t size);
   // The type text of a shape and dtype: `[3 4] i32`.
   static std::string type_text(const std::vector<std::int64_t>& shape, const std::string& dtype);
 
@@ -163,6 +172,9 @@ class Translator {
   void check_frozen_names() const;
   bool shape_known(const std::string& name) const;
   void refresh_inference();
+  // A value bound with a shape ONNX inferred otherwise: what it inferred
+  // for the values not yet bound is dropped, to be inferred again.
+  void forget_inference_after(const std::string& name, const std::vector<std::int64_t>& shape);
   // An elementwise node computes in the layout of its first input that has
   // one (of the output's rank): its other inputs are brought to it.
   bool follow_layout();

@@ -30,12 +30,21 @@ struct OnnxOptions {
   // constants, so `forward` doesn't take them. int32 tensors stand for
   // int64 inputs.
   std::map<std::string, Tensor> constants;
-  // A symbolic dim (an input's `dim_param`) becomes a generic axis of the
-  // program, any size at every call, where the translation can keep it so.
-  // Where it can't (the size used as a value, an axis of it sliced), the
-  // program is made for these sizes, by ONNX's names ({"batch_size", 8}),
-  // and another size is another import; a dim then left unsized is E2007.
+  // An input's open axis (a `dim_param`, or one open without a name, which
+  // is named INPUT_axisK) becomes a generic axis of the program, any size
+  // at every call, where the translation can keep it so and no size is
+  // given here. Sizes given, by ONNX's names ({"batch_size", 8}), make the
+  // import for them, the first and only attempt (ONNX's shape inference
+  // then sees real sizes); another size is another import, and an open
+  // axis left unsized is E2007.
   std::map<std::string, std::int64_t> dims;
+  // The inputs' shapes, by the graph's input names, as the host will give
+  // them: they size every open axis of those inputs, as `dims` does (the
+  // CLI gives the shapes of `--inputs`). E2008 where they disagree with the
+  // model's declared sizes or with `dims`; a name that isn't an input of
+  // the graph is passed over (a file of tensors may hold more), and an
+  // axis it would have sized is left unsized (E2007).
+  std::map<std::string, std::vector<std::int64_t>> input_shapes;
   // How the generated program is loaded (dims, sinks, files...).
   LoadOptions load;
   // The importer's path. Empty: SHAPESCRIPT_ONNX, else beside libshapescript.
@@ -47,7 +56,7 @@ struct OnnxPort {
   std::string name;       // in the program (an identifier)
   std::string onnx_name;  // in the graph
   DType dtype = DType::f32;
-  bool int64 = false;  // an ONNX int64, i32 inside
+  bool int64 = false;               // an ONNX int64, i32 inside
   std::vector<std::int64_t> shape;  // -1 for a generic axis
   std::vector<std::string> axes;    // per axis, the ONNX name of a generic one ("" else)
 };

@@ -133,6 +133,7 @@ OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder
   json options_j = {{"frozen", options.frozen},
                     {"constants", json::object()},
                     {"dims", options.dims},
+                    {"shapes", options.input_shapes},
                     {"generic", generic}};
   for (const auto& [name, tensor] : options.constants) {
     std::vector<double> values;

@@ -335,28 +335,26 @@ TEST_CASE("a symbolic batch axis is a generic axis, or where it can't be, sized 
       CHECK(r.tensor().to_floats() == std::vector<float>(xs.size(), 0.0f));
     }
   }
-  // The batch size as a value: made for the size given, E2007 without one.
+  // The batch size as a value (x divided by it): the program reads the
+  // generic axis's size at each call.
   const std::string path = source_path("tests/onnx/models/batch_value.onnx");
   ss::OnnxOptions o = options();
-  const auto unsized = engine.load_onnx(path, o);
-  REQUIRE_FALSE(unsized);
-  REQUIRE_FALSE(unsized.diagnostics.empty());
-  CHECK(unsized.diagnostics[0].code == "E2007");
-  CHECK(unsized.diagnostics[0].help.find("can't stay generic") != std::string::npos);
+  const auto m = engine.load_onnx(path, o);
+  REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? "" : m.diagnostics[0].message));
+  CHECK(m.translation.generic);
+  for (const std::int64_t rows : {4, 6}) {
+    const auto r = m.module.call(
+        "forward", m.arguments(std::vector<ss::Tensor>{ss::Tensor::of(
+                       std::vector<float>(static_cast<std::size_t>(rows * 3), 2.0f), {rows, 3})}));
+    REQUIRE(r);
+    CHECK(r.tensor().to_floats() ==
+          std::vector<float>(static_cast<std::size_t>(rows * 3), 2.0f / static_cast<float>(rows)));
+  }
+  // Sizes for no open axis of the graph: E2007.
   o.dims["nothing"] = 4;
   const auto misnamed = engine.load_onnx(path, o);
   REQUIRE_FALSE(misnamed.diagnostics.empty());
   CHECK(misnamed.diagnostics[0].code == "E2007");
-  o.dims = {{"batch", 4}};
-  const auto m = engine.load_onnx(path, o);
-  REQUIRE_MESSAGE(m, (m.diagnostics.empty() ? "" : m.diagnostics[0].message));
-  CHECK_FALSE(m.translation.generic);
-  CHECK(m.translation.source.find("the graph's `batch`, 4 at this import") != std::string::npos);
-  const auto r = m.module.call(
-      "forward",
-      m.arguments(std::vector<ss::Tensor>{ss::Tensor::of(std::vector<float>(12, 2.0f), {4, 3})}));
-  REQUIRE(r);
-  CHECK(r.tensor().to_floats() == std::vector<float>(12, 0.5f));
 }
 
 TEST_CASE(
@@ -577,7 +575,7 @@ TEST_CASE("float arithmetic on constants folds at import, a comparison's result 
   REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? "" : r.diagnostics[0].render()));
   const auto out = ss::OnnxModel::results(r);
   REQUIRE(out.size() == 3);
-  CHECK(m.translation.source.find("(0.5) < (1.0)") != std::string::npos);
+  CHECK(m.translation.source.find(" < ") == std::string::npos);  // folded too, as bools
   CHECK(out[0].to_floats() == std::vector<float>{1.0f});
   CHECK(out[1].to_floats() == std::vector<float>{1.0f});
   CHECK(out[2].to_floats() == std::vector<float>{1.0f, -2.0f, 0.25f});

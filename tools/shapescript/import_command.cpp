@@ -89,6 +89,9 @@ int run_onnx(const std::string& path, const Options& options) {
   std::vector<Diagnostic> errors;
   if (!options.inputs.empty() && !read_tensor_file(options.inputs, &given, &errors))
     return report(errors, options);
+  // The inputs' shapes size the model's open axes: the import made for
+  // them (OnnxOptions::input_shapes).
+  for (const auto& [name, t] : given) onnx.input_shapes[name] = t.shape();
   OnnxModel model = engine.load_onnx(path, onnx);
   // A size the model computes from an input's values (a Reshape's shape, a
   // Slice's bounds, TopK's k, a Resize's scales): the run knows them, so
