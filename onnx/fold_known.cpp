@@ -269,7 +269,11 @@ bool fold_known(Translator& t) {
       continue;
     }
     if (!v->constant || !foldable_type(v->constant->onnx_type)) return false;
-    in.push_back(&*v->constant);
+    const Constant& c = *v->constant;  // its values, one per element (else its handler's)
+    if (c.count() < 0 || (c.is_float() ? c.floats.size() : c.ints.size()) !=
+                             static_cast<std::size_t>(c.count()))
+      return false;
+    in.push_back(&c);
   }
   const std::string& op = n.op_type();
   static const std::set<std::string> kUnary = {"Neg",   "Abs",        "Not",     "Floor", "Ceil",
@@ -295,7 +299,7 @@ bool fold_known(Translator& t) {
     r = fold_scatter(op, in, t);
   // A constant has no generic axis: a tensor of an open size (zeros of the
   // batch's size) is its handler's, made at each call.
-  if (!r || Translator::has_open_axis(r->shape)) return false;
+  if (!r || !foldable_type(r->onnx_type) || Translator::has_open_axis(r->shape)) return false;
   t.fold(std::move(*r));
   return true;
 }

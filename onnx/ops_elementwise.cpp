@@ -502,12 +502,13 @@ void cast(Translator& t) {
       for (auto& v : c.ints) v = v != 0;
     return t.fold(c);
   }
-  t.emit(cast_expr(t, x, to));
+  t.emit_as(cast_expr(t, x, to), x.shape, to);  // its input's shape, whatever ONNX inferred
 }
 
 void cast_like(Translator& t) {
   const Value& x = operand_value(t, 0);
-  t.emit(cast_expr(t, x, operand_value(t, 1).onnx_type));
+  const int like = operand_value(t, 1).onnx_type;
+  t.emit_as(cast_expr(t, x, like), x.shape, like);
 }
 
 }  // namespace

@@ -294,6 +294,9 @@ void gather_nd(Translator& t) {
 // and a constant mask.
 void scatter_at(Translator& t, const Value& x, const std::vector<std::int64_t>& target,
                 const Value& updates) {
+  if (updates.count() != static_cast<std::int64_t>(target.size()))
+    t.unsupported("E2008", "the scatter's updates hold " + std::to_string(updates.count()) +
+                               " values for " + std::to_string(target.size()) + " places");
   std::vector<std::int64_t> source(static_cast<std::size_t>(x.count()), 0);
   std::vector<std::int64_t> written(static_cast<std::size_t>(x.count()), 0);
   for (std::size_t u = 0; u < target.size(); ++u) {
@@ -317,6 +320,13 @@ void scatter_nd(Translator& t) {
   if (t.string_attr("reduction", "none") != "none")
     t.unsupported("E2005", "ScatterND with a reduction isn't supported");
   if (!ids.constant) constant_ints(t, 1, "indices");
+  // ONNX's inference checks neither the indices' last axis nor their
+  // values: each checked here (an index past the data wrote past the
+  // translator's tables: fuzz_onnx_models's first find).
+  if (ids.shape.empty() || ids.shape.back() < 1 ||
+      ids.shape.back() > static_cast<std::int64_t>(x.rank()))
+    t.unsupported("E2008", "ScatterND's indices need a last axis of 1 to the data's " +
+                               std::to_string(x.rank()) + " axes");
   const std::size_t k = static_cast<std::size_t>(ids.shape.back());
   std::vector<std::int64_t> lead(x.shape.begin(), x.shape.begin() + static_cast<std::ptrdiff_t>(k));
   std::int64_t inner = 1;
@@ -328,6 +338,11 @@ void scatter_nd(Translator& t) {
     for (std::size_t j = 0; j < k; ++j) {
       std::int64_t v = ids.constant->int_at(static_cast<std::size_t>(i) + j);
       if (v < 0) v += lead[j];
+      if (v < 0 || v >= lead[j])
+        t.unsupported("E2008",
+                      "ScatterND's index " +
+                          std::to_string(ids.constant->int_at(static_cast<std::size_t>(i) + j)) +
+                          " is out of range for an axis of " + std::to_string(lead[j]));
       f += v * st[j];
     }
     for (std::int64_t e = 0; e < inner; ++e) target.push_back(f + e);
@@ -342,6 +357,13 @@ void scatter_elements(Translator& t) {
     t.unsupported("E2005", "ScatterElements with a reduction isn't supported");
   if (!ids.constant) constant_ints(t, 1, "indices");
   const std::size_t axis = static_cast<std::size_t>(axis_of(t, t.int_attr("axis", 0), x.rank()));
+  if (ids.rank() != x.rank())
+    t.unsupported("E2008",
+                  "ScatterElements' indices need the data's " + std::to_string(x.rank()) + " axes");
+  for (std::size_t a = 0; a < x.rank(); ++a)
+    if (a != axis && ids.shape[a] > x.shape[a])
+      t.unsupported("E2008", "ScatterElements' indices are longer than the data on axis " +
+                                 std::to_string(a));
   const auto sx = strides_of(x.shape), si = strides_of(ids.shape);
   std::vector<std::int64_t> target;
   for (std::int64_t i = 0; i < ids.count(); ++i) {
@@ -353,6 +375,11 @@ void scatter_elements(Translator& t) {
       if (a == axis) {
         v = ids.constant->int_at(static_cast<std::size_t>(i));
         if (v < 0) v += x.shape[axis];
+        if (v < 0 || v >= x.shape[axis])
+          t.unsupported("E2008",
+                        "ScatterElements' index " +
+                            std::to_string(ids.constant->int_at(static_cast<std::size_t>(i))) +
+                            " is out of range for an axis of " + std::to_string(x.shape[axis]));
       }
       f += v * sx[a];
     }

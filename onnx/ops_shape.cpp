@@ -203,6 +203,15 @@ void concat(Translator& t) {
   std::vector<const Value*> parts;
   for (int i = 0; i < t.inputs_count(); ++i) {
     const Value& v = t.need(i);
+    // ONNX's inference may not have seen the parts as they are (a shape the
+    // translation bound): each is checked (fuzz_onnx_models's second find,
+    // a part of another rank read past its shape).
+    bool fits = v.rank() == first.rank() && v.onnx_type == first.onnx_type;
+    for (std::size_t a = 0; fits && a < v.rank(); ++a)
+      fits = a == axis || v.shape[a] == first.shape[a];
+    if (!fits)
+      t.unsupported("E2008", "Concat's input " + std::to_string(i) +
+                                 " doesn't fit the first's shape and type but on the axis");
     if (v.count() == 0) continue;  // an empty part adds nothing
     parts.push_back(&v);
     all_constant = all_constant && v.constant.has_value();
@@ -289,6 +298,11 @@ void slice(Translator& t) {
   if (axes.empty())
     for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
+  // ONNX's inference doesn't check the counts agree (fuzz_onnx_models's
+  // third find read past the shorter).
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    t.unsupported("E2008", "Slice's starts, ends, axes and steps don't have one count");
   std::vector<Range1> ranges;
   for (std::size_t i = 0; i < x.rank(); ++i) ranges.push_back({0, x.shape[i], 1});
   // In a generic translation, the first `n` of a fixed axis, `n` an open

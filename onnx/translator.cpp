@@ -396,7 +396,9 @@ void Translator::run() {
     if (v.count() == 0)
       fail("E2007", "output `" + vi.name() + "` is empty (an axis of size 0)",
            "shapescript's tensors have no empty axes");
-    returns.push_back(operand(v));
+    // A scalar constant as its type's tensor (`i32(0)`), not a bare number.
+    const bool bare = v.expr.empty() && v.rank() == 0 && v.dtype() != "bool";
+    returns.push_back(bare ? v.dtype() + "(" + operand(v) + ")" : operand(v));
     types.push_back(type_text(v.shape, v.dtype()));
     mark_generic(p);
     outputs_.push_back(std::move(p));

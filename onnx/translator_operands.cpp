@@ -18,10 +18,11 @@ using namespace text;
 std::string Translator::literal(double x, const std::string& dtype) {
   // An open axis's size used as a value: the sentinel is written, which the
   // program's text writes back as the generic axis, its size at each call
-  // (a float one through a cast, so the text's digits stand alone).
+  // (through a cast to its type, so the text's digits stand alone and its
+  // type is the tensor's).
   const bool symbolic = x == std::floor(x) && std::fabs(x) < 9e15 &&
                         is_symbolic(static_cast<std::int64_t>(std::fabs(x)));
-  if (symbolic && dtype != "i32" && dtype != "bool") {
+  if (symbolic && dtype != "bool") {  // a tensor of its type: `i32(batch)`, not the dim's int
     const auto n = static_cast<std::int64_t>(std::fabs(x));
     if (n > 2147483647) not_generic("a product of open sizes is used as a value");
     return std::string(x < 0 ? "-" : "") + dtype + "(" + std::to_string(n) + ")";
@@ -160,11 +161,13 @@ std::string Translator::onnx_operand(const Value& v) {
       if (std::find(at.begin(), at.end(), i) != at.end()) return 0.0;
     return c.at(i);
   });
-  for (const auto& [x, at] : open)
+  for (const auto& entry : open) {
+    const std::vector<std::size_t>& at = entry.second;
     text += " + " + tensor([&](std::size_t i) {
               return std::find(at.begin(), at.end(), i) != at.end() ? 1.0 : 0.0;
             }) +
-            " * " + literal(x, elem_dtype);
+            " * " + literal(entry.first, elem_dtype);
+  }
   if (!open.empty()) text = "(" + text + ")";
   if (dtype == "f16" || dtype == "bf16") return dtype + "(" + text + ")";
   return text;

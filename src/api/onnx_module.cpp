@@ -146,7 +146,9 @@ OnnxTranslation translate_onnx(std::string_view bytes, const std::string& folder
     }
     options_j["constants"][name] = {{"shape", tensor.shape()}, {"values", values}};
   }
-  const std::string options_json = options_j.dump();
+  // A host's names that aren't UTF-8 (a frozen name, a dim, an input's)
+  // are written with U+FFFD: dump() would throw out of the load otherwise.
+  const std::string options_json = options_j.dump(-1, ' ', false, json::error_handler_t::replace);
   Buffers buffers{o.api};
   const ExternalDataPlace place{&options.load.files, folder, resolved_folder};
   const SsOnnxReader reader = external_data_reader(place);

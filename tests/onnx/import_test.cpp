@@ -174,6 +174,10 @@ TEST_CASE("the models fuzz_onnx found are refused with their codes") {
       // 25: an opset-1 LSTM whose X has no axes: ONNX's RNNShapeInference1
       // read its three axes through a null pointer.
       {"lstm1_scalar_x.onnx", "E2008", "input 0, `x`, has 0 axes, not 3 or more"},
+      // fuzz_onnx_models's finds (tests/fuzz/onnx_model_corpus, README): 2,
+      // 3: a Slice's starts longer than its ends, read past them.
+      {"tests/fuzz/onnx_model_corpus/find2_slice_counts.onnx", "E2008",
+       "Slice's starts, ends, axes and steps don't have one count"},
   };
   for (const Find& f : finds) {
     const std::string path = std::string(f.path).find('/') == std::string::npos

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "onnx/importer.hpp"
 #include "shapescript/engine.hpp"
 #include "support/build_paths.hpp"
 #include "support/numerics.hpp"
@@ -54,7 +55,6 @@ int run_models(bool committed_ones, std::string* missing) {
   const std::string here = std::string(ss::test::built::source_dir) + "/tests/onnx/";
   std::ifstream manifest(here + "goldens/manifest.txt");
   REQUIRE(manifest);
-  const auto& row = ss::test::tolerance("onnx");
   ss::Engine engine;
   int ran = 0;
   for (std::string line; std::getline(manifest, line);) {
@@ -94,15 +94,7 @@ int run_models(bool committed_ones, std::string* missing) {
       const auto& port = m.translation.outputs[k];
       CAPTURE(port.onnx_name);
       REQUIRE(goldens.count(port.onnx_name));
-      const auto want = goldens.at(port.onnx_name).to_floats(), have = got[k].to_floats();
-      REQUIRE(got[k].shape() == goldens.at(port.onnx_name).shape());
-      const std::vector<double> wide(want.begin(), want.end());
-      const double scale = ss::test::tensor_scale(wide);
-      int wrong = 0;
-      for (std::size_t i = 0; i < want.size(); ++i)
-        if (!ss::test::agrees(have[i], want[i], scale, row) && ++wrong <= 3)
-          FAIL_CHECK("element " << i << ": " << have[i] << ", ONNX Runtime " << want[i]);
-      CHECK(wrong == 0);
+      ss::test::check_onnx_row(got[k], goldens.at(port.onnx_name));
     }
     ++ran;
   }

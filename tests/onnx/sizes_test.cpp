@@ -13,6 +13,8 @@
 #include "onnx/importer.hpp"
 #include "shapescript/engine.hpp"
 #include "support/numerics.hpp"
+#include "support/paths.hpp"
+#include "support/process.hpp"
 
 namespace {
 
@@ -31,8 +33,19 @@ Golden golden(const std::string& folder, const std::string& name, const std::str
   return g;
 }
 
+// Outputs, by the graph's names, agree with ONNX Runtime's under the
+// `onnx` row.
+void check_outputs(const std::map<std::string, ss::Tensor>& got, const Golden& g) {
+  for (const auto& entry : got) {
+    const std::string& name = entry.first;
+    CAPTURE(name);
+    REQUIRE(g.tensors.count(name));
+    ss::test::check_onnx_row(entry.second, g.tensors.at(name));
+  }
+}
+
 // Calls forward with the golden's inputs; its outputs agree with ONNX
-// Runtime's under the `onnx` row.
+// Runtime's.
 void check_call(const ss::OnnxModel& m, const Golden& g) {
   CAPTURE(g.file);
   std::vector<ss::Tensor> inputs;
@@ -44,22 +57,9 @@ void check_call(const ss::OnnxModel& m, const Golden& g) {
   REQUIRE_MESSAGE(r, (r.diagnostics.empty() ? std::string() : r.diagnostics[0].render()));
   const std::vector<ss::Tensor> got = ss::OnnxModel::results(r);
   REQUIRE(got.size() == m.translation.outputs.size());
-  const auto& row = ss::test::tolerance("onnx");
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    const std::string& name = m.translation.outputs[k].onnx_name;
-    CAPTURE(name);
-    REQUIRE(g.tensors.count(name));
-    const ss::Tensor& want = g.tensors.at(name);
-    REQUIRE(got[k].shape() == want.shape());
-    const auto w = want.to_floats(), h = got[k].to_floats();
-    const std::vector<double> wide(w.begin(), w.end());
-    const double scale = ss::test::tensor_scale(wide);
-    int wrong = 0;
-    for (std::size_t i = 0; i < w.size(); ++i)
-      if (!ss::test::agrees(h[i], w[i], scale, row) && ++wrong <= 3)
-        FAIL_CHECK("element " << i << ": " << h[i] << ", ONNX Runtime " << w[i]);
-    CHECK(wrong == 0);
-  }
+  std::map<std::string, ss::Tensor> named;
+  for (std::size_t k = 0; k < got.size(); ++k) named[m.translation.outputs[k].onnx_name] = got[k];
+  check_outputs(named, g);
 }
 
 ss::OnnxModel load(const ss::Engine& engine, const std::string& file, ss::OnnxOptions o) {
@@ -181,4 +181,42 @@ TEST_CASE("BERT, DistilBERT and GPT-2 serve three lengths at batch 1 and 4 from 
       for (const std::string seq : {"8", "32", "128"})
         check_call(m, golden("transformers", name, batch + "x" + seq));
   }
+}
+
+TEST_CASE("shapescript run sizes an import by --inputs' shapes, or by --dim") {
+  if (!have_importer()) return;
+  ss::test::TempDir dir;
+  const auto run = [&](const std::string& model, const Golden& g,
+                       const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {ss::test::kCliPath,
+                                     "run",
+                                     test_model(model),
+                                     "--inputs",
+                                     test_model(g.file),
+                                     "--outputs",
+                                     dir.path() + "/out.safetensors"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto ran = ss::test::run_process(args, {.merge_stderr = true});
+    REQUIRE_MESSAGE(ran.exit_code == 0, ran.out);
+    std::map<std::string, ss::Tensor> out;
+    REQUIRE(ss::read_tensor_file(dir.path() + "/out.safetensors", &out, nullptr));
+    check_outputs(out, g);
+  };
+  // (d) runs only sized: without --dim the inputs' shapes size it.
+  for (const std::string sizes : {"64x96", "32x32"}) {
+    const Golden g = golden("sizes", "d_pyramid_upsample", sizes);
+    run("sizes/d_pyramid_upsample.onnx", g, {});
+    const auto& shape = g.tensors.at("x").shape();
+    run("sizes/d_pyramid_upsample.onnx", g,
+        {"--dim", "height=" + std::to_string(shape[2]), "--dim",
+         "width=" + std::to_string(shape[3])});
+  }
+  // (a), (b) and (e) with and without --dim.
+  run("sizes/a_positions_shape.onnx", golden("sizes", "a_positions_shape", "4x32"), {});
+  run("sizes/a_positions_shape.onnx", golden("sizes", "a_positions_shape", "4x32"),
+      {"--dim", "batch=4", "--dim", "seq=32"});
+  run("sizes/b_positions_sliced.onnx", golden("sizes", "b_positions_sliced", "2x128"),
+      {"--dim", "seq=128"});
+  run("sizes/e_shifted_window_mask.onnx", golden("sizes", "e_shifted_window_mask", "3"),
+      {"--dim", "batch=3"});
 }
