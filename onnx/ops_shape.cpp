@@ -139,7 +139,15 @@ void squeeze(Translator& t) {
   std::vector<bool> drop(x.rank(), false);
   if (axes.empty())
     for (std::size_t i = 0; i < x.rank(); ++i) drop[i] = x.shape[i] == 1;
-  for (auto a : axes) drop[static_cast<std::size_t>(axis_of(t, a, x.rank()))] = true;
+  for (auto a : axes) {
+    const auto k = static_cast<std::size_t>(axis_of(t, a, x.rank()));
+    // ONNX's inference doesn't check (fuzz_onnx_models's tenth find
+    // squeezed an empty axis into a scalar that held no value).
+    if (x.shape[k] != 1)
+      t.unsupported("E2008", "it squeezes axis " + std::to_string(k) + ", of size " +
+                                 std::to_string(x.shape[k]) + ", not 1");
+    drop[k] = true;
+  }
   std::vector<std::int64_t> to;
   for (std::size_t i = 0; i < x.rank(); ++i)
     if (!drop[i]) to.push_back(x.shape[i]);
@@ -151,7 +159,12 @@ void unsqueeze(Translator& t) {
   const auto axes = constant_ints(t, 1, "axes");
   const std::size_t r = x.rank() + axes.size();
   std::vector<bool> added(r, false);
-  for (auto a : axes) added[static_cast<std::size_t>(axis_of(t, a, r))] = true;
+  for (auto a : axes) {
+    const auto k = static_cast<std::size_t>(axis_of(t, a, r));
+    // A repeated axis (fuzz_onnx_models's seventh find) read past the input's axes.
+    if (added[k]) t.unsupported("E2008", "its axes name axis " + std::to_string(k) + " twice");
+    added[k] = true;
+  }
   std::vector<std::int64_t> to;
   std::size_t k = 0;
   for (std::size_t i = 0; i < r; ++i) to.push_back(added[i] ? 1 : x.shape[k++]);
@@ -300,8 +313,7 @@ void slice(Translator& t) {
   if (steps.empty()) steps.assign(starts.size(), 1);
   // ONNX's inference doesn't check the counts agree (fuzz_onnx_models's
   // third find read past the shorter).
-  if (ends.size() != starts.size() || axes.size() != starts.size() ||
-      steps.size() != starts.size())
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     t.unsupported("E2008", "Slice's starts, ends, axes and steps don't have one count");
   std::vector<Range1> ranges;
   for (std::size_t i = 0; i < x.rank(); ++i) ranges.push_back({0, x.shape[i], 1});
@@ -514,6 +526,8 @@ void range(Translator& t) {
   const Value& d = t.need(2);
   if (!s.constant || !l.constant || !d.constant)
     t.unsupported("E2007", "a Range of computed bounds has a size that depends on data");
+  if (s.count() != 1 || l.count() != 1 || d.count() != 1)
+    t.unsupported("E2008", "a Range's start, limit and delta are one value each");
   // In a generic translation, 0 to an open axis's size by 1 (positions):
   // the program's arange over that axis.
   if (Translator::is_open_size(static_cast<std::int64_t>(l.constant->at(0))) &&
@@ -525,8 +539,14 @@ void range(Translator& t) {
   c.onnx_type = s.onnx_type;
   const double start = s.constant->at(0), limit = l.constant->at(0), delta = d.constant->at(0);
   if (delta == 0) t.unsupported("E2005", "a Range with a delta of 0");
-  const auto n =
-      std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil((limit - start) / delta)));
+  const double count = std::ceil((limit - start) / delta);
+  // Folded at import up to 64 MiB, as any node (fold_known.hpp): a Range to
+  // 2^40 grew its constant until the host ran out of memory
+  // (fuzz_onnx_models's eighth find).
+  if (!(count <= static_cast<double>((std::int64_t{64} << 20) / 8)))
+    t.unsupported("E2007", "a Range of " + std::to_string(count) +
+                               " values, more than an import folds (64 MiB)");
+  const auto n = std::max<std::int64_t>(0, static_cast<std::int64_t>(count));
   c.shape = {n};
   for (std::int64_t i = 0; i < n; ++i) {
     if (c.is_float())

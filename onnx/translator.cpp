@@ -246,6 +246,12 @@ bool Translator::follow_layout() {
 }
 
 void Translator::fold(Constant c, int i) {
+  // One value an element, whatever a handler computed from inputs ONNX's
+  // inference didn't check: handlers after it index the values by shape.
+  if (c.count() < 0 ||
+      (c.is_float() ? c.floats.size() : c.ints.size()) != static_cast<std::size_t>(c.count()))
+    unsupported("E2008",
+                "`" + node_->output(i) + "` folds to a constant whose values don't fill its shape");
   forget_inference_after(node_->output(i), c.shape);
   Value v;
   v.shape = c.shape;
