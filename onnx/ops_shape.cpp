@@ -389,6 +389,15 @@ void split(Translator& t) {
       left -= sizes.back();
     }
   }
+  // ONNX's inference doesn't check a `split` input's values (fuzz_onnx_models's
+  // eleventh find: a part ending past the axis, a program that didn't check).
+  std::int64_t total = 0;
+  bool fits = static_cast<int>(sizes.size()) == n;
+  for (const auto size : sizes)
+    fits = fits && size >= 0 && !__builtin_add_overflow(total, size, &total);
+  if (!fits || total != x.shape[axis])
+    t.unsupported("E2008", "Split's parts don't make its axis of " + std::to_string(x.shape[axis]) +
+                               " in " + std::to_string(n) + " outputs");
   std::int64_t start = 0;
   const std::string whole = t.operand(x);
   for (int i = 0; i < n && i < static_cast<int>(sizes.size()); ++i) {
