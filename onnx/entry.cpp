@@ -162,26 +162,24 @@ int import_model_or_throw(const char* bytes, size_t size, const char* folder,
     std::string not_generic;
     std::optional<ImportError> generic_error;
     if (want_generic) {
+      std::unique_ptr<onnx::ModelProto> sized_model = std::move(model);
+      std::unique_ptr<Translator> sized = std::move(translator);
       try {
-        std::unique_ptr<onnx::ModelProto> sized_model = std::move(model);
-        std::unique_ptr<Translator> sized = std::move(translator);
-        try {
-          translate(true, 1);
-          const std::unique_ptr<onnx::ModelProto> other_model = std::move(model);
-          const std::unique_ptr<Translator> other = std::move(translator);
-          translate(true, 0);
-          same_with_other_stand_ins(*translator, *other);
-        } catch (...) {
-          model = std::move(sized_model);
-          translator = std::move(sized);
-          throw;
-        }
+        translate(true, 1);
+        const std::unique_ptr<onnx::ModelProto> other_model = std::move(model);
+        const std::unique_ptr<Translator> other = std::move(translator);
+        translate(true, 0);
+        same_with_other_stand_ins(*translator, *other);
       } catch (const ImportError& e) {
         not_generic = e.message + (e.node.empty() ? "" : " (node `" + e.node + "`, " + e.op + ")");
         if (!e.generic) generic_error = e;
       } catch (const std::exception& e) {
         not_generic = std::string("ONNX can't read the model: ") + e.what();
         generic_error = ImportError{"E2002", not_generic, {}, {}, {}};
+      }
+      if (!not_generic.empty()) {  // the sized import, where there is one
+        model = std::move(sized_model);
+        translator = std::move(sized);
       }
     }
     if (!translator) {

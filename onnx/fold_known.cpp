@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "onnx/folding.hpp"
 
@@ -117,118 +116,237 @@ Result broadcast(const Inputs& in, int type, const IntOp& fi, const FloatOp& ff)
   return out;
 }
 
-std::optional<std::int64_t> checked(bool overflow, std::int64_t v) {
-  return overflow ? std::nullopt : std::optional<std::int64_t>(v);
+// The ops folded, each resolved from its name once, not per element.
+enum class Binary {
+  add,
+  sub,
+  mul,
+  div,
+  mod,
+  pow,
+  max,
+  min,
+  equal,
+  less,
+  greater,
+  less_equal,
+  greater_equal,
+  and_,
+  or_,
+  xor_
+};
+enum class Unary {
+  neg,
+  abs,
+  not_,
+  floor,
+  ceil,
+  sqrt,
+  exp,
+  log,
+  reciprocal,
+  relu,
+  sign,
+  round,
+  identity
+};
+
+const std::map<std::string, Binary>& binary_ops() {
+  static const std::map<std::string, Binary> ops = {{"Add", Binary::add},
+                                                    {"Sum", Binary::add},
+                                                    {"Sub", Binary::sub},
+                                                    {"Mul", Binary::mul},
+                                                    {"Div", Binary::div},
+                                                    {"Mod", Binary::mod},
+                                                    {"Pow", Binary::pow},
+                                                    {"Max", Binary::max},
+                                                    {"Min", Binary::min},
+                                                    {"Equal", Binary::equal},
+                                                    {"Less", Binary::less},
+                                                    {"Greater", Binary::greater},
+                                                    {"LessOrEqual", Binary::less_equal},
+                                                    {"GreaterOrEqual", Binary::greater_equal},
+                                                    {"And", Binary::and_},
+                                                    {"Or", Binary::or_},
+                                                    {"Xor", Binary::xor_}};
+  return ops;
+}
+
+const std::map<std::string, Unary>& unary_ops() {
+  static const std::map<std::string, Unary> ops = {
+      {"Neg", Unary::neg},          {"Abs", Unary::abs},   {"Not", Unary::not_},
+      {"Floor", Unary::floor},      {"Ceil", Unary::ceil}, {"Sqrt", Unary::sqrt},
+      {"Exp", Unary::exp},          {"Log", Unary::log},   {"Reciprocal", Unary::reciprocal},
+      {"Relu", Unary::relu},        {"Sign", Unary::sign}, {"Round", Unary::round},
+      {"Identity", Unary::identity}};
+  return ops;
+}
+
+// x op y of integers; nullopt past int64, for a division by 0, or an op
+// that isn't an integer one (Pow: its handler's).
+std::optional<std::int64_t> int_binary(Binary op, std::int64_t x, std::int64_t y, bool fmod) {
+  std::int64_t r = 0;
+  switch (op) {
+    case Binary::add:
+      return __builtin_add_overflow(x, y, &r) ? std::nullopt : std::optional(r);
+    case Binary::sub:
+      return __builtin_sub_overflow(x, y, &r) ? std::nullopt : std::optional(r);
+    case Binary::mul:
+      return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional(r);
+    case Binary::div:
+    case Binary::mod: {
+      if (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
+      if (op == Binary::div) return x / y;  // toward zero, as ONNX's
+      // fmod=0 takes the divisor's sign, fmod=1 the dividend's
+      const std::int64_t rem = x % y;
+      return fmod || rem == 0 || (rem < 0) == (y < 0) ? rem : rem + y;
+    }
+    case Binary::max:
+      return std::max(x, y);
+    case Binary::min:
+      return std::min(x, y);
+    case Binary::equal:
+      return x == y;
+    case Binary::less:
+      return x < y;
+    case Binary::greater:
+      return x > y;
+    case Binary::less_equal:
+      return x <= y;
+    case Binary::greater_equal:
+      return x >= y;
+    case Binary::and_:
+      return x && y;
+    case Binary::or_:
+      return x || y;
+    case Binary::xor_:
+      return (x != 0) != (y != 0);
+    case Binary::pow:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+double float_binary(Binary op, double x, double y, bool fmod) {
+  switch (op) {
+    case Binary::add:
+      return x + y;
+    case Binary::sub:
+      return x - y;
+    case Binary::mul:
+      return x * y;
+    case Binary::div:
+      return x / y;
+    case Binary::mod:
+      return fmod ? std::fmod(x, y) : x - std::floor(x / y) * y;
+    case Binary::pow:
+      return std::pow(x, y);
+    case Binary::max:
+      return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+    case Binary::min:
+      return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+    case Binary::equal:
+      return x == y;
+    case Binary::less:
+      return x < y;
+    case Binary::greater:
+      return x > y;
+    case Binary::less_equal:
+      return x <= y;
+    case Binary::greater_equal:
+      return x >= y;
+    case Binary::and_:
+      return x != 0 && y != 0;
+    case Binary::or_:
+      return x != 0 || y != 0;
+    case Binary::xor_:
+      return (x != 0) != (y != 0);
+  }
+  return x;
 }
 
 // Arithmetic, comparisons and logic of two or more inputs.
-Result binary(const std::string& op, const Inputs& in, const Translator& t) {
-  const bool compare = op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
-                       op == "GreaterOrEqual";
+Result binary(Binary op, const Inputs& in, const Translator& t) {
+  const bool compare = op == Binary::equal || op == Binary::less || op == Binary::greater ||
+                       op == Binary::less_equal || op == Binary::greater_equal;
   const int type = compare ? TP::BOOL : in[0]->onnx_type;
   const bool fmod = t.int_attr("fmod", 0) != 0;
   const IntOp fi = [&](const std::vector<std::int64_t>& v) -> std::optional<std::int64_t> {
     std::int64_t r = v[0];
     for (std::size_t k = 1; k < v.size(); ++k) {
-      const std::int64_t x = r, y = v[k];
-      if (op == "Add" || op == "Sum") {
-        if (__builtin_add_overflow(x, y, &r)) return std::nullopt;
-      } else if (op == "Sub") {
-        if (__builtin_sub_overflow(x, y, &r)) return std::nullopt;
-      } else if (op == "Mul") {
-        if (__builtin_mul_overflow(x, y, &r)) return std::nullopt;
-      } else if (op == "Div" || op == "Mod") {
-        if (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min()))
-          return std::nullopt;
-        if (op == "Div") {
-          r = x / y;  // toward zero, as ONNX's
-        } else {      // fmod=0 takes the divisor's sign, fmod=1 the dividend's
-          const std::int64_t rem = x % y;
-          r = fmod || rem == 0 || (rem < 0) == (y < 0) ? rem : rem + y;
-        }
-      } else if (op == "Max") {
-        r = std::max(x, y);
-      } else if (op == "Min") {
-        r = std::min(x, y);
-      } else if (op == "Equal") {
-        r = x == y;
-      } else if (op == "Less") {
-        r = x < y;
-      } else if (op == "Greater") {
-        r = x > y;
-      } else if (op == "LessOrEqual") {
-        r = x <= y;
-      } else if (op == "GreaterOrEqual") {
-        r = x >= y;
-      } else if (op == "And") {
-        r = x && y;
-      } else if (op == "Or") {
-        r = x || y;
-      } else if (op == "Xor") {
-        r = (x != 0) != (y != 0);
-      } else {
-        return std::nullopt;  // Pow of integers: its handler's
-      }
+      const auto next = int_binary(op, r, v[k], fmod);
+      if (!next) return std::nullopt;
+      r = *next;
     }
-    return checked(false, r);
+    return r;
   };
   const FloatOp ff = [&](const std::vector<double>& v) {
     double r = v[0];
     for (std::size_t k = 1; k < v.size(); ++k) {
-      const double x = r, y = v[k];
-      if (op == "Add" || op == "Sum") r = x + y;
-      if (op == "Sub") r = x - y;
-      if (op == "Mul") r = x * y;
-      if (op == "Div") r = x / y;
-      if (op == "Mod") r = fmod ? std::fmod(x, y) : x - std::floor(x / y) * y;
-      if (op == "Pow") r = std::pow(x, y);
-      if (op == "Max") r = std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
-      if (op == "Min") r = std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
-      if (op == "Equal") r = x == y;
-      if (op == "Less") r = x < y;
-      if (op == "Greater") r = x > y;
-      if (op == "LessOrEqual") r = x <= y;
-      if (op == "GreaterOrEqual") r = x >= y;
-      if (op == "And") r = x != 0 && y != 0;
-      if (op == "Or") r = x != 0 || y != 0;
-      if (op == "Xor") r = (x != 0) != (y != 0);
-      if (float_type(type)) r = type == TP::FLOAT ? static_cast<float>(r) : r;
+      r = float_binary(op, r, v[k], fmod);
+      if (type == TP::FLOAT) r = static_cast<float>(r);
     }
     return r;
   };
   // Float arithmetic on integers (Pow) isn't an integer op's: left alone.
-  if (op == "Pow" && !in[0]->is_float()) return std::nullopt;
+  if (op == Binary::pow && !in[0]->is_float()) return std::nullopt;
   return broadcast(in, type, fi, ff);
 }
 
-Result unary(const std::string& op, const Constant& x) {
+Result unary(Unary op, const Constant& x) {
   const FloatOp ff = [&](const std::vector<double>& v) -> double {
     const double a = v[0];
-    if (op == "Neg") return -a;
-    if (op == "Abs") return std::fabs(a);
-    if (op == "Not") return a == 0;
-    if (op == "Floor") return std::floor(a);
-    if (op == "Ceil") return std::ceil(a);
-    if (op == "Sqrt") return std::sqrt(a);
-    if (op == "Exp") return std::exp(a);
-    if (op == "Log") return std::log(a);
-    if (op == "Reciprocal") return 1 / a;
-    if (op == "Relu") return a > 0 ? a : 0;
-    if (op == "Sign") return a > 0 ? 1 : a < 0 ? -1 : 0;
-    if (op == "Round") return std::nearbyint(a);  // half to even, the default rounding
-    return a;                                     // Identity
+    switch (op) {
+      case Unary::neg:
+        return -a;
+      case Unary::abs:
+        return std::fabs(a);
+      case Unary::not_:
+        return a == 0;
+      case Unary::floor:
+        return std::floor(a);
+      case Unary::ceil:
+        return std::ceil(a);
+      case Unary::sqrt:
+        return std::sqrt(a);
+      case Unary::exp:
+        return std::exp(a);
+      case Unary::log:
+        return std::log(a);
+      case Unary::reciprocal:
+        return 1 / a;
+      case Unary::relu:
+        return a > 0 ? a : 0;
+      case Unary::sign:
+        return a > 0 ? 1 : a < 0 ? -1 : 0;
+      case Unary::round:
+        return std::nearbyint(a);  // half to even, the default rounding
+      case Unary::identity:
+        return a;
+    }
+    return a;
   };
   const IntOp fi = [&](const std::vector<std::int64_t>& v) -> std::optional<std::int64_t> {
     const std::int64_t a = v[0];
-    if (a == std::numeric_limits<std::int64_t>::min() && (op == "Neg" || op == "Abs"))
-      return std::nullopt;
-    if (op == "Neg") return -a;
-    if (op == "Abs") return a < 0 ? -a : a;
-    if (op == "Not") return a == 0;
-    if (op == "Relu") return a > 0 ? a : 0;
-    if (op == "Sign") return a > 0 ? 1 : a < 0 ? -1 : 0;
-    if (op == "Floor" || op == "Ceil" || op == "Round" || op == "Identity") return a;
-    return std::nullopt;  // Sqrt, Exp, Log of integers aren't ONNX's
+    switch (op) {
+      case Unary::neg:
+      case Unary::abs:
+        if (a == std::numeric_limits<std::int64_t>::min()) return std::nullopt;
+        return op == Unary::neg || a < 0 ? -a : a;
+      case Unary::not_:
+        return a == 0;
+      case Unary::relu:
+        return a > 0 ? a : 0;
+      case Unary::sign:
+        return a > 0 ? 1 : a < 0 ? -1 : 0;
+      case Unary::floor:
+      case Unary::ceil:
+      case Unary::round:
+      case Unary::identity:
+        return a;
+      default:
+        return std::nullopt;  // Sqrt, Exp, Log, Reciprocal of integers aren't ONNX's
+    }
   };
   return broadcast({&x}, x.onnx_type, fi, ff);
 }
@@ -270,26 +388,21 @@ bool fold_known(Translator& t) {
     }
     if (!v->constant || !foldable_type(v->constant->onnx_type)) return false;
     const Constant& c = *v->constant;  // its values, one per element (else its handler's)
-    if (c.count() < 0 || (c.is_float() ? c.floats.size() : c.ints.size()) !=
-                             static_cast<std::size_t>(c.count()))
+    if (c.count() < 0 ||
+        (c.is_float() ? c.floats.size() : c.ints.size()) != static_cast<std::size_t>(c.count()))
       return false;
     in.push_back(&c);
   }
   const std::string& op = n.op_type();
-  static const std::set<std::string> kUnary = {"Neg",   "Abs",        "Not",     "Floor", "Ceil",
-                                               "Sqrt",  "Exp",        "Log",     "Relu",  "Sign",
-                                               "Round", "Reciprocal", "Identity"};
-  static const std::set<std::string> kBinary = {
-      "Add", "Sub", "Mul",   "Div",  "Mod",     "Pow",         "Max",
-      "Min", "Sum", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-      "And", "Or",  "Xor"};
   for (const Constant* c : in)
     if (!c && op != "Squeeze") return false;
   Result r;
-  if (kUnary.count(op) && in.size() == 1)
-    r = unary(op, *in[0]);
-  else if (kBinary.count(op) && !in.empty())
-    r = binary(op, in, t);
+  const auto u = unary_ops().find(op);
+  const auto b = binary_ops().find(op);
+  if (u != unary_ops().end() && in.size() == 1)
+    r = unary(u->second, *in[0]);
+  else if (b != binary_ops().end() && !in.empty())
+    r = binary(b->second, in, t);
   else if (op == "Where" && in.size() == 3)
     r = broadcast(in, in[1]->onnx_type, nullptr,
                   [](const std::vector<double>& v) { return v[0] != 0 ? v[1] : v[2]; });
