@@ -18,8 +18,6 @@ using Result = std::optional<Constant>;
 using IntOp = std::function<std::optional<std::int64_t>(const std::vector<std::int64_t>&)>;
 using FloatOp = std::function<double(const std::vector<double>&)>;
 
-constexpr std::int64_t kMaxBytes = std::int64_t{64} << 20;  // of one node's results
-
 // The element types folded: float16 and bfloat16 round at every step,
 // which their handlers do.
 bool foldable_type(int type) {
@@ -50,7 +48,7 @@ std::int64_t fitting_count(const std::vector<std::int64_t>& shape, int type) {
   for (auto d : shape)
     if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
   const std::int64_t width = type == TP::DOUBLE || type == TP::INT64 ? 8 : 4;
-  return n > kMaxBytes / width ? -1 : n;
+  return n > kFoldedBytes / width ? -1 : n;
 }
 
 void put(Constant& out, double x) {

@@ -5,6 +5,7 @@
 // ScatterND of known indices never needs them computed.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,12 @@
 #include "onnx/translator.hpp"
 
 namespace ss::onnx_import {
+
+// The most a node's results may hold when folded at import: past it a
+// node is left to its handler (a Range, E2007).
+constexpr std::int64_t kFoldedBytes = std::int64_t{64} << 20;
+// As elements of 8 bytes, the widest folded.
+constexpr std::int64_t kFoldedElements = kFoldedBytes / 8;
 
 // Folds the node being translated when every input it has is a constant
 // and its op is one this evaluates: true when it did (its outputs bound

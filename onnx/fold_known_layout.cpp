@@ -15,8 +15,6 @@ using Result = std::optional<Constant>;
 
 namespace {
 
-constexpr std::int64_t kMaxElements = (std::int64_t{64} << 20) / 8;
-
 std::vector<std::int64_t> ints_of(const Constant* c) {
   std::vector<std::int64_t> v;
   if (c)
@@ -28,7 +26,7 @@ std::vector<std::int64_t> ints_of(const Constant* c) {
 bool fits(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
   for (auto d : shape)
-    if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kMaxElements) return false;
+    if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kFoldedElements) return false;
   return true;
 }
 

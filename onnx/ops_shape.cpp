@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "onnx/fold_known.hpp"
 #include "onnx/folding.hpp"
 #include "onnx/ops.hpp"
 #include "onnx/ops_common.hpp"
@@ -552,7 +553,7 @@ void range(Translator& t) {
   // Folded at import up to 64 MiB, as any node (fold_known.hpp): a Range to
   // 2^40 grew its constant until the host ran out of memory
   // (fuzz_onnx_models's eighth find).
-  if (!(count <= static_cast<double>((std::int64_t{64} << 20) / 8)))
+  if (!(count <= static_cast<double>(kFoldedElements)))
     t.unsupported("E2007", "a Range of " + std::to_string(count) +
                                " values, more than an import folds (64 MiB)");
   const auto n = std::max<std::int64_t>(0, static_cast<std::int64_t>(count));
