@@ -42,9 +42,8 @@ bool Translator::is_open_size(std::int64_t v) {
 }
 
 void Translator::check_generic(const std::vector<std::int64_t>& shape, const char* what) {
-  for (auto d : shape)
-    if (is_symbolic(d))
-      not_generic(std::string(what) + " has an axis of a size the model leaves open");
+  if (has_open_axis(shape))
+    not_generic(std::string(what) + " has an axis of a size the model leaves open");
 }
 
 std::int64_t Value::count() const {

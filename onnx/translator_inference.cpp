@@ -37,9 +37,10 @@ bool Translator::shape_known(const std::string& name) const {
 }
 
 // ONNX's inference runs again with what the translation knows: every value's
-// shape, and the nodes it folded as Constants (so its data propagation sees
-// their values). Where ONNX's propagation stopped at a shape computation the
-// translation folded (a Mod of sizes, say), the shapes after it are found.
+// shape, and the nodes it folded as Constants (whose values inference reads
+// without data propagation, which stays off: import_model.cpp). Where ONNX
+// stopped at a shape computation the translation folded (a Mod of sizes,
+// say), the shapes after it are found.
 void Translator::refresh_inference() {
   onnx::ModelProto work = model_;
   auto* g = work.mutable_graph();

@@ -20,8 +20,7 @@ std::string Translator::literal(double x, const std::string& dtype) {
   // program's text writes back as the generic axis, its size at each call
   // (through a cast to its type, so the text's digits stand alone and its
   // type is the tensor's).
-  const bool symbolic = x == std::floor(x) && std::fabs(x) < 9e15 &&
-                        is_symbolic(static_cast<std::int64_t>(std::fabs(x)));
+  const bool symbolic = is_symbolic_value(x);
   if (symbolic && dtype != "bool") {  // a tensor of its type: `i32(batch)`, not the dim's int
     const auto n = static_cast<std::int64_t>(std::fabs(x));
     if (n > 2147483647) not_generic("a product of open sizes is used as a value");
@@ -134,9 +133,7 @@ std::string Translator::onnx_operand(const Value& v) {
   std::map<double, std::vector<std::size_t>> open;
   for (std::int64_t i = 0; i < c.count(); ++i) {
     const double x = c.at(static_cast<std::size_t>(i));
-    if (dtype != "bool" && x == std::floor(x) && std::fabs(x) < 9e15 &&
-        is_symbolic(static_cast<std::int64_t>(std::fabs(x))))
-      open[x].push_back(static_cast<std::size_t>(i));
+    if (dtype != "bool" && is_symbolic_value(x)) open[x].push_back(static_cast<std::size_t>(i));
   }
   const auto tensor = [&](const std::function<double(std::size_t)>& at) {
     std::string text;

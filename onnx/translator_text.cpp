@@ -131,6 +131,11 @@ bool is_symbolic(std::int64_t v) {
   return g_sentinels && !symbolic_text(v, *g_sentinels, {}).empty();
 }
 
+bool is_symbolic_value(double x) {
+  return x == std::floor(x) && std::fabs(x) < 9e15 &&
+         is_symbolic(static_cast<std::int64_t>(std::fabs(x)));
+}
+
 // Where a shape the translation binds differs from ONNX's inference (a
 // prefix of a generic length, which ONNX clamped to the axis it slices),
 // what ONNX inferred after it is forgotten, inferred again from the

@@ -37,6 +37,8 @@ extern thread_local const std::map<std::string, std::int64_t>* g_sentinels;
 std::string symbolic_text(std::int64_t v, const std::map<std::string, std::int64_t>& sentinels,
                           const std::map<std::string, std::string>& names);
 bool is_symbolic(std::int64_t v);
+// A value (a constant's element) whose magnitude is an open size or a multiple of one.
+bool is_symbolic_value(double x);
 // Whether ONNX's inferred shape agrees with a shape the translation bound.
 bool same_shape(const onnx::ValueInfoProto& vi, const std::vector<std::int64_t>& shape);
 // Refuses the generic translation (ImportError::generic).
