@@ -17,6 +17,7 @@ const std::map<std::string, Handler>& table() {
     register_indexing(m);
     register_recurrent(m);
     register_resize(m);
+    register_sequences(m);
     return m;
   }();
   return t;

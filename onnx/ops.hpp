@@ -15,4 +15,5 @@ void register_windows(std::map<std::string, Handler>& table);
 void register_indexing(std::map<std::string, Handler>& table);
 void register_recurrent(std::map<std::string, Handler>& table);
 void register_resize(std::map<std::string, Handler>& table);
+void register_sequences(std::map<std::string, Handler>& table);
 }  // namespace ss::onnx_import
